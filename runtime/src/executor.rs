@@ -1,0 +1,262 @@
+//! The executor: a persistent pool of workers (one per core, `FERRITE_THREADS` overrides)
+//! that runs an NDRange as chunks of work-groups with work stealing.
+//!
+//! One pool serves every queue of every context and both APIs: each queue's thread hands
+//! its launch to [`run`], which splits the linear range of work-groups over the pool
+//! (rayon's work-stealing deques: an idle worker steals half of a busy one's remaining
+//! range, so uneven groups balance themselves) and returns when every group has run.
+//! Each worker owns a local-memory arena that grows to the largest launch it has seen and
+//! is reused by every group it runs, so a launch allocates nothing per group.
+//!
+//! A launch of a single work-group runs on the calling thread: waking the pool costs more
+//! than it saves there.
+
+use ferrite_compiler::{CompiledKernel, GroupContext};
+use rayon::prelude::*;
+use std::cell::RefCell;
+use std::sync::OnceLock;
+
+/// Geometry of one NDRange launch, already validated by the API layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NdRange {
+    /// 1, 2 or 3.
+    pub work_dim: u32,
+    /// Global offset per dimension (0 beyond `work_dim`).
+    pub global_offset: [u64; 3],
+    /// Global size per dimension (1 beyond `work_dim`).
+    pub global_size: [u64; 3],
+    /// Enqueued local size per dimension (1 beyond `work_dim`); never 0.
+    pub local_size: [u64; 3],
+}
+
+impl NdRange {
+    /// Number of work-groups per dimension (the last one may be partial).
+    pub fn num_groups(&self) -> [u64; 3] {
+        std::array::from_fn(|d| self.global_size[d].div_ceil(self.local_size[d].max(1)))
+    }
+
+    /// Total number of work-groups.
+    pub fn total_groups(&self) -> u64 {
+        self.num_groups().iter().product()
+    }
+}
+
+/// One launch: the kernel, its argument block and local memory needs.
+pub struct Launch<'a> {
+    pub kernel: &'a CompiledKernel,
+    /// The argument block, laid out per `kernel.info.args[i].offset`; `__local` slots
+    /// hold offsets into the group's local memory.
+    pub args: &'a [u8],
+    /// Total bytes of local memory per group: `kernel.static_local_size` + the `__local`
+    /// arguments, each placed at the offset written in its slot.
+    pub local_mem_size: usize,
+    pub range: NdRange,
+}
+
+/// Number of workers in the pool (`FERRITE_THREADS`, else the number of cores).
+pub fn num_workers() -> usize {
+    pool().current_num_threads()
+}
+
+fn requested_workers() -> usize {
+    std::env::var("FERRITE_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+fn pool() -> &'static rayon::ThreadPool {
+    static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let n = requested_workers();
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .thread_name(|i| format!("ferrite-worker-{i}"))
+            .build()
+            // Spawning the workers can only fail when the OS refuses threads; a pool of
+            // one (the caller's thread) still runs every kernel.
+            .or_else(|_| rayon::ThreadPoolBuilder::new().num_threads(1).build())
+            .unwrap_or_else(|e| panic!("ferrite: cannot start any worker thread: {e}"))
+    })
+}
+
+/// Local memory of one worker: 128-byte aligned blocks, grown on demand, never shrunk.
+#[derive(Default)]
+struct LocalArena {
+    blocks: Vec<Block>,
+}
+
+#[derive(Clone, Copy)]
+#[repr(C, align(128))]
+struct Block([u8; 128]);
+
+impl LocalArena {
+    fn base(&mut self, bytes: usize) -> *mut u8 {
+        let need = bytes.div_ceil(128).max(1);
+        if self.blocks.len() < need {
+            self.blocks.resize(need, Block([0; 128]));
+        }
+        self.blocks.as_mut_ptr().cast()
+    }
+}
+
+thread_local! {
+    static ARENA: RefCell<LocalArena> = RefCell::new(LocalArena::default());
+}
+
+/// Run every work-group of `launch`, returning when all are done. Safe to call from many
+/// threads at once (each queue's thread calls it).
+pub fn run(launch: &Launch<'_>) {
+    let total = launch.range.total_groups();
+    if total == 0 {
+        return;
+    }
+    if total == 1 {
+        run_group(launch, 0);
+        return;
+    }
+    // Enough chunks per worker that stealing can even out uneven groups, big enough that
+    // the per-chunk cost of the deque stays invisible.
+    // (Group counts are bounded by the device's address space, so they fit a usize.)
+    let total = total as usize;
+    let min_len = (total / (num_workers() * 16)).max(1);
+    pool().install(|| {
+        (0..total)
+            .into_par_iter()
+            .with_min_len(min_len)
+            .for_each(|g| run_group(launch, g as u64));
+    });
+}
+
+/// Run work-group number `linear` (x fastest) on the current thread.
+fn run_group(launch: &Launch<'_>, linear: u64) {
+    let range = &launch.range;
+    let num_groups = range.num_groups();
+    let group_id = [
+        linear % num_groups[0],
+        (linear / num_groups[0]) % num_groups[1],
+        linear / (num_groups[0] * num_groups[1]),
+    ];
+    let local_size: [u64; 3] = std::array::from_fn(|d| {
+        let start = group_id[d] * range.local_size[d];
+        range.local_size[d].min(range.global_size[d] - start)
+    });
+    ARENA.with(|arena| {
+        let mut arena = arena.borrow_mut();
+        let ctx = GroupContext {
+            global_size: range.global_size,
+            global_offset: range.global_offset,
+            enqueued_local_size: range.local_size,
+            local_size,
+            num_groups,
+            group_id,
+            work_dim: u64::from(range.work_dim),
+            local_mem: arena.base(launch.local_mem_size),
+        };
+        let entry = launch.kernel.entry();
+        // SAFETY: `entry` is a work-group function produced by the compiler for this
+        // kernel, which reads `args` per the kernel's argument layout (the runtime built
+        // the block from that layout and validated every buffer it points to) and
+        // `ctx`, which lives for the call; the local memory behind `ctx.local_mem` is this
+        // thread's arena, at least `local_mem_size` bytes, used by no one else meanwhile.
+        unsafe { entry(launch.args.as_ptr(), &ctx) };
+    });
+}
+
+/// Choose a local size when the application passes NULL. In each dimension it takes the
+/// largest divisor of the global size that fits what is left of the budget, so the groups
+/// are uniform; when that divisor is poor (a prime global size) and `allow_non_uniform`,
+/// it takes the budget itself and lets the last group be partial.
+pub fn pick_local_size(
+    range: &NdRange,
+    max_work_group_size: u64,
+    allow_non_uniform: bool,
+) -> [u64; 3] {
+    // Big enough to amortise the per-group cost, small enough to spread a modest NDRange
+    // over every worker.
+    const TARGET: u64 = 256;
+    let mut budget = max_work_group_size.clamp(1, TARGET);
+    let mut local = [1u64; 3];
+    for d in 0..range.work_dim.clamp(1, 3) as usize {
+        let global = range.global_size[d].max(1);
+        let limit = budget.min(global);
+        let divisor = largest_divisor_at_most(global, limit);
+        local[d] = if allow_non_uniform && divisor * 8 < limit {
+            limit
+        } else {
+            divisor
+        };
+        budget /= local[d];
+        if budget <= 1 {
+            break;
+        }
+    }
+    local
+}
+
+fn largest_divisor_at_most(n: u64, limit: u64) -> u64 {
+    (1..=limit.max(1)).rev().find(|d| n % d == 0).unwrap_or(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn range(work_dim: u32, global_size: [u64; 3]) -> NdRange {
+        NdRange {
+            work_dim,
+            global_offset: [0; 3],
+            global_size,
+            local_size: [1; 3],
+        }
+    }
+
+    #[test]
+    fn picks_divisors_within_budget() {
+        assert_eq!(
+            pick_local_size(&range(1, [1024, 1, 1]), 4096, false),
+            [256, 1, 1]
+        );
+        assert_eq!(
+            pick_local_size(&range(1, [100, 1, 1]), 4096, false),
+            [100, 1, 1]
+        );
+        assert_eq!(
+            pick_local_size(&range(2, [64, 64, 1]), 4096, false),
+            [64, 4, 1]
+        );
+        assert_eq!(
+            pick_local_size(&range(3, [3, 5, 7]), 4096, false),
+            [3, 5, 7]
+        );
+        assert_eq!(
+            pick_local_size(&range(1, [1024, 1, 1]), 16, false),
+            [16, 1, 1]
+        );
+    }
+
+    #[test]
+    fn prime_sizes_go_non_uniform_only_when_allowed() {
+        assert_eq!(
+            pick_local_size(&range(1, [1009, 1, 1]), 4096, false),
+            [1, 1, 1]
+        );
+        assert_eq!(
+            pick_local_size(&range(1, [1009, 1, 1]), 4096, true),
+            [256, 1, 1]
+        );
+    }
+
+    #[test]
+    fn group_counts_round_up() {
+        let r = NdRange {
+            work_dim: 2,
+            global_offset: [0; 3],
+            global_size: [10, 7, 1],
+            local_size: [4, 3, 1],
+        };
+        assert_eq!(r.num_groups(), [3, 3, 1]);
+        assert_eq!(r.total_groups(), 9);
+    }
+}

@@ -1,0 +1,537 @@
+//! OpenCL C → SPIR-V through the `clang-15` and `llvm-spirv-15` programs: no LLVM in our
+//! process. `FERRITE_CLANG` / `FERRITE_LLVM_SPIRV` override the paths.
+//!
+//! Steps: [`BuildOptions::parse`] checks the options string of `clBuildProgram` /
+//! `clCompileProgram` against the OpenCL 3.0 list (§5.8.4) and turns it into clang
+//! arguments; [`compile`] feeds the source to clang on stdin (diagnostics then read
+//! `<stdin>:3:5: error: …`), translates the bitcode with llvm-spirv and returns the SPIR-V
+//! and the diagnostics, which become `CL_PROGRAM_BUILD_LOG`.
+//!
+//! clang-15 enables every optional OpenCL 3.0 feature for spir64, so we pass
+//! `-cl-ext=-all,+…` with exactly what the device claims ([`OPENCL_C_EXTENSIONS`],
+//! [`OPENCL_C_FEATURES`]): the `__opencl_c_*` and extension macros a kernel sees then match
+//! `CL_DEVICE_EXTENSIONS` / `CL_DEVICE_OPENCL_C_FEATURES`.
+//!
+//! clang at -O1 and above can narrow integers to odd widths (a `switch (j & 3)` becomes a
+//! switch on an `i2`), which llvm-spirv only writes with
+//! `SPV_INTEL_arbitrary_precision_integers`; the compiler accepts those widths.
+//!
+//! Successful compiles are cached on disk (`FERRITE_CACHE_DIR`, else
+//! `$XDG_CACHE_HOME/ferrite`, else `~/.cache/ferrite`; `FERRITE_CACHE=0` turns it off),
+//! keyed by the source, the clang arguments and the tools used. A compile whose includes
+//! we cannot see (`-I`, headers) is not cached.
+
+use std::hash::{Hash, Hasher};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// OpenCL C extensions the device supports; their macros are defined for every compile.
+pub const OPENCL_C_EXTENSIONS: &[&str] = &["cl_khr_fp64", "cl_khr_byte_addressable_store"];
+
+/// OpenCL C 3.0 optional features the device supports (`CL_DEVICE_OPENCL_C_FEATURES`).
+pub const OPENCL_C_FEATURES: &[&str] = &["__opencl_c_fp64", "__opencl_c_int64"];
+
+/// A header given to `clCompileProgram` (name as included, source text).
+pub struct Header<'a> {
+    pub name: &'a str,
+    pub source: &'a str,
+}
+
+/// The outcome of one OpenCL C compile.
+#[derive(Debug)]
+pub struct ClcOutput {
+    /// The SPIR-V module, or `None` if compilation failed.
+    pub spirv: Option<Vec<u8>>,
+    /// The compiler's diagnostics: goes to `CL_PROGRAM_BUILD_LOG`.
+    pub log: String,
+}
+
+/// Errors that are not compile failures of the source itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClcError {
+    /// An option we do not accept (→ `CL_INVALID_BUILD_OPTIONS` / `CL_INVALID_COMPILER_OPTIONS`).
+    InvalidOption(String),
+    /// clang-15 / llvm-spirv-15 could not be run (→ `CL_COMPILER_NOT_AVAILABLE`).
+    CompilerNotAvailable(String),
+}
+
+impl std::fmt::Display for ClcError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClcError::InvalidOption(o) => write!(f, "invalid build option: {o}"),
+            ClcError::CompilerNotAvailable(m) => write!(f, "OpenCL C compiler not available: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for ClcError {}
+
+/// The OpenCL C language version a program is compiled for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ClStd {
+    pub major: u8,
+    pub minor: u8,
+}
+
+/// A parsed options string.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildOptions {
+    /// `-cl-std=`, or OpenCL C 1.2 when absent (the spec's default: the highest 1.x).
+    pub cl_std: ClStd,
+    /// `-cl-kernel-arg-info`: keep argument names and types for `clGetKernelArgInfo`.
+    pub kernel_arg_info: bool,
+    /// Work-groups must be uniform: `-cl-uniform-work-group-size`, or a 1.x language.
+    pub uniform_work_groups: bool,
+    /// `-cl-opt-disable`.
+    pub opt_disable: bool,
+    /// `-I` directories were given (their files are outside what the cache key sees).
+    pub has_include_dirs: bool,
+    /// Arguments for clang, besides the fixed ones.
+    pub clang_args: Vec<String>,
+    /// `-create-library` (clLinkProgram only).
+    pub create_library: bool,
+    /// `-enable-link-options` (clLinkProgram only).
+    pub enable_link_options: bool,
+}
+
+/// Options that are passed to clang as they are (all of clang-15's spellings match the
+/// OpenCL specification's).
+const PASS_THROUGH: &[&str] = &[
+    "-cl-single-precision-constant",
+    "-cl-denorms-are-zero",
+    "-cl-fp32-correctly-rounded-divide-sqrt",
+    "-cl-mad-enable",
+    "-cl-no-signed-zeros",
+    "-cl-unsafe-math-optimizations",
+    "-cl-finite-math-only",
+    "-cl-fast-relaxed-math",
+    "-cl-no-subgroup-ifp",
+    "-w",
+    "-Werror",
+];
+
+impl BuildOptions {
+    /// Parse an options string (may be empty). Quoting follows the shell: `-D X="a b"`.
+    pub fn parse(options: &str) -> Result<BuildOptions, ClcError> {
+        let mut out = BuildOptions {
+            cl_std: ClStd { major: 1, minor: 2 },
+            kernel_arg_info: false,
+            uniform_work_groups: false,
+            opt_disable: false,
+            has_include_dirs: false,
+            clang_args: Vec::new(),
+            create_library: false,
+            enable_link_options: false,
+        };
+        let mut explicit_uniform = false;
+        let tokens = split_options(options)?;
+        let mut it = tokens.into_iter();
+        while let Some(tok) = it.next() {
+            match tok.as_str() {
+                "-D" | "-I" => {
+                    let value = it.next().ok_or_else(|| {
+                        ClcError::InvalidOption(format!("{tok} needs an argument"))
+                    })?;
+                    if tok == "-I" {
+                        out.has_include_dirs = true;
+                    }
+                    out.clang_args.push(format!("{tok}{value}"));
+                }
+                t if t.starts_with("-D") => out.clang_args.push(tok),
+                t if t.starts_with("-I") => {
+                    out.has_include_dirs = true;
+                    out.clang_args.push(tok);
+                }
+                t if t.starts_with("-cl-std=") => {
+                    out.cl_std = match &t["-cl-std=".len()..] {
+                        "CL1.0" => ClStd { major: 1, minor: 0 },
+                        "CL1.1" => ClStd { major: 1, minor: 1 },
+                        "CL1.2" => ClStd { major: 1, minor: 2 },
+                        "CL3.0" => ClStd { major: 3, minor: 0 },
+                        _ => {
+                            return Err(ClcError::InvalidOption(format!(
+                                "{t} (the device supports OpenCL C 1.0, 1.1, 1.2 and 3.0)"
+                            )))
+                        }
+                    };
+                }
+                "-cl-kernel-arg-info" => {
+                    out.kernel_arg_info = true;
+                    out.clang_args.push(tok);
+                }
+                "-cl-uniform-work-group-size" => {
+                    explicit_uniform = true;
+                    out.clang_args.push(tok);
+                }
+                "-cl-opt-disable" => out.opt_disable = true,
+                // Debug information is accepted and not generated: nothing in Ferrite reads it yet.
+                "-g" => {}
+                // Deprecated in OpenCL 1.1, still accepted by the specification's grammar.
+                "-cl-strict-aliasing" => {}
+                "-create-library" => out.create_library = true,
+                "-enable-link-options" => out.enable_link_options = true,
+                t if PASS_THROUGH.contains(&t) => out.clang_args.push(tok),
+                _ => return Err(ClcError::InvalidOption(tok)),
+            }
+        }
+        out.uniform_work_groups = explicit_uniform || out.cl_std.major < 2;
+        Ok(out)
+    }
+
+    /// The full clang command-line arguments for this compile (source on stdin).
+    fn clang_command_args(&self, bitcode: &Path, extra_include: Option<&Path>) -> Vec<String> {
+        let mut args: Vec<String> = [
+            "-c",
+            "-target",
+            "spir64",
+            "-emit-llvm",
+            "-x",
+            "cl",
+            "-fno-color-diagnostics",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.push(format!(
+            "-cl-std=CL{}.{}",
+            self.cl_std.major, self.cl_std.minor
+        ));
+        args.push(if self.opt_disable { "-O0" } else { "-O2" }.to_string());
+        let mut ext = String::from("-cl-ext=-all");
+        for e in OPENCL_C_EXTENSIONS.iter().chain(OPENCL_C_FEATURES) {
+            ext.push_str(",+");
+            ext.push_str(e);
+        }
+        args.push("-Xclang".into());
+        args.push(ext);
+        args.extend(self.clang_args.iter().cloned());
+        if let Some(dir) = extra_include {
+            args.push(format!("-I{}", dir.display()));
+        }
+        args.push("-".into());
+        args.push("-o".into());
+        args.push(bitcode.display().to_string());
+        args
+    }
+}
+
+/// Split an options string like a shell would: whitespace separates, quotes group,
+/// a backslash escapes the next character.
+fn split_options(s: &str) -> Result<Vec<String>, ClcError> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut in_token = false;
+    let mut quote: Option<char> = None;
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some('"'), '\\') | (None, '\\') => {
+                if let Some(n) = chars.next() {
+                    cur.push(n);
+                }
+                in_token = true;
+            }
+            (Some(_), c) => cur.push(c),
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                in_token = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_token {
+                    out.push(std::mem::take(&mut cur));
+                    in_token = false;
+                }
+            }
+            (None, c) => {
+                cur.push(c);
+                in_token = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return Err(ClcError::InvalidOption(format!(
+            "unterminated quote in \"{s}\""
+        )));
+    }
+    if in_token {
+        out.push(cur);
+    }
+    Ok(out)
+}
+
+fn tool(var: &str, default: &str) -> String {
+    std::env::var(var)
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| default.to_string())
+}
+
+/// A scratch directory removed when dropped.
+struct ScratchDir(PathBuf);
+
+impl ScratchDir {
+    fn new() -> std::io::Result<ScratchDir> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("ferrite-clc-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        Ok(ScratchDir(dir))
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Run a program with `stdin` as its input; returns (success, stderr + stdout).
+fn run_tool(program: &str, args: &[String], stdin: &[u8]) -> Result<(bool, String), ClcError> {
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| ClcError::CompilerNotAvailable(format!("cannot run {program}: {e}")))?;
+    if let Some(mut input) = child.stdin.take() {
+        // A compiler that exits early closes its stdin; its diagnostics say why.
+        let _ = input.write_all(stdin);
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|e| ClcError::CompilerNotAvailable(format!("{program} failed: {e}")))?;
+    let mut log = String::from_utf8_lossy(&out.stderr).into_owned();
+    log.push_str(&String::from_utf8_lossy(&out.stdout));
+    Ok((out.status.success(), log))
+}
+
+fn cache_dir() -> Option<PathBuf> {
+    if std::env::var("FERRITE_CACHE").is_ok_and(|v| v == "0") {
+        return None;
+    }
+    if let Some(d) = std::env::var_os("FERRITE_CACHE_DIR") {
+        return Some(PathBuf::from(d));
+    }
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+    Some(base.join("ferrite"))
+}
+
+fn cache_key(source: &str, clang_args: &[String], clang: &str, llvm_spirv: &str) -> String {
+    // Two differently seeded 64-bit hashes: a collision would need both to collide.
+    let mut parts = [0u64; 2];
+    for (seed, part) in parts.iter_mut().enumerate() {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        seed.hash(&mut h);
+        env!("CARGO_PKG_VERSION").hash(&mut h);
+        source.hash(&mut h);
+        clang_args.hash(&mut h);
+        clang.hash(&mut h);
+        llvm_spirv.hash(&mut h);
+        *part = h.finish();
+    }
+    format!("{:016x}{:016x}", parts[0], parts[1])
+}
+
+/// Compile `source` with the options string given to `clBuildProgram`/`clCompileProgram`.
+pub fn compile(source: &str, options: &str, headers: &[Header<'_>]) -> Result<ClcOutput, ClcError> {
+    let opts = BuildOptions::parse(options)?;
+    compile_with(source, &opts, headers)
+}
+
+/// [`compile`] with options already parsed.
+pub fn compile_with(
+    source: &str,
+    opts: &BuildOptions,
+    headers: &[Header<'_>],
+) -> Result<ClcOutput, ClcError> {
+    let clang = tool("FERRITE_CLANG", "clang-15");
+    let llvm_spirv = tool("FERRITE_LLVM_SPIRV", "llvm-spirv-15");
+    let scratch = ScratchDir::new().map_err(|e| {
+        ClcError::CompilerNotAvailable(format!("cannot create a scratch directory: {e}"))
+    })?;
+    let include_dir = if headers.is_empty() {
+        None
+    } else {
+        let dir = scratch.0.join("include");
+        for h in headers {
+            let path = dir.join(h.name);
+            let written = path
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::fs::write(&path, h.source));
+            written.map_err(|e| {
+                ClcError::CompilerNotAvailable(format!("cannot write header {}: {e}", h.name))
+            })?;
+        }
+        Some(dir)
+    };
+    let bitcode = scratch.0.join("program.bc");
+    let spv = scratch.0.join("program.spv");
+    let clang_args = opts.clang_command_args(&bitcode, include_dir.as_deref());
+
+    let cache = (!opts.has_include_dirs && headers.is_empty())
+        .then(cache_dir)
+        .flatten()
+        .map(|dir| {
+            dir.join(format!(
+                "{}.spv",
+                cache_key(
+                    source,
+                    &clang_args[..clang_args.len() - 2],
+                    &clang,
+                    &llvm_spirv
+                )
+            ))
+        });
+    if let Some(path) = &cache {
+        if let Ok(spirv) = std::fs::read(path) {
+            return Ok(ClcOutput {
+                spirv: Some(spirv),
+                log: String::new(),
+            });
+        }
+    }
+
+    let (ok, mut log) = run_tool(&clang, &clang_args, source.as_bytes())?;
+    if !ok {
+        return Ok(ClcOutput { spirv: None, log });
+    }
+    let spirv_args = vec![
+        "--spirv-ext=+SPV_INTEL_arbitrary_precision_integers".to_string(),
+        bitcode.display().to_string(),
+        "-o".to_string(),
+        spv.display().to_string(),
+    ];
+    let (ok, spirv_log) = run_tool(&llvm_spirv, &spirv_args, &[])?;
+    log.push_str(&spirv_log);
+    if !ok {
+        return Ok(ClcOutput { spirv: None, log });
+    }
+    let spirv = std::fs::read(&spv).map_err(|e| {
+        ClcError::CompilerNotAvailable(format!("{llvm_spirv} wrote no output: {e}"))
+    })?;
+    if let Some(path) = &cache {
+        store_in_cache(path, &spirv);
+    }
+    Ok(ClcOutput {
+        spirv: Some(spirv),
+        log,
+    })
+}
+
+/// Best effort: a cache that cannot be written only costs the next compile its time.
+fn store_in_cache(path: &Path, spirv: &[u8]) {
+    let Some(dir) = path.parent() else { return };
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    // Write aside and rename, so a concurrent reader never sees half a file.
+    let tmp = dir.join(format!(
+        ".tmp-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    if std::fs::write(&tmp, spirv).is_ok() && std::fs::rename(&tmp, path).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_like_a_shell() {
+        assert_eq!(
+            split_options(r#"-D A=1  -DB="x y" -I 'dir one' -w"#).unwrap(),
+            vec!["-D", "A=1", "-DB=x y", "-I", "dir one", "-w"]
+        );
+        assert!(split_options("-D \"open").is_err());
+        assert!(split_options("   ").unwrap().is_empty());
+    }
+
+    #[test]
+    fn parses_the_specification_options() {
+        let o =
+            BuildOptions::parse("-cl-std=CL3.0 -cl-kernel-arg-info -D N=4 -I /tmp -cl-mad-enable")
+                .unwrap();
+        assert_eq!(o.cl_std, ClStd { major: 3, minor: 0 });
+        assert!(o.kernel_arg_info && o.has_include_dirs && !o.uniform_work_groups);
+        assert_eq!(
+            o.clang_args,
+            vec!["-cl-kernel-arg-info", "-DN=4", "-I/tmp", "-cl-mad-enable"]
+        );
+        let d = BuildOptions::parse("").unwrap();
+        assert_eq!(d.cl_std, ClStd { major: 1, minor: 2 });
+        assert!(d.uniform_work_groups);
+        assert!(
+            BuildOptions::parse("-cl-std=CL3.0 -cl-uniform-work-group-size")
+                .unwrap()
+                .uniform_work_groups
+        );
+    }
+
+    #[test]
+    fn rejects_what_the_device_cannot_do() {
+        assert!(matches!(
+            BuildOptions::parse("-cl-std=CL2.0"),
+            Err(ClcError::InvalidOption(_))
+        ));
+        assert!(matches!(
+            BuildOptions::parse("-fancy"),
+            Err(ClcError::InvalidOption(_))
+        ));
+        assert!(matches!(
+            BuildOptions::parse("-D"),
+            Err(ClcError::InvalidOption(_))
+        ));
+    }
+
+    fn have_tools() -> bool {
+        Command::new(tool("FERRITE_CLANG", "clang-15"))
+            .arg("--version")
+            .output()
+            .is_ok()
+    }
+
+    #[test]
+    fn compiles_and_reports_errors() {
+        if !have_tools() {
+            eprintln!("clang-15 not installed: skipping");
+            return;
+        }
+        let ok = compile(
+            "kernel void k(global int* a) { a[get_global_id(0)] = N; }",
+            "-D N=3",
+            &[],
+        )
+        .unwrap();
+        let spirv = ok.spirv.expect("compiles");
+        assert_eq!(&spirv[..4], &0x0723_0203u32.to_le_bytes());
+
+        let bad = compile("kernel void k(global int* a) { a[0] = 1 +; }", "", &[]).unwrap();
+        assert!(bad.spirv.is_none());
+        assert!(
+            bad.log.contains("<stdin>:1:") && bad.log.contains("error"),
+            "{}",
+            bad.log
+        );
+
+        let with_header = compile(
+            "#include \"inc/h.h\"\nkernel void k(global int* a) { a[0] = VALUE; }",
+            "",
+            &[Header {
+                name: "inc/h.h",
+                source: "#define VALUE 7\n",
+            }],
+        )
+        .unwrap();
+        assert!(with_header.spirv.is_some(), "{}", with_header.log);
+    }
+}
