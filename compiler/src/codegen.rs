@@ -1,0 +1,1003 @@
+//! Translation of SPIR-V functions into Cranelift IR.
+//!
+//! Every reachable SPIR-V function becomes one Cranelift function whose parameters are the
+//! SPIR-V parameters *flattened* into scalars (a `float4` is four `f32`s, a struct its
+//! members, pointers `i64` absolute addresses), followed by one hidden `i64`: the address of
+//! the calling work-item's [`WorkItem`](crate::workgroup) record, through which builtins
+//! (`get_global_id`, local memory base, …) are answered. Return values are flattened the
+//! same way. Vectors are scalarised: a SPIR-V value is a [`Val`] tree of Cranelift scalars.
+//!
+//! Blocks: every SPIR-V block gets its Cranelift block up front; blocks are translated in
+//! reverse post-order (so definitions come before uses whatever the module's block order),
+//! unreachable blocks are dropped. `OpPhi`s become Cranelift variables defined by each
+//! predecessor just before its branch, which lets `OpSwitch` use `cranelift_frontend::Switch`
+//! without edge blocks. Merge instructions are ignored (llvm-spirv's are not always valid).
+//!
+//! Integer representation: `iN` lives in the smallest of `i8/i16/i32/i64` that holds it,
+//! zero-extended ("canonical"); operations that care re-sign-extend and re-mask.
+//! Booleans are `i8` 0/1.
+//!
+//! Barriers: `OpControlBarrier` is rejected for now. The work-item function boundary is
+//! where the barrier work will cut: a kernel body will be split into regions, each a
+//! function of this shape run by the work-group loop in `workgroup.rs`.
+
+mod arith;
+mod builtins_ids;
+mod composite;
+mod control;
+mod convert;
+mod extinst;
+mod memory;
+
+pub use builtins_ids::{WI_CTX, WI_GID, WI_LID, WI_SIZE};
+pub use memory::load_typed;
+
+use crate::jit;
+use crate::layout::{align_up, layout};
+use crate::spirv::{op_id, result_id, result_type, Constant, EntryPoint, Program, Type};
+use crate::{CompileError, GroupContext, KernelInfo, WorkGroupFn};
+use cranelift_codegen::ir::{
+    self, types, InstBuilder, MemFlagsData, Signature, UserFuncName, Value,
+};
+use cranelift_codegen::Context;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_jit::JITModule;
+use cranelift_module::{FuncId, Linkage, Module as _};
+use rspirv::dr::Instruction;
+use rspirv::spirv::{BuiltIn, Op, StorageClass, Word};
+use std::collections::{HashMap, HashSet};
+
+pub type Result<T> = std::result::Result<T, CompileError>;
+
+/// Most scalars one SPIR-V value may flatten into (a guard against huge SSA arrays).
+const MAX_FLAT: usize = 1024;
+
+/// A SPIR-V value as Cranelift scalars: a scalar, or a composite (vector, array, struct).
+#[derive(Clone, Debug)]
+pub enum Val {
+    S(Value),
+    C(Vec<Val>),
+}
+
+impl Val {
+    pub fn scalar(&self) -> Result<Value> {
+        match self {
+            Val::S(v) => Ok(*v),
+            Val::C(_) => Err(CompileError::Invalid(
+                "composite value where a scalar is required".into(),
+            )),
+        }
+    }
+
+    pub fn flatten(&self, out: &mut Vec<Value>) {
+        match self {
+            Val::S(v) => out.push(*v),
+            Val::C(parts) => parts.iter().for_each(|p| p.flatten(out)),
+        }
+    }
+
+    pub fn flat(&self) -> Vec<Value> {
+        let mut v = Vec::new();
+        self.flatten(&mut v);
+        v
+    }
+}
+
+/// Cranelift type holding an integer of `width` bits.
+pub fn int_clif(width: u32) -> Result<ir::Type> {
+    Ok(match width {
+        1..=8 => types::I8,
+        9..=16 => types::I16,
+        17..=32 => types::I32,
+        33..=64 => types::I64,
+        _ => return Err(CompileError::Unsupported(format!("{width}-bit integers"))),
+    })
+}
+
+pub fn is_native(width: u32) -> bool {
+    matches!(width, 8 | 16 | 32 | 64)
+}
+
+/// The Cranelift type of a scalar (or pointer) SPIR-V type.
+pub fn clif_scalar(p: &Program, ty: Word) -> Result<ir::Type> {
+    match p.ty(ty)? {
+        Type::Bool => Ok(types::I8),
+        Type::Int { width, .. } => int_clif(*width),
+        Type::Float { width: 32 } => Ok(types::F32),
+        Type::Float { width: 64 } => Ok(types::F64),
+        Type::Float { .. } => Err(CompileError::Unsupported(
+            "half-precision arithmetic (cl_khr_fp16)".into(),
+        )),
+        Type::Pointer { .. } => Ok(types::I64),
+        _ => Err(CompileError::InvalidId {
+            id: ty,
+            expected: "scalar type",
+        }),
+    }
+}
+
+/// The scalar Cranelift types a value of `ty` flattens into.
+pub fn flat_types(p: &Program, ty: Word, out: &mut Vec<ir::Type>) -> Result<()> {
+    if out.len() > MAX_FLAT {
+        return Err(CompileError::Unsupported(
+            "SSA values with more than 1024 scalars".into(),
+        ));
+    }
+    match p.ty(ty)? {
+        Type::Vector { elem, count } => {
+            let t = clif_scalar(p, *elem)?;
+            out.extend(std::iter::repeat_n(t, *count as usize));
+        }
+        Type::Array { elem, len } => {
+            if *len as usize > MAX_FLAT {
+                return Err(CompileError::Unsupported(
+                    "SSA values with more than 1024 scalars".into(),
+                ));
+            }
+            for _ in 0..*len {
+                flat_types(p, *elem, out)?;
+            }
+        }
+        Type::Struct { members, .. } => {
+            for m in members {
+                flat_types(p, *m, out)?;
+            }
+        }
+        _ => out.push(clif_scalar(p, ty)?),
+    }
+    Ok(())
+}
+
+/// Rebuild a value of `ty` from flattened scalars.
+pub fn unflatten(p: &Program, ty: Word, it: &mut dyn Iterator<Item = Value>) -> Result<Val> {
+    let missing = || CompileError::Codegen("too few scalars to rebuild a value".into());
+    Ok(match p.ty(ty)? {
+        Type::Vector { count, .. } => {
+            let mut v = Vec::new();
+            for _ in 0..*count {
+                v.push(Val::S(it.next().ok_or_else(missing)?));
+            }
+            Val::C(v)
+        }
+        Type::Array { elem, len } => {
+            let mut v = Vec::new();
+            for _ in 0..*len {
+                v.push(unflatten(p, *elem, it)?);
+            }
+            Val::C(v)
+        }
+        Type::Struct { members, .. } => {
+            let mut v = Vec::new();
+            for m in members {
+                v.push(unflatten(p, *m, it)?);
+            }
+            Val::C(v)
+        }
+        _ => Val::S(it.next().ok_or_else(missing)?),
+    })
+}
+
+/// The element type of a vector type, or the type itself.
+pub fn elem_of(p: &Program, ty: Word) -> Result<Word> {
+    Ok(match p.ty(ty)? {
+        Type::Vector { elem, .. } => *elem,
+        _ => ty,
+    })
+}
+
+pub fn trusted() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+fn codegen_err(e: impl std::fmt::Display) -> CompileError {
+    CompileError::Codegen(e.to_string())
+}
+
+/// Per-kernel compilation state shared by all function translations: the answers to the
+/// runtime questions (where globals live, local-memory offsets, callees, builtins).
+pub struct Env<'p> {
+    pub p: &'p Program,
+    pub module: JITModule,
+    pub funcs: HashMap<Word, FuncId>,
+    pub builtin_funcs: HashMap<&'static str, FuncId>,
+    /// Absolute addresses of `CrossWorkgroup`/`UniformConstant` module-scope variables.
+    pub global_addr: &'p HashMap<Word, u64>,
+    /// Offsets of `Workgroup` variables in `ctx.local_mem`.
+    pub local_offsets: HashMap<Word, u64>,
+    pub static_local_size: u64,
+    pub private_size: u64,
+}
+
+impl Env<'_> {
+    pub fn signature(&self, f: &crate::spirv::Function) -> Result<Signature> {
+        let mut sig = self.module.make_signature();
+        let mut tys = Vec::new();
+        for prm in &f.params {
+            flat_types(self.p, prm.ty, &mut tys)?;
+        }
+        tys.push(types::I64);
+        sig.params.extend(tys.into_iter().map(ir::AbiParam::new));
+        if !matches!(self.p.ty(f.ret)?, Type::Void) {
+            let mut rets = Vec::new();
+            flat_types(self.p, f.ret, &mut rets)?;
+            sig.returns.extend(rets.into_iter().map(ir::AbiParam::new));
+        }
+        Ok(sig)
+    }
+}
+
+/// The result of compiling one kernel.
+pub struct Output {
+    pub entry: WorkGroupFn,
+    pub code: jit::Code,
+    pub static_local_size: u64,
+    pub private_size: u64,
+}
+
+/// Functions reachable from `root` through `OpFunctionCall`, `root` first; recursion is an
+/// error (the OpenCL environment forbids it).
+fn reachable(p: &Program, root: Word) -> Result<Vec<Word>> {
+    fn visit(
+        p: &Program,
+        f: Word,
+        stack: &mut Vec<Word>,
+        done: &mut HashSet<Word>,
+        out: &mut Vec<Word>,
+    ) -> Result<()> {
+        if stack.contains(&f) {
+            return Err(CompileError::Invalid(format!(
+                "recursive call to {}",
+                p.function(f)?.name
+            )));
+        }
+        if !done.insert(f) {
+            return Ok(());
+        }
+        let func = p.function(f)?;
+        if func.blocks.is_empty() {
+            return Err(CompileError::Unsupported(format!(
+                "call to external function {}",
+                func.name
+            )));
+        }
+        out.push(f);
+        stack.push(f);
+        for b in &func.blocks {
+            for i in &b.insts {
+                if i.class.opcode == Op::FunctionCall {
+                    visit(p, op_id(i, 0)?, stack, done, out)?;
+                }
+            }
+        }
+        stack.pop();
+        Ok(())
+    }
+    let mut out = Vec::new();
+    visit(p, root, &mut Vec::new(), &mut HashSet::new(), &mut out)?;
+    Ok(out)
+}
+
+/// Compile the kernel `ep` into a work-group function.
+pub fn compile(
+    p: &Program,
+    ep: &EntryPoint,
+    info: &KernelInfo,
+    global_addr: &HashMap<Word, u64>,
+) -> Result<Output> {
+    let funcs = reachable(p, ep.func)?;
+    let isa = jit::host_isa()?;
+    let mut env = Env {
+        p,
+        module: jit::new_module(isa),
+        funcs: HashMap::new(),
+        builtin_funcs: HashMap::new(),
+        global_addr,
+        local_offsets: HashMap::new(),
+        static_local_size: 0,
+        private_size: 0,
+    };
+    // Workgroup variables used by the kernel, in declaration order.
+    let mut used = HashSet::new();
+    for f in &funcs {
+        for b in &p.function(*f)?.blocks {
+            for i in &b.insts {
+                for o in &i.operands {
+                    if let rspirv::dr::Operand::IdRef(id) = o {
+                        used.insert(*id);
+                    }
+                }
+            }
+        }
+    }
+    let mut off = 0u64;
+    for g in &p.global_order {
+        let Some(gl) = p.globals.get(g) else { continue };
+        if gl.class == StorageClass::Workgroup && used.contains(g) {
+            let l = layout(p, gl.pointee)?;
+            off = align_up(off, l.align);
+            env.local_offsets.insert(*g, off);
+            off += l.size;
+        }
+    }
+    env.static_local_size = align_up(off, 16);
+
+    for f in &funcs {
+        let func = p.function(*f)?;
+        let sig = env.signature(func)?;
+        let id = env
+            .module
+            .declare_function(&format!("spv_{f}"), Linkage::Local, &sig)
+            .map_err(codegen_err)?;
+        env.funcs.insert(*f, id);
+    }
+    let mut ctx = env.module.make_context();
+    let mut fbc = FunctionBuilderContext::new();
+    for f in &funcs {
+        translate_function(&mut env, *f, &mut ctx, &mut fbc)?;
+    }
+    let wg = crate::workgroup::build(&mut env, ep, info, &mut ctx, &mut fbc)?;
+    let static_local_size = env.static_local_size;
+    let private_size = env.private_size;
+    let (entry, code) = jit::finish(env.module, wg)?;
+    Ok(Output {
+        entry,
+        code,
+        static_local_size,
+        private_size,
+    })
+}
+
+/// Verify (debug builds) and define a finished Cranelift function.
+pub fn define(env: &mut Env, id: FuncId, ctx: &mut Context) -> Result<()> {
+    if cfg!(debug_assertions) {
+        if let Err(e) = cranelift_codegen::verifier::verify_function(&ctx.func, env.module.isa()) {
+            return Err(CompileError::Codegen(format!(
+                "verifier: {e}\n{}",
+                ctx.func.display()
+            )));
+        }
+    }
+    let r = env.module.define_function(id, ctx);
+    if let Err(e) = r {
+        let msg = format!("{e:?}\n{}", ctx.func.display());
+        env.module.clear_context(ctx);
+        return Err(CompileError::Codegen(msg));
+    }
+    env.module.clear_context(ctx);
+    Ok(())
+}
+
+fn translate_function(
+    env: &mut Env,
+    fid: Word,
+    ctx: &mut Context,
+    fbc: &mut FunctionBuilderContext,
+) -> Result<()> {
+    let p = env.p;
+    let f = p.function(fid)?;
+    let id = *env.funcs.get(&fid).ok_or(CompileError::InvalidId {
+        id: fid,
+        expected: "function",
+    })?;
+    env.module.clear_context(ctx);
+    ctx.func.signature = env.signature(f)?;
+    ctx.func.name = UserFuncName::user(0, id.as_u32());
+    let res = {
+        let b = FunctionBuilder::new(&mut ctx.func, fbc);
+        let mut tx = FnTx::new(env, b, f);
+        let r = tx.run();
+        if r.is_ok() {
+            tx.b.seal_all_blocks();
+            let cfg = tx.env.module.target_config();
+            tx.b.finalize(cfg);
+        }
+        r
+    };
+    if let Err(e) = res {
+        env.module.clear_context(ctx);
+        *fbc = FunctionBuilderContext::new();
+        return Err(e);
+    }
+    define(env, id, ctx)
+}
+
+/// One phi: its result id, type, and `(value, predecessor)` pairs.
+struct Phi {
+    id: Word,
+    ty: Word,
+    incoming: Vec<(Word, Word)>,
+}
+
+/// Translator of one function.
+pub struct FnTx<'a, 'e, 'p> {
+    pub env: &'e mut Env<'p>,
+    pub p: &'p Program,
+    pub b: FunctionBuilder<'a>,
+    pub f: &'p crate::spirv::Function,
+    vals: HashMap<Word, Val>,
+    tys: HashMap<Word, Word>,
+    blocks: HashMap<Word, ir::Block>,
+    phi_vars: HashMap<Word, Vec<Variable>>,
+    block_phis: HashMap<Word, Vec<Phi>>,
+    /// Pointers into a builtin `Input` variable: (builtin, element index).
+    builtin_ptrs: HashMap<Word, (BuiltIn, Option<u32>)>,
+    func_refs: HashMap<Word, ir::FuncRef>,
+    builtin_refs: HashMap<&'static str, ir::FuncRef>,
+    pub wi: Value,
+    pub ctx: Value,
+    pub local_mem: Value,
+    cur_label: Word,
+    terminated: bool,
+}
+
+impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
+    fn new(env: &'e mut Env<'p>, b: FunctionBuilder<'a>, f: &'p crate::spirv::Function) -> Self {
+        let p = env.p;
+        let dummy = Value::from_u32(0);
+        FnTx {
+            env,
+            p,
+            b,
+            f,
+            vals: HashMap::new(),
+            tys: HashMap::new(),
+            blocks: HashMap::new(),
+            phi_vars: HashMap::new(),
+            block_phis: HashMap::new(),
+            builtin_ptrs: HashMap::new(),
+            func_refs: HashMap::new(),
+            builtin_refs: HashMap::new(),
+            wi: dummy,
+            ctx: dummy,
+            local_mem: dummy,
+            cur_label: 0,
+            terminated: false,
+        }
+    }
+
+    pub fn unsupported(&self, inst: &Instruction) -> CompileError {
+        CompileError::UnsupportedOpcode {
+            opcode: format!("{:?}", inst.class.opcode),
+            function: self.f.name.clone(),
+        }
+    }
+
+    fn run(&mut self) -> Result<()> {
+        let p = self.p;
+        let entry = self.b.create_block();
+        self.b.append_block_params_for_function_params(entry);
+        self.b.switch_to_block(entry);
+        let params = self.b.block_params(entry).to_vec();
+        let mut it = params.into_iter();
+        for prm in &self.f.params {
+            let v = unflatten(p, prm.ty, &mut it)?;
+            self.vals.insert(prm.id, v);
+            self.tys.insert(prm.id, prm.ty);
+        }
+        self.wi = it
+            .next()
+            .ok_or_else(|| CompileError::Codegen("missing work-item parameter".into()))?;
+        self.ctx = self.b.ins().load(types::I64, trusted(), self.wi, WI_CTX);
+        self.local_mem = self.b.ins().load(
+            types::I64,
+            trusted(),
+            self.ctx,
+            GroupContext::OFFSET_LOCAL_MEM,
+        );
+
+        for blk in &self.f.blocks {
+            let cb = self.b.create_block();
+            if self.blocks.insert(blk.label, cb).is_some() {
+                return Err(CompileError::Invalid(format!(
+                    "label %{} defined twice",
+                    blk.label
+                )));
+            }
+            let mut phis = Vec::new();
+            for inst in &blk.insts {
+                if inst.class.opcode != Op::Phi {
+                    continue;
+                }
+                let id = result_id(inst)?;
+                let ty = result_type(inst)?;
+                let mut incoming = Vec::new();
+                for k in (0..inst.operands.len()).step_by(2) {
+                    incoming.push((op_id(inst, k)?, op_id(inst, k + 1)?));
+                }
+                let mut tys = Vec::new();
+                flat_types(p, ty, &mut tys)?;
+                let vars = tys.into_iter().map(|t| self.b.declare_var(t)).collect();
+                self.phi_vars.insert(id, vars);
+                phis.push(Phi { id, ty, incoming });
+            }
+            self.block_phis.insert(blk.label, phis);
+        }
+        let first = self
+            .f
+            .blocks
+            .first()
+            .ok_or_else(|| CompileError::Invalid("function without blocks".into()))?;
+        let first_block = self.blocks[&first.label];
+        self.b.ins().jump(first_block, &[]);
+
+        for idx in self.rpo()? {
+            self.translate_block(&self.f.blocks[idx])?;
+        }
+        Ok(())
+    }
+
+    /// Block indices in reverse post-order from the entry block.
+    fn rpo(&self) -> Result<Vec<usize>> {
+        let index: HashMap<Word, usize> = self
+            .f
+            .blocks
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (b.label, i))
+            .collect();
+        let succs = |i: usize| -> Result<Vec<usize>> {
+            let mut out = Vec::new();
+            for l in control::successors(&self.f.blocks[i])? {
+                out.push(*index.get(&l).ok_or(CompileError::InvalidId {
+                    id: l,
+                    expected: "label in this function",
+                })?);
+            }
+            Ok(out)
+        };
+        let n = self.f.blocks.len();
+        let mut visited = vec![false; n];
+        let mut post = Vec::with_capacity(n);
+        let mut stack: Vec<(usize, Vec<usize>, usize)> = vec![(0, succs(0)?, 0)];
+        visited[0] = true;
+        while let Some((node, ss, k)) = stack.last_mut() {
+            if *k < ss.len() {
+                let s = ss[*k];
+                *k += 1;
+                if !visited[s] {
+                    visited[s] = true;
+                    let next = succs(s)?;
+                    stack.push((s, next, 0));
+                }
+            } else {
+                post.push(*node);
+                stack.pop();
+            }
+        }
+        post.reverse();
+        Ok(post)
+    }
+
+    fn translate_block(&mut self, blk: &'p crate::spirv::Block) -> Result<()> {
+        let cb = self.blocks[&blk.label];
+        self.b.switch_to_block(cb);
+        self.cur_label = blk.label;
+        self.terminated = false;
+        for inst in &blk.insts {
+            if self.terminated {
+                return Err(CompileError::Invalid(format!(
+                    "instruction after the terminator of block %{}",
+                    blk.label
+                )));
+            }
+            if inst.class.opcode == Op::Phi {
+                let id = result_id(inst)?;
+                let ty = result_type(inst)?;
+                let vars = self.phi_vars.get(&id).cloned().unwrap_or_default();
+                let vals: Vec<Value> = vars.iter().map(|v| self.b.use_var(*v)).collect();
+                let v = unflatten(self.p, ty, &mut vals.into_iter())?;
+                self.set(id, ty, v);
+                continue;
+            }
+            self.inst(inst)?;
+        }
+        if !self.terminated {
+            return Err(CompileError::Invalid(format!(
+                "block %{} has no terminator",
+                blk.label
+            )));
+        }
+        Ok(())
+    }
+
+    /// Define the phi variables of `to` for the edge from the current block.
+    fn def_phis(&mut self, to: Word) -> Result<()> {
+        let from = self.cur_label;
+        let Some(phis) = self.block_phis.get(&to) else {
+            return Ok(());
+        };
+        let mut defs = Vec::new();
+        for phi in phis {
+            let Some((v, _)) = phi.incoming.iter().find(|(_, pred)| *pred == from) else {
+                return Err(CompileError::Invalid(format!(
+                    "OpPhi %{} has no value for predecessor %{from}",
+                    phi.id
+                )));
+            };
+            defs.push((phi.id, *v, phi.ty));
+        }
+        for (phi, v, _ty) in defs {
+            let val = self.val(v)?.flat();
+            let vars = self.phi_vars.get(&phi).cloned().unwrap_or_default();
+            if vars.len() != val.len() {
+                return Err(CompileError::Invalid(format!(
+                    "OpPhi %{phi}: incoming %{v} has the wrong type"
+                )));
+            }
+            for (var, x) in vars.into_iter().zip(val) {
+                self.b.try_def_var(var, x).map_err(|_| {
+                    CompileError::Invalid(format!("OpPhi %{phi}: incoming %{v} has the wrong type"))
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    pub fn block(&self, label: Word) -> Result<ir::Block> {
+        self.blocks
+            .get(&label)
+            .copied()
+            .ok_or(CompileError::InvalidId {
+                id: label,
+                expected: "label in this function",
+            })
+    }
+
+    // ---- values ---------------------------------------------------------------------
+
+    pub fn set(&mut self, id: Word, ty: Word, v: Val) {
+        self.vals.insert(id, v);
+        self.tys.insert(id, ty);
+    }
+
+    /// Record the result of `inst`.
+    pub fn set_result(&mut self, inst: &Instruction, v: Val) -> Result<()> {
+        let id = result_id(inst)?;
+        let ty = result_type(inst)?;
+        self.set(id, ty, v);
+        Ok(())
+    }
+
+    pub fn type_of(&self, id: Word) -> Result<Word> {
+        if let Some(t) = self.tys.get(&id) {
+            return Ok(*t);
+        }
+        if let Some(c) = self.p.constants.get(&id) {
+            return Ok(c.ty());
+        }
+        if let Some(g) = self.p.globals.get(&id) {
+            return Ok(g.ptr_ty);
+        }
+        Err(CompileError::InvalidId {
+            id,
+            expected: "value",
+        })
+    }
+
+    /// The value of `id` (a result, parameter, constant or module-scope variable).
+    pub fn val(&mut self, id: Word) -> Result<Val> {
+        if let Some(v) = self.vals.get(&id) {
+            return Ok(v.clone());
+        }
+        if self.p.constants.contains_key(&id) {
+            return self.constant(id, 0);
+        }
+        if let Some(g) = self.p.globals.get(&id) {
+            return match g.class {
+                StorageClass::Workgroup => {
+                    let off = *self
+                        .env
+                        .local_offsets
+                        .get(&id)
+                        .ok_or(CompileError::InvalidId {
+                            id,
+                            expected: "workgroup variable",
+                        })?;
+                    Ok(Val::S(self.b.ins().iadd_imm_s(self.local_mem, off as i64)))
+                }
+                StorageClass::CrossWorkgroup | StorageClass::UniformConstant => {
+                    let a = *self
+                        .env
+                        .global_addr
+                        .get(&id)
+                        .ok_or(CompileError::InvalidId {
+                            id,
+                            expected: "program-scope variable",
+                        })?;
+                    Ok(Val::S(self.b.ins().iconst(types::I64, a as i64)))
+                }
+                c => Err(CompileError::Unsupported(format!(
+                    "address of a module-scope {c:?} variable %{id}"
+                ))),
+            };
+        }
+        Err(CompileError::InvalidId {
+            id,
+            expected: "value defined before use",
+        })
+    }
+
+    pub fn scalar(&mut self, id: Word) -> Result<Value> {
+        self.val(id)?.scalar()
+    }
+
+    fn constant(&mut self, id: Word, depth: u32) -> Result<Val> {
+        if depth > 64 {
+            return Err(CompileError::Invalid("constant nesting too deep".into()));
+        }
+        match self.p.constant(id)?.clone() {
+            Constant::Scalar { ty, bits } => {
+                let t = clif_scalar(self.p, ty)?;
+                Ok(Val::S(self.const_bits(t, bits)))
+            }
+            Constant::Null { ty } => self.zero(ty),
+            Constant::Composite { parts, .. } => {
+                let mut v = Vec::new();
+                for part in parts {
+                    v.push(self.constant(part, depth + 1)?);
+                }
+                Ok(Val::C(v))
+            }
+        }
+    }
+
+    pub fn const_bits(&mut self, t: ir::Type, bits: u64) -> Value {
+        if t == types::F32 {
+            self.b.ins().f32const(f32::from_bits(bits as u32))
+        } else if t == types::F64 {
+            self.b.ins().f64const(f64::from_bits(bits))
+        } else {
+            self.b.ins().iconst(t, bits as i64)
+        }
+    }
+
+    pub fn zero(&mut self, ty: Word) -> Result<Val> {
+        let mut tys = Vec::new();
+        flat_types(self.p, ty, &mut tys)?;
+        let zs: Vec<Value> = tys.into_iter().map(|t| self.const_bits(t, 0)).collect();
+        unflatten(self.p, ty, &mut zs.into_iter())
+    }
+
+    pub fn unflatten(&self, ty: Word, vals: Vec<Value>) -> Result<Val> {
+        let n = vals.len();
+        let mut it = vals.into_iter();
+        let v = unflatten(self.p, ty, &mut it)?;
+        if it.next().is_some() {
+            return Err(CompileError::Invalid(format!(
+                "{n} components do not fit type %{ty}"
+            )));
+        }
+        Ok(v)
+    }
+
+    // ---- element-wise helpers ----------------------------------------------------------
+
+    /// Apply `f` to each component of the operands (a scalar operand is broadcast) and
+    /// shape the results as `rt`.
+    pub fn map_n(
+        &mut self,
+        rt: Word,
+        ops: &[Val],
+        f: &mut dyn FnMut(&mut Self, &[Value]) -> Result<Value>,
+    ) -> Result<Val> {
+        let flats: Vec<Vec<Value>> = ops.iter().map(Val::flat).collect();
+        let n = flats.iter().map(Vec::len).max().unwrap_or(0);
+        if flats.iter().any(|f| f.len() != n && f.len() != 1) {
+            return Err(CompileError::Invalid(
+                "operands with different component counts".into(),
+            ));
+        }
+        let mut out = Vec::with_capacity(n);
+        let mut args = Vec::with_capacity(ops.len());
+        for i in 0..n {
+            args.clear();
+            for fl in &flats {
+                args.push(if fl.len() == 1 { fl[0] } else { fl[i] });
+            }
+            out.push(f(self, &args)?);
+        }
+        self.unflatten(rt, out)
+    }
+
+    /// Operands `first..` of `inst` as values.
+    pub fn operand_vals(&mut self, inst: &Instruction, first: usize) -> Result<Vec<Val>> {
+        let mut v = Vec::new();
+        for i in first..inst.operands.len() {
+            let id = op_id(inst, i)?;
+            v.push(self.val(id)?);
+        }
+        Ok(v)
+    }
+
+    /// Real bit width of the integer element type of `ty` (`None` for non-integers).
+    pub fn int_width(&self, ty: Word) -> Result<Option<u32>> {
+        Ok(match self.p.ty(elem_of(self.p, ty)?)? {
+            Type::Int { width, .. } => Some(*width),
+            _ => None,
+        })
+    }
+
+    /// Re-mask a result to `width` bits (no-op for native widths).
+    pub fn wrap(&mut self, v: Value, width: u32) -> Value {
+        if is_native(width) || width >= 64 {
+            v
+        } else {
+            self.b.ins().band_imm_s(v, ((1u64 << width) - 1) as i64)
+        }
+    }
+
+    /// Sign-extend a canonical `width`-bit value within its Cranelift type.
+    pub fn sext_in(&mut self, v: Value, width: u32) -> Value {
+        if is_native(width) {
+            return v;
+        }
+        let bits = self.b.func.dfg.value_type(v).bits();
+        let sh = i64::from(bits.saturating_sub(width));
+        let t = self.b.ins().ishl_imm_s(v, sh);
+        self.b.ins().sshr_imm_s(t, sh)
+    }
+
+    pub fn value_type(&self, v: Value) -> ir::Type {
+        self.b.func.dfg.value_type(v)
+    }
+
+    // ---- calls into the runtime ---------------------------------------------------------
+
+    /// Call a builtin from [`crate::builtins`] by symbol name.
+    pub fn call_builtin(&mut self, bi: &crate::builtins::Builtin, args: &[Value]) -> Result<Value> {
+        let fref = if let Some(r) = self.builtin_refs.get(bi.name) {
+            *r
+        } else {
+            let fid = if let Some(id) = self.env.builtin_funcs.get(bi.name) {
+                *id
+            } else {
+                let mut sig = self.env.module.make_signature();
+                let conv = |t: crate::builtins::BTy| match t {
+                    crate::builtins::BTy::F32 => types::F32,
+                    crate::builtins::BTy::F64 => types::F64,
+                    crate::builtins::BTy::I32 => types::I32,
+                };
+                sig.params
+                    .extend(bi.params.iter().map(|t| ir::AbiParam::new(conv(*t))));
+                sig.returns.push(ir::AbiParam::new(conv(bi.ret)));
+                let id = self
+                    .env
+                    .module
+                    .declare_function(bi.name, Linkage::Import, &sig)
+                    .map_err(codegen_err)?;
+                self.env.builtin_funcs.insert(bi.name, id);
+                id
+            };
+            let r = self.env.module.declare_func_in_func(fid, self.b.func);
+            self.builtin_refs.insert(bi.name, r);
+            r
+        };
+        let call = self.b.ins().call(fref, args);
+        self.b
+            .inst_results(call)
+            .first()
+            .copied()
+            .ok_or_else(|| CompileError::Codegen("builtin without result".into()))
+    }
+
+    // ---- the instruction dispatcher ------------------------------------------------------
+
+    fn inst(&mut self, inst: &Instruction) -> Result<()> {
+        use Op::*;
+        let op = inst.class.opcode;
+        match op {
+            Nop | Line | NoLine | SelectionMerge | LoopMerge | LifetimeStart | LifetimeStop
+            | Name | Decorate | ModuleProcessed => Ok(()),
+            Undef => {
+                let ty = result_type(inst)?;
+                let z = self.zero(ty)?;
+                self.set_result(inst, z)
+            }
+            Branch | BranchConditional | Switch | Return | ReturnValue | Unreachable => {
+                self.terminated = true;
+                self.terminator(inst)
+            }
+            FunctionCall => self.call(inst),
+            ControlBarrier => Err(CompileError::UnsupportedOpcode {
+                opcode: "ControlBarrier (work-group barrier() is not implemented yet)".into(),
+                function: self.f.name.clone(),
+            }),
+            MemoryBarrier => {
+                self.b.ins().fence();
+                Ok(())
+            }
+            Variable
+            | Load
+            | Store
+            | AccessChain
+            | InBoundsAccessChain
+            | PtrAccessChain
+            | InBoundsPtrAccessChain
+            | CopyMemory
+            | CopyMemorySized
+            | PtrEqual
+            | PtrNotEqual
+            | PtrDiff => self.memory(inst),
+            CompositeConstruct | CompositeExtract | CompositeInsert | VectorShuffle
+            | VectorExtractDynamic | VectorInsertDynamic | CopyObject => self.composite(inst),
+            ConvertFToU
+            | ConvertFToS
+            | ConvertSToF
+            | ConvertUToF
+            | UConvert
+            | SConvert
+            | FConvert
+            | Bitcast
+            | ConvertPtrToU
+            | ConvertUToPtr
+            | PtrCastToGeneric
+            | GenericCastToPtr
+            | GenericCastToPtrExplicit
+            | SatConvertSToU
+            | SatConvertUToS => self.convert(inst),
+            ExtInst => self.ext_inst(inst),
+            _ if arith::is_arith(op) => self.arith(inst),
+            _ => Err(self.unsupported(inst)),
+        }
+    }
+}
+
+/// Opcodes `FnTx::inst` translates; `Module::from_spirv` rejects every other opcode found
+/// in a function body, so unsupported features show up at build time.
+pub fn opcode_supported(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        Nop | Line
+            | NoLine
+            | SelectionMerge
+            | LoopMerge
+            | LifetimeStart
+            | LifetimeStop
+            | Undef
+            | Phi
+            | Branch
+            | BranchConditional
+            | Switch
+            | Return
+            | ReturnValue
+            | Unreachable
+            | FunctionCall
+            | MemoryBarrier
+            | Variable
+            | Load
+            | Store
+            | AccessChain
+            | InBoundsAccessChain
+            | PtrAccessChain
+            | InBoundsPtrAccessChain
+            | CopyMemory
+            | CopyMemorySized
+            | PtrEqual
+            | PtrNotEqual
+            | PtrDiff
+            | CompositeConstruct
+            | CompositeExtract
+            | CompositeInsert
+            | VectorShuffle
+            | VectorExtractDynamic
+            | VectorInsertDynamic
+            | CopyObject
+            | ConvertFToU
+            | ConvertFToS
+            | ConvertSToF
+            | ConvertUToF
+            | UConvert
+            | SConvert
+            | FConvert
+            | Bitcast
+            | ConvertPtrToU
+            | ConvertUToPtr
+            | PtrCastToGeneric
+            | GenericCastToPtr
+            | GenericCastToPtrExplicit
+            | SatConvertSToU
+            | SatConvertUToS
+            | ExtInst
+    ) || arith::is_arith(op)
+}

@@ -1,0 +1,419 @@
+//! Integer, float, logical and relational instructions (element-wise on vectors).
+//!
+//! Division never traps: a zero divisor is replaced by 1 (the result is undefined in OpenCL
+//! anyway) and `INT_MIN / -1` is computed as a wrapping negation, because a CPU trap would
+//! kill the application.
+
+use super::{FnTx, Result, Val};
+use crate::spirv::{op_id, result_type};
+use crate::CompileError;
+use cranelift_codegen::ir::{
+    condcodes::{FloatCC, IntCC},
+    types, InstBuilder, MemFlagsData, Value,
+};
+use rspirv::dr::Instruction;
+use rspirv::spirv::Op;
+
+pub fn is_arith(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        IAdd | ISub
+            | IMul
+            | UDiv
+            | SDiv
+            | UMod
+            | SRem
+            | SMod
+            | SNegate
+            | Not
+            | ShiftLeftLogical
+            | ShiftRightLogical
+            | ShiftRightArithmetic
+            | BitwiseAnd
+            | BitwiseOr
+            | BitwiseXor
+            | BitCount
+            | BitReverse
+            | FAdd
+            | FSub
+            | FMul
+            | FDiv
+            | FRem
+            | FMod
+            | FNegate
+            | VectorTimesScalar
+            | Dot
+            | IEqual
+            | INotEqual
+            | UGreaterThan
+            | SGreaterThan
+            | UGreaterThanEqual
+            | SGreaterThanEqual
+            | ULessThan
+            | SLessThan
+            | ULessThanEqual
+            | SLessThanEqual
+            | FOrdEqual
+            | FUnordEqual
+            | FOrdNotEqual
+            | FUnordNotEqual
+            | FOrdLessThan
+            | FUnordLessThan
+            | FOrdGreaterThan
+            | FUnordGreaterThan
+            | FOrdLessThanEqual
+            | FUnordLessThanEqual
+            | FOrdGreaterThanEqual
+            | FUnordGreaterThanEqual
+            | Ordered
+            | Unordered
+            | IsNan
+            | IsInf
+            | IsFinite
+            | IsNormal
+            | SignBitSet
+            | LogicalEqual
+            | LogicalNotEqual
+            | LogicalOr
+            | LogicalAnd
+            | LogicalNot
+            | Select
+            | Any
+            | All
+    )
+}
+
+fn int_cc(op: Op) -> Option<(IntCC, bool)> {
+    use Op::*;
+    Some(match op {
+        IEqual | LogicalEqual => (IntCC::Equal, false),
+        INotEqual | LogicalNotEqual => (IntCC::NotEqual, false),
+        UGreaterThan => (IntCC::UnsignedGreaterThan, false),
+        SGreaterThan => (IntCC::SignedGreaterThan, true),
+        UGreaterThanEqual => (IntCC::UnsignedGreaterThanOrEqual, false),
+        SGreaterThanEqual => (IntCC::SignedGreaterThanOrEqual, true),
+        ULessThan => (IntCC::UnsignedLessThan, false),
+        SLessThan => (IntCC::SignedLessThan, true),
+        ULessThanEqual => (IntCC::UnsignedLessThanOrEqual, false),
+        SLessThanEqual => (IntCC::SignedLessThanOrEqual, true),
+        _ => return None,
+    })
+}
+
+fn float_cc(op: Op) -> Option<FloatCC> {
+    use Op::*;
+    Some(match op {
+        FOrdEqual => FloatCC::Equal,
+        FUnordEqual => FloatCC::UnorderedOrEqual,
+        FOrdNotEqual => FloatCC::OrderedNotEqual,
+        FUnordNotEqual => FloatCC::NotEqual,
+        FOrdLessThan => FloatCC::LessThan,
+        FUnordLessThan => FloatCC::UnorderedOrLessThan,
+        FOrdGreaterThan => FloatCC::GreaterThan,
+        FUnordGreaterThan => FloatCC::UnorderedOrGreaterThan,
+        FOrdLessThanEqual => FloatCC::LessThanOrEqual,
+        FUnordLessThanEqual => FloatCC::UnorderedOrLessThanOrEqual,
+        FOrdGreaterThanEqual => FloatCC::GreaterThanOrEqual,
+        FUnordGreaterThanEqual => FloatCC::UnorderedOrGreaterThanOrEqual,
+        Ordered => FloatCC::Ordered,
+        Unordered => FloatCC::Unordered,
+        _ => return None,
+    })
+}
+
+impl FnTx<'_, '_, '_> {
+    /// `y` with zero (and, for signed division, -1) replaced by 1.
+    pub(super) fn safe_divisor(&mut self, y: Value, signed: bool) -> Value {
+        let t = self.value_type(y);
+        let one = self.b.ins().iconst(t, 1);
+        let zero = self.b.ins().icmp_imm_s(IntCC::Equal, y, 0);
+        let bad = if signed {
+            let m1 = self.b.ins().icmp_imm_s(IntCC::Equal, y, -1);
+            self.b.ins().bor(zero, m1)
+        } else {
+            zero
+        };
+        self.b.ins().select(bad, one, y)
+    }
+
+    /// Integer binary operation on canonical `w`-bit operands.
+    pub(super) fn int_binary(&mut self, op: Op, x: Value, y: Value, w: u32) -> Result<Value> {
+        use Op::*;
+        let signed = matches!(op, SDiv | SRem | SMod | ShiftRightArithmetic);
+        let (x, y) = if signed {
+            let x = self.sext_in(x, w);
+            let y = if op == ShiftRightArithmetic {
+                y
+            } else {
+                self.sext_in(y, w)
+            };
+            (x, y)
+        } else {
+            (x, y)
+        };
+        let r = match op {
+            IAdd => self.b.ins().iadd(x, y),
+            ISub => self.b.ins().isub(x, y),
+            IMul => self.b.ins().imul(x, y),
+            BitwiseAnd => self.b.ins().band(x, y),
+            BitwiseOr => self.b.ins().bor(x, y),
+            BitwiseXor => self.b.ins().bxor(x, y),
+            ShiftLeftLogical => self.b.ins().ishl(x, y),
+            ShiftRightLogical => self.b.ins().ushr(x, y),
+            ShiftRightArithmetic => self.b.ins().sshr(x, y),
+            UDiv => {
+                let d = self.safe_divisor(y, false);
+                self.b.ins().udiv(x, d)
+            }
+            UMod => {
+                let d = self.safe_divisor(y, false);
+                self.b.ins().urem(x, d)
+            }
+            SDiv => {
+                let d = self.safe_divisor(y, true);
+                let q = self.b.ins().sdiv(x, d);
+                let neg = self.b.ins().ineg(x);
+                let m1 = self.b.ins().icmp_imm_s(IntCC::Equal, y, -1);
+                self.b.ins().select(m1, neg, q)
+            }
+            SRem | SMod => {
+                let d = self.safe_divisor(y, true);
+                let r = self.b.ins().srem(x, d);
+                if op == SRem {
+                    r
+                } else {
+                    // Result takes the divisor's sign.
+                    let t = self.value_type(r);
+                    let zero = self.b.ins().iconst(t, 0);
+                    let nz = self.b.ins().icmp(IntCC::NotEqual, r, zero);
+                    let sx = self.b.ins().bxor(r, y);
+                    let diff = self.b.ins().icmp(IntCC::SignedLessThan, sx, zero);
+                    let fix = self.b.ins().band(nz, diff);
+                    let adj = self.b.ins().iadd(r, y);
+                    self.b.ins().select(fix, adj, r)
+                }
+            }
+            _ => return Err(CompileError::Codegen(format!("int_binary {op:?}"))),
+        };
+        Ok(self.wrap(r, w))
+    }
+
+    fn fmod_like(&mut self, x: Value, y: Value, floor_mod: bool) -> Result<Value> {
+        let f64_ = self.value_type(x) == types::F64;
+        let bi = crate::builtins::lookup("fmod", f64_)
+            .ok_or_else(|| CompileError::Codegen("fmod builtin missing".into()))?;
+        let r = self.call_builtin(&bi, &[x, y])?;
+        if !floor_mod {
+            return Ok(r);
+        }
+        // OpFMod: the result has the sign of y.
+        let t = self.value_type(r);
+        let zero = if t == types::F64 {
+            self.b.ins().f64const(0.0)
+        } else {
+            self.b.ins().f32const(0.0)
+        };
+        let nz = self.b.ins().fcmp(FloatCC::NotEqual, r, zero);
+        let rneg = self.b.ins().fcmp(FloatCC::LessThan, r, zero);
+        let yneg = self.b.ins().fcmp(FloatCC::LessThan, y, zero);
+        let diff = self.b.ins().bxor(rneg, yneg);
+        let fix = self.b.ins().band(nz, diff);
+        let adj = self.b.ins().fadd(r, y);
+        Ok(self.b.ins().select(fix, adj, r))
+    }
+
+    pub(super) fn arith(&mut self, inst: &Instruction) -> Result<()> {
+        use Op::*;
+        let op = inst.class.opcode;
+        let rt = result_type(inst)?;
+        let a_id = op_id(inst, 0)?;
+        let a_ty = self.type_of(a_id)?;
+        let ops = self.operand_vals(inst, 0)?;
+        let need = |n: usize| -> Result<()> {
+            if ops.len() < n {
+                Err(CompileError::Invalid(format!("Op{op:?}: too few operands")))
+            } else {
+                Ok(())
+            }
+        };
+        need(1)?;
+        let v = match op {
+            IAdd | ISub | IMul | UDiv | SDiv | UMod | SRem | SMod | ShiftLeftLogical
+            | ShiftRightLogical | ShiftRightArithmetic | BitwiseAnd | BitwiseOr | BitwiseXor => {
+                need(2)?;
+                let w = self.int_width(rt)?.ok_or_else(|| {
+                    CompileError::Invalid(format!("Op{op:?} on a non-integer type"))
+                })?;
+                self.map_n(rt, &ops[..2], &mut |s, a| s.int_binary(op, a[0], a[1], w))?
+            }
+            SNegate | Not => {
+                let w = self.int_width(rt)?.ok_or_else(|| {
+                    CompileError::Invalid(format!("Op{op:?} on a non-integer type"))
+                })?;
+                self.map_n(rt, &ops[..1], &mut |s, a| {
+                    let r = if op == SNegate {
+                        s.b.ins().ineg(a[0])
+                    } else {
+                        s.b.ins().bnot(a[0])
+                    };
+                    Ok(s.wrap(r, w))
+                })?
+            }
+            BitCount => {
+                let rt_t = super::clif_scalar(self.p, super::elem_of(self.p, rt)?)?;
+                self.map_n(rt, &ops[..1], &mut |s, a| {
+                    let c = s.b.ins().popcnt(a[0]);
+                    let ct = s.value_type(c);
+                    Ok(if ct.bits() > rt_t.bits() {
+                        s.b.ins().ireduce(rt_t, c)
+                    } else if ct.bits() < rt_t.bits() {
+                        s.b.ins().uextend(rt_t, c)
+                    } else {
+                        c
+                    })
+                })?
+            }
+            BitReverse => {
+                let w = self.int_width(rt)?.unwrap_or(32);
+                self.map_n(rt, &ops[..1], &mut |s, a| {
+                    let r = s.b.ins().bitrev(a[0]);
+                    let bits = s.value_type(r).bits();
+                    Ok(if bits > w {
+                        s.b.ins().ushr_imm_s(r, i64::from(bits - w))
+                    } else {
+                        r
+                    })
+                })?
+            }
+            FAdd | FSub | FMul | FDiv => {
+                need(2)?;
+                self.map_n(rt, &ops[..2], &mut |s, a| {
+                    Ok(match op {
+                        FAdd => s.b.ins().fadd(a[0], a[1]),
+                        FSub => s.b.ins().fsub(a[0], a[1]),
+                        FMul => s.b.ins().fmul(a[0], a[1]),
+                        _ => s.b.ins().fdiv(a[0], a[1]),
+                    })
+                })?
+            }
+            FRem | FMod => {
+                need(2)?;
+                self.map_n(rt, &ops[..2], &mut |s, a| {
+                    s.fmod_like(a[0], a[1], op == FMod)
+                })?
+            }
+            FNegate => self.map_n(rt, &ops[..1], &mut |s, a| Ok(s.b.ins().fneg(a[0])))?,
+            VectorTimesScalar => {
+                need(2)?;
+                self.map_n(rt, &ops[..2], &mut |s, a| Ok(s.b.ins().fmul(a[0], a[1])))?
+            }
+            Dot => {
+                need(2)?;
+                let (x, y) = (ops[0].flat(), ops[1].flat());
+                if x.len() != y.len() || x.is_empty() {
+                    return Err(CompileError::Invalid("OpDot operand sizes".into()));
+                }
+                let mut acc = self.b.ins().fmul(x[0], y[0]);
+                for i in 1..x.len() {
+                    let m = self.b.ins().fmul(x[i], y[i]);
+                    acc = self.b.ins().fadd(acc, m);
+                }
+                Val::S(acc)
+            }
+            LogicalAnd | LogicalOr => {
+                need(2)?;
+                self.map_n(rt, &ops[..2], &mut |s, a| {
+                    Ok(if op == LogicalAnd {
+                        s.b.ins().band(a[0], a[1])
+                    } else {
+                        s.b.ins().bor(a[0], a[1])
+                    })
+                })?
+            }
+            LogicalNot => {
+                self.map_n(rt, &ops[..1], &mut |s, a| Ok(s.b.ins().bxor_imm_s(a[0], 1)))?
+            }
+            Select => {
+                need(3)?;
+                self.map_n(rt, &ops[..3], &mut |s, a| {
+                    Ok(s.b.ins().select(a[0], a[1], a[2]))
+                })?
+            }
+            Any | All => {
+                let x = ops[0].flat();
+                let mut acc = *x
+                    .first()
+                    .ok_or_else(|| CompileError::Invalid("OpAny of nothing".into()))?;
+                for v in &x[1..] {
+                    acc = if op == Any {
+                        self.b.ins().bor(acc, *v)
+                    } else {
+                        self.b.ins().band(acc, *v)
+                    };
+                }
+                Val::S(acc)
+            }
+            IsNan | IsInf | IsFinite | IsNormal | SignBitSet => {
+                self.map_n(rt, &ops[..1], &mut |s, a| s.float_class(op, a[0]))?
+            }
+            _ => {
+                if let Some((cc, signed)) = int_cc(op) {
+                    need(2)?;
+                    let w = self.int_width(a_ty)?.unwrap_or(8);
+                    self.map_n(rt, &ops[..2], &mut |s, a| {
+                        let (x, y) = if signed {
+                            (s.sext_in(a[0], w), s.sext_in(a[1], w))
+                        } else {
+                            (a[0], a[1])
+                        };
+                        Ok(s.b.ins().icmp(cc, x, y))
+                    })?
+                } else if let Some(cc) = float_cc(op) {
+                    need(2)?;
+                    self.map_n(rt, &ops[..2], &mut |s, a| {
+                        Ok(s.b.ins().fcmp(cc, a[0], a[1]))
+                    })?
+                } else {
+                    return Err(self.unsupported(inst));
+                }
+            }
+        };
+        self.set_result(inst, v)
+    }
+
+    fn float_class(&mut self, op: Op, x: Value) -> Result<Value> {
+        let t = self.value_type(x);
+        let f64_ = t == types::F64;
+        let (inf, min_normal) = if f64_ {
+            (
+                self.b.ins().f64const(f64::INFINITY),
+                self.b.ins().f64const(f64::MIN_POSITIVE),
+            )
+        } else {
+            (
+                self.b.ins().f32const(f32::INFINITY),
+                self.b.ins().f32const(f32::MIN_POSITIVE),
+            )
+        };
+        let ax = self.b.ins().fabs(x);
+        Ok(match op {
+            Op::IsNan => self.b.ins().fcmp(FloatCC::Unordered, x, x),
+            Op::IsInf => self.b.ins().fcmp(FloatCC::Equal, ax, inf),
+            Op::IsFinite => self.b.ins().fcmp(FloatCC::LessThan, ax, inf),
+            Op::IsNormal => {
+                let lo = self
+                    .b
+                    .ins()
+                    .fcmp(FloatCC::GreaterThanOrEqual, ax, min_normal);
+                let hi = self.b.ins().fcmp(FloatCC::LessThan, ax, inf);
+                self.b.ins().band(lo, hi)
+            }
+            _ => {
+                let it = if f64_ { types::I64 } else { types::I32 };
+                let bits = self.b.ins().bitcast(it, MemFlagsData::new(), x);
+                self.b.ins().icmp_imm_s(IntCC::SignedLessThan, bits, 0)
+            }
+        })
+    }
+}

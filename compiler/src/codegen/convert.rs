@@ -1,0 +1,232 @@
+//! Conversions: int↔float (round toward zero, non-trapping), int widths, float widths,
+//! bitcasts (also vector↔scalar of equal size, through a stack slot), pointer↔integer and
+//! address-space casts (no-ops: all pointers are absolute).
+//!
+//! `SaturatedConversion` (`convert_T_sat`) clamps to the destination range; without it an
+//! out-of-range float→int is undefined in OpenCL and Cranelift's saturating conversion is
+//! used so it can never trap.
+
+use super::{clif_scalar, elem_of, FnTx, Result, Val};
+use crate::layout::layout;
+use crate::spirv::{op_id, result_id, result_type, Type};
+use crate::CompileError;
+use cranelift_codegen::ir::{
+    types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
+};
+use rspirv::dr::Instruction;
+use rspirv::spirv::{Decoration, Op};
+
+impl FnTx<'_, '_, '_> {
+    fn int_info(&self, id: rspirv::spirv::Word) -> Result<(u32, bool)> {
+        match self.p.ty(elem_of(self.p, id)?)? {
+            Type::Int { width, signed } => Ok((*width, *signed)),
+            Type::Bool => Ok((1, false)),
+            _ => Err(CompileError::Invalid(format!(
+                "type %{id} is not an integer type"
+            ))),
+        }
+    }
+
+    /// Clamp `v` (an integer of Cranelift type `t`, interpreted signed or not) to the range
+    /// of a `w`-bit destination integer.
+    fn clamp_int(&mut self, v: Value, src_signed: bool, w: u32, dst_signed: bool) -> Value {
+        let bits = self.value_type(v).bits();
+        let (lo, hi): (i128, i128) = if dst_signed {
+            (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1)
+        } else {
+            (0, (1i128 << w) - 1)
+        };
+        let (smin, smax): (i128, i128) = if src_signed {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        };
+        let t = self.value_type(v);
+        let mut r = v;
+        if hi < smax {
+            let c = self.b.ins().iconst(t, hi as i64);
+            r = if src_signed {
+                self.b.ins().smin(r, c)
+            } else {
+                self.b.ins().umin(r, c)
+            };
+        }
+        if lo > smin {
+            let c = self.b.ins().iconst(t, lo as i64);
+            r = if src_signed {
+                self.b.ins().smax(r, c)
+            } else {
+                self.b.ins().umax(r, c)
+            };
+        }
+        r
+    }
+
+    /// Resize integer `v` (canonical, `ws` bits, `signed` source) to `wd` bits.
+    fn resize_int(&mut self, v: Value, ws: u32, signed: bool, wd: u32) -> Result<Value> {
+        let td = super::int_clif(wd)?;
+        let v = if signed { self.sext_in(v, ws) } else { v };
+        let ts = self.value_type(v);
+        let r = if td.bits() > ts.bits() {
+            if signed {
+                self.b.ins().sextend(td, v)
+            } else {
+                self.b.ins().uextend(td, v)
+            }
+        } else if td.bits() < ts.bits() {
+            self.b.ins().ireduce(td, v)
+        } else {
+            v
+        };
+        Ok(self.wrap(r, wd))
+    }
+
+    pub(super) fn convert(&mut self, inst: &Instruction) -> Result<()> {
+        let rt = result_type(inst)?;
+        let src_id = op_id(inst, 0)?;
+        let st = self.type_of(src_id)?;
+        let x = self.val(src_id)?;
+        let sat = self
+            .p
+            .has_decoration(result_id(inst)?, Decoration::SaturatedConversion);
+        let p = self.p;
+        let op = inst.class.opcode;
+        let dst_elem = elem_of(p, rt)?;
+        let v = match op {
+            Op::ConvertFToU | Op::ConvertFToS => {
+                let (wd, _) = self.int_info(rt)?;
+                let signed = op == Op::ConvertFToS;
+                let td = super::int_clif(wd)?;
+                self.map_n(rt, &[x], &mut |s, a| {
+                    let wide = if td.bits() < 32 { types::I32 } else { td };
+                    let mut r = if signed {
+                        s.b.ins().fcvt_to_sint_sat(wide, a[0])
+                    } else {
+                        s.b.ins().fcvt_to_uint_sat(wide, a[0])
+                    };
+                    if sat && (wide != td || !super::is_native(wd)) {
+                        r = s.clamp_int(r, signed, wd, signed);
+                    }
+                    if wide != td {
+                        r = s.b.ins().ireduce(td, r);
+                    }
+                    Ok(s.wrap(r, wd))
+                })?
+            }
+            Op::ConvertSToF | Op::ConvertUToF => {
+                let (ws, _) = self.int_info(st)?;
+                let signed = op == Op::ConvertSToF;
+                let tf = clif_scalar(p, dst_elem)?;
+                self.map_n(rt, &[x], &mut |s, a| {
+                    let mut v = a[0];
+                    if signed {
+                        v = s.sext_in(v, ws);
+                    }
+                    if s.value_type(v).bits() < 32 {
+                        v = if signed {
+                            s.b.ins().sextend(types::I32, v)
+                        } else {
+                            s.b.ins().uextend(types::I32, v)
+                        };
+                    }
+                    Ok(if signed {
+                        s.b.ins().fcvt_from_sint(tf, v)
+                    } else {
+                        s.b.ins().fcvt_from_uint(tf, v)
+                    })
+                })?
+            }
+            Op::UConvert | Op::SConvert | Op::SatConvertSToU | Op::SatConvertUToS => {
+                let (ws, _) = self.int_info(st)?;
+                let (wd, _) = self.int_info(rt)?;
+                let src_signed = matches!(op, Op::SConvert | Op::SatConvertSToU);
+                let dst_signed = match op {
+                    Op::SatConvertSToU => false,
+                    Op::SatConvertUToS => true,
+                    _ => src_signed,
+                };
+                let clamp = sat || matches!(op, Op::SatConvertSToU | Op::SatConvertUToS);
+                self.map_n(rt, &[x], &mut |s, a| {
+                    if clamp {
+                        // Widen to 64 bits, clamp there, then narrow.
+                        let v = s.resize_int(a[0], ws, src_signed, 64)?;
+                        let v = s.clamp_int(v, src_signed, wd, dst_signed);
+                        s.resize_int(v, 64, false, wd)
+                    } else {
+                        s.resize_int(a[0], ws, src_signed, wd)
+                    }
+                })?
+            }
+            Op::FConvert => {
+                let td = clif_scalar(p, dst_elem)?;
+                self.map_n(rt, &[x], &mut |s, a| {
+                    let ts = s.value_type(a[0]);
+                    Ok(if ts == td {
+                        a[0]
+                    } else if td.bits() > ts.bits() {
+                        s.b.ins().fpromote(td, a[0])
+                    } else {
+                        s.b.ins().fdemote(td, a[0])
+                    })
+                })?
+            }
+            Op::ConvertPtrToU => {
+                let (wd, _) = self.int_info(rt)?;
+                self.map_n(rt, &[x], &mut |s, a| s.resize_int(a[0], 64, false, wd))?
+            }
+            Op::ConvertUToPtr => {
+                let (ws, _) = self.int_info(st)?;
+                self.map_n(rt, &[x], &mut |s, a| s.resize_int(a[0], ws, false, 64))?
+            }
+            Op::PtrCastToGeneric | Op::GenericCastToPtr | Op::GenericCastToPtrExplicit => x,
+            Op::Bitcast => self.bitcast(rt, st, x)?,
+            _ => return Err(self.unsupported(inst)),
+        };
+        self.set_result(inst, v)
+    }
+
+    fn bitcast(&mut self, rt: rspirv::spirv::Word, st: rspirv::spirv::Word, x: Val) -> Result<Val> {
+        let p = self.p;
+        let src = x.flat();
+        let mut dst_tys = Vec::new();
+        super::flat_types(p, rt, &mut dst_tys)?;
+        let ssize: u32 = src.iter().map(|v| self.value_type(*v).bytes()).sum();
+        let dsize: u32 = dst_tys.iter().map(|t| t.bytes()).sum();
+        if ssize != dsize {
+            return Err(CompileError::Invalid(format!(
+                "OpBitcast between types of different sizes (%{st} → %{rt})"
+            )));
+        }
+        let _ = layout(p, rt)?;
+        if src.len() == dst_tys.len() {
+            let mut out = Vec::new();
+            for (v, t) in src.iter().zip(&dst_tys) {
+                let from = self.value_type(*v);
+                out.push(if from == *t {
+                    *v
+                } else {
+                    self.b.ins().bitcast(*t, MemFlagsData::new(), *v)
+                });
+            }
+            return self.unflatten(rt, out);
+        }
+        // Different element counts: go through memory.
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            ssize,
+            4,
+        ));
+        let mut off = 0i32;
+        for v in &src {
+            self.b.ins().stack_store(types::I64, *v, slot, off);
+            off += self.value_type(*v).bytes() as i32;
+        }
+        let mut out = Vec::new();
+        let mut off = 0i32;
+        for t in &dst_tys {
+            out.push(self.b.ins().stack_load(types::I64, *t, slot, off));
+            off += t.bytes() as i32;
+        }
+        self.unflatten(rt, out)
+    }
+}

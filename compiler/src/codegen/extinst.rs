@@ -1,0 +1,624 @@
+//! `OpExtInst` from the `OpenCL.std` set. Exact operations are inline Cranelift
+//! (`sqrt`, `fma`, `floor`, `fabs`, min/max, integer helpers, geometric functions built from
+//! them); transcendental ones call the Rust/libm implementations listed in
+//! [`crate::builtins`]. `native_*`/`half_*` variants use the full-precision code.
+
+use super::{clif_scalar, elem_of, FnTx, Result, Val};
+use crate::builtins;
+use crate::spirv::{op_id, op_lit, result_type, Type};
+use crate::CompileError;
+use cranelift_codegen::ir::{
+    condcodes::{FloatCC, IntCC},
+    types, InstBuilder, MemFlagsData, Value,
+};
+use rspirv::dr::Instruction;
+use rspirv::spirv::OpenclStd100Op as E;
+
+/// Transcendental functions: OpenCL name (after `native_`/`half_` is stripped) → builtin
+/// base name and a post-scale by 1/π (the `*pi` inverse functions).
+fn transcendental(op: E) -> Option<(&'static str, bool)> {
+    Some(match op {
+        E::acos => ("acos", false),
+        E::acospi => ("acos", true),
+        E::asin => ("asin", false),
+        E::asinpi => ("asin", true),
+        E::atan => ("atan", false),
+        E::atanpi => ("atan", true),
+        E::atan2 => ("atan2", false),
+        E::atan2pi => ("atan2", true),
+        E::acosh => ("acosh", false),
+        E::asinh => ("asinh", false),
+        E::atanh => ("atanh", false),
+        E::cbrt => ("cbrt", false),
+        E::sin | E::native_sin | E::half_sin => ("sin", false),
+        E::cos | E::native_cos | E::half_cos => ("cos", false),
+        E::tan | E::native_tan | E::half_tan => ("tan", false),
+        E::sinh => ("sinh", false),
+        E::cosh => ("cosh", false),
+        E::tanh => ("tanh", false),
+        E::sinpi => ("sinpi", false),
+        E::cospi => ("cospi", false),
+        E::tanpi => ("tanpi", false),
+        E::exp | E::native_exp | E::half_exp => ("exp", false),
+        E::exp2 | E::native_exp2 | E::half_exp2 => ("exp2", false),
+        E::exp10 | E::native_exp10 | E::half_exp10 => ("exp10", false),
+        E::expm1 => ("expm1", false),
+        E::log | E::native_log | E::half_log => ("log", false),
+        E::log2 | E::native_log2 | E::half_log2 => ("log2", false),
+        E::log10 | E::native_log10 | E::half_log10 => ("log10", false),
+        E::log1p => ("log1p", false),
+        E::pow | E::powr | E::native_powr | E::half_powr => ("pow", false),
+        E::hypot => ("hypot", false),
+        E::fmod => ("fmod", false),
+        E::remainder => ("remainder", false),
+        E::nextafter => ("nextafter", false),
+        E::erf => ("erf", false),
+        E::erfc => ("erfc", false),
+        E::tgamma => ("tgamma", false),
+        E::lgamma => ("lgamma", false),
+        E::logb => ("logb", false),
+        E::round => ("round", false),
+        E::pown => ("powi", false),
+        E::rootn => ("rootn", false),
+        E::ldexp => ("ldexp", false),
+        E::ilogb => ("ilogb", false),
+        _ => return None,
+    })
+}
+
+impl FnTx<'_, '_, '_> {
+    fn fconst(&mut self, t: types::Type, x: f64) -> Value {
+        if t == types::F64 {
+            self.b.ins().f64const(x)
+        } else {
+            self.b.ins().f32const(x as f32)
+        }
+    }
+
+    /// OpenCL `fmin`/`fmax`: a NaN operand yields the other operand.
+    fn fminmax(&mut self, x: Value, y: Value, max: bool) -> Value {
+        let m = if max {
+            self.b.ins().fmax(x, y)
+        } else {
+            self.b.ins().fmin(x, y)
+        };
+        let xn = self.b.ins().fcmp(FloatCC::Unordered, x, x);
+        let yn = self.b.ins().fcmp(FloatCC::Unordered, y, y);
+        let r = self.b.ins().select(yn, x, m);
+        self.b.ins().select(xn, y, r)
+    }
+
+    fn int_minmax(&mut self, x: Value, y: Value, signed: bool, max: bool) -> Value {
+        match (signed, max) {
+            (true, true) => self.b.ins().smax(x, y),
+            (true, false) => self.b.ins().smin(x, y),
+            (false, true) => self.b.ins().umax(x, y),
+            (false, false) => self.b.ins().umin(x, y),
+        }
+    }
+
+    fn add_sub_sat(&mut self, x: Value, y: Value, signed: bool, sub: bool) -> Value {
+        let t = self.value_type(x);
+        let bits = t.bits();
+        let r = if sub {
+            self.b.ins().isub(x, y)
+        } else {
+            self.b.ins().iadd(x, y)
+        };
+        if !signed {
+            let (cc, sat) = if sub {
+                (IntCC::UnsignedLessThan, 0i64)
+            } else {
+                (IntCC::UnsignedLessThan, -1i64)
+            };
+            let over = if sub {
+                self.b.ins().icmp(cc, x, y)
+            } else {
+                self.b.ins().icmp(cc, r, x)
+            };
+            let s = self.b.ins().iconst(t, sat);
+            return self.b.ins().select(over, s, r);
+        }
+        let xr = self.b.ins().bxor(x, r);
+        let other = if sub {
+            self.b.ins().bxor(x, y)
+        } else {
+            self.b.ins().bxor(y, r)
+        };
+        let o = self.b.ins().band(xr, other);
+        let over = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, o, 0);
+        let min = self
+            .b
+            .ins()
+            .iconst(t, (1i128 << (bits - 1)).wrapping_neg() as i64);
+        let max = self.b.ins().iconst(t, ((1i128 << (bits - 1)) - 1) as i64);
+        let xneg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, x, 0);
+        let s = self.b.ins().select(xneg, min, max);
+        self.b.ins().select(over, s, r)
+    }
+
+    fn call_math(&mut self, base: &str, args: &[Value]) -> Result<Value> {
+        let f64_ = self.value_type(args[0]) == types::F64;
+        let bi = builtins::lookup(base, f64_).ok_or_else(|| {
+            CompileError::Unsupported(format!("math builtin {base} for this type"))
+        })?;
+        let mut a = args.to_vec();
+        for (i, t) in bi.params.iter().enumerate() {
+            if *t == builtins::BTy::I32 {
+                if let Some(v) = a.get_mut(i) {
+                    let vt = self.b.func.dfg.value_type(*v);
+                    if vt.bits() > 32 {
+                        *v = self.b.ins().ireduce(types::I32, *v);
+                    } else if vt.bits() < 32 {
+                        *v = self.b.ins().sextend(types::I32, *v);
+                    }
+                }
+            }
+        }
+        if a.len() != bi.params.len() {
+            return Err(CompileError::Invalid(format!(
+                "{base}: wrong argument count"
+            )));
+        }
+        self.call_builtin(&bi, &a)
+    }
+
+    pub(super) fn ext_inst(&mut self, inst: &Instruction) -> Result<()> {
+        let set = op_id(inst, 0)?;
+        let set_name = self
+            .p
+            .ext_imports
+            .get(&set)
+            .ok_or(CompileError::InvalidId {
+                id: set,
+                expected: "extended instruction set",
+            })?
+            .clone();
+        if set_name.starts_with("NonSemantic.") || set_name.contains("DebugInfo") {
+            return Ok(());
+        }
+        if set_name != "OpenCL.std" {
+            return Err(CompileError::Unsupported(format!(
+                "extended instruction set {set_name}"
+            )));
+        }
+        let num = op_lit(inst, 1)?;
+        let op = E::from_u32(num).ok_or_else(|| {
+            CompileError::Invalid(format!("unknown OpenCL.std instruction {num}"))
+        })?;
+        let rt = result_type(inst)?;
+        let unsupported = || CompileError::UnsupportedOpcode {
+            opcode: format!("ExtInst OpenCL.std {op:?}"),
+            function: self.f.name.clone(),
+        };
+        if matches!(
+            op,
+            E::vload_half
+                | E::vload_halfn
+                | E::vstore_half
+                | E::vstore_half_r
+                | E::vstore_halfn
+                | E::vstore_halfn_r
+                | E::vloada_halfn
+                | E::vstorea_halfn
+                | E::vstorea_halfn_r
+                | E::printf
+                | E::prefetch
+                | E::shuffle
+                | E::shuffle2
+                | E::fract
+                | E::frexp
+                | E::modf
+                | E::lgamma_r
+                | E::remquo
+                | E::sincos
+                | E::nan
+                | E::maxmag
+                | E::minmag
+        ) {
+            return Err(unsupported());
+        }
+        // vloadn's last operand is a literal (the element count), not an id.
+        let args = if op == E::vloadn {
+            let mut v = Vec::new();
+            for i in 2..4 {
+                let id = op_id(inst, i)?;
+                v.push(self.val(id)?);
+            }
+            v
+        } else {
+            self.operand_vals(inst, 2)?
+        };
+        let need = |n: usize| -> Result<()> {
+            if args.len() < n {
+                Err(CompileError::Invalid(format!(
+                    "OpenCL.std {op:?}: too few operands"
+                )))
+            } else {
+                Ok(())
+            }
+        };
+        need(1)?;
+        let p = self.p;
+        let elem = elem_of(p, rt)?;
+        let et = if matches!(p.ty(elem)?, Type::Void) {
+            types::I8
+        } else {
+            clif_scalar(p, elem).unwrap_or(types::I8)
+        };
+
+        if let Some((base, by_pi)) = transcendental(op) {
+            let v = self.map_n(rt, &args, &mut |s, a| {
+                let r = s.call_math(base, a)?;
+                Ok(if by_pi {
+                    let t = s.value_type(r);
+                    let k = s.fconst(t, std::f64::consts::FRAC_1_PI);
+                    s.b.ins().fmul(r, k)
+                } else {
+                    r
+                })
+            })?;
+            return self.set_result(inst, v);
+        }
+
+        let v = match op {
+            E::sqrt | E::native_sqrt | E::half_sqrt => {
+                self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().sqrt(a[0])))?
+            }
+            E::rsqrt | E::native_rsqrt | E::half_rsqrt => self.map_n(rt, &args, &mut |s, a| {
+                let t = s.value_type(a[0]);
+                let one = s.fconst(t, 1.0);
+                let r = s.b.ins().sqrt(a[0]);
+                Ok(s.b.ins().fdiv(one, r))
+            })?,
+            E::native_recip | E::half_recip => self.map_n(rt, &args, &mut |s, a| {
+                let t = s.value_type(a[0]);
+                let one = s.fconst(t, 1.0);
+                Ok(s.b.ins().fdiv(one, a[0]))
+            })?,
+            E::native_divide | E::half_divide => {
+                need(2)?;
+                self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().fdiv(a[0], a[1])))?
+            }
+            E::fabs => self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().fabs(a[0])))?,
+            E::floor => self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().floor(a[0])))?,
+            E::ceil => self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().ceil(a[0])))?,
+            E::trunc => self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().trunc(a[0])))?,
+            E::rint => self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().nearest(a[0])))?,
+            E::copysign => {
+                need(2)?;
+                self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().fcopysign(a[0], a[1])))?
+            }
+            E::fmin | E::fmax | E::fmin_common | E::fmax_common => {
+                need(2)?;
+                let max = matches!(op, E::fmax | E::fmax_common);
+                self.map_n(rt, &args, &mut |s, a| Ok(s.fminmax(a[0], a[1], max)))?
+            }
+            E::fclamp => {
+                need(3)?;
+                self.map_n(rt, &args, &mut |s, a| {
+                    let lo = s.fminmax(a[0], a[1], true);
+                    Ok(s.fminmax(lo, a[2], false))
+                })?
+            }
+            E::fma => {
+                need(3)?;
+                self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().fma(a[0], a[1], a[2])))?
+            }
+            E::mad => {
+                need(3)?;
+                self.map_n(rt, &args, &mut |s, a| {
+                    let m = s.b.ins().fmul(a[0], a[1]);
+                    Ok(s.b.ins().fadd(m, a[2]))
+                })?
+            }
+            E::fdim => {
+                need(2)?;
+                self.map_n(rt, &args, &mut |s, a| {
+                    let t = s.value_type(a[0]);
+                    let d = s.b.ins().fsub(a[0], a[1]);
+                    let z = s.fconst(t, 0.0);
+                    let gt = s.b.ins().fcmp(FloatCC::UnorderedOrGreaterThan, a[0], a[1]);
+                    Ok(s.b.ins().select(gt, d, z))
+                })?
+            }
+            E::degrees | E::radians => {
+                let k = if op == E::degrees {
+                    180.0 / std::f64::consts::PI
+                } else {
+                    std::f64::consts::PI / 180.0
+                };
+                self.map_n(rt, &args, &mut |s, a| {
+                    let t = s.value_type(a[0]);
+                    let c = s.fconst(t, k);
+                    Ok(s.b.ins().fmul(a[0], c))
+                })?
+            }
+            E::mix => {
+                need(3)?;
+                self.map_n(rt, &args, &mut |s, a| {
+                    let d = s.b.ins().fsub(a[1], a[0]);
+                    let m = s.b.ins().fmul(d, a[2]);
+                    Ok(s.b.ins().fadd(a[0], m))
+                })?
+            }
+            E::step => {
+                need(2)?;
+                self.map_n(rt, &args, &mut |s, a| {
+                    let t = s.value_type(a[1]);
+                    let (z, o) = (s.fconst(t, 0.0), s.fconst(t, 1.0));
+                    let lt = s.b.ins().fcmp(FloatCC::LessThan, a[1], a[0]);
+                    Ok(s.b.ins().select(lt, z, o))
+                })?
+            }
+            E::smoothstep => {
+                need(3)?;
+                self.map_n(rt, &args, &mut |s, a| {
+                    let t = s.value_type(a[2]);
+                    let (z, o) = (s.fconst(t, 0.0), s.fconst(t, 1.0));
+                    let num = s.b.ins().fsub(a[2], a[0]);
+                    let den = s.b.ins().fsub(a[1], a[0]);
+                    let q = s.b.ins().fdiv(num, den);
+                    let q = s.fminmax(q, z, true);
+                    let q = s.fminmax(q, o, false);
+                    let two = s.fconst(t, 2.0);
+                    let three = s.fconst(t, 3.0);
+                    let tq = s.b.ins().fmul(two, q);
+                    let k = s.b.ins().fsub(three, tq);
+                    let qq = s.b.ins().fmul(q, q);
+                    Ok(s.b.ins().fmul(qq, k))
+                })?
+            }
+            E::sign => self.map_n(rt, &args, &mut |s, a| {
+                let t = s.value_type(a[0]);
+                let (z, o, m) = (s.fconst(t, 0.0), s.fconst(t, 1.0), s.fconst(t, -1.0));
+                let gt = s.b.ins().fcmp(FloatCC::GreaterThan, a[0], z);
+                let lt = s.b.ins().fcmp(FloatCC::LessThan, a[0], z);
+                let nan = s.b.ins().fcmp(FloatCC::Unordered, a[0], a[0]);
+                let r = s.b.ins().select(nan, z, a[0]);
+                let r = s.b.ins().select(lt, m, r);
+                Ok(s.b.ins().select(gt, o, r))
+            })?,
+            E::s_abs => self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().iabs(a[0])))?,
+            E::u_abs => self.map_n(rt, &args, &mut |_, a| Ok(a[0]))?,
+            E::s_abs_diff | E::u_abs_diff => {
+                need(2)?;
+                let sg = op == E::s_abs_diff;
+                self.map_n(rt, &args, &mut |s, a| {
+                    let hi = s.int_minmax(a[0], a[1], sg, true);
+                    let lo = s.int_minmax(a[0], a[1], sg, false);
+                    Ok(s.b.ins().isub(hi, lo))
+                })?
+            }
+            E::s_min | E::s_max | E::u_min | E::u_max => {
+                need(2)?;
+                let sg = matches!(op, E::s_min | E::s_max);
+                let max = matches!(op, E::s_max | E::u_max);
+                self.map_n(rt, &args, &mut |s, a| Ok(s.int_minmax(a[0], a[1], sg, max)))?
+            }
+            E::s_clamp | E::u_clamp => {
+                need(3)?;
+                let sg = op == E::s_clamp;
+                self.map_n(rt, &args, &mut |s, a| {
+                    let lo = s.int_minmax(a[0], a[1], sg, true);
+                    Ok(s.int_minmax(lo, a[2], sg, false))
+                })?
+            }
+            E::clz => self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().clz(a[0])))?,
+            E::ctz => self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().ctz(a[0])))?,
+            E::popcount => self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().popcnt(a[0])))?,
+            E::s_mul_hi | E::u_mul_hi => {
+                need(2)?;
+                let sg = op == E::s_mul_hi;
+                self.map_n(rt, &args, &mut |s, a| {
+                    Ok(if sg {
+                        s.b.ins().smulhi(a[0], a[1])
+                    } else {
+                        s.b.ins().umulhi(a[0], a[1])
+                    })
+                })?
+            }
+            E::s_mad_hi | E::u_mad_hi => {
+                need(3)?;
+                let sg = op == E::s_mad_hi;
+                self.map_n(rt, &args, &mut |s, a| {
+                    let h = if sg {
+                        s.b.ins().smulhi(a[0], a[1])
+                    } else {
+                        s.b.ins().umulhi(a[0], a[1])
+                    };
+                    Ok(s.b.ins().iadd(h, a[2]))
+                })?
+            }
+            E::s_mul24 | E::u_mul24 => {
+                need(2)?;
+                self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().imul(a[0], a[1])))?
+            }
+            E::s_mad24 | E::u_mad24 => {
+                need(3)?;
+                self.map_n(rt, &args, &mut |s, a| {
+                    let m = s.b.ins().imul(a[0], a[1]);
+                    Ok(s.b.ins().iadd(m, a[2]))
+                })?
+            }
+            E::s_add_sat | E::u_add_sat | E::s_sub_sat | E::u_sub_sat => {
+                need(2)?;
+                let sg = matches!(op, E::s_add_sat | E::s_sub_sat);
+                let sub = matches!(op, E::s_sub_sat | E::u_sub_sat);
+                self.map_n(
+                    rt,
+                    &args,
+                    &mut |s, a| Ok(s.add_sub_sat(a[0], a[1], sg, sub)),
+                )?
+            }
+            E::s_hadd | E::u_hadd | E::s_rhadd | E::u_rhadd => {
+                need(2)?;
+                let sg = matches!(op, E::s_hadd | E::s_rhadd);
+                let round = matches!(op, E::s_rhadd | E::u_rhadd);
+                self.map_n(rt, &args, &mut |s, a| {
+                    let (x, y) = (a[0], a[1]);
+                    let (hx, hy) = if sg {
+                        (s.b.ins().sshr_imm_s(x, 1), s.b.ins().sshr_imm_s(y, 1))
+                    } else {
+                        (s.b.ins().ushr_imm_s(x, 1), s.b.ins().ushr_imm_s(y, 1))
+                    };
+                    let low = if round {
+                        s.b.ins().bor(x, y)
+                    } else {
+                        s.b.ins().band(x, y)
+                    };
+                    let low = s.b.ins().band_imm_s(low, 1);
+                    let sum = s.b.ins().iadd(hx, hy);
+                    Ok(s.b.ins().iadd(sum, low))
+                })?
+            }
+            E::rotate => {
+                need(2)?;
+                self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().rotl(a[0], a[1])))?
+            }
+            E::s_upsample | E::u_upsample => {
+                need(2)?;
+                self.map_n(rt, &args, &mut |s, a| {
+                    let src_bits = s.value_type(a[0]).bits();
+                    let hi = if op == E::s_upsample {
+                        s.b.ins().sextend(et, a[0])
+                    } else {
+                        s.b.ins().uextend(et, a[0])
+                    };
+                    let lo = s.b.ins().uextend(et, a[1]);
+                    let hi = s.b.ins().ishl_imm_s(hi, i64::from(src_bits));
+                    Ok(s.b.ins().bor(hi, lo))
+                })?
+            }
+            E::bitselect => {
+                need(3)?;
+                self.map_n(rt, &args, &mut |s, a| {
+                    let t = s.value_type(a[0]);
+                    let it = types::Type::int(t.bits() as u16).unwrap_or(types::I32);
+                    let cast = |s: &mut Self, v: Value| {
+                        if t.is_float() {
+                            s.b.ins().bitcast(it, MemFlagsData::new(), v)
+                        } else {
+                            v
+                        }
+                    };
+                    let (x, y, c) = (cast(s, a[0]), cast(s, a[1]), cast(s, a[2]));
+                    let keep = s.b.ins().band_not(x, c);
+                    let take = s.b.ins().band(y, c);
+                    let r = s.b.ins().bor(keep, take);
+                    Ok(if t.is_float() {
+                        s.b.ins().bitcast(t, MemFlagsData::new(), r)
+                    } else {
+                        r
+                    })
+                })?
+            }
+            E::select => {
+                need(3)?;
+                let vector = matches!(p.ty(rt)?, Type::Vector { .. });
+                self.map_n(rt, &args, &mut |s, a| {
+                    let c = if vector {
+                        s.b.ins().icmp_imm_s(IntCC::SignedLessThan, a[2], 0)
+                    } else {
+                        s.b.ins().icmp_imm_s(IntCC::NotEqual, a[2], 0)
+                    };
+                    Ok(s.b.ins().select(c, a[1], a[0]))
+                })?
+            }
+            E::cross => {
+                need(2)?;
+                let (x, y) = (args[0].flat(), args[1].flat());
+                if x.len() < 3 || y.len() != x.len() {
+                    return Err(CompileError::Invalid("cross: operand sizes".into()));
+                }
+                let mut out = Vec::new();
+                for (i, j) in [(1, 2), (2, 0), (0, 1)] {
+                    let l = self.b.ins().fmul(x[i], y[j]);
+                    let r = self.b.ins().fmul(x[j], y[i]);
+                    out.push(self.b.ins().fsub(l, r));
+                }
+                if x.len() == 4 {
+                    out.push(self.fconst(et, 0.0));
+                }
+                self.unflatten(rt, out)?
+            }
+            E::length | E::fast_length | E::distance | E::fast_distance => {
+                let x = if matches!(op, E::distance | E::fast_distance) {
+                    need(2)?;
+                    let (a, b) = (args[0].flat(), args[1].flat());
+                    if a.len() != b.len() {
+                        return Err(CompileError::Invalid("distance: operand sizes".into()));
+                    }
+                    a.iter()
+                        .zip(&b)
+                        .map(|(p, q)| self.b.ins().fsub(*p, *q))
+                        .collect::<Vec<_>>()
+                } else {
+                    args[0].flat()
+                };
+                let d = self.dot_self(&x)?;
+                Val::S(self.b.ins().sqrt(d))
+            }
+            E::normalize | E::fast_normalize => {
+                let x = args[0].flat();
+                let d = self.dot_self(&x)?;
+                let l = self.b.ins().sqrt(d);
+                let out = x.iter().map(|v| self.b.ins().fdiv(*v, l)).collect();
+                self.unflatten(rt, out)?
+            }
+            E::vloadn => {
+                need(2)?;
+                let Type::Vector { elem, count } = p.ty(rt)?.clone() else {
+                    return Err(CompileError::Invalid(
+                        "vloadn result is not a vector".into(),
+                    ));
+                };
+                let addr = self.vec_addr(&args[0], &args[1], elem, count)?;
+                super::load_typed(&mut self.b, p, rt, addr, 0, MemFlagsData::new())?
+            }
+            E::vstoren => {
+                need(3)?;
+                let data_id = op_id(inst, 2)?;
+                let dt = self.type_of(data_id)?;
+                let Type::Vector { elem, count } = p.ty(dt)?.clone() else {
+                    return Err(CompileError::Invalid("vstoren data is not a vector".into()));
+                };
+                let addr = self.vec_addr(&args[1], &args[2], elem, count)?;
+                // Store element by element (vstore3 writes 3 elements, not 4).
+                let stride = crate::layout::elem_stride(p, elem)?;
+                for (i, v) in args[0].flat().into_iter().enumerate() {
+                    self.b
+                        .ins()
+                        .store(MemFlagsData::new(), v, addr, (i as u64 * stride) as i32);
+                }
+                return Ok(());
+            }
+            _ => return Err(unsupported()),
+        };
+        self.set_result(inst, v)
+    }
+
+    fn dot_self(&mut self, x: &[Value]) -> Result<Value> {
+        let first = *x
+            .first()
+            .ok_or_else(|| CompileError::Invalid("empty vector".into()))?;
+        let mut acc = self.b.ins().fmul(first, first);
+        for v in &x[1..] {
+            let m = self.b.ins().fmul(*v, *v);
+            acc = self.b.ins().fadd(acc, m);
+        }
+        Ok(acc)
+    }
+
+    /// `p + offset * n * sizeof(elem)` for `vloadn`/`vstoren`.
+    fn vec_addr(&mut self, offset: &Val, ptr: &Val, elem: u32, n: u32) -> Result<Value> {
+        let s = crate::layout::elem_stride(self.p, elem)? * u64::from(n);
+        let mut o = offset.scalar()?;
+        if self.value_type(o).bits() < 64 {
+            o = self.b.ins().uextend(types::I64, o);
+        }
+        let scaled = self.b.ins().imul_imm_s(o, s as i64);
+        let base = ptr.scalar()?;
+        Ok(self.b.ins().iadd(base, scaled))
+    }
+}

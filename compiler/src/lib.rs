@@ -1,0 +1,150 @@
+//! Ferrite's kernel compiler: SPIR-V (OpenCL `Kernel` environment) → Cranelift → native code.
+//!
+//! Pipeline (see `docs/architecture.md`):
+//! 1. `spirv`: load the words with rspirv's `dr` loader and lift them into typed tables
+//!    (types, constants, globals, functions, decorations, names). Anything we do not
+//!    support is rejected here with an error naming the opcode or capability.
+//! 2. `codegen`: translate every function into Cranelift IR; each kernel entry point
+//!    becomes a *work-group function* that loops over the work-items of one group.
+//! 3. `jit`: finalise the Cranelift functions into executable memory.
+//!
+//! The public surface is deliberately small: [`Module::from_spirv`] parses and validates,
+//! [`Module::kernels`] describes the kernels (names, arguments) for the runtime's
+//! `clGetKernelInfo`/`clSetKernelArg`, and [`Module::compile_kernel`] produces a
+//! [`CompiledKernel`] the runtime's executor calls once per work-group.
+//!
+//! # The work-group function ABI
+//! ```text
+//! extern "C" fn(args: *const u8, ctx: *const GroupContext)
+//! ```
+//! `args` is the kernel's argument block laid out by [`KernelInfo::args`] (`offset`
+//! of each [`KernelArg`]); `ctx` describes the NDRange and the group being run. The function
+//! runs every work-item of the group (`ctx.local_size`, which is smaller than the enqueued
+//! size in a non-uniform last group) and returns.
+
+#![deny(unsafe_code)]
+
+mod builtins;
+mod codegen;
+pub mod error;
+#[expect(
+    unsafe_code,
+    reason = "the JIT is the one place that turns code into fn pointers"
+)]
+mod jit;
+mod layout;
+mod spirv;
+mod workgroup;
+
+pub use error::CompileError;
+
+/// Everything a work-group function needs to know about the launch and its group.
+/// Shared with JIT code: the layout is part of the ABI, every field is 64-bit so the
+/// offsets are `8 * index` (see [`GroupContext::OFFSET_*`](GroupContext)).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GroupContext {
+    /// `get_global_size(d)`; 1 for dimensions beyond `work_dim`.
+    pub global_size: [u64; 3],
+    /// `get_global_offset(d)`.
+    pub global_offset: [u64; 3],
+    /// `get_enqueued_local_size(d)`: the local size given at enqueue.
+    pub enqueued_local_size: [u64; 3],
+    /// `get_local_size(d)`: this group's size (smaller in a non-uniform last group).
+    pub local_size: [u64; 3],
+    /// `get_num_groups(d)`.
+    pub num_groups: [u64; 3],
+    /// `get_group_id(d)`.
+    pub group_id: [u64; 3],
+    /// `get_work_dim()`.
+    pub work_dim: u64,
+    /// Base of this group's local memory: the kernel's `Workgroup` variables first
+    /// (`CompiledKernel::static_local_size` bytes), then the `__local` pointer arguments.
+    pub local_mem: *mut u8,
+}
+
+impl GroupContext {
+    pub const OFFSET_GLOBAL_SIZE: i32 = 0;
+    pub const OFFSET_GLOBAL_OFFSET: i32 = 24;
+    pub const OFFSET_ENQUEUED_LOCAL_SIZE: i32 = 48;
+    pub const OFFSET_LOCAL_SIZE: i32 = 72;
+    pub const OFFSET_NUM_GROUPS: i32 = 96;
+    pub const OFFSET_GROUP_ID: i32 = 120;
+    pub const OFFSET_WORK_DIM: i32 = 144;
+    pub const OFFSET_LOCAL_MEM: i32 = 152;
+}
+
+/// The signature of a compiled work-group function.
+pub type WorkGroupFn = unsafe extern "C" fn(args: *const u8, ctx: *const GroupContext);
+
+/// OpenCL address space of a pointer argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddressSpace {
+    Private,
+    Global,
+    Constant,
+    Local,
+    Generic,
+}
+
+/// How the runtime fills one argument's slot in the argument block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ArgKind {
+    /// Plain bytes copied from `clSetKernelArg`'s `arg_value`: scalars, vectors, and
+    /// structs passed by value (`size` is what `clSetKernelArg` must be given).
+    Value { size: usize },
+    /// A `__global` or `__constant` buffer: the slot holds the buffer's address (8 bytes),
+    /// or 0 for a NULL `cl_mem`.
+    Buffer { space: AddressSpace },
+    /// A `__local` pointer: the slot holds the byte offset (8 bytes) of this argument's
+    /// region inside the group's local memory; the runtime chooses it, the kernel adds
+    /// `ctx.local_mem`.
+    Local,
+    /// `sampler_t` (not supported yet: the module is rejected).
+    Sampler,
+    /// An image (not supported yet: the module is rejected).
+    Image,
+}
+
+/// One kernel argument as the runtime sees it.
+#[derive(Clone, Debug)]
+pub struct KernelArg {
+    /// Name from `OpName` of the parameter (may be empty).
+    pub name: String,
+    /// OpenCL C type name when the module carries it (`-cl-kernel-arg-info`), else empty.
+    pub type_name: String,
+    pub kind: ArgKind,
+    /// Byte offset of this argument's slot in the argument block.
+    pub offset: usize,
+    /// `const`/`volatile`/`restrict` qualifiers from decorations (`CL_KERNEL_ARG_TYPE_*` bits).
+    pub type_qualifiers: u64,
+}
+
+/// Description of one kernel entry point.
+#[derive(Clone, Debug)]
+pub struct KernelInfo {
+    pub name: String,
+    pub args: Vec<KernelArg>,
+    /// Size in bytes of the argument block (each slot 8-byte aligned at least).
+    pub args_size: usize,
+    /// `reqd_work_group_size` (`OpExecutionMode LocalSize`), if given.
+    pub reqd_work_group_size: Option<[u32; 3]>,
+    /// `work_group_size_hint` (`OpExecutionMode LocalSizeHint`), if given.
+    pub work_group_size_hint: Option<[u32; 3]>,
+    /// `CL_KERNEL_ATTRIBUTES` string.
+    pub attributes: String,
+}
+
+mod module;
+pub use module::{CompiledKernel, Module};
+
+#[cfg(test)]
+mod tests {
+    /// The runtime shares modules and kernels across threads.
+    #[test]
+    fn module_and_kernel_are_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<crate::Module>();
+        check::<crate::CompiledKernel>();
+    }
+}

@@ -1,0 +1,215 @@
+//! The compiler's entry points: a parsed module and its compiled kernels.
+//!
+//! [`Module::from_spirv`] lifts and validates the whole module once (so unsupported
+//! features are reported at build time, in the build log), lays out and initialises the
+//! program-scope variables, and describes every kernel. [`Module::compile_kernel`] then
+//! JIT-compiles one kernel. Both are wrapped in `catch_unwind`: a panic anywhere below
+//! (rspirv's loader asserts on some malformed input) becomes [`CompileError::Codegen`].
+
+mod args;
+
+use crate::jit::ProgramMemory;
+use crate::layout::{align_up, layout, member_offsets};
+use crate::spirv::{Constant, Program, Type};
+use crate::{CompileError, KernelInfo, WorkGroupFn};
+use rspirv::spirv::{StorageClass, Word};
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+/// A parsed and validated SPIR-V module.
+pub struct Module {
+    prog: Arc<Program>,
+    kernels: Vec<KernelInfo>,
+    memory: Arc<ProgramMemory>,
+    global_addr: HashMap<Word, u64>,
+}
+
+fn guard<T>(f: impl FnOnce() -> Result<T, CompileError>) -> Result<T, CompileError> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(e) => {
+            let msg = e
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| e.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(CompileError::Codegen(format!("compiler panicked: {msg}")))
+        }
+    }
+}
+
+impl Module {
+    /// Parse and validate a SPIR-V binary (little- or big-endian words).
+    pub fn from_spirv(bytes: &[u8]) -> Result<Module, CompileError> {
+        Self::from_spirv_with_spec_constants(bytes, &HashMap::new())
+    }
+
+    /// Like [`Module::from_spirv`]; `spec_constants` maps `SpecId` → value bits for
+    /// `OpSpecConstant*` (zero-extended; `bool` as 0/1, floats as their IEEE bits).
+    pub fn from_spirv_with_spec_constants(
+        bytes: &[u8],
+        spec_constants: &HashMap<u32, u64>,
+    ) -> Result<Module, CompileError> {
+        guard(|| Self::build(bytes, spec_constants))
+    }
+
+    fn build(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<Module, CompileError> {
+        let prog = Program::parse(bytes, spec)?;
+        // Reject unsupported instructions up front.
+        for f in prog.functions.values() {
+            for b in &f.blocks {
+                for i in &b.insts {
+                    if !crate::codegen::opcode_supported(i.class.opcode) {
+                        return Err(CompileError::UnsupportedOpcode {
+                            opcode: format!("{:?}", i.class.opcode),
+                            function: f.name.clone(),
+                        });
+                    }
+                }
+            }
+        }
+        let mut kernels = Vec::new();
+        for ep in &prog.entry_points {
+            kernels.push(args::kernel_info(&prog, ep)?);
+        }
+        // Program-scope variables.
+        let mut offsets = Vec::new();
+        let mut size = 0u64;
+        for g in &prog.global_order {
+            let gl = &prog.globals[g];
+            match gl.class {
+                StorageClass::CrossWorkgroup | StorageClass::UniformConstant => {
+                    let l = layout(&prog, gl.pointee)?;
+                    size = align_up(size, l.align.max(1));
+                    offsets.push((*g, size));
+                    size = size
+                        .checked_add(l.size)
+                        .ok_or_else(|| CompileError::Invalid("globals too large".into()))?;
+                }
+                StorageClass::Input if gl.builtin.is_some() => {}
+                StorageClass::Workgroup => {}
+                c => {
+                    return Err(CompileError::Unsupported(format!(
+                        "module-scope variable in {c:?} storage"
+                    )))
+                }
+            }
+        }
+        let size =
+            usize::try_from(size).map_err(|_| CompileError::Invalid("globals too large".into()))?;
+        let mut memory = ProgramMemory::new(size)?;
+        let mut global_addr = HashMap::new();
+        for (g, off) in offsets {
+            global_addr.insert(g, memory.base() + off);
+            if let Some(init) = prog.globals[&g].init {
+                let mut bytes = Vec::new();
+                let ty = prog.globals[&g].pointee;
+                const_bytes(&prog, init, ty, &mut bytes, 0)?;
+                memory.write(off as usize, &bytes)?;
+            }
+        }
+        Ok(Module {
+            prog: Arc::new(prog),
+            kernels,
+            memory: Arc::new(memory),
+            global_addr,
+        })
+    }
+
+    /// The kernels in the module, in `OpEntryPoint` order.
+    pub fn kernels(&self) -> &[KernelInfo] {
+        &self.kernels
+    }
+
+    /// Compile one kernel to a native work-group function.
+    pub fn compile_kernel(&self, name: &str) -> Result<CompiledKernel, CompileError> {
+        let idx = self
+            .kernels
+            .iter()
+            .position(|k| k.name == name)
+            .ok_or_else(|| CompileError::NoSuchKernel(name.into()))?;
+        let info = self.kernels[idx].clone();
+        let ep = &self.prog.entry_points[idx];
+        let out = guard(|| crate::codegen::compile(&self.prog, ep, &info, &self.global_addr))?;
+        Ok(CompiledKernel {
+            info,
+            static_local_size: out.static_local_size as usize,
+            private_size: out.private_size as usize,
+            entry: out.entry,
+            _code: Arc::new((out.code, self.memory.clone())),
+        })
+    }
+}
+
+/// Serialise constant `id` of type `ty` into `out` at `off` (growing `out`).
+fn const_bytes(
+    p: &Program,
+    id: Word,
+    ty: Word,
+    out: &mut Vec<u8>,
+    off: u64,
+) -> Result<(), CompileError> {
+    let l = layout(p, ty)?;
+    let end = usize::try_from(off + l.size)
+        .map_err(|_| CompileError::Invalid("initialiser too large".into()))?;
+    if out.len() < end {
+        out.resize(end, 0);
+    }
+    let c = p.constants.get(&id).ok_or(CompileError::InvalidId {
+        id,
+        expected: "constant initialiser",
+    })?;
+    match c {
+        Constant::Null { .. } => Ok(()),
+        Constant::Scalar { bits, .. } => {
+            let n = l.size as usize;
+            let b = bits.to_le_bytes();
+            out[off as usize..off as usize + n.min(8)].copy_from_slice(&b[..n.min(8)]);
+            Ok(())
+        }
+        Constant::Composite { parts, .. } => {
+            let (tys, offs): (Vec<Word>, Vec<u64>) = match p.ty(ty)? {
+                Type::Struct { members, .. } => (members.clone(), member_offsets(p, ty)?),
+                Type::Array { elem, .. } | Type::Vector { elem, .. } => {
+                    let s = layout(p, *elem)?.size;
+                    (
+                        vec![*elem; parts.len()],
+                        (0..parts.len() as u64).map(|i| i * s).collect(),
+                    )
+                }
+                _ => {
+                    return Err(CompileError::Invalid(format!(
+                        "composite constant of scalar type %{ty}"
+                    )))
+                }
+            };
+            if tys.len() != parts.len() {
+                return Err(CompileError::Invalid("composite constant size".into()));
+            }
+            for ((part, t), o) in parts.iter().zip(tys).zip(offs) {
+                const_bytes(p, *part, t, out, off + o)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// A kernel ready to run. Cheap to clone; the code lives as long as any clone does.
+#[derive(Clone)]
+pub struct CompiledKernel {
+    pub info: KernelInfo,
+    /// Bytes of local memory the kernel's own `Workgroup` variables need.
+    pub static_local_size: usize,
+    /// Bytes of private memory (stack) one work-item uses, for `CL_KERNEL_PRIVATE_MEM_SIZE`.
+    pub private_size: usize,
+    entry: WorkGroupFn,
+    _code: Arc<dyn Send + Sync>,
+}
+
+impl CompiledKernel {
+    /// The native work-group function.
+    pub fn entry(&self) -> WorkGroupFn {
+        self.entry
+    }
+}

@@ -1,0 +1,550 @@
+//! Lifting: rspirv's `dr::Module` → typed tables ([`Program`]).
+//!
+//! rspirv gives us parsed instructions but no id → definition map; this module builds one
+//! per kind (types, constants, globals, functions, ext-inst imports) so every later lookup
+//! is typed and fails with [`CompileError::InvalidId`] instead of panicking. Capabilities are
+//! checked here against the list Ferrite implements. Structured control flow
+//! (`OpSelectionMerge`/`OpLoopMerge`) is kept in the instruction lists but ignored later:
+//! llvm-spirv's merge blocks are not always valid, and kernels do not need them.
+
+mod types;
+pub mod words;
+
+pub use types::{Block, Constant, EntryPoint, Function, Global, Param, Type};
+
+use crate::CompileError;
+use rspirv::dr::{Instruction, Operand};
+use rspirv::spirv::{
+    BuiltIn, Capability, Decoration, ExecutionMode, FunctionParameterAttribute, Op, StorageClass,
+    Word,
+};
+use std::collections::HashMap;
+
+pub type Result<T> = std::result::Result<T, CompileError>;
+
+/// The lifted module.
+#[derive(Debug, Default)]
+pub struct Program {
+    pub types: HashMap<Word, Type>,
+    pub constants: HashMap<Word, Constant>,
+    pub globals: HashMap<Word, Global>,
+    /// Module-scope variables in declaration order.
+    pub global_order: Vec<Word>,
+    pub functions: HashMap<Word, Function>,
+    pub ext_imports: HashMap<Word, String>,
+    pub names: HashMap<Word, String>,
+    pub decorations: HashMap<Word, Vec<(Decoration, Vec<Operand>)>>,
+    pub entry_points: Vec<EntryPoint>,
+    /// `OpString` contents (llvm-spirv's kernel-arg-info strings live here).
+    pub strings: Vec<String>,
+}
+
+// ---- operand helpers -------------------------------------------------------------------
+
+fn opname(inst: &Instruction) -> String {
+    format!("{:?}", inst.class.opcode)
+}
+
+/// Operand `i` of `inst` as an id.
+pub fn op_id(inst: &Instruction, i: usize) -> Result<Word> {
+    match inst.operands.get(i) {
+        Some(Operand::IdRef(id) | Operand::IdScope(id) | Operand::IdMemorySemantics(id)) => Ok(*id),
+        _ => Err(CompileError::Invalid(format!(
+            "Op{}: operand {i} is not an id",
+            opname(inst)
+        ))),
+    }
+}
+
+/// Operand `i` of `inst` as a 32-bit literal.
+pub fn op_lit(inst: &Instruction, i: usize) -> Result<u32> {
+    match inst.operands.get(i) {
+        Some(Operand::LiteralBit32(x) | Operand::LiteralExtInstInteger(x)) => Ok(*x),
+        Some(Operand::LiteralBit64(x)) => u32::try_from(*x).map_err(|_| {
+            CompileError::Invalid(format!("Op{}: literal {x} too large", opname(inst)))
+        }),
+        _ => Err(CompileError::Invalid(format!(
+            "Op{}: operand {i} is not a literal",
+            opname(inst)
+        ))),
+    }
+}
+
+/// Operand `i` of `inst` as a string.
+pub fn op_str(inst: &Instruction, i: usize) -> Result<&str> {
+    match inst.operands.get(i) {
+        Some(Operand::LiteralString(s)) => Ok(s),
+        _ => Err(CompileError::Invalid(format!(
+            "Op{}: operand {i} is not a string",
+            opname(inst)
+        ))),
+    }
+}
+
+pub fn result_id(inst: &Instruction) -> Result<Word> {
+    inst.result_id
+        .ok_or_else(|| CompileError::Invalid(format!("Op{} without a result id", opname(inst))))
+}
+
+pub fn result_type(inst: &Instruction) -> Result<Word> {
+    inst.result_type
+        .ok_or_else(|| CompileError::Invalid(format!("Op{} without a result type", opname(inst))))
+}
+
+/// Capabilities whose features Ferrite implements (or that only permit types/instructions
+/// which are rejected individually when used).
+fn capability_supported(c: Capability) -> bool {
+    matches!(
+        c,
+        Capability::Addresses
+            | Capability::Linkage
+            | Capability::Kernel
+            | Capability::Vector16
+            | Capability::Float16Buffer
+            | Capability::Int8
+            | Capability::Int16
+            | Capability::Int64
+            | Capability::Float64
+            | Capability::GenericPointer
+            | Capability::Int64Atomics
+            | Capability::ArbitraryPrecisionIntegersINTEL
+    )
+}
+
+impl Program {
+    /// Parse `bytes` and lift them. `spec` maps `SpecId` → value bits.
+    pub fn parse(bytes: &[u8], spec: &HashMap<u32, u64>) -> Result<Program> {
+        let prepared = words::prepare(bytes)?;
+        let module = rspirv::dr::load_words(&prepared.words)
+            .map_err(|e| CompileError::Malformed(format!("{e}")))?;
+        let mut p = Program::default();
+
+        if let Some(mm) = &module.memory_model {
+            if let Some(Operand::AddressingModel(am)) = mm.operands.first() {
+                if *am != rspirv::spirv::AddressingModel::Physical64 {
+                    return Err(CompileError::Unsupported(format!(
+                        "addressing model {am:?} (only Physical64)"
+                    )));
+                }
+            }
+        }
+        for inst in &module.capabilities {
+            match inst.operands.first() {
+                Some(Operand::Capability(c)) if capability_supported(*c) => {}
+                Some(Operand::Capability(c)) => {
+                    return Err(CompileError::UnsupportedCapability(format!("{c:?}")))
+                }
+                _ => return Err(CompileError::Invalid("OpCapability without operand".into())),
+            }
+        }
+        for inst in &module.ext_inst_imports {
+            p.ext_imports
+                .insert(result_id(inst)?, op_str(inst, 0)?.to_string());
+        }
+        for inst in &module.debug_names {
+            if inst.class.opcode == Op::Name {
+                p.names
+                    .insert(op_id(inst, 0)?, op_str(inst, 1)?.to_string());
+            }
+        }
+        for inst in &module.debug_string_source {
+            if inst.class.opcode == Op::String {
+                p.strings.push(op_str(inst, 0)?.to_string());
+            }
+        }
+        p.lift_decorations(&module.annotations)?;
+        for inst in &module.types_global_values {
+            p.lift_global_inst(inst, &prepared.int_widths, spec)?;
+        }
+        for f in &module.functions {
+            p.lift_function(f)?;
+        }
+        p.lift_entry_points(&module.entry_points, &module.execution_modes)?;
+        Ok(p)
+    }
+
+    fn lift_decorations(&mut self, annotations: &[Instruction]) -> Result<()> {
+        let mut groups: Vec<(Word, Vec<Word>)> = Vec::new();
+        for inst in annotations {
+            match inst.class.opcode {
+                Op::Decorate | Op::DecorateId => {
+                    let target = op_id(inst, 0)?;
+                    let Some(Operand::Decoration(d)) = inst.operands.get(1) else {
+                        return Err(CompileError::Invalid(
+                            "OpDecorate without decoration".into(),
+                        ));
+                    };
+                    self.decorations
+                        .entry(target)
+                        .or_default()
+                        .push((*d, inst.operands[2..].to_vec()));
+                }
+                Op::GroupDecorate => {
+                    let group = op_id(inst, 0)?;
+                    let mut targets = Vec::new();
+                    for i in 1..inst.operands.len() {
+                        targets.push(op_id(inst, i)?);
+                    }
+                    groups.push((group, targets));
+                }
+                // Member decorations (Offset, …) are not needed: layouts are computed.
+                _ => {}
+            }
+        }
+        for (group, targets) in groups {
+            let decs = self.decorations.get(&group).cloned().unwrap_or_default();
+            for t in targets {
+                self.decorations
+                    .entry(t)
+                    .or_default()
+                    .extend(decs.iter().cloned());
+            }
+        }
+        Ok(())
+    }
+
+    fn lift_global_inst(
+        &mut self,
+        inst: &Instruction,
+        widths: &HashMap<u32, u32>,
+        spec: &HashMap<u32, u64>,
+    ) -> Result<()> {
+        let op = inst.class.opcode;
+        match op {
+            Op::TypeVoid => self.add_type(inst, Type::Void),
+            Op::TypeBool => self.add_type(inst, Type::Bool),
+            Op::TypeInt => {
+                let id = result_id(inst)?;
+                let width = widths.get(&id).copied().unwrap_or(op_lit(inst, 0)?);
+                let signed = op_lit(inst, 1)? != 0;
+                self.add_type(inst, Type::Int { width, signed })
+            }
+            Op::TypeFloat => {
+                let width = op_lit(inst, 0)?;
+                if !matches!(width, 16 | 32 | 64) {
+                    return Err(CompileError::Unsupported(format!("{width}-bit float type")));
+                }
+                self.add_type(inst, Type::Float { width })
+            }
+            Op::TypeVector => {
+                let elem = op_id(inst, 0)?;
+                let count = op_lit(inst, 1)?;
+                self.scalar_type(elem)?;
+                if !matches!(count, 2 | 3 | 4 | 8 | 16) {
+                    return Err(CompileError::Invalid(format!("vector of {count} elements")));
+                }
+                self.add_type(inst, Type::Vector { elem, count })
+            }
+            Op::TypeArray => {
+                let elem = op_id(inst, 0)?;
+                self.ty(elem)?;
+                let len_id = op_id(inst, 1)?;
+                let len = self.const_u64(len_id)?;
+                self.add_type(inst, Type::Array { elem, len })
+            }
+            Op::TypeRuntimeArray => {
+                let elem = op_id(inst, 0)?;
+                self.add_type(inst, Type::RuntimeArray { elem })
+            }
+            Op::TypeStruct => {
+                let mut members = Vec::new();
+                for i in 0..inst.operands.len() {
+                    members.push(op_id(inst, i)?);
+                }
+                let packed = self.has_decoration(result_id(inst)?, Decoration::CPacked);
+                self.add_type(inst, Type::Struct { members, packed })
+            }
+            Op::TypePointer => {
+                let Some(Operand::StorageClass(class)) = inst.operands.first() else {
+                    return Err(CompileError::Invalid("OpTypePointer without class".into()));
+                };
+                let pointee = op_id(inst, 1)?;
+                self.add_type(
+                    inst,
+                    Type::Pointer {
+                        class: *class,
+                        pointee,
+                    },
+                )
+            }
+            Op::TypeForwardPointer => Ok(()),
+            Op::TypeFunction => {
+                let ret = op_id(inst, 0)?;
+                let mut params = Vec::new();
+                for i in 1..inst.operands.len() {
+                    params.push(op_id(inst, i)?);
+                }
+                self.add_type(inst, Type::Function { ret, params })
+            }
+            Op::TypeOpaque => self.add_type(inst, Type::Opaque("opaque struct")),
+            Op::TypeEvent => self.add_type(inst, Type::Opaque("event_t")),
+            Op::TypeDeviceEvent => self.add_type(inst, Type::Opaque("clk_event_t")),
+            Op::TypeReserveId => self.add_type(inst, Type::Opaque("reserve_id_t")),
+            Op::TypeQueue => self.add_type(inst, Type::Opaque("queue_t")),
+            Op::TypePipe => self.add_type(inst, Type::Opaque("pipe")),
+            Op::TypeSampler => self.add_type(inst, Type::Opaque("sampler_t")),
+            Op::TypeImage | Op::TypeSampledImage => self.add_type(inst, Type::Opaque("image")),
+            Op::Constant | Op::SpecConstant => {
+                let ty = result_type(inst)?;
+                let bits = match inst.operands.first() {
+                    Some(Operand::LiteralBit32(x)) => u64::from(*x),
+                    Some(Operand::LiteralBit64(x)) => *x,
+                    _ => return Err(CompileError::Invalid("OpConstant without value".into())),
+                };
+                let mut bits = match self.scalar_type(ty)? {
+                    Type::Int { width, .. } if width < 64 => bits & ((1u64 << width) - 1),
+                    _ => bits,
+                };
+                if op == Op::SpecConstant {
+                    if let Some(v) = self.spec_value(result_id(inst)?, spec) {
+                        bits = v;
+                    }
+                }
+                self.add_const(inst, Constant::Scalar { ty, bits })
+            }
+            Op::ConstantTrue | Op::ConstantFalse | Op::SpecConstantTrue | Op::SpecConstantFalse => {
+                let ty = result_type(inst)?;
+                let mut bits = u64::from(matches!(op, Op::ConstantTrue | Op::SpecConstantTrue));
+                if matches!(op, Op::SpecConstantTrue | Op::SpecConstantFalse) {
+                    if let Some(v) = self.spec_value(result_id(inst)?, spec) {
+                        bits = u64::from(v != 0);
+                    }
+                }
+                self.add_const(inst, Constant::Scalar { ty, bits })
+            }
+            Op::ConstantComposite | Op::SpecConstantComposite => {
+                let ty = result_type(inst)?;
+                let mut parts = Vec::new();
+                for i in 0..inst.operands.len() {
+                    let part = op_id(inst, i)?;
+                    if !self.constants.contains_key(&part) {
+                        return Err(CompileError::InvalidId {
+                            id: part,
+                            expected: "constant",
+                        });
+                    }
+                    parts.push(part);
+                }
+                self.add_const(inst, Constant::Composite { ty, parts })
+            }
+            Op::ConstantNull | Op::Undef => {
+                let ty = result_type(inst)?;
+                self.ty(ty)?;
+                self.add_const(inst, Constant::Null { ty })
+            }
+            Op::Variable => {
+                let id = result_id(inst)?;
+                let ptr_ty = result_type(inst)?;
+                let (class, pointee) = self.pointer_type(ptr_ty)?;
+                let init = match inst.operands.get(1) {
+                    Some(Operand::IdRef(i)) => Some(*i),
+                    _ => None,
+                };
+                let builtin = self.decorations.get(&id).and_then(|d| {
+                    d.iter().find_map(|(dec, ops)| match (dec, ops.first()) {
+                        (Decoration::BuiltIn, Some(Operand::BuiltIn(b))) => Some(*b),
+                        _ => None,
+                    })
+                });
+                self.globals.insert(
+                    id,
+                    Global {
+                        ptr_ty,
+                        pointee,
+                        class,
+                        init,
+                        builtin,
+                    },
+                );
+                self.global_order.push(id);
+                Ok(())
+            }
+            Op::Line | Op::NoLine | Op::ExtInst => Ok(()),
+            _ => Err(CompileError::UnsupportedOpcode {
+                opcode: opname(inst),
+                function: "(module scope)".into(),
+            }),
+        }
+    }
+
+    fn spec_value(&self, id: Word, spec: &HashMap<u32, u64>) -> Option<u64> {
+        let decs = self.decorations.get(&id)?;
+        decs.iter().find_map(|(d, ops)| match (d, ops.first()) {
+            (Decoration::SpecId, Some(Operand::LiteralBit32(sid))) => spec.get(sid).copied(),
+            _ => None,
+        })
+    }
+
+    fn add_type(&mut self, inst: &Instruction, t: Type) -> Result<()> {
+        self.types.insert(result_id(inst)?, t);
+        Ok(())
+    }
+
+    fn add_const(&mut self, inst: &Instruction, c: Constant) -> Result<()> {
+        self.constants.insert(result_id(inst)?, c);
+        Ok(())
+    }
+
+    fn lift_function(&mut self, f: &rspirv::dr::Function) -> Result<()> {
+        let def = f
+            .def
+            .as_ref()
+            .ok_or_else(|| CompileError::Invalid("function without OpFunction".into()))?;
+        let id = result_id(def)?;
+        let ret = result_type(def)?;
+        let mut params = Vec::new();
+        for p in &f.parameters {
+            params.push(Param {
+                id: result_id(p)?,
+                ty: result_type(p)?,
+            });
+        }
+        let mut blocks = Vec::new();
+        for b in &f.blocks {
+            let label = b
+                .label
+                .as_ref()
+                .and_then(|l| l.result_id)
+                .ok_or_else(|| CompileError::Invalid("block without OpLabel".into()))?;
+            blocks.push(Block {
+                label,
+                insts: b.instructions.clone(),
+            });
+        }
+        let name = self
+            .names
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| format!("%{id}"));
+        self.functions.insert(
+            id,
+            Function {
+                id,
+                name,
+                ret,
+                params,
+                blocks,
+            },
+        );
+        Ok(())
+    }
+
+    fn lift_entry_points(&mut self, eps: &[Instruction], modes: &[Instruction]) -> Result<()> {
+        for ep in eps {
+            match ep.operands.first() {
+                Some(Operand::ExecutionModel(rspirv::spirv::ExecutionModel::Kernel)) => {}
+                Some(Operand::ExecutionModel(m)) => {
+                    return Err(CompileError::Unsupported(format!("execution model {m:?}")))
+                }
+                _ => return Err(CompileError::Invalid("OpEntryPoint without model".into())),
+            }
+            let func = op_id(ep, 1)?;
+            let name = op_str(ep, 2)?.to_string();
+            self.function(func)?;
+            let mut e = EntryPoint {
+                func,
+                name,
+                local_size: None,
+                local_size_hint: None,
+                vec_type_hint: None,
+            };
+            for m in modes {
+                if op_id(m, 0)? != func {
+                    continue;
+                }
+                let three = |m: &Instruction| -> Result<[u32; 3]> {
+                    Ok([op_lit(m, 2)?, op_lit(m, 3)?, op_lit(m, 4)?])
+                };
+                match m.operands.get(1) {
+                    Some(Operand::ExecutionMode(ExecutionMode::LocalSize)) => {
+                        e.local_size = Some(three(m)?)
+                    }
+                    Some(Operand::ExecutionMode(ExecutionMode::LocalSizeHint)) => {
+                        e.local_size_hint = Some(three(m)?)
+                    }
+                    Some(Operand::ExecutionMode(ExecutionMode::VecTypeHint)) => {
+                        e.vec_type_hint = Some(op_lit(m, 2)?)
+                    }
+                    _ => {}
+                }
+            }
+            self.entry_points.push(e);
+        }
+        Ok(())
+    }
+
+    // ---- typed lookups -----------------------------------------------------------------
+
+    pub fn ty(&self, id: Word) -> Result<&Type> {
+        self.types.get(&id).ok_or(CompileError::InvalidId {
+            id,
+            expected: "type",
+        })
+    }
+
+    /// A bool, integer or float type.
+    pub fn scalar_type(&self, id: Word) -> Result<Type> {
+        match self.ty(id)? {
+            t @ (Type::Bool | Type::Int { .. } | Type::Float { .. }) => Ok(t.clone()),
+            _ => Err(CompileError::InvalidId {
+                id,
+                expected: "scalar type",
+            }),
+        }
+    }
+
+    pub fn pointer_type(&self, id: Word) -> Result<(StorageClass, Word)> {
+        match self.ty(id)? {
+            Type::Pointer { class, pointee } => Ok((*class, *pointee)),
+            _ => Err(CompileError::InvalidId {
+                id,
+                expected: "pointer type",
+            }),
+        }
+    }
+
+    pub fn function(&self, id: Word) -> Result<&Function> {
+        self.functions.get(&id).ok_or(CompileError::InvalidId {
+            id,
+            expected: "function",
+        })
+    }
+
+    pub fn constant(&self, id: Word) -> Result<&Constant> {
+        self.constants.get(&id).ok_or(CompileError::InvalidId {
+            id,
+            expected: "constant",
+        })
+    }
+
+    /// An integer constant's value, zero-extended.
+    pub fn const_u64(&self, id: Word) -> Result<u64> {
+        match self.constant(id)? {
+            Constant::Scalar { bits, .. } => Ok(*bits),
+            Constant::Null { .. } => Ok(0),
+            _ => Err(CompileError::InvalidId {
+                id,
+                expected: "scalar constant",
+            }),
+        }
+    }
+
+    pub fn has_decoration(&self, id: Word, d: Decoration) -> bool {
+        self.decorations
+            .get(&id)
+            .is_some_and(|v| v.iter().any(|(x, _)| *x == d))
+    }
+
+    pub fn func_param_attr(&self, id: Word, a: FunctionParameterAttribute) -> bool {
+        self.decorations.get(&id).is_some_and(|v| {
+            v.iter().any(|(d, ops)| {
+                *d == Decoration::FuncParamAttr
+                    && matches!(ops.first(), Some(Operand::FunctionParameterAttribute(x)) if *x == a)
+            })
+        })
+    }
+
+    pub fn builtin_of(&self, id: Word) -> Option<BuiltIn> {
+        self.globals.get(&id).and_then(|g| g.builtin)
+    }
+}

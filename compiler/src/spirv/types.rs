@@ -1,0 +1,114 @@
+//! The typed tables the lifter builds: types, constants, module-scope variables, functions.
+
+use rspirv::dr::Instruction;
+use rspirv::spirv::{BuiltIn, StorageClass, Word};
+
+/// A SPIR-V type, with ids pointing back into [`super::Program::types`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Type {
+    Void,
+    Bool,
+    /// `width` is the real width (arbitrary-precision integers included).
+    Int {
+        width: u32,
+        signed: bool,
+    },
+    Float {
+        width: u32,
+    },
+    Vector {
+        elem: Word,
+        count: u32,
+    },
+    Array {
+        elem: Word,
+        len: u64,
+    },
+    RuntimeArray {
+        elem: Word,
+    },
+    Struct {
+        members: Vec<Word>,
+        packed: bool,
+    },
+    Pointer {
+        class: StorageClass,
+        pointee: Word,
+    },
+    Function {
+        ret: Word,
+        params: Vec<Word>,
+    },
+    /// Event, sampler, image, queue, pipe, …: nameable but not supported in code.
+    Opaque(&'static str),
+}
+
+/// A constant (module scope). Spec constants are folded to their value.
+#[derive(Clone, Debug)]
+pub enum Constant {
+    /// The bit pattern, zero-extended (floats as their IEEE bits, bools 0/1).
+    Scalar {
+        ty: Word,
+        bits: u64,
+    },
+    Composite {
+        ty: Word,
+        parts: Vec<Word>,
+    },
+    /// `OpConstantNull` and module-scope `OpUndef` (both read as zero).
+    Null {
+        ty: Word,
+    },
+}
+
+impl Constant {
+    pub fn ty(&self) -> Word {
+        match self {
+            Constant::Scalar { ty, .. }
+            | Constant::Composite { ty, .. }
+            | Constant::Null { ty } => *ty,
+        }
+    }
+}
+
+/// A module-scope `OpVariable`.
+#[derive(Clone, Debug)]
+pub struct Global {
+    /// The variable's (pointer) type.
+    pub ptr_ty: Word,
+    pub pointee: Word,
+    pub class: StorageClass,
+    pub init: Option<Word>,
+    pub builtin: Option<BuiltIn>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub id: Word,
+    pub ty: Word,
+}
+
+#[derive(Clone, Debug)]
+pub struct Block {
+    pub label: Word,
+    pub insts: Vec<Instruction>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub id: Word,
+    pub name: String,
+    pub ret: Word,
+    pub params: Vec<Param>,
+    /// Empty for an imported declaration (`LinkageAttributes … Import`).
+    pub blocks: Vec<Block>,
+}
+
+#[derive(Clone, Debug)]
+pub struct EntryPoint {
+    pub func: Word,
+    pub name: String,
+    pub local_size: Option<[u32; 3]>,
+    pub local_size_hint: Option<[u32; 3]>,
+    pub vec_type_hint: Option<u32>,
+}

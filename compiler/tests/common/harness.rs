@@ -1,0 +1,215 @@
+//! Test harness: OpenCL C → SPIR-V with clang-15 + llvm-spirv-15, `.spvasm` → SPIR-V with
+//! spirv-as, argument blocks, and an NDRange runner that calls the work-group function for
+//! every group the way the runtime's executor will.
+#![allow(dead_code)]
+
+use ferrite_compiler::{ArgKind, CompiledKernel, GroupContext, KernelInfo, Module};
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+static COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+fn scratch(ext: &str) -> PathBuf {
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    std::env::temp_dir().join(format!(
+        "ferrite-compiler-test-{}-{n}.{ext}",
+        std::process::id()
+    ))
+}
+
+fn tool(var: &str, default: &str) -> String {
+    std::env::var(var).unwrap_or_else(|_| default.to_string())
+}
+
+fn have(prog: &str) -> bool {
+    Command::new(prog).arg("--version").output().is_ok()
+}
+
+/// Compile OpenCL C to SPIR-V; `None` (with a message) if the tools are missing.
+pub fn cl_to_spirv(src: &str) -> Option<Vec<u8>> {
+    let clang = tool("FERRITE_CLANG", "clang-15");
+    let spirv = tool("FERRITE_LLVM_SPIRV", "llvm-spirv-15");
+    if !have(&clang) || !have(&spirv) {
+        eprintln!("skipping: {clang} / {spirv} not installed");
+        return None;
+    }
+    let cl = scratch("cl");
+    let bc = scratch("bc");
+    let spv = scratch("spv");
+    std::fs::write(&cl, src).expect("write .cl");
+    let out = Command::new(&clang)
+        .args([
+            "-c",
+            "-target",
+            "spir64",
+            "-cl-std=CL3.0",
+            "-O2",
+            "-cl-kernel-arg-info",
+        ])
+        .arg("-emit-llvm")
+        .arg(&cl)
+        .arg("-o")
+        .arg(&bc)
+        .output()
+        .expect("run clang");
+    assert!(
+        out.status.success(),
+        "clang failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = Command::new(&spirv)
+        .arg("--spirv-ext=+SPV_INTEL_arbitrary_precision_integers")
+        .arg("--preserve-ocl-kernel-arg-type-metadata-through-string")
+        .arg(&bc)
+        .arg("-o")
+        .arg(&spv)
+        .output()
+        .expect("run llvm-spirv");
+    assert!(
+        out.status.success(),
+        "llvm-spirv failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&spv).expect("read .spv");
+    for f in [cl, bc, spv] {
+        let _ = std::fs::remove_file(f);
+    }
+    Some(bytes)
+}
+
+/// Assemble SPIR-V text; `None` (with a message) if spirv-as is missing.
+pub fn spvasm(src: &str) -> Option<Vec<u8>> {
+    if Command::new("spirv-as").arg("--version").output().is_err() {
+        eprintln!("skipping: spirv-as not installed");
+        return None;
+    }
+    let asm = scratch("spvasm");
+    let spv = scratch("spv");
+    std::fs::write(&asm, src).expect("write .spvasm");
+    let out = Command::new("spirv-as")
+        .args(["--target-env", "spv1.4"])
+        .arg(&asm)
+        .arg("-o")
+        .arg(&spv)
+        .output()
+        .expect("run spirv-as");
+    assert!(
+        out.status.success(),
+        "spirv-as failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&spv).expect("read .spv");
+    let _ = std::fs::remove_file(asm);
+    let _ = std::fs::remove_file(spv);
+    Some(bytes)
+}
+
+/// Compile `src` and the kernel `name`; `None` if the tools are missing.
+pub fn kernel(src: &str, name: &str) -> Option<CompiledKernel> {
+    let spv = cl_to_spirv(src)?;
+    let m = Module::from_spirv(&spv).unwrap_or_else(|e| panic!("from_spirv: {e}"));
+    Some(
+        m.compile_kernel(name)
+            .unwrap_or_else(|e| panic!("compile_kernel({name}): {e}")),
+    )
+}
+
+/// An argument block for one launch.
+pub struct Args {
+    pub bytes: Vec<u64>,
+    info: KernelInfo,
+}
+
+impl Args {
+    pub fn new(info: &KernelInfo) -> Args {
+        Args {
+            bytes: vec![0; info.args_size.div_ceil(8).max(1)],
+            info: info.clone(),
+        }
+    }
+
+    fn raw(&mut self) -> &mut [u8] {
+        let len = self.bytes.len() * 8;
+        let ptr = self.bytes.as_mut_ptr().cast::<u8>();
+        // SAFETY: `bytes` is a live Vec<u64> of `len / 8` elements; u8 has no alignment
+        // or validity requirements, and the slice borrows `self` mutably.
+        unsafe { std::slice::from_raw_parts_mut(ptr, len) }
+    }
+
+    /// A buffer argument: the slot holds the slice's address.
+    pub fn buf<T>(&mut self, i: usize, data: &mut [T]) -> &mut Self {
+        assert!(matches!(self.info.args[i].kind, ArgKind::Buffer { .. }));
+        let off = self.info.args[i].offset;
+        let addr = data.as_mut_ptr() as u64;
+        self.raw()[off..off + 8].copy_from_slice(&addr.to_ne_bytes());
+        self
+    }
+
+    /// A by-value argument: its bytes.
+    pub fn val<T: Copy>(&mut self, i: usize, v: T) -> &mut Self {
+        let ArgKind::Value { size } = self.info.args[i].kind else {
+            panic!("argument {i} is not a value");
+        };
+        assert_eq!(size, std::mem::size_of::<T>(), "size of argument {i}");
+        let off = self.info.args[i].offset;
+        let p = (&v as *const T).cast::<u8>();
+        // SAFETY: `v` is a live `T`, readable as `size_of::<T>()` bytes (test values are
+        // padding-free plain data).
+        let bytes = unsafe { std::slice::from_raw_parts(p, size) };
+        self.raw()[off..off + size].copy_from_slice(bytes);
+        self
+    }
+
+    /// A `__local` argument: its byte offset in local memory.
+    pub fn local(&mut self, i: usize, offset: u64) -> &mut Self {
+        assert_eq!(self.info.args[i].kind, ArgKind::Local);
+        let off = self.info.args[i].offset;
+        self.raw()[off..off + 8].copy_from_slice(&offset.to_ne_bytes());
+        self
+    }
+}
+
+/// Run an NDRange: every group in order, `local_mem_bytes` of local memory per group.
+pub fn run(
+    k: &CompiledKernel,
+    args: &Args,
+    dim: u64,
+    global: [u64; 3],
+    local: [u64; 3],
+    offset: [u64; 3],
+    local_mem_bytes: usize,
+) {
+    let mut lmem = vec![0u64; (k.static_local_size + local_mem_bytes).div_ceil(8).max(1)];
+    let groups: Vec<u64> = (0..3).map(|d| global[d].div_ceil(local[d])).collect();
+    for gz in 0..groups[2] {
+        for gy in 0..groups[1] {
+            for gx in 0..groups[0] {
+                let gid = [gx, gy, gz];
+                let mut ls = [0; 3];
+                for d in 0..3 {
+                    ls[d] = local[d].min(global[d] - gid[d] * local[d]);
+                }
+                let ctx = GroupContext {
+                    global_size: global,
+                    global_offset: offset,
+                    enqueued_local_size: local,
+                    local_size: ls,
+                    num_groups: [groups[0], groups[1], groups[2]],
+                    group_id: gid,
+                    work_dim: dim,
+                    local_mem: lmem.as_mut_ptr().cast(),
+                };
+                // SAFETY: the entry follows the work-group ABI; `args` was laid out from
+                // the kernel's `KernelInfo` and its buffers outlive the call, `ctx` and the
+                // local memory live on this frame.
+                unsafe { (k.entry())(args.bytes.as_ptr().cast(), &ctx) };
+            }
+        }
+    }
+}
+
+/// 1-D launch without offset.
+pub fn run1(k: &CompiledKernel, args: &Args, global: u64, local: u64) {
+    run(k, args, 1, [global, 1, 1], [local, 1, 1], [0; 3], 0);
+}

@@ -1,0 +1,210 @@
+//! Hand-written `.spvasm` kernels (under `tests/kernels/`), kernel descriptions, and the
+//! error paths: malformed or unsupported input must give an `Err`, never a panic.
+
+#[path = "common/harness.rs"]
+mod harness;
+
+use ferrite_compiler::{AddressSpace, ArgKind, CompileError, Module};
+use harness::{cl_to_spirv, run1, spvasm, Args};
+
+fn kernel_file(name: &str) -> String {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/kernels")
+        .join(name);
+    std::fs::read_to_string(p).expect("read kernel file")
+}
+
+#[test]
+fn arbitrary_width_integers() {
+    let Some(spv) = spvasm(&kernel_file("apint.spvasm")) else {
+        return;
+    };
+    let m = Module::from_spirv(&spv).expect("from_spirv");
+    let k = m.compile_kernel("apint").expect("compile");
+    let n = 16usize;
+    let mut out = vec![0u32; 4 * n];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut out);
+    run1(&k, &args, n as u64, 8);
+    let s3 = |v: u64| -> i32 {
+        let v = (v & 7) as i32;
+        if v >= 4 {
+            v - 8
+        } else {
+            v
+        }
+    };
+    for g in 0..n as u64 {
+        let phi = [10, 20, 30, 40][(g & 3) as usize];
+        let sext = s3(g + 3) as u32;
+        let q = s3(u64::from((s3(g) / -3) as u32)) as u32;
+        let lt = u32::from(s3(g) < 0);
+        assert_eq!(
+            &out[4 * g as usize..4 * g as usize + 4],
+            &[phi, sext, q, lt],
+            "{g}"
+        );
+    }
+}
+
+const VADD: &str = r#"
+    kernel void vadd(global const float *a, global const float *b, global float *c) {
+        size_t i = get_global_id(0);
+        c[i] = a[i] + b[i];
+    }"#;
+
+#[test]
+fn truncated_and_garbage_input_is_an_error() {
+    let Some(spv) = cl_to_spirv(VADD) else { return };
+    assert!(Module::from_spirv(&spv).is_ok());
+    for len in (0..spv.len()).step_by(4).chain([1, 2, 3, 5, 7]) {
+        // Cutting at an instruction boundary can leave a valid module; anything else
+        // must be an error, and nothing may panic.
+        let r = Module::from_spirv(&spv[..len]);
+        if let Ok(m) = r {
+            for k in m.kernels().to_vec() {
+                let _ = m.compile_kernel(&k.name);
+            }
+        }
+    }
+    let mut seed = 0x1234_5678u32;
+    let mut rnd = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    };
+    for _ in 0..300 {
+        // Flip words in the body (keep the header so rspirv gets past it).
+        let mut words: Vec<u32> = spv
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        for _ in 0..3 {
+            let i = 5 + (rnd() as usize) % (words.len() - 5);
+            words[i] = match rnd() % 3 {
+                0 => rnd(),
+                1 => words[i] ^ (1 << (rnd() % 32)),
+                _ => rnd() % 64,
+            };
+        }
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        if let Ok(m) = Module::from_spirv(&bytes) {
+            for k in m.kernels().to_vec() {
+                let _ = m.compile_kernel(&k.name);
+            }
+        }
+    }
+    let garbage: Vec<u8> = (0..400).map(|i| (i * 37 % 251) as u8).collect();
+    assert!(matches!(
+        Module::from_spirv(&garbage),
+        Err(CompileError::Malformed(_))
+    ));
+    assert!(Module::from_spirv(&[]).is_err());
+}
+
+#[test]
+fn bad_ids_are_errors() {
+    let src = r#"
+               OpCapability Addresses
+               OpCapability Kernel
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %main "bad"
+       %void = OpTypeVoid
+       %uint = OpTypeInt 32 0
+     %ptr_cw = OpTypePointer CrossWorkgroup %uint
+       %fnty = OpTypeFunction %void %ptr_cw
+       %main = OpFunction %void None %fnty
+        %out = OpFunctionParameter %ptr_cw
+      %entry = OpLabel
+          %x = OpIAdd %uint %out %void
+               OpStore %out %x
+               OpReturn
+               OpFunctionEnd
+    "#;
+    let Some(spv) = spvasm(src) else { return };
+    let m = Module::from_spirv(&spv).expect("parses");
+    assert!(m.compile_kernel("bad").is_err());
+    assert!(matches!(
+        m.compile_kernel("nope"),
+        Err(CompileError::NoSuchKernel(_))
+    ));
+}
+
+#[test]
+fn barrier_is_rejected_with_a_clear_error() {
+    let src = r#"
+        kernel void k(global int *out, local int *tmp) {
+            int l = get_local_id(0);
+            tmp[l] = l;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            out[get_global_id(0)] = tmp[(l + 1) % get_local_size(0)];
+        }"#;
+    let Some(spv) = cl_to_spirv(src) else { return };
+    match Module::from_spirv(&spv) {
+        Err(CompileError::UnsupportedOpcode { opcode, .. }) => {
+            assert!(opcode.contains("ControlBarrier"), "{opcode}")
+        }
+        Err(e) => panic!("unexpected error {e}"),
+        Ok(_) => panic!("barrier accepted"),
+    }
+}
+
+#[test]
+fn unsupported_capability_is_rejected() {
+    let src = r#"
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability ImageBasic
+               OpMemoryModel Physical64 OpenCL
+    "#;
+    let Some(spv) = spvasm(src) else { return };
+    assert!(matches!(
+        Module::from_spirv(&spv),
+        Err(CompileError::UnsupportedCapability(c)) if c == "ImageBasic"
+    ));
+}
+
+#[test]
+fn kernel_info_names_types_qualifiers_attributes() {
+    let src = r#"
+        typedef struct { float a; int b; } S;
+        kernel void __attribute__((reqd_work_group_size(16, 1, 1)))
+        q(global const float *restrict a, volatile global int *b, constant float *c,
+          S s, float3 v, local int *l) {
+            b[0] = a[0] + c[0] + s.a + v.x + l[0];
+        }"#;
+    let Some(spv) = cl_to_spirv(src) else { return };
+    let m = Module::from_spirv(&spv).expect("from_spirv");
+    let k = &m.kernels()[0];
+    assert_eq!(k.name, "q");
+    assert_eq!(k.reqd_work_group_size, Some([16, 1, 1]));
+    assert_eq!(k.attributes, "reqd_work_group_size(16,1,1)");
+    let names: Vec<&str> = k.args.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(names, ["a", "b", "c", "s", "v", "l"]);
+    let types: Vec<&str> = k.args.iter().map(|a| a.type_name.as_str()).collect();
+    assert_eq!(types, ["float*", "int*", "float*", "S", "float3", "int*"]);
+    let quals: Vec<u64> = k.args.iter().map(|a| a.type_qualifiers).collect();
+    assert_eq!(quals, [1 | 2, 4, 1, 0, 0, 0]);
+    let kinds: Vec<ArgKind> = k.args.iter().map(|a| a.kind.clone()).collect();
+    assert_eq!(
+        kinds,
+        [
+            ArgKind::Buffer {
+                space: AddressSpace::Global
+            },
+            ArgKind::Buffer {
+                space: AddressSpace::Global
+            },
+            ArgKind::Buffer {
+                space: AddressSpace::Constant
+            },
+            ArgKind::Value { size: 8 },
+            ArgKind::Value { size: 16 },
+            ArgKind::Local,
+        ]
+    );
+    let offsets: Vec<usize> = k.args.iter().map(|a| a.offset).collect();
+    assert_eq!(offsets, [0, 8, 16, 24, 32, 48]);
+    assert_eq!(k.args_size, 56);
+}
