@@ -1,0 +1,282 @@
+//! Device entry points: `clGetDeviceIDs`, `clGetDeviceInfo` (every OpenCL 3.0 query,
+//! answered for what Ferrite supports today), retain/release, sub-devices (none).
+
+use super::handle::{self, get};
+use super::info::{cl_bool, cl_version, info, joined, write_info};
+use super::platform::platform_or_default;
+use super::{check, cl_call, write_out};
+use crate::error::ClError;
+use ferrite_runtime::device::{self as rt, Device};
+use ferrite_runtime::platform::{self as plat, Platform};
+use opencl_sys::*;
+use std::ffi::c_void;
+
+/// Device types we can return.
+const VALID_TYPES: cl_device_type = CL_DEVICE_TYPE_DEFAULT
+    | CL_DEVICE_TYPE_CPU
+    | CL_DEVICE_TYPE_GPU
+    | CL_DEVICE_TYPE_ACCELERATOR
+    | CL_DEVICE_TYPE_CUSTOM;
+
+/// Whether our CPU device matches a `device_type` filter.
+pub fn matches_type(device_type: cl_device_type) -> bool {
+    device_type == CL_DEVICE_TYPE_ALL
+        || device_type & (CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_DEFAULT) != 0
+}
+
+/// Whether `device_type` is a valid filter.
+pub fn valid_type(device_type: cl_device_type) -> bool {
+    device_type == CL_DEVICE_TYPE_ALL || (device_type != 0 && device_type & !VALID_TYPES == 0)
+}
+
+pub unsafe extern "C" fn get_device_ids(
+    platform: cl_platform_id,
+    device_type: cl_device_type,
+    num_entries: cl_uint,
+    devices: *mut cl_device_id,
+    num_devices: *mut cl_uint,
+) -> cl_int {
+    cl_call(|| {
+        // CL_INVALID_PLATFORM if platform is not a valid platform.
+        let platform = platform_or_default(platform)?;
+        // CL_INVALID_DEVICE_TYPE if device_type is not a valid value.
+        check(valid_type(device_type), CL_INVALID_DEVICE_TYPE)?;
+        // CL_INVALID_VALUE if num_entries is equal to zero and devices is not NULL or if
+        // both num_devices and devices are NULL.
+        check(num_entries > 0 || devices.is_null(), CL_INVALID_VALUE)?;
+        check(
+            !(num_devices.is_null() && devices.is_null()),
+            CL_INVALID_VALUE,
+        )?;
+        // CL_DEVICE_NOT_FOUND if no OpenCL devices that matched device_type were found.
+        check(matches_type(device_type), CL_DEVICE_NOT_FOUND)?;
+        if !devices.is_null() {
+            // SAFETY: devices has room for num_entries >= 1 handles (API contract).
+            unsafe { *devices = handle::handle(&platform.device) };
+        }
+        // SAFETY: NULL or a cl_uint (API contract).
+        unsafe { write_out(num_devices, 1) };
+        Ok(())
+    })
+}
+
+/// `CL_DEVICE_SINGLE_FP_CONFIG`: IEEE 754 with every rounding mode, denormals and FMA;
+/// division and square root are the hardware's correctly rounded instructions.
+const SINGLE_FP_CONFIG: cl_device_fp_config = CL_FP_DENORM
+    | CL_FP_INF_NAN
+    | CL_FP_ROUND_TO_NEAREST
+    | CL_FP_ROUND_TO_ZERO
+    | CL_FP_ROUND_TO_INF
+    | CL_FP_FMA
+    | CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;
+/// `CL_DEVICE_DOUBLE_FP_CONFIG` (the flag for correctly rounded divide/sqrt is defined for
+/// single precision only; double operations are IEEE-exact anyway).
+const DOUBLE_FP_CONFIG: cl_device_fp_config = CL_FP_DENORM
+    | CL_FP_INF_NAN
+    | CL_FP_ROUND_TO_NEAREST
+    | CL_FP_ROUND_TO_ZERO
+    | CL_FP_ROUND_TO_INF
+    | CL_FP_FMA;
+/// The OpenCL 3.0 minimum: relaxed order, work-group scope.
+const ATOMIC_MEMORY_CAPABILITIES: cl_device_atomic_capabilities =
+    CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;
+/// The OpenCL 3.0 minimum for fences.
+const ATOMIC_FENCE_CAPABILITIES: cl_device_atomic_capabilities = CL_DEVICE_ATOMIC_ORDER_RELAXED
+    | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
+    | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;
+/// In-order queues with profiling; out-of-order execution is not supported yet.
+pub const QUEUE_PROPERTIES: cl_command_queue_properties = CL_QUEUE_PROFILING_ENABLE;
+
+pub unsafe extern "C" fn get_device_info(
+    device: cl_device_id,
+    param_name: cl_device_info,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    cl_call(|| {
+        // CL_INVALID_DEVICE if device is not valid.
+        let d = get::<Device>(device)?;
+        let zero_u32 = || info(&0u32);
+        let zero_usize = || info(&0usize);
+        let v = match param_name {
+            CL_DEVICE_TYPE => info(&CL_DEVICE_TYPE_CPU),
+            CL_DEVICE_VENDOR_ID => info(&rt::VENDOR_ID),
+            CL_DEVICE_MAX_COMPUTE_UNITS => info(&d.max_compute_units()),
+            CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS => info(&3u32),
+            CL_DEVICE_MAX_WORK_ITEM_SIZES => info(&rt::MAX_WORK_ITEM_SIZES),
+            CL_DEVICE_MAX_WORK_GROUP_SIZE => info(&rt::MAX_WORK_GROUP_SIZE),
+            // 128-bit vectors.
+            CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR | CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR => {
+                info(&16u32)
+            }
+            CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT | CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT => {
+                info(&8u32)
+            }
+            CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT
+            | CL_DEVICE_NATIVE_VECTOR_WIDTH_INT
+            | CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT
+            | CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT => info(&4u32),
+            CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG
+            | CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG
+            | CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE
+            | CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE => info(&2u32),
+            // No cl_khr_fp16.
+            CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => {
+                zero_u32()
+            }
+            CL_DEVICE_MAX_CLOCK_FREQUENCY => info(&d.max_clock_mhz),
+            CL_DEVICE_ADDRESS_BITS => info(&64u32),
+            CL_DEVICE_MAX_MEM_ALLOC_SIZE => info(&d.max_mem_alloc_size),
+            // Images are not supported: every image limit is 0.
+            CL_DEVICE_IMAGE_SUPPORT => info(&cl_bool(false)),
+            CL_DEVICE_MAX_READ_IMAGE_ARGS
+            | CL_DEVICE_MAX_WRITE_IMAGE_ARGS
+            | CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS
+            | CL_DEVICE_MAX_SAMPLERS
+            | CL_DEVICE_IMAGE_PITCH_ALIGNMENT
+            | CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT => zero_u32(),
+            CL_DEVICE_IMAGE2D_MAX_WIDTH
+            | CL_DEVICE_IMAGE2D_MAX_HEIGHT
+            | CL_DEVICE_IMAGE3D_MAX_WIDTH
+            | CL_DEVICE_IMAGE3D_MAX_HEIGHT
+            | CL_DEVICE_IMAGE3D_MAX_DEPTH
+            | CL_DEVICE_IMAGE_MAX_BUFFER_SIZE
+            | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => zero_usize(),
+            CL_DEVICE_IL_VERSION => info(&joined(rt::ILS, true)),
+            CL_DEVICE_ILS_WITH_VERSION => info(rt::ILS),
+            // No pipes.
+            CL_DEVICE_PIPE_SUPPORT => info(&cl_bool(false)),
+            CL_DEVICE_MAX_PIPE_ARGS
+            | CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS
+            | CL_DEVICE_PIPE_MAX_PACKET_SIZE => zero_u32(),
+            CL_DEVICE_MAX_PARAMETER_SIZE => info(&rt::MAX_PARAMETER_SIZE),
+            CL_DEVICE_MEM_BASE_ADDR_ALIGN => info(&(rt::MEM_BASE_ADDR_ALIGN as u32 * 8)),
+            CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => info(&(rt::MEM_BASE_ADDR_ALIGN as u32)),
+            CL_DEVICE_SINGLE_FP_CONFIG => info(&SINGLE_FP_CONFIG),
+            CL_DEVICE_DOUBLE_FP_CONFIG => info(&DOUBLE_FP_CONFIG),
+            CL_DEVICE_HALF_FP_CONFIG => info(&0u64),
+            CL_DEVICE_GLOBAL_MEM_CACHE_TYPE => info(&if d.global_mem_cache.size > 0 {
+                CL_READ_WRITE_CACHE
+            } else {
+                CL_NONE
+            }),
+            CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE => info(&d.global_mem_cache.line_size),
+            CL_DEVICE_GLOBAL_MEM_CACHE_SIZE => info(&d.global_mem_cache.size),
+            CL_DEVICE_GLOBAL_MEM_SIZE => info(&d.global_mem_size),
+            CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE => info(&rt::MAX_CONSTANT_BUFFER_SIZE),
+            CL_DEVICE_MAX_CONSTANT_ARGS => info(&rt::MAX_CONSTANT_ARGS),
+            // No __opencl_c_program_scope_global_variables.
+            CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE | CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => {
+                zero_usize()
+            }
+            CL_DEVICE_LOCAL_MEM_TYPE => info(&CL_GLOBAL),
+            CL_DEVICE_LOCAL_MEM_SIZE => info(&(rt::LOCAL_MEM_SIZE as u64)),
+            CL_DEVICE_ERROR_CORRECTION_SUPPORT => info(&cl_bool(false)),
+            CL_DEVICE_HOST_UNIFIED_MEMORY => info(&cl_bool(true)),
+            CL_DEVICE_PROFILING_TIMER_RESOLUTION => info(&1usize),
+            CL_DEVICE_ENDIAN_LITTLE => info(&cl_bool(cfg!(target_endian = "little"))),
+            CL_DEVICE_AVAILABLE | CL_DEVICE_COMPILER_AVAILABLE | CL_DEVICE_LINKER_AVAILABLE => {
+                info(&cl_bool(true))
+            }
+            CL_DEVICE_EXECUTION_CAPABILITIES => info(&CL_EXEC_KERNEL),
+            CL_DEVICE_QUEUE_ON_HOST_PROPERTIES => info(&QUEUE_PROPERTIES),
+            // No device-side enqueue.
+            CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES => info(&0u64),
+            CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE | CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE => {
+                zero_u32()
+            }
+            CL_DEVICE_MAX_ON_DEVICE_QUEUES | CL_DEVICE_MAX_ON_DEVICE_EVENTS => zero_u32(),
+            CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => info(&0u64),
+            CL_DEVICE_BUILT_IN_KERNELS => info(""),
+            CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION => Vec::new(),
+            CL_DEVICE_PLATFORM => info(&handle::handle(Platform::get())),
+            CL_DEVICE_NAME => info(&d.name),
+            CL_DEVICE_VENDOR => info(&d.vendor),
+            CL_DRIVER_VERSION => info(env!("CARGO_PKG_VERSION")),
+            CL_DEVICE_PROFILE => info("FULL_PROFILE"),
+            CL_DEVICE_VERSION => info("OpenCL 3.0 Ferrite"),
+            CL_DEVICE_NUMERIC_VERSION => info(&cl_version(plat::API_VERSION)),
+            CL_DEVICE_OPENCL_C_VERSION => info("OpenCL C 1.2 Ferrite"),
+            CL_DEVICE_OPENCL_C_ALL_VERSIONS => info(rt::OPENCL_C_VERSIONS),
+            CL_DEVICE_OPENCL_C_FEATURES => info(rt::OPENCL_C_FEATURES),
+            CL_DEVICE_EXTENSIONS => info(&joined(rt::EXTENSIONS, false)),
+            CL_DEVICE_EXTENSIONS_WITH_VERSION => info(rt::EXTENSIONS),
+            CL_DEVICE_PRINTF_BUFFER_SIZE => info(&rt::PRINTF_BUFFER_SIZE),
+            CL_DEVICE_PREFERRED_INTEROP_USER_SYNC => info(&cl_bool(true)),
+            CL_DEVICE_PARENT_DEVICE => info(&std::ptr::null_mut::<c_void>()),
+            // The device cannot be partitioned.
+            CL_DEVICE_PARTITION_MAX_SUB_DEVICES => zero_u32(),
+            CL_DEVICE_PARTITION_PROPERTIES => info(&[0isize]),
+            CL_DEVICE_PARTITION_AFFINITY_DOMAIN => info(&0u64),
+            CL_DEVICE_PARTITION_TYPE => Vec::new(),
+            // Root devices are not reference counted: always 1.
+            CL_DEVICE_REFERENCE_COUNT => info(&1u32),
+            CL_DEVICE_SVM_CAPABILITIES => info(&0u64),
+            CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT
+            | CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT
+            | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT => zero_u32(),
+            // No sub-groups.
+            CL_DEVICE_MAX_NUM_SUB_GROUPS => zero_u32(),
+            CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => info(&cl_bool(false)),
+            CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => info(&ATOMIC_MEMORY_CAPABILITIES),
+            CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => info(&ATOMIC_FENCE_CAPABILITIES),
+            CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT => info(&cl_bool(true)),
+            CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT => info(&cl_bool(false)),
+            CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT => info(&cl_bool(false)),
+            CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => {
+                info(&rt::PREFERRED_WORK_GROUP_SIZE_MULTIPLE)
+            }
+            // Not yet run through the conformance process.
+            CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => info("v0000-00-00-00"),
+            // CL_INVALID_VALUE if param_name is not one of the supported values.
+            _ => return Err(ClError(CL_INVALID_VALUE)),
+        };
+        // SAFETY: the out-pointers follow the API contract.
+        unsafe { write_info(&v, param_value_size, param_value, param_value_size_ret) }
+    })
+}
+
+pub unsafe extern "C" fn retain_device(device: cl_device_id) -> cl_int {
+    // Root device: retaining is a no-op after validation.
+    cl_call(|| handle::retain::<Device>(device))
+}
+
+pub unsafe extern "C" fn release_device(device: cl_device_id) -> cl_int {
+    // Root device: releasing is a no-op after validation.
+    cl_call(|| handle::release::<Device>(device))
+}
+
+pub unsafe extern "C" fn create_sub_devices(
+    in_device: cl_device_id,
+    _properties: *const cl_device_partition_property,
+    _num_devices: cl_uint,
+    _out_devices: *mut cl_device_id,
+    _num_devices_ret: *mut cl_uint,
+) -> cl_int {
+    cl_call(|| {
+        // CL_INVALID_DEVICE if in_device is not valid.
+        get::<Device>(in_device)?;
+        // CL_INVALID_VALUE if values specified in properties are not valid or if values
+        // specified in properties are valid but not supported by the device.
+        Err(ClError(CL_INVALID_VALUE))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_type_filters() {
+        assert!(matches_type(CL_DEVICE_TYPE_ALL));
+        assert!(matches_type(CL_DEVICE_TYPE_CPU));
+        assert!(matches_type(CL_DEVICE_TYPE_DEFAULT));
+        assert!(matches_type(CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU));
+        assert!(!matches_type(CL_DEVICE_TYPE_GPU));
+        assert!(!matches_type(CL_DEVICE_TYPE_ACCELERATOR));
+        assert!(valid_type(CL_DEVICE_TYPE_GPU));
+        assert!(!valid_type(0));
+        assert!(!valid_type(1 << 40));
+    }
+}

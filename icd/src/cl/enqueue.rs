@@ -1,0 +1,669 @@
+//! `clEnqueue*` entry points: buffer transfers, maps, markers/barriers and kernels.
+//!
+//! Every enqueue validates its arguments here (spec order where it matters), builds a
+//! closure that owns everything the command needs (`Arc`s of buffers, a snapshot of kernel
+//! arguments, host pointers as addresses), and hands it to the queue's worker. Every
+//! command gets a real event; blocking calls wait for it.
+
+use super::event::wait_list;
+use super::handle::{self, get};
+use super::{check, cl_call, cl_create, slice, SendPtr};
+use crate::error::{ClError, ClResult};
+use ferrite_runtime::device::{MAX_WORK_GROUP_SIZE, MAX_WORK_ITEM_SIZES};
+use ferrite_runtime::event::{CommandType, Event, ExecError, Status};
+use ferrite_runtime::executor::{self, NdRange};
+use ferrite_runtime::kernel::Kernel;
+use ferrite_runtime::mem::Mem;
+use ferrite_runtime::queue::{Queue, Work};
+use opencl_sys::*;
+use std::ffi::c_void;
+use std::sync::Arc;
+
+/// Enqueue `work`, return its event through `event` and wait if `blocking`.
+///
+/// # Safety
+/// `event` is NULL or valid for a write.
+unsafe fn submit(
+    q: &Arc<Queue>,
+    command_type: CommandType,
+    wait: Vec<Arc<Event>>,
+    work: Work,
+    event: *mut cl_event,
+    blocking: bool,
+) -> ClResult<()> {
+    let e = q.enqueue(command_type, wait, work)?;
+    if !event.is_null() {
+        // SAFETY: per the caller.
+        unsafe { *event = handle::new_handle(e.clone()) };
+    }
+    if blocking {
+        // CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if the operation is blocking and
+        // the execution status of any of the events in event_wait_list is a negative
+        // integer value.
+        if let Status::Failed(_) = e.wait() {
+            return Err(ClError(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST));
+        }
+    }
+    Ok(())
+}
+
+/// A buffer used by a command on `q`.
+fn buffer_of(q: &Queue, mem: cl_mem) -> ClResult<Arc<Mem>> {
+    // CL_INVALID_MEM_OBJECT if buffer is not a valid buffer object.
+    let m = get::<Mem>(mem)?;
+    // CL_INVALID_CONTEXT if the context associated with command_queue and buffer are not
+    // the same.
+    check(Arc::ptr_eq(&m.context, &q.context), CL_INVALID_CONTEXT)?;
+    Ok(m)
+}
+
+/// `(offset, size)` must lie inside the buffer and size must not be 0.
+fn check_region(m: &Mem, offset: usize, size: usize) -> ClResult<()> {
+    // CL_INVALID_VALUE if the region being read or written specified by (offset, size)
+    // is out of bounds or if size is 0.
+    check(size > 0, CL_INVALID_VALUE)?;
+    m.check_range(offset, size)
+        .map_err(|_| ClError(CL_INVALID_VALUE))
+}
+
+fn no_op() -> Work {
+    Box::new(|| Ok(()))
+}
+
+pub unsafe extern "C" fn enqueue_read_buffer(
+    command_queue: cl_command_queue,
+    buffer: cl_mem,
+    blocking_read: cl_bool,
+    offset: usize,
+    size: usize,
+    ptr: *mut c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    cl_call(|| {
+        let q = get::<Queue>(command_queue)?;
+        let m = buffer_of(&q, buffer)?;
+        check_region(&m, offset, size)?;
+        // CL_INVALID_VALUE if ... ptr is a NULL value.
+        check(!ptr.is_null(), CL_INVALID_VALUE)?;
+        // SAFETY: API contract on the wait list.
+        let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
+        // CL_INVALID_OPERATION if clEnqueueReadBuffer is called on buffer which has been
+        // created with CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS.
+        check(m.flags.host_read, CL_INVALID_OPERATION)?;
+        let dst = SendPtr(ptr);
+        let work: Work = Box::new(move || {
+            // SAFETY: the application guarantees ptr is valid for size bytes until the
+            // command completes (API contract).
+            unsafe { m.read(offset, dst.get() as *mut u8, size) }
+                .map_err(|_| ExecError::OutOfResources)
+        });
+        // SAFETY: event is NULL or writable (API contract).
+        unsafe {
+            submit(
+                &q,
+                CommandType::ReadBuffer,
+                wait,
+                work,
+                event,
+                blocking_read != CL_FALSE,
+            )
+        }
+    })
+}
+
+pub unsafe extern "C" fn enqueue_write_buffer(
+    command_queue: cl_command_queue,
+    buffer: cl_mem,
+    blocking_write: cl_bool,
+    offset: usize,
+    size: usize,
+    ptr: *const c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    cl_call(|| {
+        let q = get::<Queue>(command_queue)?;
+        let m = buffer_of(&q, buffer)?;
+        check_region(&m, offset, size)?;
+        // CL_INVALID_VALUE if ... ptr is a NULL value.
+        check(!ptr.is_null(), CL_INVALID_VALUE)?;
+        // SAFETY: API contract on the wait list.
+        let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
+        // CL_INVALID_OPERATION if clEnqueueWriteBuffer is called on buffer which has been
+        // created with CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS.
+        check(m.flags.host_write, CL_INVALID_OPERATION)?;
+        let src = SendPtr(ptr as *mut c_void);
+        let work: Work = Box::new(move || {
+            // SAFETY: the application guarantees ptr is valid for size bytes until the
+            // command completes (API contract).
+            unsafe { m.write(offset, src.get() as *const u8, size) }
+                .map_err(|_| ExecError::OutOfResources)
+        });
+        // SAFETY: event is NULL or writable (API contract).
+        unsafe {
+            submit(
+                &q,
+                CommandType::WriteBuffer,
+                wait,
+                work,
+                event,
+                blocking_write != CL_FALSE,
+            )
+        }
+    })
+}
+
+pub unsafe extern "C" fn enqueue_copy_buffer(
+    command_queue: cl_command_queue,
+    src_buffer: cl_mem,
+    dst_buffer: cl_mem,
+    src_offset: usize,
+    dst_offset: usize,
+    size: usize,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    cl_call(|| {
+        let q = get::<Queue>(command_queue)?;
+        let src = buffer_of(&q, src_buffer)?;
+        let dst = buffer_of(&q, dst_buffer)?;
+        // CL_INVALID_VALUE if src_offset, dst_offset, size, src_offset + size or
+        // dst_offset + size require accessing elements outside the src_buffer and
+        // dst_buffer buffer objects respectively; if size is 0.
+        check_region(&src, src_offset, size)?;
+        check_region(&dst, dst_offset, size)?;
+        // CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same buffer or
+        // sub-buffer object and the source and destination regions overlap.
+        if Arc::ptr_eq(&src, &dst) {
+            let overlap = src_offset < dst_offset + size && dst_offset < src_offset + size;
+            check(!overlap, CL_MEM_COPY_OVERLAP)?;
+        }
+        // SAFETY: API contract on the wait list.
+        let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
+        let work: Work = Box::new(move || {
+            src.copy_to(src_offset, &dst, dst_offset, size)
+                .map_err(|_| ExecError::OutOfResources)
+        });
+        // SAFETY: event is NULL or writable (API contract).
+        unsafe { submit(&q, CommandType::CopyBuffer, wait, work, event, false) }
+    })
+}
+
+pub unsafe extern "C" fn enqueue_fill_buffer(
+    command_queue: cl_command_queue,
+    buffer: cl_mem,
+    pattern: *const c_void,
+    pattern_size: usize,
+    offset: usize,
+    size: usize,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    cl_call(|| {
+        let q = get::<Queue>(command_queue)?;
+        let m = buffer_of(&q, buffer)?;
+        // CL_INVALID_VALUE if offset or offset + size require accessing elements outside
+        // the buffer object respectively.
+        check_region(&m, offset, size)?;
+        // CL_INVALID_VALUE if pattern is NULL or if pattern_size is 0 or if pattern_size is
+        // not one of { 1, 2, 4, 8, 16, 32, 64, 128 }.
+        check(
+            !pattern.is_null() && pattern_size.is_power_of_two() && pattern_size <= 128,
+            CL_INVALID_VALUE,
+        )?;
+        // CL_INVALID_VALUE if offset and size are not a multiple of pattern_size.
+        check(
+            offset.is_multiple_of(pattern_size) && size.is_multiple_of(pattern_size),
+            CL_INVALID_VALUE,
+        )?;
+        // SAFETY: API contract on the wait list.
+        let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
+        // The pattern is copied now: the application may reuse its memory at once.
+        // SAFETY: pattern points to pattern_size bytes (API contract).
+        let pattern = unsafe { slice(pattern as *const u8, pattern_size) }.to_vec();
+        let work: Work = Box::new(move || {
+            m.fill(&pattern, offset, size)
+                .map_err(|_| ExecError::OutOfResources)
+        });
+        // SAFETY: event is NULL or writable (API contract).
+        unsafe { submit(&q, CommandType::FillBuffer, wait, work, event, false) }
+    })
+}
+
+pub unsafe extern "C" fn enqueue_map_buffer(
+    command_queue: cl_command_queue,
+    buffer: cl_mem,
+    blocking_map: cl_bool,
+    map_flags: cl_map_flags,
+    offset: usize,
+    size: usize,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+    errcode_ret: *mut cl_int,
+) -> *mut c_void {
+    cl_create(errcode_ret, || {
+        let q = get::<Queue>(command_queue)?;
+        let m = buffer_of(&q, buffer)?;
+        // CL_INVALID_VALUE if region being mapped given by (offset, size) is out of bounds
+        // or if size is 0 or if values specified in map_flags are not valid.
+        check_region(&m, offset, size)?;
+        let known = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
+        check(map_flags & !known == 0, CL_INVALID_VALUE)?;
+        check(
+            map_flags & CL_MAP_WRITE_INVALIDATE_REGION == 0
+                || map_flags & (CL_MAP_READ | CL_MAP_WRITE) == 0,
+            CL_INVALID_VALUE,
+        )?;
+        // SAFETY: API contract on the wait list.
+        let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
+        // CL_INVALID_OPERATION if buffer has been created with CL_MEM_HOST_WRITE_ONLY or
+        // CL_MEM_HOST_NO_ACCESS and CL_MAP_READ is set in map_flags, or with
+        // CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS and CL_MAP_WRITE or
+        // CL_MAP_WRITE_INVALIDATE_REGION is set in map_flags.
+        check(
+            map_flags & CL_MAP_READ == 0 || m.flags.host_read,
+            CL_INVALID_OPERATION,
+        )?;
+        check(
+            map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) == 0 || m.flags.host_write,
+            CL_INVALID_OPERATION,
+        )?;
+        // Zero-copy: the mapped pointer is the buffer's own memory.
+        // SAFETY: offset + size <= m.size (checked above).
+        let ptr = unsafe { m.base().add(offset) } as *mut c_void;
+        m.add_map(ptr as usize);
+        // SAFETY: event is NULL or writable (API contract).
+        let r = unsafe {
+            submit(
+                &q,
+                CommandType::MapBuffer,
+                wait,
+                no_op(),
+                event,
+                blocking_map != CL_FALSE,
+            )
+        };
+        if let Err(e) = r {
+            let _ = m.remove_map(ptr as usize);
+            return Err(e);
+        }
+        Ok(ptr)
+    })
+}
+
+pub unsafe extern "C" fn enqueue_unmap_mem_object(
+    command_queue: cl_command_queue,
+    memobj: cl_mem,
+    mapped_ptr: *mut c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    cl_call(|| {
+        let q = get::<Queue>(command_queue)?;
+        let m = buffer_of(&q, memobj)?;
+        // SAFETY: API contract on the wait list.
+        let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
+        // CL_INVALID_VALUE if mapped_ptr is not a valid pointer returned by
+        // clEnqueueMapBuffer or clEnqueueMapImage for memobj.
+        m.remove_map(mapped_ptr as usize)
+            .map_err(|_| ClError(CL_INVALID_VALUE))?;
+        // The map was zero-copy: nothing to write back.
+        let work: Work = Box::new(move || {
+            drop(m);
+            Ok(())
+        });
+        // SAFETY: event is NULL or writable (API contract).
+        unsafe { submit(&q, CommandType::UnmapMemObject, wait, work, event, false) }
+    })
+}
+
+pub unsafe extern "C" fn enqueue_migrate_mem_objects(
+    command_queue: cl_command_queue,
+    num_mem_objects: cl_uint,
+    mem_objects: *const cl_mem,
+    flags: cl_mem_migration_flags,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    cl_call(|| {
+        let q = get::<Queue>(command_queue)?;
+        // CL_INVALID_VALUE if num_mem_objects is zero or if mem_objects is NULL or if flags
+        // is not 0 or is not any of the values described in the table above.
+        check(
+            num_mem_objects > 0 && !mem_objects.is_null(),
+            CL_INVALID_VALUE,
+        )?;
+        check(
+            flags & !(CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED) == 0,
+            CL_INVALID_VALUE,
+        )?;
+        // CL_INVALID_MEM_OBJECT if any of the memory objects in mem_objects is not a valid
+        // memory object; CL_INVALID_CONTEXT if their context differs from the queue's.
+        // SAFETY: mem_objects points to num_mem_objects handles (API contract).
+        for &h in unsafe { slice(mem_objects, num_mem_objects as usize) } {
+            buffer_of(&q, h)?;
+        }
+        // SAFETY: API contract on the wait list.
+        let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
+        // One memory for host and device: migration is a no-op.
+        // SAFETY: event is NULL or writable (API contract).
+        unsafe {
+            submit(
+                &q,
+                CommandType::MigrateMemObjects,
+                wait,
+                no_op(),
+                event,
+                false,
+            )
+        }
+    })
+}
+
+pub unsafe extern "C" fn enqueue_marker_with_wait_list(
+    command_queue: cl_command_queue,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    cl_call(|| {
+        // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
+        let q = get::<Queue>(command_queue)?;
+        // SAFETY: API contract on the wait list.
+        let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
+        // In order: waiting for the wait list (or, if empty, every earlier command) is
+        // what the queue's order gives anyway.
+        // SAFETY: event is NULL or writable (API contract).
+        unsafe { submit(&q, CommandType::Marker, wait, no_op(), event, false) }
+    })
+}
+
+pub unsafe extern "C" fn enqueue_barrier_with_wait_list(
+    command_queue: cl_command_queue,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    cl_call(|| {
+        // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
+        let q = get::<Queue>(command_queue)?;
+        // SAFETY: API contract on the wait list.
+        let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
+        // SAFETY: event is NULL or writable (API contract).
+        unsafe { submit(&q, CommandType::Barrier, wait, no_op(), event, false) }
+    })
+}
+
+pub unsafe extern "C" fn enqueue_marker(
+    command_queue: cl_command_queue,
+    event: *mut cl_event,
+) -> cl_int {
+    cl_call(|| {
+        let q = get::<Queue>(command_queue)?;
+        // CL_INVALID_VALUE if event is a NULL value.
+        check(!event.is_null(), CL_INVALID_VALUE)?;
+        // SAFETY: event is writable (API contract).
+        unsafe { submit(&q, CommandType::Marker, Vec::new(), no_op(), event, false) }
+    })
+}
+
+pub unsafe extern "C" fn enqueue_barrier(command_queue: cl_command_queue) -> cl_int {
+    cl_call(|| {
+        let q = get::<Queue>(command_queue)?;
+        // SAFETY: a NULL event pointer.
+        unsafe {
+            submit(
+                &q,
+                CommandType::Barrier,
+                Vec::new(),
+                no_op(),
+                std::ptr::null_mut(),
+                false,
+            )
+        }
+    })
+}
+
+pub unsafe extern "C" fn enqueue_wait_for_events(
+    command_queue: cl_command_queue,
+    num_events: cl_uint,
+    event_list: *const cl_event,
+) -> cl_int {
+    cl_call(|| {
+        let q = get::<Queue>(command_queue)?;
+        // CL_INVALID_VALUE if num_events is 0 or event_list is NULL.
+        check(num_events > 0 && !event_list.is_null(), CL_INVALID_VALUE)?;
+        // CL_INVALID_EVENT if event objects specified in event_list are not valid events.
+        // CL_INVALID_CONTEXT if the context associated with command_queue and events in
+        // event_list are not the same.
+        // SAFETY: event_list points to num_events handles (API contract).
+        let wait =
+            unsafe { wait_list(&q.context, num_events, event_list) }.map_err(|e| match e.0 {
+                CL_INVALID_EVENT_WAIT_LIST => ClError(CL_INVALID_EVENT),
+                _ => e,
+            })?;
+        // SAFETY: a NULL event pointer.
+        unsafe {
+            submit(
+                &q,
+                CommandType::Barrier,
+                wait,
+                no_op(),
+                std::ptr::null_mut(),
+                false,
+            )
+        }
+    })
+}
+
+/// Validate an NDRange for `kernel` and choose the local size; spec order of checks.
+///
+/// # Safety
+/// The three pointers are NULL or point to `work_dim` `size_t`s.
+unsafe fn nd_range(
+    kernel: &Kernel,
+    work_dim: cl_uint,
+    global_work_offset: *const usize,
+    global_work_size: *const usize,
+    local_work_size: *const usize,
+) -> ClResult<NdRange> {
+    // CL_INVALID_WORK_DIMENSION if work_dim is not a valid value (i.e. a value between 1
+    // and CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS).
+    check((1..=3).contains(&work_dim), CL_INVALID_WORK_DIMENSION)?;
+    let dims = work_dim as usize;
+    // CL_INVALID_GLOBAL_WORK_SIZE if global_work_size is NULL. (A size of 0 is allowed
+    // since OpenCL 2.1: the command does nothing but still completes its event.)
+    check(!global_work_size.is_null(), CL_INVALID_GLOBAL_WORK_SIZE)?;
+    // SAFETY: per the caller.
+    let (gws, gwo, lws) = unsafe {
+        (
+            slice(global_work_size, dims),
+            slice(global_work_offset, dims),
+            slice(local_work_size, dims),
+        )
+    };
+    let mut range = NdRange {
+        work_dim,
+        global_offset: [0; 3],
+        global_size: [1; 3],
+        local_size: [1; 3],
+    };
+    for d in 0..dims {
+        range.global_size[d] = gws[d] as u64;
+        if !gwo.is_empty() {
+            // CL_INVALID_GLOBAL_OFFSET if the value specified in global_work_size + the
+            // corresponding values in global_work_offset for any dimensions is greater
+            // than the maximum value representable by size_t on the device.
+            check(
+                gws[d].checked_add(gwo[d]).is_some(),
+                CL_INVALID_GLOBAL_OFFSET,
+            )?;
+            range.global_offset[d] = gwo[d] as u64;
+        }
+    }
+    let empty = range.global_size.contains(&0);
+    let reqd = kernel.info().reqd_work_group_size;
+    let uniform = kernel.built.uniform_work_groups;
+    let max_wg = kernel.max_work_group_size().min(MAX_WORK_GROUP_SIZE);
+    if !lws.is_empty() {
+        for (slot, &l) in range.local_size.iter_mut().zip(lws) {
+            // A local size of 0 is not a valid work-group.
+            check(l > 0, CL_INVALID_WORK_GROUP_SIZE)?;
+            *slot = l as u64;
+        }
+        // CL_INVALID_WORK_GROUP_SIZE if local_work_size is specified and does not match
+        // the required work-group size for kernel in the program source.
+        if let Some(r) = reqd {
+            let matches = (0..3).all(|d| range.local_size[d] == r[d] as u64);
+            check(matches, CL_INVALID_WORK_GROUP_SIZE)?;
+        }
+        // CL_INVALID_WORK_GROUP_SIZE if local_work_size is specified and the total number
+        // of work-items in the work-group ... is greater than the value specified by
+        // CL_KERNEL_WORK_GROUP_SIZE.
+        let total: u64 = range.local_size.iter().product();
+        check(total <= max_wg as u64, CL_INVALID_WORK_GROUP_SIZE)?;
+        // CL_INVALID_WORK_GROUP_SIZE if the work-group size must be uniform and ... the
+        // global_work_size is not evenly divisible by the local_work_size.
+        if uniform {
+            let divisible =
+                (0..3).all(|d| range.global_size[d].is_multiple_of(range.local_size[d]));
+            check(divisible, CL_INVALID_WORK_GROUP_SIZE)?;
+        }
+        // CL_INVALID_WORK_ITEM_SIZE if the number of work-items specified in any of
+        // local_work_size[0], ... local_work_size[work_dim - 1] is greater than the
+        // corresponding values specified by CL_DEVICE_MAX_WORK_ITEM_SIZES.
+        for (l, max) in lws.iter().zip(MAX_WORK_ITEM_SIZES) {
+            check(*l <= max, CL_INVALID_WORK_ITEM_SIZE)?;
+        }
+    } else if let Some(r) = reqd {
+        // No local size given: the required one.
+        range.local_size = [r[0] as u64, r[1] as u64, r[2] as u64];
+        if uniform {
+            let divisible =
+                (0..3).all(|d| range.global_size[d].is_multiple_of(range.local_size[d]));
+            check(divisible, CL_INVALID_WORK_GROUP_SIZE)?;
+        }
+    } else if !empty {
+        range.local_size = executor::pick_local_size(&range, max_wg as u64, !uniform);
+    }
+    Ok(range)
+}
+
+/// Enqueue a kernel over an NDRange (shared by `clEnqueueNDRangeKernel`/`clEnqueueTask`).
+///
+/// # Safety
+/// The pointers follow `clEnqueueNDRangeKernel`'s contract.
+#[allow(clippy::too_many_arguments)] // The API's own parameter list.
+unsafe fn enqueue_kernel(
+    command_type: CommandType,
+    command_queue: cl_command_queue,
+    kernel: cl_kernel,
+    work_dim: cl_uint,
+    global_work_offset: *const usize,
+    global_work_size: *const usize,
+    local_work_size: *const usize,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> ClResult<()> {
+    // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
+    let q = get::<Queue>(command_queue)?;
+    // CL_INVALID_KERNEL if kernel is not a valid kernel object.
+    let k = get::<Kernel>(kernel)?;
+    // CL_INVALID_CONTEXT if context associated with command_queue and kernel are not the
+    // same.
+    check(
+        Arc::ptr_eq(&q.context, &k.program.context),
+        CL_INVALID_CONTEXT,
+    )?;
+    // SAFETY: API contract on the wait list.
+    let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
+    // CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified.
+    check(k.missing_args().is_empty(), CL_INVALID_KERNEL_ARGS)?;
+    // SAFETY: per the caller.
+    let range = unsafe {
+        nd_range(
+            &k,
+            work_dim,
+            global_work_offset,
+            global_work_size,
+            local_work_size,
+        )
+    }?;
+    // The arguments are snapshotted now: later clSetKernelArg calls do not affect this
+    // command. CL_OUT_OF_RESOURCES if the local memory needed exceeds the device's.
+    let launch = k.snapshot(range)?;
+    let work: Work = Box::new(move || {
+        launch.run();
+        Ok(())
+    });
+    // SAFETY: event is NULL or writable (API contract).
+    unsafe { submit(&q, command_type, wait, work, event, false) }
+}
+
+pub unsafe extern "C" fn enqueue_nd_range_kernel(
+    command_queue: cl_command_queue,
+    kernel: cl_kernel,
+    work_dim: cl_uint,
+    global_work_offset: *const usize,
+    global_work_size: *const usize,
+    local_work_size: *const usize,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    cl_call(|| {
+        // SAFETY: the application's pointers follow the API contract.
+        unsafe {
+            enqueue_kernel(
+                CommandType::NdRangeKernel,
+                command_queue,
+                kernel,
+                work_dim,
+                global_work_offset,
+                global_work_size,
+                local_work_size,
+                num_events_in_wait_list,
+                event_wait_list,
+                event,
+            )
+        }
+    })
+}
+
+pub unsafe extern "C" fn enqueue_task(
+    command_queue: cl_command_queue,
+    kernel: cl_kernel,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    cl_call(|| {
+        // Equivalent to clEnqueueNDRangeKernel with work_dim = 1, global_work_offset =
+        // NULL, global_work_size[0] set to 1, and local_work_size[0] set to 1.
+        let one = [1usize];
+        // SAFETY: our own one-element arrays; the rest follows the API contract.
+        unsafe {
+            enqueue_kernel(
+                CommandType::Task,
+                command_queue,
+                kernel,
+                1,
+                std::ptr::null(),
+                one.as_ptr(),
+                one.as_ptr(),
+                num_events_in_wait_list,
+                event_wait_list,
+                event,
+            )
+        }
+    })
+}

@@ -1,0 +1,275 @@
+//! Memory-object entry points: buffers (images are not supported: zero image formats,
+//! and the image creators are `CL_INVALID_OPERATION` stubs as the spec requires when no
+//! device supports images).
+
+use super::handle::{self, get};
+use super::info::{cl_bool, info, write_info};
+use super::{check, cl_call, cl_create, write_out, SendPtr};
+use crate::error::{ClError, ClResult};
+use ferrite_runtime::context::Context;
+use ferrite_runtime::mem::buffer::{self, BufferDesc};
+use ferrite_runtime::mem::{Mem, MemFlags, MemType};
+use opencl_sys::*;
+use std::ffi::c_void;
+
+const ACCESS_BITS: cl_mem_flags = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
+const HOST_ACCESS_BITS: cl_mem_flags =
+    CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
+const HOST_PTR_BITS: cl_mem_flags =
+    CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
+/// Flags valid for a buffer.
+const BUFFER_BITS: cl_mem_flags = ACCESS_BITS | HOST_ACCESS_BITS | HOST_PTR_BITS;
+
+/// Validate `clCreateBuffer` flags against `host_ptr`; the runtime's view of them.
+pub fn buffer_flags(flags: cl_mem_flags, has_host_ptr: bool) -> ClResult<MemFlags> {
+    // CL_INVALID_VALUE if values specified in flags are not valid as defined in the Memory
+    // Flags table.
+    check(flags & !BUFFER_BITS == 0, CL_INVALID_VALUE)?;
+    // At most one device access mode, at most one host access mode.
+    check((flags & ACCESS_BITS).count_ones() <= 1, CL_INVALID_VALUE)?;
+    check(
+        (flags & HOST_ACCESS_BITS).count_ones() <= 1,
+        CL_INVALID_VALUE,
+    )?;
+    // CL_MEM_USE_HOST_PTR and CL_MEM_ALLOC_HOST_PTR / CL_MEM_COPY_HOST_PTR are mutually
+    // exclusive.
+    if flags & CL_MEM_USE_HOST_PTR != 0 {
+        check(
+            flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR) == 0,
+            CL_INVALID_VALUE,
+        )?;
+    }
+    // CL_INVALID_HOST_PTR if host_ptr is NULL and CL_MEM_USE_HOST_PTR or
+    // CL_MEM_COPY_HOST_PTR are set in flags or if host_ptr is not NULL but
+    // CL_MEM_COPY_HOST_PTR or CL_MEM_USE_HOST_PTR are not set in flags.
+    let wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0;
+    check(wants_ptr == has_host_ptr, CL_INVALID_HOST_PTR)?;
+    Ok(MemFlags {
+        device_read: flags & CL_MEM_WRITE_ONLY == 0,
+        device_write: flags & CL_MEM_READ_ONLY == 0,
+        host_read: flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS) == 0,
+        host_write: flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS) == 0,
+        use_host_ptr: flags & CL_MEM_USE_HOST_PTR != 0,
+        copy_host_ptr: flags & CL_MEM_COPY_HOST_PTR != 0,
+        alloc_host_ptr: flags & CL_MEM_ALLOC_HOST_PTR != 0,
+    })
+}
+
+fn new_buffer(
+    context: cl_context,
+    properties: Vec<u64>,
+    flags: cl_mem_flags,
+    size: usize,
+    host_ptr: *mut c_void,
+) -> ClResult<cl_mem> {
+    // CL_INVALID_CONTEXT if context is not a valid context.
+    let ctx = get::<Context>(context)?;
+    let mem_flags = buffer_flags(flags, !host_ptr.is_null())?;
+    // CL_INVALID_BUFFER_SIZE if size is 0, or if size is greater than
+    // CL_DEVICE_MAX_MEM_ALLOC_SIZE for all devices in context.
+    let max = ctx
+        .devices
+        .iter()
+        .map(|d| d.max_mem_alloc_size)
+        .max()
+        .unwrap_or(0);
+    check(size > 0 && size as u64 <= max, CL_INVALID_BUFFER_SIZE)?;
+    let desc = BufferDesc {
+        flags: mem_flags,
+        // Access defaults to CL_MEM_READ_WRITE.
+        api_flags: if flags & ACCESS_BITS == 0 {
+            flags | CL_MEM_READ_WRITE
+        } else {
+            flags
+        },
+        properties,
+        size,
+        host_ptr: host_ptr as *mut u8,
+    };
+    // SAFETY: with USE/COPY_HOST_PTR the application guarantees host_ptr points to size
+    // bytes (valid for the buffer's life with USE_HOST_PTR): the API contract.
+    let mem = unsafe { buffer::create(&ctx, desc) }?;
+    Ok(handle::new_handle(mem))
+}
+
+pub unsafe extern "C" fn create_buffer(
+    context: cl_context,
+    flags: cl_mem_flags,
+    size: usize,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    cl_create(errcode_ret, || {
+        new_buffer(context, Vec::new(), flags, size, host_ptr)
+    })
+}
+
+pub unsafe extern "C" fn create_buffer_with_properties(
+    context: cl_context,
+    properties: *const cl_mem_properties,
+    flags: cl_mem_flags,
+    size: usize,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    cl_create(errcode_ret, || {
+        get::<Context>(context)?;
+        let mut list = Vec::new();
+        if !properties.is_null() {
+            // SAFETY: a non-NULL list is zero-terminated (API contract).
+            let first = unsafe { *properties };
+            // CL_INVALID_PROPERTY if a property name in properties is not a supported
+            // property name (no buffer properties are supported).
+            check(first == 0, CL_INVALID_PROPERTY)?;
+            list.push(0);
+        }
+        new_buffer(context, list, flags, size, host_ptr)
+    })
+}
+
+pub unsafe extern "C" fn retain_mem_object(memobj: cl_mem) -> cl_int {
+    cl_call(|| handle::retain::<Mem>(memobj))
+}
+
+pub unsafe extern "C" fn release_mem_object(memobj: cl_mem) -> cl_int {
+    cl_call(|| handle::release::<Mem>(memobj))
+}
+
+pub unsafe extern "C" fn get_mem_object_info(
+    memobj: cl_mem,
+    param_name: cl_mem_info,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    cl_call(|| {
+        // CL_INVALID_MEM_OBJECT if memobj is a not a valid memory object.
+        let m = get::<Mem>(memobj)?;
+        let null = std::ptr::null_mut::<c_void>();
+        let v = match param_name {
+            CL_MEM_TYPE => info(&match m.mem_type {
+                MemType::Buffer => CL_MEM_OBJECT_BUFFER,
+            }),
+            CL_MEM_FLAGS => info(&m.api_flags),
+            CL_MEM_SIZE => info(&m.size),
+            // If memobj is created with CL_MEM_USE_HOST_PTR, return the host_ptr argument
+            // value specified when memobj is created. Otherwise, returns NULL.
+            CL_MEM_HOST_PTR => info(&if m.flags.use_host_ptr {
+                m.host_ptr as *mut c_void
+            } else {
+                null
+            }),
+            CL_MEM_MAP_COUNT => info(&m.map_count()),
+            CL_MEM_REFERENCE_COUNT => info(&m.api.ref_count()),
+            CL_MEM_CONTEXT => info(&handle::handle(&m.context)),
+            // No sub-buffers yet.
+            CL_MEM_ASSOCIATED_MEMOBJECT => info(&null),
+            CL_MEM_OFFSET => info(&0usize),
+            CL_MEM_USES_SVM_POINTER => info(&cl_bool(false)),
+            CL_MEM_PROPERTIES => info(&m.properties),
+            // CL_INVALID_VALUE if param_name is not valid.
+            _ => return Err(ClError(CL_INVALID_VALUE)),
+        };
+        // SAFETY: the out-pointers follow the API contract.
+        unsafe { write_info(&v, param_value_size, param_value, param_value_size_ret) }
+    })
+}
+
+pub unsafe extern "C" fn set_mem_object_destructor_callback(
+    memobj: cl_mem,
+    pfn_notify: Option<unsafe extern "C" fn(memobj: cl_mem, user_data: *mut c_void)>,
+    user_data: *mut c_void,
+) -> cl_int {
+    cl_call(|| {
+        // CL_INVALID_MEM_OBJECT if memobj is not a valid memory object.
+        let m = get::<Mem>(memobj)?;
+        // CL_INVALID_VALUE if pfn_notify is NULL.
+        let f = pfn_notify.ok_or(ClError(CL_INVALID_VALUE))?;
+        let (h, user_data) = (SendPtr(memobj), SendPtr(user_data));
+        m.add_destructor(Box::new(move || {
+            // SAFETY: the application's callback with its handle and user_data, called
+            // once, before the object's storage is freed.
+            unsafe { f(h.get(), user_data.get()) }
+        }));
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn get_supported_image_formats(
+    context: cl_context,
+    flags: cl_mem_flags,
+    image_type: cl_mem_object_type,
+    num_entries: cl_uint,
+    image_formats: *mut cl_image_format,
+    num_image_formats: *mut cl_uint,
+) -> cl_int {
+    cl_call(|| {
+        // CL_INVALID_CONTEXT if context is not a valid context.
+        get::<Context>(context)?;
+        // CL_INVALID_VALUE if flags or image_type are not valid, or if num_entries is 0
+        // and image_formats is not NULL.
+        check(
+            flags & !(BUFFER_BITS | CL_MEM_KERNEL_READ_AND_WRITE) == 0,
+            CL_INVALID_VALUE,
+        )?;
+        check(
+            matches!(
+                image_type,
+                CL_MEM_OBJECT_IMAGE1D
+                    | CL_MEM_OBJECT_IMAGE1D_BUFFER
+                    | CL_MEM_OBJECT_IMAGE1D_ARRAY
+                    | CL_MEM_OBJECT_IMAGE2D
+                    | CL_MEM_OBJECT_IMAGE2D_ARRAY
+                    | CL_MEM_OBJECT_IMAGE3D
+            ),
+            CL_INVALID_VALUE,
+        )?;
+        check(num_entries > 0 || image_formats.is_null(), CL_INVALID_VALUE)?;
+        // Images are not supported: no formats.
+        // SAFETY: NULL or a cl_uint (API contract).
+        unsafe { write_out(num_image_formats, 0) };
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffer_flag_validation() {
+        let f = buffer_flags(0, false).unwrap();
+        assert!(f.device_read && f.device_write && f.host_read && f.host_write);
+        let f = buffer_flags(CL_MEM_READ_ONLY | CL_MEM_HOST_NO_ACCESS, false).unwrap();
+        assert!(f.device_read && !f.device_write && !f.host_read && !f.host_write);
+        let f = buffer_flags(CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY, false).unwrap();
+        assert!(!f.device_read && f.device_write && f.host_read && !f.host_write);
+        let e = |flags, p| buffer_flags(flags, p).err().map(|e| e.0);
+        assert_eq!(
+            e(CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY, false),
+            Some(CL_INVALID_VALUE)
+        );
+        assert_eq!(
+            e(CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS, false),
+            Some(CL_INVALID_VALUE)
+        );
+        assert_eq!(
+            e(CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR, true),
+            Some(CL_INVALID_VALUE)
+        );
+        assert_eq!(
+            e(CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR, true),
+            Some(CL_INVALID_VALUE)
+        );
+        assert!(buffer_flags(CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR, true).is_ok());
+        assert_eq!(e(CL_MEM_USE_HOST_PTR, false), Some(CL_INVALID_HOST_PTR));
+        assert_eq!(e(CL_MEM_COPY_HOST_PTR, false), Some(CL_INVALID_HOST_PTR));
+        assert_eq!(e(CL_MEM_ALLOC_HOST_PTR, true), Some(CL_INVALID_HOST_PTR));
+        assert_eq!(e(0, true), Some(CL_INVALID_HOST_PTR));
+        assert_eq!(e(1 << 40, false), Some(CL_INVALID_VALUE));
+        assert_eq!(
+            e(CL_MEM_KERNEL_READ_AND_WRITE, false),
+            Some(CL_INVALID_VALUE)
+        );
+    }
+}

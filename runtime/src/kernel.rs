@@ -1,0 +1,274 @@
+//! Kernels: one compiled kernel of a built program plus its argument values.
+//!
+//! `clSetKernelArg` stores [`ArgValue`]s; an enqueue takes a [`LaunchData`] snapshot (the
+//! argument block with buffer addresses and local-memory offsets filled in, plus `Arc`s of
+//! the buffers), so later `clSetKernelArg` calls do not affect enqueued commands and
+//! buffers outlive the commands that use them.
+//!
+//! Local memory of a group: the kernel's own `Workgroup` variables first
+//! (`static_local_size` bytes), then each `__local` argument at the next multiple of
+//! [`LOCAL_ARG_ALIGN`] bytes.
+
+use crate::api::{api_type, ApiObject, ObjectType};
+use crate::device::LOCAL_MEM_SIZE;
+use crate::error::{Error, Result};
+use crate::executor::{self, Launch, NdRange};
+use crate::mem::buffer::AlignedBuf;
+use crate::mem::Mem;
+use crate::program::{Built, Program, ProgramSource};
+use ferrite_compiler::{ArgKind, CompiledKernel, KernelArg, KernelInfo};
+use parking_lot::Mutex;
+use std::sync::Arc;
+
+/// Alignment of each `__local` argument's region.
+pub const LOCAL_ARG_ALIGN: usize = 128;
+
+/// The value of one argument.
+#[derive(Clone)]
+pub enum ArgValue {
+    /// Bytes of a by-value argument.
+    Bytes(Vec<u8>),
+    /// A `__global`/`__constant` buffer, or NULL.
+    Buffer(Option<Arc<Mem>>),
+    /// Size in bytes of a `__local` argument.
+    Local(usize),
+}
+
+#[repr(C)]
+pub struct Kernel {
+    pub api: ApiObject,
+    pub program: Arc<Program>,
+    /// The build this kernel comes from.
+    pub built: Arc<Built>,
+    pub compiled: CompiledKernel,
+    args: Mutex<Vec<Option<ArgValue>>>,
+}
+api_type!(Kernel, Kernel);
+
+fn align_up(x: usize, a: usize) -> usize {
+    x.div_ceil(a) * a
+}
+
+impl Kernel {
+    /// `clCreateKernel`.
+    pub fn new(program: &Arc<Program>, name: &str) -> Result<Arc<Kernel>> {
+        let built = program.built().ok_or(Error::InvalidProgramExecutable)?;
+        let compiled = built
+            .kernel(name)
+            .ok_or_else(|| Error::InvalidKernelName(name.to_string()))?
+            .clone();
+        let nargs = compiled.info.args.len();
+        Ok(Self::make(program, built, compiled, vec![None; nargs]))
+    }
+
+    fn make(
+        program: &Arc<Program>,
+        built: Arc<Built>,
+        compiled: CompiledKernel,
+        args: Vec<Option<ArgValue>>,
+    ) -> Arc<Kernel> {
+        program.attach_kernel();
+        Arc::new(Kernel {
+            api: ApiObject::new(ObjectType::Kernel),
+            program: program.clone(),
+            built,
+            compiled,
+            args: Mutex::new(args),
+        })
+    }
+
+    /// `clCloneKernel`: same kernel, copy of the argument values.
+    pub fn duplicate(&self) -> Arc<Kernel> {
+        let args = self.args.lock().clone();
+        Self::make(
+            &self.program,
+            self.built.clone(),
+            self.compiled.clone(),
+            args,
+        )
+    }
+
+    pub fn info(&self) -> &KernelInfo {
+        &self.compiled.info
+    }
+
+    /// The description of argument `index`.
+    pub fn arg(&self, index: usize) -> Result<&KernelArg> {
+        let args = &self.compiled.info.args;
+        args.get(index).ok_or(Error::InvalidArgIndex {
+            index,
+            count: args.len(),
+        })
+    }
+
+    /// Argument description for `clGetKernelArgInfo`: only for programs built from source
+    /// with `-cl-kernel-arg-info`.
+    pub fn arg_info(&self, index: usize) -> Result<&KernelArg> {
+        let arg = self.arg(index)?;
+        let from_source = matches!(self.program.source, ProgramSource::Source(_));
+        if !from_source || !self.built.kernel_arg_info {
+            return Err(Error::KernelArgInfoNotAvailable);
+        }
+        Ok(arg)
+    }
+
+    /// Store an argument value; it must fit the argument's kind.
+    pub fn set_arg(&self, index: usize, value: ArgValue) -> Result<()> {
+        let arg = self.arg(index)?;
+        match (&arg.kind, &value) {
+            (ArgKind::Value { size }, ArgValue::Bytes(b)) => {
+                if b.len() != *size {
+                    return Err(Error::InvalidArgSize {
+                        index,
+                        expected: *size,
+                        got: b.len(),
+                    });
+                }
+            }
+            (ArgKind::Buffer { .. }, ArgValue::Buffer(_)) => {}
+            (ArgKind::Local, ArgValue::Local(size)) => {
+                if *size == 0 {
+                    return Err(Error::InvalidArgSize {
+                        index,
+                        expected: 1,
+                        got: 0,
+                    });
+                }
+            }
+            _ => {
+                return Err(Error::InvalidArgValue {
+                    index,
+                    reason: "value does not match the argument's kind",
+                })
+            }
+        }
+        self.args.lock()[index] = Some(value);
+        Ok(())
+    }
+
+    /// Local memory one group needs with the current arguments
+    /// (`CL_KERNEL_LOCAL_MEM_SIZE`).
+    pub fn local_mem_size(&self) -> usize {
+        let args = self.args.lock();
+        let mut total = self.compiled.static_local_size;
+        for a in args.iter() {
+            if let Some(ArgValue::Local(size)) = a {
+                total = align_up(total, LOCAL_ARG_ALIGN) + size;
+            }
+        }
+        total
+    }
+
+    /// The largest work-group this kernel can run with.
+    pub fn max_work_group_size(&self) -> usize {
+        match self.compiled.info.reqd_work_group_size {
+            Some(r) => r.iter().map(|&x| x as usize).product(),
+            None => crate::device::MAX_WORK_GROUP_SIZE,
+        }
+    }
+
+    /// Indices of the arguments not set yet.
+    pub fn missing_args(&self) -> Vec<usize> {
+        let args = self.args.lock();
+        args.iter()
+            .enumerate()
+            .filter(|(_, a)| a.is_none())
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// Snapshot the arguments for a launch over `range`.
+    pub fn snapshot(&self, range: NdRange) -> Result<LaunchData> {
+        let info = &self.compiled.info;
+        let missing = self.missing_args();
+        let args = self.args.lock();
+        if !missing.is_empty() {
+            return Err(Error::KernelArgsNotSet { missing });
+        }
+        let block_size = info
+            .args
+            .iter()
+            .map(|a| {
+                a.offset
+                    + match a.kind {
+                        ArgKind::Value { size } => size,
+                        _ => 8,
+                    }
+            })
+            .max()
+            .unwrap_or(0)
+            .max(info.args_size);
+        let mut block = AlignedBuf::new(block_size)?;
+        let bytes = block.as_mut_slice();
+        let mut buffers = Vec::new();
+        let mut local = self.compiled.static_local_size;
+        for (desc, value) in info.args.iter().zip(args.iter()) {
+            let slot = &mut bytes[desc.offset..];
+            match value {
+                Some(ArgValue::Bytes(b)) => slot[..b.len()].copy_from_slice(b),
+                Some(ArgValue::Buffer(m)) => {
+                    let addr = m.as_ref().map_or(0, |m| m.base() as u64);
+                    slot[..8].copy_from_slice(&addr.to_ne_bytes());
+                    if let Some(m) = m {
+                        buffers.push(m.clone());
+                    }
+                }
+                Some(ArgValue::Local(size)) => {
+                    let offset = align_up(local, LOCAL_ARG_ALIGN);
+                    slot[..8].copy_from_slice(&(offset as u64).to_ne_bytes());
+                    local = offset + size;
+                }
+                None => {}
+            }
+        }
+        if local > LOCAL_MEM_SIZE {
+            return Err(Error::LocalMemoryExceeded {
+                requested: local,
+                max: LOCAL_MEM_SIZE,
+            });
+        }
+        Ok(LaunchData {
+            kernel: self.compiled.clone(),
+            args: block,
+            local_mem_size: local,
+            buffers,
+            range,
+        })
+    }
+}
+
+impl Drop for Kernel {
+    fn drop(&mut self) {
+        self.program.detach_kernel();
+    }
+}
+
+/// Everything one enqueued NDRange needs, independent of later API calls.
+pub struct LaunchData {
+    kernel: CompiledKernel,
+    args: AlignedBuf,
+    local_mem_size: usize,
+    /// Keeps the buffers alive until the command has run.
+    buffers: Vec<Arc<Mem>>,
+    range: NdRange,
+}
+
+impl LaunchData {
+    /// Run every work-group (on the calling thread and the executor's workers).
+    pub fn run(&self) {
+        if self.range.global_size.contains(&0) {
+            return;
+        }
+        executor::run(&Launch {
+            kernel: &self.kernel,
+            args: self.args.as_slice(),
+            local_mem_size: self.local_mem_size,
+            range: self.range,
+        });
+    }
+
+    /// The buffers the launch uses.
+    pub fn buffers(&self) -> &[Arc<Mem>] {
+        &self.buffers
+    }
+}

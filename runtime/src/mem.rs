@@ -1,0 +1,132 @@
+//! Memory objects. Device memory is host memory: a buffer is an aligned host allocation
+//! ([`buffer::AlignedBuf`]), or the application's own memory for `CL_MEM_USE_HOST_PTR`
+//! (zero-copy); maps return pointers into it.
+//!
+//! Destructor callbacks run in reverse order of registration when the object is really
+//! dropped — after the application released it *and* every pending command using it has
+//! finished (commands hold `Arc<Mem>`) — and before the storage is freed.
+
+pub mod buffer;
+
+use crate::api::{api_type, ApiObject};
+use crate::context::{Context, DestructorCallback};
+use crate::error::{Error, Result};
+use buffer::Storage;
+use parking_lot::Mutex;
+use std::sync::Arc;
+
+/// What the device and the host may do with a memory object, and how its storage was
+/// given. Validated by the front end (one access mode, one host-access mode, legal
+/// host-pointer combinations).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemFlags {
+    pub device_read: bool,
+    pub device_write: bool,
+    pub host_read: bool,
+    pub host_write: bool,
+    /// The application's memory is the storage (zero-copy).
+    pub use_host_ptr: bool,
+    /// The storage is initialised from the application's memory.
+    pub copy_host_ptr: bool,
+    /// The storage should be host-accessible memory (always true here).
+    pub alloc_host_ptr: bool,
+}
+
+impl MemFlags {
+    /// Read-write for device and host.
+    pub const READ_WRITE: MemFlags = MemFlags {
+        device_read: true,
+        device_write: true,
+        host_read: true,
+        host_write: true,
+        use_host_ptr: false,
+        copy_host_ptr: false,
+        alloc_host_ptr: false,
+    };
+}
+
+/// The kind of memory object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemType {
+    Buffer,
+}
+
+#[repr(C)]
+pub struct Mem {
+    pub api: ApiObject,
+    pub context: Arc<Context>,
+    pub mem_type: MemType,
+    pub flags: MemFlags,
+    /// The API's flag bits as given (`CL_MEM_FLAGS`).
+    pub api_flags: u64,
+    /// The property list as given (zero-terminated), or empty (`CL_MEM_PROPERTIES`).
+    pub properties: Vec<u64>,
+    pub size: usize,
+    /// The application's pointer given at creation (`CL_MEM_HOST_PTR`), 0 if none.
+    pub host_ptr: usize,
+    storage: Storage,
+    /// Pointers currently mapped, with their map counts.
+    maps: Mutex<Vec<(usize, u32)>>,
+    destructors: Mutex<Vec<DestructorCallback>>,
+}
+api_type!(Mem, Mem);
+
+impl Mem {
+    /// Address of the first byte of the object's storage.
+    pub fn base(&self) -> *mut u8 {
+        self.storage.base()
+    }
+
+    /// Register a callback run when the object is destroyed.
+    pub fn add_destructor(&self, f: DestructorCallback) {
+        self.destructors.lock().push(f);
+    }
+
+    /// `CL_MEM_MAP_COUNT`: number of maps not yet unmapped.
+    pub fn map_count(&self) -> u32 {
+        self.maps.lock().iter().map(|(_, n)| n).sum()
+    }
+
+    /// Record that `ptr` was returned by a map of this object.
+    pub fn add_map(&self, ptr: usize) {
+        let mut maps = self.maps.lock();
+        match maps.iter_mut().find(|(p, _)| *p == ptr) {
+            Some((_, n)) => *n += 1,
+            None => maps.push((ptr, 1)),
+        }
+    }
+
+    /// Forget one map of `ptr`; error if `ptr` is not currently mapped.
+    pub fn remove_map(&self, ptr: usize) -> Result<()> {
+        let mut maps = self.maps.lock();
+        let i = maps
+            .iter()
+            .position(|(p, _)| *p == ptr)
+            .ok_or(Error::InvalidValue(
+                "pointer is not mapped from this memory object",
+            ))?;
+        maps[i].1 -= 1;
+        if maps[i].1 == 0 {
+            maps.swap_remove(i);
+        }
+        Ok(())
+    }
+
+    /// Check that `[offset, offset + len)` lies inside the object.
+    pub fn check_range(&self, offset: usize, len: usize) -> Result<()> {
+        match offset.checked_add(len) {
+            Some(end) if end <= self.size => Ok(()),
+            _ => Err(Error::InvalidValue("region out of bounds")),
+        }
+    }
+}
+
+impl Drop for Mem {
+    fn drop(&mut self) {
+        let callbacks = std::mem::take(self.destructors.get_mut());
+        for f in callbacks.into_iter().rev() {
+            f();
+        }
+        // The storage is freed after the callbacks, when the fields are dropped.
+    }
+}
