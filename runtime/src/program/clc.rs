@@ -12,8 +12,13 @@
 //! [`OPENCL_C_FEATURES`]): the `__opencl_c_*` and extension macros a kernel sees then match
 //! `CL_DEVICE_EXTENSIONS` / `CL_DEVICE_OPENCL_C_FEATURES`.
 //!
-//! clang at -O1 and above can narrow integers to odd widths (a `switch (j & 3)` becomes a
-//! switch on an `i2`), which llvm-spirv only writes with
+//! Optimisation: clang's own -O2 pipeline produces IR that llvm-spirv-15 cannot translate
+//! (measured: `instcombine` narrows a `switch (j & 3)` to an `i2` switch that crashes
+//! llvm-spirv's `SPIRVSwitch::validate`, and emits `freeze`, which it rejects). So clang runs
+//! with its passes disabled and `opt-15` (`FERRITE_OPT`) runs [`OPT_PIPELINE`]: promotion of
+//! locals to registers, inlining, CSE/GVN, LICM, constant propagation and CFG clean-up,
+//! without `instcombine`. Without `opt-15` the unoptimised module is used: slower, correct.
+//! llvm-spirv may still meet odd-width integers, so it runs with
 //! `SPV_INTEL_arbitrary_precision_integers`; the compiler accepts those widths.
 //!
 //! Successful compiles are cached on disk (`FERRITE_CACHE_DIR`, else
@@ -32,6 +37,11 @@ pub const OPENCL_C_EXTENSIONS: &[&str] = &["cl_khr_fp64", "cl_khr_byte_addressab
 
 /// OpenCL C 3.0 optional features the device supports (`CL_DEVICE_OPENCL_C_FEATURES`).
 pub const OPENCL_C_FEATURES: &[&str] = &["__opencl_c_fp64", "__opencl_c_int64"];
+
+/// The `opt-15` pass pipeline run on clang's output (see the module documentation for why
+/// it is not `-O2`).
+pub const OPT_PIPELINE: &str = "function(sroa,early-cse,simplifycfg),cgscc(inline),\
+     function(sroa,early-cse,gvn,loop-mssa(licm),sccp,adce,simplifycfg)";
 
 /// A header given to `clCompileProgram` (name as included, source text).
 pub struct Header<'a> {
@@ -198,7 +208,12 @@ impl BuildOptions {
             "-cl-std=CL{}.{}",
             self.cl_std.major, self.cl_std.minor
         ));
-        args.push(if self.opt_disable { "-O0" } else { "-O2" }.to_string());
+        if self.opt_disable {
+            args.push("-O0".into());
+        } else {
+            // -O2 without clang's passes: no `optnone`, the optimisation is opt-15's.
+            args.extend(["-O2", "-Xclang", "-disable-llvm-passes"].map(String::from));
+        }
         let mut ext = String::from("-cl-ext=-all");
         for e in OPENCL_C_EXTENSIONS.iter().chain(OPENCL_C_FEATURES) {
             ext.push_str(",+");
@@ -322,7 +337,7 @@ fn cache_dir() -> Option<PathBuf> {
     Some(base.join("ferrite"))
 }
 
-fn cache_key(source: &str, clang_args: &[String], clang: &str, llvm_spirv: &str) -> String {
+fn cache_key(source: &str, args: &[String], tools: &[&str]) -> String {
     // Two differently seeded 64-bit hashes: a collision would need both to collide.
     let mut parts = [0u64; 2];
     for (seed, part) in parts.iter_mut().enumerate() {
@@ -330,9 +345,9 @@ fn cache_key(source: &str, clang_args: &[String], clang: &str, llvm_spirv: &str)
         seed.hash(&mut h);
         env!("CARGO_PKG_VERSION").hash(&mut h);
         source.hash(&mut h);
-        clang_args.hash(&mut h);
-        clang.hash(&mut h);
-        llvm_spirv.hash(&mut h);
+        args.hash(&mut h);
+        tools.hash(&mut h);
+        OPT_PIPELINE.hash(&mut h);
         *part = h.finish();
     }
     format!("{:016x}{:016x}", parts[0], parts[1])
@@ -352,6 +367,7 @@ pub fn compile_with(
 ) -> Result<ClcOutput, ClcError> {
     let clang = tool("FERRITE_CLANG", "clang-15");
     let llvm_spirv = tool("FERRITE_LLVM_SPIRV", "llvm-spirv-15");
+    let opt = tool("FERRITE_OPT", "opt-15");
     let scratch = ScratchDir::new().map_err(|e| {
         ClcError::CompilerNotAvailable(format!("cannot create a scratch directory: {e}"))
     })?;
@@ -384,8 +400,7 @@ pub fn compile_with(
                 cache_key(
                     source,
                     &clang_args[..clang_args.len() - 2],
-                    &clang,
-                    &llvm_spirv
+                    &[&clang, &opt, &llvm_spirv],
                 )
             ))
         });
@@ -402,12 +417,36 @@ pub fn compile_with(
     if !ok {
         return Ok(ClcOutput { spirv: None, log });
     }
-    let spirv_args = vec![
-        "--spirv-ext=+SPV_INTEL_arbitrary_precision_integers".to_string(),
-        bitcode.display().to_string(),
+    let mut translate_input = bitcode.clone();
+    if !opts.opt_disable {
+        let optimised = scratch.0.join("program.opt.bc");
+        let opt_args = vec![
+            format!("-passes={OPT_PIPELINE}"),
+            bitcode.display().to_string(),
+            "-o".to_string(),
+            optimised.display().to_string(),
+        ];
+        // opt-15 is an optimisation: when it is missing or fails, the module it was given
+        // is still correct input for llvm-spirv.
+        match run_tool(&opt, &opt_args, &[]) {
+            Ok((true, _)) => translate_input = optimised,
+            Ok((false, opt_log)) => {
+                log.push_str("warning: the optimiser failed, using the unoptimised module:\n");
+                log.push_str(&opt_log);
+            }
+            Err(_) => {}
+        }
+    }
+    let mut spirv_args = vec!["--spirv-ext=+SPV_INTEL_arbitrary_precision_integers".to_string()];
+    if opts.kernel_arg_info {
+        // Keeps argument type names as `kernel_arg_type.<kernel>.<types>` strings.
+        spirv_args.push("--preserve-ocl-kernel-arg-type-metadata-through-string".into());
+    }
+    spirv_args.extend([
+        translate_input.display().to_string(),
         "-o".to_string(),
         spv.display().to_string(),
-    ];
+    ]);
     let (ok, spirv_log) = run_tool(&llvm_spirv, &spirv_args, &[])?;
     log.push_str(&spirv_log);
     if !ok {
