@@ -178,16 +178,17 @@ pub fn pick_local_size(
     const TARGET: u64 = 256;
     let mut budget = max_work_group_size.clamp(1, TARGET);
     let mut local = [1u64; 3];
-    for d in 0..range.work_dim.clamp(1, 3) as usize {
-        let global = range.global_size[d].max(1);
+    let dims = range.work_dim.clamp(1, 3) as usize;
+    for (l, &global) in local.iter_mut().zip(&range.global_size).take(dims) {
+        let global = global.max(1);
         let limit = budget.min(global);
         let divisor = largest_divisor_at_most(global, limit);
-        local[d] = if allow_non_uniform && divisor * 8 < limit {
+        *l = if allow_non_uniform && divisor * 8 < limit {
             limit
         } else {
             divisor
         };
-        budget /= local[d];
+        budget /= *l;
         if budget <= 1 {
             break;
         }
@@ -196,7 +197,7 @@ pub fn pick_local_size(
 }
 
 fn largest_divisor_at_most(n: u64, limit: u64) -> u64 {
-    (1..=limit.max(1)).rev().find(|d| n % d == 0).unwrap_or(1)
+    (1..=limit.max(1)).rev().find(|&d| n.is_multiple_of(d)).unwrap_or(1)
 }
 
 #[cfg(test)]

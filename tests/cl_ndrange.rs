@@ -1,0 +1,452 @@
+//! NDRanges: every work-item function (`get_global_id`, `get_local_id`, `get_group_id`,
+//! `get_local_size`, `get_enqueued_local_size`, `get_num_groups`, `get_global_offset`,
+//! `get_global_size`, `get_work_dim`) checked per work-item on 1-, 2- and 3-D ranges with global
+//! offsets, uniform and non-uniform work-groups and a NULL local size; and the error codes of
+//! `clEnqueueNDRangeKernel`.
+
+use ferrite_tests::*;
+use std::ptr;
+
+/// Fields each work-item writes, per dimension, then `get_work_dim()`.
+const PER_DIM: usize = 7;
+const RECORD: usize = 3 * PER_DIM + 1;
+
+/// `ENQUEUED` selects `get_enqueued_local_size` (OpenCL C 2.0+) or `get_local_size`.
+const IDS_SRC: &str = r#"
+#ifndef ENQUEUED
+#define get_enqueued_local_size get_local_size
+#endif
+__kernel void ids(__global uint *out) {
+    size_t x = get_global_id(0) - get_global_offset(0);
+    size_t y = get_global_id(1) - get_global_offset(1);
+    size_t z = get_global_id(2) - get_global_offset(2);
+    size_t linear = (z * get_global_size(1) + y) * get_global_size(0) + x;
+    __global uint *r = out + linear * 22;
+    for (uint d = 0; d < 3; d++) {
+        r[d * 7 + 0] = get_global_id(d);
+        r[d * 7 + 1] = get_local_id(d);
+        r[d * 7 + 2] = get_group_id(d);
+        r[d * 7 + 3] = get_local_size(d);
+        r[d * 7 + 4] = get_num_groups(d);
+        r[d * 7 + 5] = get_global_offset(d);
+        r[d * 7 + 6] = get_global_size(d) * 1000 + get_enqueued_local_size(d);
+    }
+    r[21] = get_work_dim();
+}
+"#;
+
+/// Runs `ids` over the range and checks every work-item's record. `local = None` passes NULL:
+/// the runtime picks the work-group size and the test checks consistency instead of values.
+fn check_range(
+    env: &Env,
+    p: &Program,
+    offset: &[usize],
+    global: &[usize],
+    local: Option<&[usize]>,
+) {
+    let dims = global.len();
+    let mut g3 = [1usize; 3];
+    let mut o3 = [0usize; 3];
+    g3[..dims].copy_from_slice(global);
+    o3[..dims].copy_from_slice(offset);
+    let total: usize = g3.iter().product();
+    let buf = env.buffer_from(&vec![0xFFFF_FFFFu32; total * RECORD]);
+    let k = p.kernel("ids");
+    k.buf(0, &buf);
+    run_nd(&env.queue, &k, Some(offset), global, local);
+    let out: Vec<u32> = buf.read(&env.queue, total * RECORD);
+    let what = format!("offset {offset:?} global {global:?} local {local:?}");
+    // With a NULL local size, learn the sizes the runtime chose from work-item 0 (its group is
+    // a full one: the last group is the only one that may be smaller).
+    let mut l3 = [1usize; 3];
+    match local {
+        Some(l) => l3[..dims].copy_from_slice(l),
+        None => {
+            for d in 0..dims {
+                l3[d] = out[d * PER_DIM + 3] as usize;
+                assert!(
+                    l3[d] >= 1 && l3[d] <= g3[d],
+                    "{what}: chosen local size {l3:?}"
+                );
+            }
+            let max: usize = device_get(CL_DEVICE_MAX_WORK_GROUP_SIZE);
+            assert!(
+                l3.iter().product::<usize>() <= max,
+                "{what}: chosen local size {l3:?} exceeds the device maximum"
+            );
+        }
+    }
+    for z in 0..g3[2] {
+        for y in 0..g3[1] {
+            for x in 0..g3[0] {
+                let idx = [x, y, z];
+                let linear = (z * g3[1] + y) * g3[0] + x;
+                let r = &out[linear * RECORD..(linear + 1) * RECORD];
+                for d in 0..3 {
+                    let f = &r[d * PER_DIM..(d + 1) * PER_DIM];
+                    let (g, l, o) = (g3[d], l3[d], o3[d]);
+                    let groups = g.div_ceil(l);
+                    let group = idx[d] / l;
+                    // The last group of a dimension holds the remainder (non-uniform groups).
+                    let size = if group == groups - 1 && g % l != 0 {
+                        g % l
+                    } else {
+                        l
+                    };
+                    let expected = [
+                        (o + idx[d]) as u32,
+                        (idx[d] % l) as u32,
+                        group as u32,
+                        size as u32,
+                        groups as u32,
+                        o as u32,
+                        (g * 1000 + l) as u32,
+                    ];
+                    assert_eq!(
+                        f,
+                        &expected[..],
+                        "{what}: work-item {idx:?} dim {d}: [global_id, local_id, group_id, local_size, num_groups, global_offset, global_size*1000+enqueued_local_size]"
+                    );
+                }
+                assert_eq!(r[21], dims as u32, "{what}: get_work_dim at {idx:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn uniform_ranges_with_offsets() {
+    let env = Env::new();
+    let p = env.build(IDS_SRC, "");
+    check_range(&env, &p, &[0], &[256], Some(&[64]));
+    check_range(&env, &p, &[17], &[96], Some(&[32]));
+    check_range(&env, &p, &[5, 7], &[48, 20], Some(&[16, 4]));
+    check_range(&env, &p, &[1, 2, 3], &[12, 6, 10], Some(&[4, 3, 5]));
+    check_range(&env, &p, &[0, 0, 0], &[8, 8, 8], Some(&[8, 1, 1]));
+    check_range(&env, &p, &[3, 0, 9], &[2, 3, 4], Some(&[1, 1, 1]));
+}
+
+#[test]
+fn null_local_size() {
+    let env = Env::new();
+    let p = env.build(IDS_SRC, "");
+    check_range(&env, &p, &[0], &[1000], None);
+    check_range(&env, &p, &[10, 20], &[33, 17], None);
+    check_range(&env, &p, &[1, 1, 1], &[7, 5, 3], None);
+    check_range(&env, &p, &[0], &[1], None);
+}
+
+#[test]
+fn non_uniform_work_groups() {
+    if !require(
+        device_has_non_uniform_wg(),
+        "the device does not support non-uniform work-groups",
+    ) {
+        return;
+    }
+    let env = Env::new();
+    let p = env.build(IDS_SRC, "-cl-std=CL3.0 -DENQUEUED");
+    check_range(&env, &p, &[0], &[1000], Some(&[64]));
+    check_range(&env, &p, &[5], &[7], Some(&[16]));
+    check_range(&env, &p, &[5, 7], &[50, 21], Some(&[16, 4]));
+    check_range(&env, &p, &[1, 2, 3], &[13, 7, 9], Some(&[4, 3, 5]));
+    check_range(&env, &p, &[0, 0, 0], &[17, 1, 33], Some(&[8, 1, 8]));
+    check_range(&env, &p, &[2, 2], &[100, 3], None);
+    // Built with -cl-uniform-work-group-size, the same range is an error.
+    let u = env.build(
+        IDS_SRC,
+        "-cl-std=CL3.0 -DENQUEUED -cl-uniform-work-group-size",
+    );
+    let b = env.buffer_zeroed::<u32>(1000 * RECORD);
+    let k = u.kernel("ids");
+    k.buf(0, &b);
+    let err = enqueue_nd(&env.queue, &k, None, &[1000], Some(&[64]))
+        .err()
+        .unwrap_or(CL_SUCCESS);
+    expect_code(
+        err,
+        CL_INVALID_WORK_GROUP_SIZE,
+        "non-uniform range with -cl-uniform-work-group-size",
+    );
+}
+
+const SIMPLE: &str = r#"
+__kernel void touch(__global int *out) { out[get_global_id(0)] = 1; }
+__kernel __attribute__((reqd_work_group_size(4, 4, 1)))
+void fixed(__global int *out) { out[get_global_id(1) * get_global_size(0) + get_global_id(0)] = 1; }
+"#;
+
+#[test]
+fn enqueue_errors() {
+    let env = Env::new();
+    let p = env.build(SIMPLE, "");
+    let b = env.buffer_zeroed::<i32>(1 << 16);
+    let k = p.kernel("touch");
+    k.buf(0, &b);
+    let q = env.queue.raw();
+    let enqueue = |dim: u32, offset: *const usize, global: *const usize, local: *const usize| {
+        // SAFETY: the arrays hold at least `dim` values (or are NULL); no events.
+        unsafe {
+            clEnqueueNDRangeKernel(
+                q,
+                k.raw(),
+                dim,
+                offset,
+                global,
+                local,
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
+        }
+    };
+    let g4 = [64usize, 1, 1, 1];
+    // CL_INVALID_WORK_DIMENSION if work_dim is not a valid value (i.e. a value between 1 and
+    // CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS).
+    expect_code(
+        enqueue(0, ptr::null(), g4.as_ptr(), ptr::null()),
+        CL_INVALID_WORK_DIMENSION,
+        "work_dim 0",
+    );
+    let max_dims: cl_uint = device_get(CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS);
+    expect_code(
+        enqueue(max_dims + 1, ptr::null(), g4.as_ptr(), ptr::null()),
+        CL_INVALID_WORK_DIMENSION,
+        "work_dim one above the maximum",
+    );
+    // CL_INVALID_GLOBAL_OFFSET if global_work_size + global_work_offset overflows size_t.
+    // (PoCL 3.1 runs such a range and corrupts the heap: checked on Ferrite only.)
+    let big_offset = [usize::MAX - 10];
+    if strict() {
+        expect_code(
+            enqueue(1, big_offset.as_ptr(), g4.as_ptr(), ptr::null()),
+            CL_INVALID_GLOBAL_OFFSET,
+            "offset + size overflowing size_t",
+        );
+    }
+    // CL_INVALID_WORK_ITEM_SIZE if the number of work-items specified in any of
+    // local_work_size[0], ... is greater than the corresponding CL_DEVICE_MAX_WORK_ITEM_SIZES.
+    let item_sizes: Vec<usize> =
+        pod_vec(&device_info(env.dev.device, CL_DEVICE_MAX_WORK_ITEM_SIZES).unwrap());
+    let max_wg: usize = device_get(CL_DEVICE_MAX_WORK_GROUP_SIZE);
+    let d = (0..3).min_by_key(|&d| item_sizes[d]).unwrap_or(0);
+    let mut over = [1usize; 3];
+    over[d] = item_sizes[d] + 1;
+    let rc = enqueue(3, ptr::null(), over.as_ptr(), over.as_ptr());
+    let what = format!("local size {over:?} above CL_DEVICE_MAX_WORK_ITEM_SIZES {item_sizes:?}");
+    if over[d] <= max_wg {
+        expect_code(rc, CL_INVALID_WORK_ITEM_SIZE, &what);
+    } else {
+        // The group is also larger than CL_DEVICE_MAX_WORK_GROUP_SIZE: either error is right.
+        assert!(
+            rc == CL_INVALID_WORK_ITEM_SIZE || rc == CL_INVALID_WORK_GROUP_SIZE,
+            "{what}: got {}",
+            error_name(rc)
+        );
+    }
+    // CL_INVALID_WORK_GROUP_SIZE if local_work_size is specified and the total number of
+    // work-items in the work-group ... is greater than the value specified by
+    // CL_KERNEL_WORK_GROUP_SIZE. Each dimension stays within its item-size limit.
+    let l0 = item_sizes[0].min(max_wg);
+    let l1 = max_wg / l0 + 1;
+    assert!(
+        l1 <= item_sizes[1],
+        "cannot build an over-sized group within the item limits"
+    );
+    let local = [l0, l1];
+    let global = [l0, l1];
+    expect_code(
+        enqueue(2, ptr::null(), global.as_ptr(), local.as_ptr()),
+        CL_INVALID_WORK_GROUP_SIZE,
+        "local size product above CL_DEVICE_MAX_WORK_GROUP_SIZE",
+    );
+    // CL_INVALID_WORK_GROUP_SIZE if the work-group size must be uniform and ... the
+    // global_work_size is not evenly divisible by the local_work_size. (Built without -cl-std:
+    // OpenCL C 1.x, whose work-groups are uniform.)
+    let (g, l) = ([100usize], [64usize]);
+    expect_code(
+        enqueue(1, ptr::null(), g.as_ptr(), l.as_ptr()),
+        CL_INVALID_WORK_GROUP_SIZE,
+        "100 items in groups of 64 in an OpenCL C 1.2 program",
+    );
+    // CL_INVALID_WORK_GROUP_SIZE if local_work_size is specified and does not match the
+    // required work-group size for kernel in the program source.
+    let fixed = p.kernel("fixed");
+    fixed.buf(0, &b);
+    let bad_local = [8usize, 2, 1];
+    let g3 = [16usize, 16, 1];
+    // SAFETY: 3-element arrays.
+    let rc = unsafe {
+        clEnqueueNDRangeKernel(
+            q,
+            fixed.raw(),
+            3,
+            ptr::null(),
+            g3.as_ptr(),
+            bad_local.as_ptr(),
+            0,
+            ptr::null(),
+            ptr::null_mut(),
+        )
+    };
+    expect_code(
+        rc,
+        CL_INVALID_WORK_GROUP_SIZE,
+        "local (8,2,1) for reqd_work_group_size(4,4,1)",
+    );
+    let good_local = [4usize, 4, 1];
+    // SAFETY: as above.
+    let rc = unsafe {
+        clEnqueueNDRangeKernel(
+            q,
+            fixed.raw(),
+            3,
+            ptr::null(),
+            g3.as_ptr(),
+            good_local.as_ptr(),
+            0,
+            ptr::null(),
+            ptr::null_mut(),
+        )
+    };
+    check(rc, "local (4,4,1) for reqd_work_group_size(4,4,1)");
+    // With a NULL local size the runtime must use the required size (the only
+    // CL_INVALID_WORK_GROUP_SIZE cases for reqd_work_group_size need a local size).
+    // SAFETY: as above.
+    let rc = unsafe {
+        clEnqueueNDRangeKernel(
+            q,
+            fixed.raw(),
+            3,
+            ptr::null(),
+            g3.as_ptr(),
+            ptr::null(),
+            0,
+            ptr::null(),
+            ptr::null_mut(),
+        )
+    };
+    spec_code(
+        rc,
+        CL_SUCCESS,
+        "NULL local size for a reqd_work_group_size kernel",
+    );
+    env.queue.finish();
+    assert!(b.read::<i32>(&env.queue, 256).iter().all(|&v| v == 1));
+    // A NULL queue is answered by the loader.
+    // SAFETY: NULL queue.
+    let rc = unsafe {
+        clEnqueueNDRangeKernel(
+            ptr::null_mut(),
+            k.raw(),
+            1,
+            ptr::null(),
+            g4.as_ptr(),
+            ptr::null(),
+            0,
+            ptr::null(),
+            ptr::null_mut(),
+        )
+    };
+    expect_code(rc, CL_INVALID_COMMAND_QUEUE, "NULL queue");
+    if strict() {
+        // CL_INVALID_KERNEL if kernel is not a valid kernel object (PoCL 3.1 crashes on NULL).
+        // SAFETY: NULL kernel.
+        let rc = unsafe {
+            clEnqueueNDRangeKernel(
+                q,
+                ptr::null_mut(),
+                1,
+                ptr::null(),
+                g4.as_ptr(),
+                ptr::null(),
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
+        };
+        expect_code(rc, CL_INVALID_KERNEL, "NULL kernel");
+    }
+    // CL_INVALID_CONTEXT if context associated with command_queue and kernel are not the same.
+    let other = Env::new();
+    // SAFETY: a live queue of another context.
+    let rc = unsafe {
+        clEnqueueNDRangeKernel(
+            other.queue.raw(),
+            k.raw(),
+            1,
+            ptr::null(),
+            g4.as_ptr(),
+            ptr::null(),
+            0,
+            ptr::null(),
+            ptr::null_mut(),
+        )
+    };
+    expect_code(rc, CL_INVALID_CONTEXT, "kernel of another context");
+}
+
+#[test]
+fn zero_global_size_is_a_no_op() {
+    // OpenCL 3.0, clEnqueueNDRangeKernel: "If global_work_size is NULL, or the value in any
+    // passed dimension is 0 then the kernel command will trivially succeed after its event
+    // dependencies are satisfied and subsequently update its completion event." The error
+    // "CL_INVALID_GLOBAL_WORK_SIZE if global_work_size is NULL or if any of the values specified
+    // in global_work_size[0], ... global_work_size[work_dim - 1] are 0" is "deprecated by
+    // version 2.1", so a 3.0 device must succeed and run nothing.
+    let env = Env::new();
+    let p = env.build(SIMPLE, "");
+    let b = env.buffer_zeroed::<i32>(64);
+    let k = p.kernel("touch");
+    k.buf(0, &b);
+    for global in [&[0usize][..], &[64, 0], &[0, 4, 4]] {
+        match enqueue_nd(&env.queue, &k, None, global, None) {
+            Ok(ev) => {
+                ev.wait();
+                assert_eq!(ev.status(), CL_COMPLETE, "global {global:?}");
+            }
+            Err(rc) => spec_code(
+                rc,
+                CL_SUCCESS,
+                &format!("global size {global:?} on an OpenCL 3.0 device"),
+            ),
+        }
+    }
+    // A zero-sized kernel still waits for its dependencies.
+    let gate = Event::user(&env.ctx);
+    let g = [0usize];
+    let mut ev = ptr::null_mut();
+    // SAFETY: one-event wait list.
+    let rc = unsafe {
+        clEnqueueNDRangeKernel(
+            env.queue.raw(),
+            k.raw(),
+            1,
+            ptr::null(),
+            g.as_ptr(),
+            ptr::null(),
+            1,
+            &gate.raw(),
+            &mut ev,
+        )
+    };
+    if rc == CL_SUCCESS {
+        let ev = Event(ev);
+        env.queue.flush();
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert_ne!(
+            ev.status(),
+            CL_COMPLETE,
+            "a zero-sized kernel completed before its wait list"
+        );
+        gate.set_status(CL_COMPLETE);
+        ev.wait();
+    } else {
+        gate.set_status(CL_COMPLETE);
+        spec_code(rc, CL_SUCCESS, "gated zero-sized kernel");
+    }
+    assert!(
+        b.read::<i32>(&env.queue, 64).iter().all(|&v| v == 0),
+        "a zero-sized NDRange ran work-items"
+    );
+}
