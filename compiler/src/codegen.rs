@@ -17,17 +17,22 @@
 //! zero-extended ("canonical"); operations that care re-sign-extend and re-mask.
 //! Booleans are `i8` 0/1.
 //!
-//! Barriers: `OpControlBarrier` is rejected for now. The work-item function boundary is
-//! where the barrier work will cut: a kernel body will be split into regions, each a
-//! function of this shape run by the work-group loop in `workgroup.rs`.
+//! Barriers: a kernel that (transitively) contains a work-group boundary (barrier,
+//! collective, `wait_group_events`) is inlined and split by `workgroup::regions` and
+//! translated once more as a *step* function ([`regions`]): the same translator, with the
+//! values live across boundaries kept in the work-item's frame. Kernels without boundaries
+//! keep the plain per-work-item function.
 
 mod arith;
+mod atomic;
 mod builtins_ids;
 mod composite;
 mod control;
 mod convert;
 mod extinst;
+mod group;
 mod memory;
+pub mod regions;
 
 pub use builtins_ids::{WI_CTX, WI_GID, WI_LID, WI_SIZE};
 pub use memory::load_typed;
@@ -109,6 +114,8 @@ pub fn clif_scalar(p: &Program, ty: Word) -> Result<ir::Type> {
             "half-precision arithmetic (cl_khr_fp16)".into(),
         )),
         Type::Pointer { .. } => Ok(types::I64),
+        // Events of async copies carry no meaning (`codegen/group.rs`).
+        Type::Opaque("event_t") => Ok(types::I64),
         _ => Err(CompileError::InvalidId {
             id: ty,
             expected: "scalar type",
@@ -232,6 +239,13 @@ pub struct Output {
     pub code: jit::Code,
     pub static_local_size: u64,
     pub private_size: u64,
+    /// Bytes of frame per work-item (0 for a kernel without boundaries).
+    pub frame_size: u64,
+}
+
+/// Successor labels of a block (for the region analyses).
+pub fn control_successors(b: &crate::spirv::Block) -> Result<Vec<Word>> {
+    control::successors(b)
 }
 
 /// Functions reachable from `root` through `OpFunctionCall`, `root` first; recursion is an
@@ -285,6 +299,20 @@ pub fn compile(
     global_addr: &HashMap<Word, u64>,
 ) -> Result<Output> {
     let funcs = reachable(p, ep.func)?;
+    let boundary_funcs = crate::workgroup::regions::with_boundaries(p, &funcs)?;
+    let split = if boundary_funcs.contains(&ep.func) {
+        Some(crate::workgroup::regions::split(
+            p,
+            ep.func,
+            &boundary_funcs,
+        )?)
+    } else {
+        None
+    };
+    let plan = match &split {
+        Some(s) => Some(regions::plan(p, s)?),
+        None => None,
+    };
     let isa = jit::host_isa()?;
     let mut env = Env {
         p,
@@ -321,6 +349,15 @@ pub fn compile(
     }
     env.static_local_size = align_up(off, 16);
 
+    // In a kernel with boundaries every function containing one is inlined into the step.
+    let funcs: Vec<Word> = if split.is_some() {
+        funcs
+            .into_iter()
+            .filter(|f| !boundary_funcs.contains(f))
+            .collect()
+    } else {
+        funcs
+    };
     for f in &funcs {
         let func = p.function(*f)?;
         let sig = env.signature(func)?;
@@ -335,15 +372,26 @@ pub fn compile(
     for f in &funcs {
         translate_function(&mut env, *f, &mut ctx, &mut fbc)?;
     }
-    let wg = crate::workgroup::build(&mut env, ep, info, &mut ctx, &mut fbc)?;
+    let step = match (&split, &plan) {
+        (Some(split), Some(plan)) => {
+            let id = translate_step(&mut env, split, plan, &mut ctx, &mut fbc)?;
+            Some((id, plan))
+        }
+        _ => None,
+    };
+    let wg = crate::workgroup::build(&mut env, ep, info, step, &mut ctx, &mut fbc)?;
     let static_local_size = env.static_local_size;
-    let private_size = env.private_size;
+    let (private_size, frame_size) = match &plan {
+        Some(plan) => (env.private_size + plan.private_size, plan.size),
+        None => (env.private_size, 0),
+    };
     let (entry, code) = jit::finish(env.module, wg)?;
     Ok(Output {
         entry,
         code,
         static_local_size,
         private_size,
+        frame_size,
     })
 }
 
@@ -401,6 +449,52 @@ fn translate_function(
     define(env, id, ctx)
 }
 
+/// Translate the split kernel into its step function (see [`regions`]).
+fn translate_step<'p>(
+    env: &mut Env<'p>,
+    split: &'p crate::workgroup::regions::Split,
+    plan: &'p regions::FramePlan,
+    ctx: &mut Context,
+    fbc: &mut FunctionBuilderContext,
+) -> Result<FuncId> {
+    let f = &split.func;
+    let mut sig = env.signature(f)?;
+    sig.params.push(ir::AbiParam::new(types::I64));
+    sig.params.push(ir::AbiParam::new(types::I32));
+    sig.returns.clear();
+    sig.returns.push(ir::AbiParam::new(types::I32));
+    let id = env
+        .module
+        .declare_function(&format!("ferrite_step_{}", f.id), Linkage::Local, &sig)
+        .map_err(codegen_err)?;
+    env.module.clear_context(ctx);
+    ctx.func.signature = sig;
+    ctx.func.name = UserFuncName::user(0, id.as_u32());
+    let res = {
+        let b = FunctionBuilder::new(&mut ctx.func, fbc);
+        let mut tx = FnTx::new(env, b, f);
+        tx.step = Some(regions::StepCtx::new(split, plan));
+        let r = tx.run();
+        let r = match (r, tx.pending.take()) {
+            (Ok(()), Some(e)) => Err(e),
+            (r, _) => r,
+        };
+        if r.is_ok() {
+            tx.b.seal_all_blocks();
+            let cfg = tx.env.module.target_config();
+            tx.b.finalize(cfg);
+        }
+        r
+    };
+    if let Err(e) = res {
+        env.module.clear_context(ctx);
+        *fbc = FunctionBuilderContext::new();
+        return Err(e);
+    }
+    define(env, id, ctx)?;
+    Ok(id)
+}
+
 /// One phi: its result id, type, and `(value, predecessor)` pairs.
 struct Phi {
     id: Word,
@@ -428,6 +522,10 @@ pub struct FnTx<'a, 'e, 'p> {
     pub local_mem: Value,
     cur_label: Word,
     terminated: bool,
+    /// Step mode (a kernel with work-group boundaries), see [`regions`].
+    pub step: Option<regions::StepCtx<'p>>,
+    /// An error found where the API gives no `Result` (a variable definition).
+    pending: Option<CompileError>,
 }
 
 impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
@@ -452,6 +550,8 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             local_mem: dummy,
             cur_label: 0,
             terminated: false,
+            step: None,
+            pending: None,
         }
     }
 
@@ -477,6 +577,11 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
         self.wi = it
             .next()
             .ok_or_else(|| CompileError::Codegen("missing work-item parameter".into()))?;
+        if let Some(step) = self.step.as_mut() {
+            let missing = || CompileError::Codegen("missing step parameter".into());
+            step.frame = it.next().ok_or_else(missing)?;
+            step.state = it.next().ok_or_else(missing)?;
+        }
         self.ctx = self.b.ins().load(types::I64, trusted(), self.wi, WI_CTX);
         self.local_mem = self.b.ins().load(
             types::I64,
@@ -518,7 +623,12 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             .first()
             .ok_or_else(|| CompileError::Invalid("function without blocks".into()))?;
         let first_block = self.blocks[&first.label];
-        self.b.ins().jump(first_block, &[]);
+        if self.step.is_some() {
+            self.prepass()?;
+            self.step_dispatch(first_block)?;
+        } else {
+            self.b.ins().jump(first_block, &[]);
+        }
 
         for idx in self.rpo()? {
             self.translate_block(&self.f.blocks[idx])?;
@@ -545,23 +655,48 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             }
             Ok(out)
         };
+        // Step mode: boundary blocks end the step (no successors), and every continuation
+        // is a root beside the entry (the dispatcher jumps to each).
+        let mut roots = vec![0usize];
+        let mut ends = HashSet::new();
+        if let Some(step) = &self.step {
+            for pt in &step.split.points {
+                ends.insert(pt.block);
+                roots.push(*index.get(&pt.cont).ok_or(CompileError::InvalidId {
+                    id: pt.cont,
+                    expected: "continuation label",
+                })?);
+            }
+        }
+        let succs = |i: usize| -> Result<Vec<usize>> {
+            if ends.contains(&self.f.blocks[i].label) {
+                Ok(Vec::new())
+            } else {
+                succs(i)
+            }
+        };
         let n = self.f.blocks.len();
         let mut visited = vec![false; n];
         let mut post = Vec::with_capacity(n);
-        let mut stack: Vec<(usize, Vec<usize>, usize)> = vec![(0, succs(0)?, 0)];
-        visited[0] = true;
-        while let Some((node, ss, k)) = stack.last_mut() {
-            if *k < ss.len() {
-                let s = ss[*k];
-                *k += 1;
-                if !visited[s] {
-                    visited[s] = true;
-                    let next = succs(s)?;
-                    stack.push((s, next, 0));
+        for root in roots {
+            if visited[root] {
+                continue;
+            }
+            let mut stack: Vec<(usize, Vec<usize>, usize)> = vec![(root, succs(root)?, 0)];
+            visited[root] = true;
+            while let Some((node, ss, k)) = stack.last_mut() {
+                if *k < ss.len() {
+                    let s = ss[*k];
+                    *k += 1;
+                    if !visited[s] {
+                        visited[s] = true;
+                        let next = succs(s)?;
+                        stack.push((s, next, 0));
+                    }
+                } else {
+                    post.push(*node);
+                    stack.pop();
                 }
-            } else {
-                post.push(*node);
-                stack.pop();
             }
         }
         post.reverse();
@@ -580,6 +715,13 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
                     blk.label
                 )));
             }
+            if self.step.is_some() && crate::workgroup::regions::is_boundary(inst.class.opcode) {
+                // The rest of the block is the branch to the continuation, which the
+                // dispatcher reaches instead.
+                self.step_boundary(inst)?;
+                self.terminated = true;
+                return Ok(());
+            }
             if inst.class.opcode == Op::Phi {
                 let id = result_id(inst)?;
                 let ty = result_type(inst)?;
@@ -590,6 +732,9 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
                 continue;
             }
             self.inst(inst)?;
+            if let Some(e) = self.pending.take() {
+                return Err(e);
+            }
         }
         if !self.terminated {
             return Err(CompileError::Invalid(format!(
@@ -646,8 +791,26 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
     // ---- values ---------------------------------------------------------------------
 
     pub fn set(&mut self, id: Word, ty: Word, v: Val) {
-        self.vals.insert(id, v);
         self.tys.insert(id, ty);
+        if let Some(vars) = self.step.as_ref().and_then(|s| s.cross_vars.get(&id)) {
+            let vars = vars.clone();
+            let flat = v.flat();
+            if vars.len() != flat.len() {
+                self.pending = Some(CompileError::Invalid(format!(
+                    "value %{id} does not match its type"
+                )));
+                return;
+            }
+            for (var, x) in vars.into_iter().zip(flat) {
+                if self.b.try_def_var(var, x).is_err() {
+                    self.pending = Some(CompileError::Invalid(format!(
+                        "value %{id} does not match its type"
+                    )));
+                }
+            }
+            return;
+        }
+        self.vals.insert(id, v);
     }
 
     /// Record the result of `inst`.
@@ -676,6 +839,23 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
 
     /// The value of `id` (a result, parameter, constant or module-scope variable).
     pub fn val(&mut self, id: Word) -> Result<Val> {
+        if let Some(step) = self.step.as_ref() {
+            if let Some(vars) = step.cross_vars.get(&id) {
+                let vars = vars.clone();
+                let ty = self.type_of(id)?;
+                let mut flat = Vec::with_capacity(vars.len());
+                for var in vars {
+                    flat.push(self.b.try_use_var(var).map_err(|e| {
+                        CompileError::Codegen(format!("value %{id} across a barrier: {e:?}"))
+                    })?);
+                }
+                return self.unflatten(ty, flat);
+            }
+            if let Some(off) = step.plan.vars.get(&id) {
+                let frame = step.frame;
+                return Ok(Val::S(self.b.ins().iadd_imm_s(frame, i64::from(*off))));
+            }
+        }
         if let Some(v) = self.vals.get(&id) {
             return Ok(v.clone());
         }
@@ -898,14 +1078,34 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
                 self.terminator(inst)
             }
             FunctionCall => self.call(inst),
-            ControlBarrier => Err(CompileError::UnsupportedOpcode {
-                opcode: "ControlBarrier (work-group barrier() is not implemented yet)".into(),
-                function: self.f.name.clone(),
-            }),
-            MemoryBarrier => {
-                self.b.ins().fence();
-                Ok(())
-            }
+            // Boundaries are handled by `translate_block` in step mode; a function that
+            // still contains one was not inlined into a step (a Ferrite bug).
+            _ if crate::workgroup::regions::is_boundary(op) => Err(CompileError::Codegen(format!(
+                "Op{op:?} outside a work-group step"
+            ))),
+            MemoryBarrier => self.memory_barrier(inst),
+            AtomicLoad
+            | AtomicStore
+            | AtomicExchange
+            | AtomicCompareExchange
+            | AtomicCompareExchangeWeak
+            | AtomicIIncrement
+            | AtomicIDecrement
+            | AtomicIAdd
+            | AtomicISub
+            | AtomicSMin
+            | AtomicUMin
+            | AtomicSMax
+            | AtomicUMax
+            | AtomicAnd
+            | AtomicOr
+            | AtomicXor
+            | AtomicFlagTestAndSet
+            | AtomicFlagClear
+            | AtomicFAddEXT
+            | AtomicFMinEXT
+            | AtomicFMaxEXT => self.atomic(inst),
+            GroupAsyncCopy => self.async_copy(inst),
             Variable
             | Load
             | Store
@@ -999,5 +1199,28 @@ pub fn opcode_supported(op: Op) -> bool {
             | SatConvertSToU
             | SatConvertUToS
             | ExtInst
+            | AtomicLoad
+            | AtomicStore
+            | AtomicExchange
+            | AtomicCompareExchange
+            | AtomicCompareExchangeWeak
+            | AtomicIIncrement
+            | AtomicIDecrement
+            | AtomicIAdd
+            | AtomicISub
+            | AtomicSMin
+            | AtomicUMin
+            | AtomicSMax
+            | AtomicUMax
+            | AtomicAnd
+            | AtomicOr
+            | AtomicXor
+            | AtomicFlagTestAndSet
+            | AtomicFlagClear
+            | AtomicFAddEXT
+            | AtomicFMinEXT
+            | AtomicFMaxEXT
+            | GroupAsyncCopy
     ) || arith::is_arith(op)
+        || crate::workgroup::regions::is_boundary(op)
 }

@@ -20,7 +20,9 @@
 //! `args` is the kernel's argument block laid out by [`KernelInfo::args`] (`offset`
 //! of each [`KernelArg`]); `ctx` describes the NDRange and the group being run. The function
 //! runs every work-item of the group (`ctx.local_size`, which is smaller than the enqueued
-//! size in a non-uniform last group) and returns.
+//! size in a non-uniform last group) and returns. A kernel with barriers or work-group
+//! collectives also needs `ctx.frame`: [`CompiledKernel::frame_size_per_item`] bytes for
+//! each work-item of the enqueued work-group size.
 
 #![deny(unsafe_code)]
 
@@ -33,6 +35,7 @@ pub mod error;
 )]
 mod jit;
 mod layout;
+pub mod memory_model;
 mod spirv;
 mod workgroup;
 
@@ -61,6 +64,11 @@ pub struct GroupContext {
     /// Base of this group's local memory: the kernel's `Workgroup` variables first
     /// (`CompiledKernel::static_local_size` bytes), then the `__local` pointer arguments.
     pub local_mem: *mut u8,
+    /// Base of this group's work-item frames: `CompiledKernel::frame_size_per_item` bytes
+    /// per work-item of the *enqueued* local size, 16-byte aligned; work-item `l` (linear
+    /// local id) owns `frame + l * frame_size_per_item`. Only kernels with barriers or
+    /// work-group collectives use it (null is fine when `frame_size_per_item` is 0).
+    pub frame: *mut u8,
 }
 
 impl GroupContext {
@@ -72,6 +80,7 @@ impl GroupContext {
     pub const OFFSET_GROUP_ID: i32 = 120;
     pub const OFFSET_WORK_DIM: i32 = 144;
     pub const OFFSET_LOCAL_MEM: i32 = 152;
+    pub const OFFSET_FRAME: i32 = 160;
 }
 
 /// The signature of a compiled work-group function.

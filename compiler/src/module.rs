@@ -136,6 +136,7 @@ impl Module {
             info,
             static_local_size: out.static_local_size as usize,
             private_size: out.private_size as usize,
+            frame_size_per_item: out.frame_size as usize,
             entry: out.entry,
             _code: Arc::new((out.code, self.memory.clone())),
         })
@@ -203,6 +204,9 @@ pub struct CompiledKernel {
     pub static_local_size: usize,
     /// Bytes of private memory (stack) one work-item uses, for `CL_KERNEL_PRIVATE_MEM_SIZE`.
     pub private_size: usize,
+    /// Bytes of frame each work-item of a group needs in `GroupContext::frame` (0 for a
+    /// kernel without barriers or collectives).
+    pub frame_size_per_item: usize,
     entry: WorkGroupFn,
     _code: Arc<dyn Send + Sync>,
 }

@@ -107,6 +107,11 @@ fn capability_supported(c: Capability) -> bool {
             | Capability::Float64
             | Capability::GenericPointer
             | Capability::Int64Atomics
+            | Capability::Groups
+            | Capability::AtomicFloat32AddEXT
+            | Capability::AtomicFloat64AddEXT
+            | Capability::AtomicFloat32MinMaxEXT
+            | Capability::AtomicFloat64MinMaxEXT
             | Capability::ArbitraryPrecisionIntegersINTEL
     )
 }

@@ -132,7 +132,7 @@ fn bad_ids_are_errors() {
 }
 
 #[test]
-fn barrier_is_rejected_with_a_clear_error() {
+fn barrier_kernel_compiles_to_regions() {
     let src = r#"
         kernel void k(global int *out, local int *tmp) {
             int l = get_local_id(0);
@@ -141,12 +141,41 @@ fn barrier_is_rejected_with_a_clear_error() {
             out[get_global_id(0)] = tmp[(l + 1) % get_local_size(0)];
         }"#;
     let Some(spv) = cl_to_spirv(src) else { return };
-    match Module::from_spirv(&spv) {
-        Err(CompileError::UnsupportedOpcode { opcode, .. }) => {
-            assert!(opcode.contains("ControlBarrier"), "{opcode}")
+    let m = Module::from_spirv(&spv).unwrap_or_else(|e| panic!("{e}"));
+    let k = m.compile_kernel("k").unwrap_or_else(|e| panic!("{e}"));
+    assert!(k.frame_size_per_item > 0, "a barrier kernel keeps a frame");
+}
+
+#[test]
+fn sub_group_collective_is_rejected_with_a_clear_error() {
+    let src = r#"
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Groups
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "k"
+       %void = OpTypeVoid
+       %uint = OpTypeInt 32 0
+        %ptr = OpTypePointer CrossWorkgroup %uint
+         %fn = OpTypeFunction %void %ptr
+         %u3 = OpConstant %uint 3
+          %k = OpFunction %void None %fn
+          %p = OpFunctionParameter %ptr
+          %e = OpLabel
+          %v = OpLoad %uint %p
+          %r = OpGroupIAdd %uint %u3 Reduce %v
+               OpStore %p %r
+               OpReturn
+               OpFunctionEnd
+    "#;
+    let Some(spv) = spvasm(src) else { return };
+    let m = Module::from_spirv(&spv).unwrap_or_else(|e| panic!("{e}"));
+    match m.compile_kernel("k") {
+        Err(CompileError::Unsupported(msg)) => {
+            assert!(msg.contains("GroupIAdd") && msg.contains("scope"), "{msg}")
         }
         Err(e) => panic!("unexpected error {e}"),
-        Ok(_) => panic!("barrier accepted"),
+        Ok(_) => panic!("sub-group collective accepted"),
     }
 }
 

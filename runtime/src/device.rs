@@ -7,6 +7,7 @@
 
 use crate::api::{api_type, ApiObject, ObjectType};
 use crate::platform::{NameVersion, Version};
+use crate::program::clc;
 use std::sync::Arc;
 
 /// Largest work-group (product of the local sizes).
@@ -37,25 +38,95 @@ const fn v(major: u32, minor: u32, patch: u32) -> Version {
     Version::new(major, minor, patch)
 }
 
-/// Device extensions (also the platform's).
-pub const EXTENSIONS: &[NameVersion] = &[
-    NameVersion {
-        name: "cl_khr_byte_addressable_store",
-        version: v(1, 0, 0),
-    },
-    NameVersion {
-        name: "cl_khr_fp64",
-        version: v(1, 0, 0),
-    },
-    NameVersion {
-        name: "cl_khr_il_program",
-        version: v(1, 0, 0),
-    },
-    NameVersion {
-        name: "cl_khr_icd",
-        version: v(1, 0, 0),
-    },
-];
+/// Extensions of the device that are not OpenCL C extensions.
+const API_EXTENSIONS: &[&str] = &["cl_khr_il_program", "cl_khr_icd"];
+
+const N_EXTENSIONS: usize = clc::OPENCL_C_EXTENSIONS.len() + API_EXTENSIONS.len();
+
+/// `names` (then `more`) at `version`, in a constant context.
+const fn name_versions<const N: usize>(
+    names: &[&'static str],
+    more: &[&'static str],
+    version: Version,
+) -> [NameVersion; N] {
+    let mut out = [NameVersion { name: "", version }; N];
+    let mut i = 0;
+    while i < names.len() {
+        out[i] = NameVersion {
+            name: names[i],
+            version,
+        };
+        i += 1;
+    }
+    let mut j = 0;
+    while j < more.len() {
+        out[i + j] = NameVersion {
+            name: more[j],
+            version,
+        };
+        j += 1;
+    }
+    out
+}
+
+/// Device extensions (also the platform's): the OpenCL C extensions the compiler is told
+/// about ([`clc::OPENCL_C_EXTENSIONS`]), then the API ones, all at version 1.0.0.
+pub const EXTENSIONS: &[NameVersion] =
+    &name_versions::<N_EXTENSIONS>(clc::OPENCL_C_EXTENSIONS, API_EXTENSIONS, v(1, 0, 0));
+
+/// Atomic orders and scopes the device supports, for `CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES`
+/// and `CL_DEVICE_ATOMIC_FENCE_CAPABILITIES` (the icd maps them to the `cl_*` bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AtomicCapabilities {
+    pub order_relaxed: bool,
+    pub order_acq_rel: bool,
+    pub order_seq_cst: bool,
+    pub scope_work_item: bool,
+    pub scope_work_group: bool,
+    pub scope_device: bool,
+    pub scope_all_devices: bool,
+}
+
+const fn has_feature(name: &str) -> bool {
+    let mut i = 0;
+    while i < clc::OPENCL_C_FEATURES.len() {
+        let f = clc::OPENCL_C_FEATURES[i].as_bytes();
+        let n = name.as_bytes();
+        if f.len() == n.len() {
+            let mut k = 0;
+            while k < f.len() && f[k] == n[k] {
+                k += 1;
+            }
+            if k == f.len() {
+                return true;
+            }
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Atomic functions: every order and scope (all map up to SeqCst, device-wide; see the
+/// compiler's `memory_model.rs`), as far as the OpenCL C features claim them.
+pub const ATOMIC_MEMORY_CAPABILITIES: AtomicCapabilities = AtomicCapabilities {
+    order_relaxed: true,
+    order_acq_rel: has_feature("__opencl_c_atomic_order_acq_rel"),
+    order_seq_cst: has_feature("__opencl_c_atomic_order_seq_cst"),
+    scope_work_item: false,
+    scope_work_group: true,
+    scope_device: has_feature("__opencl_c_atomic_scope_device"),
+    scope_all_devices: has_feature("__opencl_c_atomic_scope_all_devices"),
+};
+
+/// Fences (`atomic_work_item_fence`): the same orders and scopes, plus work-item scope.
+pub const ATOMIC_FENCE_CAPABILITIES: AtomicCapabilities = AtomicCapabilities {
+    scope_work_item: true,
+    ..ATOMIC_MEMORY_CAPABILITIES
+};
+
+/// `CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT`.
+pub const WORK_GROUP_COLLECTIVE_FUNCTIONS: bool =
+    has_feature("__opencl_c_work_group_collective_functions");
 
 /// Intermediate languages accepted by `clCreateProgramWithIL`.
 pub const ILS: &[NameVersion] = &[
@@ -101,17 +172,10 @@ pub const OPENCL_C_VERSIONS: &[NameVersion] = &[
     },
 ];
 
-/// Optional OpenCL C 3.0 features supported.
-pub const OPENCL_C_FEATURES: &[NameVersion] = &[
-    NameVersion {
-        name: "__opencl_c_fp64",
-        version: v(3, 0, 0),
-    },
-    NameVersion {
-        name: "__opencl_c_int64",
-        version: v(3, 0, 0),
-    },
-];
+/// Optional OpenCL C 3.0 features supported: exactly [`clc::OPENCL_C_FEATURES`], the
+/// macros the compiler defines.
+pub const OPENCL_C_FEATURES: &[NameVersion] =
+    &name_versions::<{ clc::OPENCL_C_FEATURES.len() }>(clc::OPENCL_C_FEATURES, &[], v(3, 0, 0));
 
 /// One CPU cache level as found in sysfs.
 #[derive(Clone, Copy, Debug, Default)]
@@ -246,5 +310,27 @@ mod tests {
         assert_eq!(parse_size("32M"), Some(32 << 20));
         assert_eq!(parse_size("512"), Some(512));
         assert_eq!(parse_size(""), None);
+    }
+}
+
+#[cfg(test)]
+mod claim_tests {
+    use super::*;
+
+    #[test]
+    fn device_lists_are_the_compiler_lists() {
+        let ext: Vec<&str> = EXTENSIONS.iter().map(|e| e.name).collect();
+        for e in clc::OPENCL_C_EXTENSIONS {
+            assert!(ext.contains(e), "{e}");
+        }
+        assert!(ext.contains(&"cl_khr_icd") && ext.contains(&"cl_khr_il_program"));
+        assert_eq!(EXTENSIONS.len(), N_EXTENSIONS);
+        let feats: Vec<&str> = OPENCL_C_FEATURES.iter().map(|e| e.name).collect();
+        assert_eq!(feats, clc::OPENCL_C_FEATURES);
+        const {
+            assert!(ATOMIC_MEMORY_CAPABILITIES.order_seq_cst);
+            assert!(ATOMIC_MEMORY_CAPABILITIES.scope_all_devices);
+            assert!(WORK_GROUP_COLLECTIVE_FUNCTIONS);
+        }
     }
 }

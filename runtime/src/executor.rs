@@ -6,7 +6,13 @@
 //! (rayon's work-stealing deques: an idle worker steals half of a busy one's remaining
 //! range, so uneven groups balance themselves) and returns when every group has run.
 //! Each worker owns a local-memory arena that grows to the largest launch it has seen and
-//! is reused by every group it runs, so a launch allocates nothing per group.
+//! is reused by every group it runs, so a launch allocates nothing per group. Kernels with
+//! barriers or work-group collectives also get a *frame arena* per worker:
+//! `frame_size_per_item × enqueued work-group size` bytes where each work-item keeps what
+//! lives across a barrier (64 KiB of private data at a work-group size of 1024 is a 64 MiB
+//! frame: heap, never stack). Frame arenas up to [`KEEP_FRAME_BYTES`] are kept and reused;
+//! a larger one is allocated for each group and freed after it (untouched pages of a large
+//! allocation cost nothing), so an odd launch does not pin memory in every worker.
 //!
 //! A launch of a single work-group runs on the calling thread: waking the pool costs more
 //! than it saves there.
@@ -52,6 +58,21 @@ pub struct Launch<'a> {
     pub local_mem_size: usize,
     pub range: NdRange,
 }
+
+impl Launch<'_> {
+    /// Bytes of frame per group: `kernel.frame_size_per_item` × the enqueued work-group
+    /// size (0 for a kernel without barriers); `None` if that overflows. The API layers
+    /// check it against [`crate::kernel::MAX_FRAME_BYTES`] before launching.
+    pub fn frame_size(&self) -> Option<usize> {
+        let items: u64 = self.range.local_size.iter().product();
+        usize::try_from(items)
+            .ok()?
+            .checked_mul(self.kernel.frame_size_per_item)
+    }
+}
+
+/// Largest frame arena a worker keeps between groups.
+pub const KEEP_FRAME_BYTES: usize = 16 << 20;
 
 /// Number of workers in the pool (`FERRITE_THREADS`, else the number of cores).
 pub fn num_workers() -> usize {
@@ -101,8 +122,62 @@ impl LocalArena {
     }
 }
 
+/// A worker's frame arena: 128-byte aligned, uninitialised (only JIT code reads it, and
+/// it writes every frame slot before reading it).
+struct FrameArena {
+    ptr: *mut u8,
+    layout: std::alloc::Layout,
+}
+
+impl FrameArena {
+    fn new(bytes: usize) -> Option<FrameArena> {
+        let layout = std::alloc::Layout::from_size_align(bytes.max(128), 128).ok()?;
+        // SAFETY: `layout` has a non-zero size.
+        let ptr = unsafe { std::alloc::alloc(layout) };
+        (!ptr.is_null()).then_some(FrameArena { ptr, layout })
+    }
+}
+
+impl Drop for FrameArena {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this layout, freed once.
+        unsafe { std::alloc::dealloc(self.ptr, self.layout) };
+    }
+}
+
 thread_local! {
     static ARENA: RefCell<LocalArena> = RefCell::new(LocalArena::default());
+    static FRAMES: RefCell<Option<FrameArena>> = const { RefCell::new(None) };
+}
+
+/// Run `f` with a frame arena of at least `bytes` bytes (null when `bytes` is 0).
+fn with_frame<R>(bytes: usize, f: impl FnOnce(*mut u8) -> R) -> R {
+    if bytes == 0 {
+        return f(std::ptr::null_mut());
+    }
+    if bytes > KEEP_FRAME_BYTES {
+        let Some(arena) = FrameArena::new(bytes) else {
+            std::alloc::handle_alloc_error(
+                std::alloc::Layout::from_size_align(bytes, 128)
+                    .unwrap_or(std::alloc::Layout::new::<u8>()),
+            );
+        };
+        return f(arena.ptr);
+    }
+    FRAMES.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        if slot.as_ref().is_none_or(|a| a.layout.size() < bytes) {
+            *slot = None;
+            *slot = FrameArena::new(bytes.max(64 << 10));
+        }
+        match slot.as_ref() {
+            Some(a) => f(a.ptr),
+            None => std::alloc::handle_alloc_error(
+                std::alloc::Layout::from_size_align(bytes, 128)
+                    .unwrap_or(std::alloc::Layout::new::<u8>()),
+            ),
+        }
+    })
 }
 
 /// Run every work-group of `launch`, returning when all are done. Safe to call from many
@@ -142,25 +217,34 @@ fn run_group(launch: &Launch<'_>, linear: u64) {
         let start = group_id[d] * range.local_size[d];
         range.local_size[d].min(range.global_size[d] - start)
     });
-    ARENA.with(|arena| {
-        let mut arena = arena.borrow_mut();
-        let ctx = GroupContext {
-            global_size: range.global_size,
-            global_offset: range.global_offset,
-            enqueued_local_size: range.local_size,
-            local_size,
-            num_groups,
-            group_id,
-            work_dim: u64::from(range.work_dim),
-            local_mem: arena.base(launch.local_mem_size),
-        };
-        let entry = launch.kernel.entry();
-        // SAFETY: `entry` is a work-group function produced by the compiler for this
-        // kernel, which reads `args` per the kernel's argument layout (the runtime built
-        // the block from that layout and validated every buffer it points to) and
-        // `ctx`, which lives for the call; the local memory behind `ctx.local_mem` is this
-        // thread's arena, at least `local_mem_size` bytes, used by no one else meanwhile.
-        unsafe { entry(launch.args.as_ptr(), &ctx) };
+    // An overflowing size was refused when the launch was built; `usize::MAX` would fail
+    // the allocation (and abort) rather than run with a short arena.
+    let frame_size = launch.frame_size().unwrap_or(usize::MAX);
+    with_frame(frame_size, |frame| {
+        ARENA.with(|arena| {
+            let mut arena = arena.borrow_mut();
+            let ctx = GroupContext {
+                global_size: range.global_size,
+                global_offset: range.global_offset,
+                enqueued_local_size: range.local_size,
+                local_size,
+                num_groups,
+                group_id,
+                work_dim: u64::from(range.work_dim),
+                local_mem: arena.base(launch.local_mem_size),
+                frame,
+            };
+            let entry = launch.kernel.entry();
+            // SAFETY: `entry` is a work-group function produced by the compiler for this
+            // kernel, which reads `args` per the kernel's argument layout (the runtime built
+            // the block from that layout and validated every buffer it points to) and
+            // `ctx`, which lives for the call; the local memory behind `ctx.local_mem` is this
+            // thread's arena, at least `local_mem_size` bytes, used by no one else meanwhile;
+            // `ctx.frame` is this thread's frame arena of at least `frame_size` bytes
+            // (`frame_size_per_item` × the enqueued group size, checked by the runtime when it
+            // built the launch), 128-byte aligned, also used by this call alone.
+            unsafe { entry(launch.args.as_ptr(), &ctx) };
+        })
     });
 }
 
@@ -197,7 +281,10 @@ pub fn pick_local_size(
 }
 
 fn largest_divisor_at_most(n: u64, limit: u64) -> u64 {
-    (1..=limit.max(1)).rev().find(|&d| n.is_multiple_of(d)).unwrap_or(1)
+    (1..=limit.max(1))
+        .rev()
+        .find(|&d| n.is_multiple_of(d))
+        .unwrap_or(1)
 }
 
 #[cfg(test)]

@@ -23,6 +23,11 @@ use std::sync::Arc;
 /// Alignment of each `__local` argument's region.
 pub const LOCAL_ARG_ALIGN: usize = 128;
 
+/// Largest work-item frame arena one work-group may need (private data and values live
+/// across barriers, all work-items of the group); a launch asking more fails with
+/// `CL_OUT_OF_RESOURCES`.
+pub const MAX_FRAME_BYTES: usize = 1 << 30;
+
 /// The value of one argument.
 #[derive(Clone)]
 pub enum ArgValue {
@@ -227,6 +232,23 @@ impl Kernel {
                 max: LOCAL_MEM_SIZE,
             });
         }
+        // Work-item frames of a kernel with barriers: one per work-item of the enqueued
+        // group size, in each worker's frame arena.
+        let items: u64 = range.local_size.iter().product();
+        usize::try_from(items)
+            .ok()
+            .and_then(|n| n.checked_mul(self.compiled.frame_size_per_item))
+            .filter(|&b| b <= MAX_FRAME_BYTES)
+            .ok_or_else(|| {
+                Error::OutOfResources(format!(
+                    "kernel {} keeps {} bytes per work-item across barriers; {} work-items \
+                     need more than the {} MiB allowed per work-group",
+                    self.compiled.info.name,
+                    self.compiled.frame_size_per_item,
+                    items,
+                    MAX_FRAME_BYTES >> 20
+                ))
+            })?;
         Ok(LaunchData {
             kernel: self.compiled.clone(),
             args: block,

@@ -83,6 +83,7 @@ impl FnTx<'_, '_, '_> {
                 let db = self.block(default)?;
                 sw.emit(&mut self.b, sel, db);
             }
+            Op::Return if self.step.is_some() => self.step_exit(),
             Op::Return => {
                 self.b.ins().return_(&[]);
             }

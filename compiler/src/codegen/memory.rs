@@ -208,6 +208,20 @@ impl FnTx<'_, '_, '_> {
                         "function-scope variable in {class:?} storage"
                     )));
                 }
+                let id = result_id(inst)?;
+                if let Some(step) = self.step.as_ref() {
+                    // Step mode: the variable lives in the work-item's frame, its pointer
+                    // is recomputed at each use (`FnTx::val`).
+                    let off = *step.plan.vars.get(&id).ok_or_else(|| {
+                        CompileError::Codegen(format!("variable %{id} has no frame slot"))
+                    })?;
+                    if let Some(Operand::IdRef(init)) = inst.operands.get(1) {
+                        let addr = self.b.ins().iadd_imm_s(step.frame, i64::from(off));
+                        let v = self.val(*init)?;
+                        store_typed(&mut self.b, p, pointee, &v, addr, 0, MemFlagsData::new())?;
+                    }
+                    return Ok(());
+                }
                 let l = layout(p, pointee)?;
                 let size = u32::try_from(l.size.max(1)).map_err(|_| {
                     CompileError::Unsupported("private variable larger than 4 GiB".into())

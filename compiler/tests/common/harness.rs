@@ -28,6 +28,23 @@ fn have(prog: &str) -> bool {
 
 /// Compile OpenCL C to SPIR-V; `None` (with a message) if the tools are missing.
 pub fn cl_to_spirv(src: &str) -> Option<Vec<u8>> {
+    cl_to_spirv_opt(src, "-O2")
+}
+
+/// Like [`cl_to_spirv`] with clang's optimisation flag (`-O0` keeps calls and private
+/// variables in memory).
+pub fn cl_to_spirv_opt(src: &str, opt: &str) -> Option<Vec<u8>> {
+    cl_to_spirv_with(src, opt, &[], "")
+}
+
+/// Like [`cl_to_spirv_opt`] with extra clang arguments and extra llvm-spirv extensions
+/// (`",+SPV_EXT_…"`).
+pub fn cl_to_spirv_with(
+    src: &str,
+    opt: &str,
+    clang_args: &[&str],
+    spirv_exts: &str,
+) -> Option<Vec<u8>> {
     let clang = tool("FERRITE_CLANG", "clang-15");
     let spirv = tool("FERRITE_LLVM_SPIRV", "llvm-spirv-15");
     if !have(&clang) || !have(&spirv) {
@@ -44,9 +61,10 @@ pub fn cl_to_spirv(src: &str) -> Option<Vec<u8>> {
             "-target",
             "spir64",
             "-cl-std=CL3.0",
-            "-O2",
+            opt,
             "-cl-kernel-arg-info",
         ])
+        .args(clang_args)
         .arg("-emit-llvm")
         .arg(&cl)
         .arg("-o")
@@ -59,7 +77,9 @@ pub fn cl_to_spirv(src: &str) -> Option<Vec<u8>> {
         String::from_utf8_lossy(&out.stderr)
     );
     let out = Command::new(&spirv)
-        .arg("--spirv-ext=+SPV_INTEL_arbitrary_precision_integers")
+        .arg(format!(
+            "--spirv-ext=+SPV_INTEL_arbitrary_precision_integers{spirv_exts}"
+        ))
         .arg("--preserve-ocl-kernel-arg-type-metadata-through-string")
         .arg(&bc)
         .arg("-o")
@@ -107,7 +127,27 @@ pub fn spvasm(src: &str) -> Option<Vec<u8>> {
 
 /// Compile `src` and the kernel `name`; `None` if the tools are missing.
 pub fn kernel(src: &str, name: &str) -> Option<CompiledKernel> {
-    let spv = cl_to_spirv(src)?;
+    kernel_opt(src, name, "-O2")
+}
+
+/// Compile with extra clang arguments and llvm-spirv extensions.
+pub fn kernel_with(
+    src: &str,
+    name: &str,
+    clang_args: &[&str],
+    spirv_exts: &str,
+) -> Option<CompiledKernel> {
+    let spv = cl_to_spirv_with(src, "-O2", clang_args, spirv_exts)?;
+    let m = Module::from_spirv(&spv).unwrap_or_else(|e| panic!("from_spirv: {e}"));
+    Some(
+        m.compile_kernel(name)
+            .unwrap_or_else(|e| panic!("compile_kernel({name}): {e}")),
+    )
+}
+
+/// Like [`kernel`] with clang's optimisation flag.
+pub fn kernel_opt(src: &str, name: &str, opt: &str) -> Option<CompiledKernel> {
+    let spv = cl_to_spirv_opt(src, opt)?;
     let m = Module::from_spirv(&spv).unwrap_or_else(|e| panic!("from_spirv: {e}"));
     Some(
         m.compile_kernel(name)
@@ -170,6 +210,49 @@ impl Args {
     }
 }
 
+/// Run one work-group with its own local memory and frame arena.
+#[allow(clippy::too_many_arguments)]
+fn run_group(
+    k: &CompiledKernel,
+    args: &Args,
+    dim: u64,
+    global: [u64; 3],
+    local: [u64; 3],
+    offset: [u64; 3],
+    gid: [u64; 3],
+    lmem: &mut [u64],
+    frame: &mut [u128],
+) {
+    let groups: Vec<u64> = (0..3).map(|d| global[d].div_ceil(local[d])).collect();
+    let mut ls = [0; 3];
+    for d in 0..3 {
+        ls[d] = local[d].min(global[d] - gid[d] * local[d]);
+    }
+    let ctx = GroupContext {
+        global_size: global,
+        global_offset: offset,
+        enqueued_local_size: local,
+        local_size: ls,
+        num_groups: [groups[0], groups[1], groups[2]],
+        group_id: gid,
+        work_dim: dim,
+        local_mem: lmem.as_mut_ptr().cast(),
+        frame: frame.as_mut_ptr().cast(),
+    };
+    // SAFETY: the entry follows the work-group ABI; `args` was laid out from the kernel's
+    // `KernelInfo` and its buffers outlive the call, `ctx`, the local memory and the frame
+    // arena (`frame_size_per_item` × the enqueued group size, 16-byte aligned) live on the
+    // caller's frame and belong to this call alone.
+    unsafe { (k.entry())(args.bytes.as_ptr().cast(), &ctx) };
+}
+
+fn arenas(k: &CompiledKernel, local: [u64; 3], local_mem_bytes: usize) -> (Vec<u64>, Vec<u128>) {
+    let lmem = vec![0u64; (k.static_local_size + local_mem_bytes).div_ceil(8).max(1)];
+    let items = (local[0] * local[1] * local[2]) as usize;
+    let frame = vec![0u128; (k.frame_size_per_item * items).div_ceil(16).max(1)];
+    (lmem, frame)
+}
+
 /// Run an NDRange: every group in order, `local_mem_bytes` of local memory per group.
 pub fn run(
     k: &CompiledKernel,
@@ -180,33 +263,107 @@ pub fn run(
     offset: [u64; 3],
     local_mem_bytes: usize,
 ) {
-    let mut lmem = vec![0u64; (k.static_local_size + local_mem_bytes).div_ceil(8).max(1)];
+    let (mut lmem, mut frame) = arenas(k, local, local_mem_bytes);
     let groups: Vec<u64> = (0..3).map(|d| global[d].div_ceil(local[d])).collect();
     for gz in 0..groups[2] {
         for gy in 0..groups[1] {
             for gx in 0..groups[0] {
-                let gid = [gx, gy, gz];
-                let mut ls = [0; 3];
-                for d in 0..3 {
-                    ls[d] = local[d].min(global[d] - gid[d] * local[d]);
-                }
-                let ctx = GroupContext {
-                    global_size: global,
-                    global_offset: offset,
-                    enqueued_local_size: local,
-                    local_size: ls,
-                    num_groups: [groups[0], groups[1], groups[2]],
-                    group_id: gid,
-                    work_dim: dim,
-                    local_mem: lmem.as_mut_ptr().cast(),
-                };
-                // SAFETY: the entry follows the work-group ABI; `args` was laid out from
-                // the kernel's `KernelInfo` and its buffers outlive the call, `ctx` and the
-                // local memory live on this frame.
-                unsafe { (k.entry())(args.bytes.as_ptr().cast(), &ctx) };
+                run_group(
+                    k,
+                    args,
+                    dim,
+                    global,
+                    local,
+                    offset,
+                    [gx, gy, gz],
+                    &mut lmem,
+                    &mut frame,
+                );
             }
         }
     }
+}
+
+/// Run a 1-D NDRange with its groups spread over `threads` threads (groups taken from a
+/// shared counter), each thread with its own local memory and frame arena, so global
+/// atomics really race.
+pub fn run_par(
+    k: &CompiledKernel,
+    args: &Args,
+    global: u64,
+    local: u64,
+    local_mem_bytes: usize,
+    threads: usize,
+) {
+    let groups = global.div_ceil(local);
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                let (mut lmem, mut frame) = arenas(k, [local, 1, 1], local_mem_bytes);
+                loop {
+                    let g = next.fetch_add(1, Ordering::Relaxed) as u64;
+                    if g >= groups {
+                        break;
+                    }
+                    run_group(
+                        k,
+                        args,
+                        1,
+                        [global, 1, 1],
+                        [local, 1, 1],
+                        [0; 3],
+                        [g, 0, 0],
+                        &mut lmem,
+                        &mut frame,
+                    );
+                }
+            });
+        }
+    });
+}
+
+/// Run a 1-D NDRange of `groups` groups of `local` work-items, each group on its own
+/// thread, all at once (litmus tests: groups that wait for each other must run
+/// concurrently).
+pub fn run_groups_concurrently(k: &CompiledKernel, args: &Args, groups: u64, local: u64) {
+    std::thread::scope(|s| {
+        for g in 0..groups {
+            s.spawn(move || {
+                let (mut lmem, mut frame) = arenas(k, [local, 1, 1], 0);
+                run_group(
+                    k,
+                    args,
+                    1,
+                    [groups * local, 1, 1],
+                    [local, 1, 1],
+                    [0; 3],
+                    [g, 0, 0],
+                    &mut lmem,
+                    &mut frame,
+                );
+            });
+        }
+    });
+}
+
+/// 1-D launch with `local_mem_bytes` of `__local` argument memory.
+pub fn run1_local(
+    k: &CompiledKernel,
+    args: &Args,
+    global: u64,
+    local: u64,
+    local_mem_bytes: usize,
+) {
+    run(
+        k,
+        args,
+        1,
+        [global, 1, 1],
+        [local, 1, 1],
+        [0; 3],
+        local_mem_bytes,
+    );
 }
 
 /// 1-D launch without offset.

@@ -77,13 +77,24 @@ const DOUBLE_FP_CONFIG: cl_device_fp_config = CL_FP_DENORM
     | CL_FP_ROUND_TO_ZERO
     | CL_FP_ROUND_TO_INF
     | CL_FP_FMA;
-/// The OpenCL 3.0 minimum: relaxed order, work-group scope.
-const ATOMIC_MEMORY_CAPABILITIES: cl_device_atomic_capabilities =
-    CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;
-/// The OpenCL 3.0 minimum for fences.
-const ATOMIC_FENCE_CAPABILITIES: cl_device_atomic_capabilities = CL_DEVICE_ATOMIC_ORDER_RELAXED
-    | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
-    | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;
+/// `cl_device_atomic_capabilities` bits of the runtime's capability record.
+fn atomic_bits(c: rt::AtomicCapabilities) -> cl_device_atomic_capabilities {
+    let mut bits = 0;
+    for (on, bit) in [
+        (c.order_relaxed, CL_DEVICE_ATOMIC_ORDER_RELAXED),
+        (c.order_acq_rel, CL_DEVICE_ATOMIC_ORDER_ACQ_REL),
+        (c.order_seq_cst, CL_DEVICE_ATOMIC_ORDER_SEQ_CST),
+        (c.scope_work_item, CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM),
+        (c.scope_work_group, CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP),
+        (c.scope_device, CL_DEVICE_ATOMIC_SCOPE_DEVICE),
+        (c.scope_all_devices, CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES),
+    ] {
+        if on {
+            bits |= bit;
+        }
+    }
+    bits
+}
 /// In-order queues with profiling; out-of-order execution is not supported yet.
 pub const QUEUE_PROPERTIES: cl_command_queue_properties = CL_QUEUE_PROFILING_ENABLE;
 
@@ -219,10 +230,16 @@ pub unsafe extern "C" fn get_device_info(
             // No sub-groups.
             CL_DEVICE_MAX_NUM_SUB_GROUPS => zero_u32(),
             CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => info(&cl_bool(false)),
-            CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => info(&ATOMIC_MEMORY_CAPABILITIES),
-            CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => info(&ATOMIC_FENCE_CAPABILITIES),
+            CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => {
+                info(&atomic_bits(rt::ATOMIC_MEMORY_CAPABILITIES))
+            }
+            CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => {
+                info(&atomic_bits(rt::ATOMIC_FENCE_CAPABILITIES))
+            }
             CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT => info(&cl_bool(true)),
-            CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT => info(&cl_bool(false)),
+            CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT => {
+                info(&cl_bool(rt::WORK_GROUP_COLLECTIVE_FUNCTIONS))
+            }
             CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT => info(&cl_bool(false)),
             CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => {
                 info(&rt::PREFERRED_WORK_GROUP_SIZE_MULTIPLE)

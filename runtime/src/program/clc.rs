@@ -33,10 +33,34 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// OpenCL C extensions the device supports; their macros are defined for every compile.
-pub const OPENCL_C_EXTENSIONS: &[&str] = &["cl_khr_fp64", "cl_khr_byte_addressable_store"];
+/// `CL_DEVICE_EXTENSIONS` is built from this list (`device.rs`), so the two cannot drift.
+/// The atomics extensions: every 32- and 64-bit `atomic_*`/`atom_*` function on global and
+/// local memory (compiler `codegen/atomic.rs`, tested in `compiler/tests/exec_atomics.rs`).
+pub const OPENCL_C_EXTENSIONS: &[&str] = &[
+    "cl_khr_fp64",
+    "cl_khr_byte_addressable_store",
+    "cl_khr_global_int32_base_atomics",
+    "cl_khr_global_int32_extended_atomics",
+    "cl_khr_local_int32_base_atomics",
+    "cl_khr_local_int32_extended_atomics",
+    "cl_khr_int64_base_atomics",
+    "cl_khr_int64_extended_atomics",
+];
 
-/// OpenCL C 3.0 optional features the device supports (`CL_DEVICE_OPENCL_C_FEATURES`).
-pub const OPENCL_C_FEATURES: &[&str] = &["__opencl_c_fp64", "__opencl_c_int64"];
+/// OpenCL C 3.0 optional features the device supports (`CL_DEVICE_OPENCL_C_FEATURES` is
+/// built from this list). Atomic orders and scopes: every order maps up to sequential
+/// consistency and global atomics are device-wide whatever their scope
+/// (`compiler/src/memory_model.rs`, litmus tests in `compiler/tests/litmus.rs`); work-group
+/// collectives are region boundaries (`compiler/src/workgroup.rs`).
+pub const OPENCL_C_FEATURES: &[&str] = &[
+    "__opencl_c_fp64",
+    "__opencl_c_int64",
+    "__opencl_c_atomic_order_acq_rel",
+    "__opencl_c_atomic_order_seq_cst",
+    "__opencl_c_atomic_scope_device",
+    "__opencl_c_atomic_scope_all_devices",
+    "__opencl_c_work_group_collective_functions",
+];
 
 /// The `opt-15` pass pipeline run on clang's output (see the module documentation for why
 /// it is not `-O2`).

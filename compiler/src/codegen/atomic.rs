@@ -1,0 +1,349 @@
+//! `OpAtomic*` and `OpMemoryBarrier`, lowered per the table in [`crate::memory_model`]:
+//! plain loads/stores for private and local memory, Cranelift's SeqCst atomics for global
+//! and generic pointers, float RMWs (`OpAtomicFAddEXT/FMinEXT/FMaxEXT`) as CAS loops on the
+//! integer bits. Scope and semantics ids must be constants (the OpenCL environment's rule);
+//! a non-constant one is treated as the strongest.
+
+use super::{clif_scalar, FnTx, Result, Val};
+use crate::memory_model::{self, AtomicLowering, FenceLowering, FenceSite};
+use crate::spirv::{op_id, result_type, Type};
+use crate::CompileError;
+use cranelift_codegen::ir::{
+    condcodes::{FloatCC, IntCC},
+    types, AtomicRmwOp, BlockArg, InstBuilder, MemFlagsData, Type as ClType, Value,
+};
+use rspirv::dr::Instruction;
+use rspirv::spirv::{Op, Word};
+
+/// Sequentially consistent, device scope: what an unknown (non-constant) scope or
+/// semantics operand is taken to be.
+const STRONGEST_SCOPE: u32 = 0;
+const STRONGEST_SEMANTICS: u32 = 0x10 | 0x200 | 0x100;
+
+fn flags() -> MemFlagsData {
+    MemFlagsData::new()
+}
+
+/// The integer type with the same width as `t` (CAS works on integers only).
+fn int_of(t: ClType) -> ClType {
+    if t == types::F32 {
+        types::I32
+    } else if t == types::F64 {
+        types::I64
+    } else {
+        t
+    }
+}
+
+#[derive(Clone, Copy)]
+enum FloatOp {
+    Add,
+    Min,
+    Max,
+}
+
+impl FnTx<'_, '_, '_> {
+    fn const_or(&self, id: Word, default: u32) -> u32 {
+        self.p
+            .const_u64(id)
+            .map_or(default, |v| u32::try_from(v).unwrap_or(default))
+    }
+
+    /// `OpMemoryBarrier scope semantics`.
+    pub(super) fn memory_barrier(&mut self, inst: &Instruction) -> Result<()> {
+        let scope = self.const_or(op_id(inst, 0)?, STRONGEST_SCOPE);
+        let sem = self.const_or(op_id(inst, 1)?, STRONGEST_SEMANTICS);
+        if memory_model::fence_lowering(FenceSite::MemoryBarrier, scope, sem)
+            == FenceLowering::Fence
+        {
+            self.b.ins().fence();
+        }
+        Ok(())
+    }
+
+    /// Every `OpAtomic*` instruction.
+    pub(super) fn atomic(&mut self, inst: &Instruction) -> Result<()> {
+        let op = inst.class.opcode;
+        let ptr = op_id(inst, 0)?;
+        let (class, pointee) = self.p.pointer_type(self.type_of(ptr)?)?;
+        let lowering = memory_model::atomic_lowering(class);
+        let addr = self.scalar(ptr)?;
+        let t = clif_scalar(self.p, pointee)?;
+        if !matches!(t, types::I32 | types::I64 | types::F32 | types::F64) {
+            return Err(CompileError::Unsupported(format!(
+                "Op{op:?} on a {t} (atomics are on 32- and 64-bit integers and floats)"
+            )));
+        }
+        let result = match op {
+            Op::AtomicLoad => Some(self.atomic_load(lowering, t, addr)),
+            Op::AtomicStore => {
+                let v = self.scalar(op_id(inst, 3)?)?;
+                self.atomic_store(lowering, v, addr);
+                None
+            }
+            Op::AtomicExchange => {
+                let v = self.scalar(op_id(inst, 3)?)?;
+                Some(self.rmw(lowering, AtomicRmwOp::Xchg, t, addr, v))
+            }
+            Op::AtomicCompareExchange | Op::AtomicCompareExchangeWeak => {
+                let v = self.scalar(op_id(inst, 4)?)?;
+                let cmp = self.scalar(op_id(inst, 5)?)?;
+                Some(self.cas(lowering, t, addr, cmp, v))
+            }
+            Op::AtomicIIncrement | Op::AtomicIDecrement => {
+                let one = self.b.ins().iconst(t, 1);
+                let rop = if op == Op::AtomicIIncrement {
+                    AtomicRmwOp::Add
+                } else {
+                    AtomicRmwOp::Sub
+                };
+                Some(self.rmw(lowering, rop, t, addr, one))
+            }
+            Op::AtomicIAdd
+            | Op::AtomicISub
+            | Op::AtomicSMin
+            | Op::AtomicUMin
+            | Op::AtomicSMax
+            | Op::AtomicUMax
+            | Op::AtomicAnd
+            | Op::AtomicOr
+            | Op::AtomicXor => {
+                let v = self.scalar(op_id(inst, 3)?)?;
+                let rop = match op {
+                    Op::AtomicIAdd => AtomicRmwOp::Add,
+                    Op::AtomicISub => AtomicRmwOp::Sub,
+                    Op::AtomicSMin => AtomicRmwOp::Smin,
+                    Op::AtomicUMin => AtomicRmwOp::Umin,
+                    Op::AtomicSMax => AtomicRmwOp::Smax,
+                    Op::AtomicUMax => AtomicRmwOp::Umax,
+                    Op::AtomicAnd => AtomicRmwOp::And,
+                    Op::AtomicOr => AtomicRmwOp::Or,
+                    _ => AtomicRmwOp::Xor,
+                };
+                Some(self.rmw(lowering, rop, t, addr, v))
+            }
+            Op::AtomicFlagTestAndSet => {
+                let one = self.b.ins().iconst(t, 1);
+                let old = self.rmw(lowering, AtomicRmwOp::Xchg, t, addr, one);
+                Some(self.b.ins().icmp_imm_s(IntCC::NotEqual, old, 0))
+            }
+            Op::AtomicFlagClear => {
+                let zero = self.b.ins().iconst(t, 0);
+                self.atomic_store(lowering, zero, addr);
+                None
+            }
+            Op::AtomicFAddEXT | Op::AtomicFMinEXT | Op::AtomicFMaxEXT => {
+                if !t.is_float() {
+                    return Err(CompileError::Invalid(format!(
+                        "Op{op:?} on a non-float pointer"
+                    )));
+                }
+                let v = self.scalar(op_id(inst, 3)?)?;
+                let fop = match op {
+                    Op::AtomicFAddEXT => FloatOp::Add,
+                    Op::AtomicFMinEXT => FloatOp::Min,
+                    _ => FloatOp::Max,
+                };
+                Some(self.float_rmw(lowering, fop, t, addr, v))
+            }
+            _ => return Err(self.unsupported(inst)),
+        };
+        if let Some(r) = result {
+            let rt = result_type(inst)?;
+            if !matches!(self.p.ty(rt)?, Type::Bool)
+                && clif_scalar(self.p, rt)? != self.value_type(r)
+            {
+                return Err(CompileError::Invalid(format!(
+                    "Op{op:?}: result type does not match the pointee"
+                )));
+            }
+            self.set_result(inst, Val::S(r))?;
+        }
+        Ok(())
+    }
+
+    fn atomic_load(&mut self, l: AtomicLowering, t: ClType, addr: Value) -> Value {
+        match l {
+            AtomicLowering::Plain => self.b.ins().load(t, flags(), addr, 0),
+            AtomicLowering::SeqCst => {
+                let it = int_of(t);
+                let v = self.b.ins().atomic_load(it, flags(), addr);
+                if it == t {
+                    v
+                } else {
+                    self.b.ins().bitcast(t, MemFlagsData::new(), v)
+                }
+            }
+        }
+    }
+
+    fn atomic_store(&mut self, l: AtomicLowering, v: Value, addr: Value) {
+        match l {
+            AtomicLowering::Plain => {
+                self.b.ins().store(flags(), v, addr, 0);
+            }
+            AtomicLowering::SeqCst => {
+                let t = self.value_type(v);
+                let it = int_of(t);
+                let v = if it == t {
+                    v
+                } else {
+                    self.b.ins().bitcast(it, MemFlagsData::new(), v)
+                };
+                self.b.ins().atomic_store(flags(), v, addr);
+            }
+        }
+    }
+
+    /// Integer read-modify-write; returns the old value. (Exchange also takes floats.)
+    fn rmw(
+        &mut self,
+        l: AtomicLowering,
+        op: AtomicRmwOp,
+        t: ClType,
+        addr: Value,
+        v: Value,
+    ) -> Value {
+        let it = int_of(t);
+        let to_int = |s: &mut Self, x: Value| {
+            if it == t {
+                x
+            } else {
+                s.b.ins().bitcast(it, MemFlagsData::new(), x)
+            }
+        };
+        let from_int = |s: &mut Self, x: Value| {
+            if it == t {
+                x
+            } else {
+                s.b.ins().bitcast(t, MemFlagsData::new(), x)
+            }
+        };
+        match l {
+            AtomicLowering::SeqCst => {
+                let vi = to_int(self, v);
+                let old = self.b.ins().atomic_rmw(it, flags(), op, addr, vi);
+                from_int(self, old)
+            }
+            AtomicLowering::Plain => {
+                let old = self.b.ins().load(t, flags(), addr, 0);
+                let new = match op {
+                    AtomicRmwOp::Add => self.b.ins().iadd(old, v),
+                    AtomicRmwOp::Sub => self.b.ins().isub(old, v),
+                    AtomicRmwOp::And => self.b.ins().band(old, v),
+                    AtomicRmwOp::Nand => {
+                        let a = self.b.ins().band(old, v);
+                        self.b.ins().bnot(a)
+                    }
+                    AtomicRmwOp::Or => self.b.ins().bor(old, v),
+                    AtomicRmwOp::Xor => self.b.ins().bxor(old, v),
+                    AtomicRmwOp::Xchg => v,
+                    AtomicRmwOp::Umin => self.b.ins().umin(old, v),
+                    AtomicRmwOp::Umax => self.b.ins().umax(old, v),
+                    AtomicRmwOp::Smin => self.b.ins().smin(old, v),
+                    AtomicRmwOp::Smax => self.b.ins().smax(old, v),
+                };
+                self.b.ins().store(flags(), new, addr, 0);
+                old
+            }
+        }
+    }
+
+    /// Compare-and-swap; returns the old value.
+    fn cas(
+        &mut self,
+        l: AtomicLowering,
+        t: ClType,
+        addr: Value,
+        expected: Value,
+        new: Value,
+    ) -> Value {
+        match l {
+            AtomicLowering::SeqCst => {
+                let it = int_of(t);
+                if it == t {
+                    self.b.ins().atomic_cas(flags(), addr, expected, new)
+                } else {
+                    let e = self.b.ins().bitcast(it, MemFlagsData::new(), expected);
+                    let n = self.b.ins().bitcast(it, MemFlagsData::new(), new);
+                    let old = self.b.ins().atomic_cas(flags(), addr, e, n);
+                    self.b.ins().bitcast(t, MemFlagsData::new(), old)
+                }
+            }
+            AtomicLowering::Plain => {
+                let old = self.b.ins().load(t, flags(), addr, 0);
+                let eq = if t.is_float() {
+                    // CAS compares bit patterns.
+                    let it = int_of(t);
+                    let a = self.b.ins().bitcast(it, MemFlagsData::new(), old);
+                    let b = self.b.ins().bitcast(it, MemFlagsData::new(), expected);
+                    self.b.ins().icmp(IntCC::Equal, a, b)
+                } else {
+                    self.b.ins().icmp(IntCC::Equal, old, expected)
+                };
+                let stored = self.b.ins().select(eq, new, old);
+                self.b.ins().store(flags(), stored, addr, 0);
+                old
+            }
+        }
+    }
+
+    /// `old op v` for the float RMWs: `fmin`/`fmax` as OpenCL defines them (a NaN operand
+    /// yields the other one).
+    fn float_op(&mut self, op: FloatOp, old: Value, v: Value) -> Value {
+        match op {
+            FloatOp::Add => self.b.ins().fadd(old, v),
+            FloatOp::Min | FloatOp::Max => {
+                let cc = if matches!(op, FloatOp::Min) {
+                    FloatCC::LessThan
+                } else {
+                    FloatCC::GreaterThan
+                };
+                // take v if (v op old) or old is NaN
+                let better = self.b.ins().fcmp(cc, v, old);
+                let old_nan = self.b.ins().fcmp(FloatCC::Unordered, old, old);
+                let take = self.b.ins().bor(better, old_nan);
+                self.b.ins().select(take, v, old)
+            }
+        }
+    }
+
+    /// Float RMW: a CAS loop on the bit pattern (global/generic), or load-op-store.
+    fn float_rmw(
+        &mut self,
+        l: AtomicLowering,
+        op: FloatOp,
+        t: ClType,
+        addr: Value,
+        v: Value,
+    ) -> Value {
+        if l == AtomicLowering::Plain {
+            let old = self.b.ins().load(t, flags(), addr, 0);
+            let new = self.float_op(op, old, v);
+            self.b.ins().store(flags(), new, addr, 0);
+            return old;
+        }
+        let it = int_of(t);
+        let first = self.b.ins().atomic_load(it, flags(), addr);
+        let head = self.b.create_block();
+        let done = self.b.create_block();
+        let cur = self.b.append_block_param(head, it);
+        let result = self.b.append_block_param(done, it);
+        self.b.ins().jump(head, &[BlockArg::Value(first)]);
+        self.b.switch_to_block(head);
+        let old = self.b.ins().bitcast(t, MemFlagsData::new(), cur);
+        let new = self.float_op(op, old, v);
+        let new_bits = self.b.ins().bitcast(it, MemFlagsData::new(), new);
+        let seen = self.b.ins().atomic_cas(flags(), addr, cur, new_bits);
+        let ok = self.b.ins().icmp(IntCC::Equal, seen, cur);
+        self.b.ins().brif(
+            ok,
+            done,
+            &[BlockArg::Value(seen)],
+            head,
+            &[BlockArg::Value(seen)],
+        );
+        self.b.switch_to_block(done);
+        self.b.ins().bitcast(t, MemFlagsData::new(), result)
+    }
+}

@@ -1,0 +1,494 @@
+//! Step functions: the code of a kernel with work-group boundaries (barriers, collectives,
+//! `wait_group_events`), run region by region.
+//!
+//! The kernel, inlined and split by [`crate::workgroup::regions`], becomes one Cranelift
+//! function per kernel, the *step*:
+//! ```text
+//! step(kernel params…, wi: i64, frame: i64, state: i32) -> i32
+//! ```
+//! It runs one work-item from the point `state` (0 = kernel entry, `i` = just after
+//! boundary `i`) until the next boundary `j` (returns `j`) or the end of the kernel
+//! (returns [`EXIT`]). The work-group function (`workgroup.rs`) calls it for every
+//! work-item, region after region.
+//!
+//! What survives between two calls lives in the work-item's *frame*
+//! (`ctx.frame + linear_local_id * frame_size`), laid out by [`FramePlan`]:
+//! - every `OpVariable` (private arrays and structs): a region's Cranelift stack frame is
+//!   gone when the step returns, so `Function` storage is at a fixed frame offset, and its
+//!   pointer is recomputed wherever it is used;
+//! - every SSA value live across a boundary (8 bytes per scalar): such a value is a
+//!   Cranelift `Variable` in the step, spilled to its slot at each boundary it is live
+//!   across and reloaded in the resume stub of that boundary's continuation, so Cranelift's
+//!   SSA construction merges "defined in this call" and "reloaded after a boundary";
+//! - per collective, a 32-byte slot: the work-item's operand (and the broadcast local id),
+//!   overwritten with the result by the combine step that runs once between the regions.
+//!
+//! Invariant that makes the rest correct: a value *not* live across any boundary is defined
+//! on every path from every resume point to its uses, so it dominates them in the step's
+//! CFG and the translator's reverse-post-order visits its definition first.
+
+use super::{flat_types, trusted, FnTx, Result};
+use crate::layout::{align_up, layout};
+use crate::memory_model::{self, FenceLowering, FenceSite};
+use crate::spirv::{op_id, result_id, Program, Type};
+use crate::workgroup::regions::Split;
+use crate::CompileError;
+use cranelift_codegen::ir::{self, types, InstBuilder, Value};
+use cranelift_frontend::{Switch, Variable};
+use rspirv::dr::{Instruction, Operand};
+use rspirv::spirv::{GroupOperation, Op, Scope, Word};
+use std::collections::HashMap;
+
+/// The state a step returns when its work-item has finished the kernel.
+pub const EXIT: i64 = -1;
+
+/// Bytes of one collective's slot: the operand, then up to three local-id components.
+const COLLECTIVE_SLOT: u64 = 32;
+
+/// The combining operator of a collective.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Combine {
+    IAdd,
+    FAdd,
+    FMin,
+    FMax,
+    SMin,
+    SMax,
+    UMin,
+    UMax,
+}
+
+/// Which values a collective produces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scan {
+    Reduce,
+    Inclusive,
+    Exclusive,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CollectiveOp {
+    All,
+    Any,
+    /// `dims` local-id components follow the operand in the slot.
+    Broadcast {
+        dims: u32,
+    },
+    Arith {
+        combine: Combine,
+        scan: Scan,
+    },
+}
+
+/// A work-group collective at a boundary.
+#[derive(Clone, Copy, Debug)]
+pub struct Collective {
+    pub op: CollectiveOp,
+    /// Type of the operand and result (`i8` for the booleans of All/Any).
+    pub ty: ir::Type,
+    /// Offset of the slot in the work-item frame.
+    pub slot: u32,
+}
+
+/// What happens at a boundary once every work-item has reached it.
+#[derive(Clone, Copy, Debug)]
+pub enum PointKind {
+    /// `OpControlBarrier` / `OpGroupWaitEvents`: nothing between the regions.
+    Barrier,
+    /// A collective: its combine step runs between the regions.
+    Collective(Collective),
+}
+
+/// The layout of one work-item's frame and what each boundary does.
+#[derive(Debug, Default)]
+pub struct FramePlan {
+    /// `OpVariable` result → offset.
+    pub vars: HashMap<Word, u32>,
+    /// Cross-boundary value → offset of its first scalar (8 bytes each), scalar types.
+    pub cross: HashMap<Word, (u32, Vec<ir::Type>)>,
+    /// Boundary `i + 1` is `points[i]`.
+    pub points: Vec<PointKind>,
+    /// Does boundary `i + 1` need a fence before it (device-scope barrier semantics)?
+    pub fences: Vec<bool>,
+    /// Bytes per work-item (a multiple of 16).
+    pub size: u64,
+    /// Bytes of `OpVariable` storage per work-item.
+    pub private_size: u64,
+}
+
+fn overflow() -> CompileError {
+    CompileError::Unsupported("work-item frame larger than 4 GiB".into())
+}
+
+fn slot_u32(off: u64) -> Result<u32> {
+    u32::try_from(off).map_err(|_| overflow())
+}
+
+fn collective_op(
+    p: &Program,
+    inst: &Instruction,
+    result_types: &HashMap<Word, Word>,
+) -> Result<CollectiveOp> {
+    let group_op = || -> Result<Scan> {
+        match inst.operands.get(1) {
+            Some(Operand::GroupOperation(GroupOperation::Reduce)) => Ok(Scan::Reduce),
+            Some(Operand::GroupOperation(GroupOperation::InclusiveScan)) => Ok(Scan::Inclusive),
+            Some(Operand::GroupOperation(GroupOperation::ExclusiveScan)) => Ok(Scan::Exclusive),
+            o => Err(CompileError::Unsupported(format!(
+                "group operation {o:?} of Op{:?}",
+                inst.class.opcode
+            ))),
+        }
+    };
+    let arith = |combine| -> Result<CollectiveOp> {
+        Ok(CollectiveOp::Arith {
+            combine,
+            scan: group_op()?,
+        })
+    };
+    Ok(match inst.class.opcode {
+        Op::GroupAll => CollectiveOp::All,
+        Op::GroupAny => CollectiveOp::Any,
+        Op::GroupBroadcast => {
+            let lid = op_id(inst, 2)?;
+            let ty = match (p.constants.get(&lid), result_types.get(&lid)) {
+                (Some(c), _) => c.ty(),
+                (None, Some(t)) => *t,
+                (None, None) => {
+                    return Err(CompileError::InvalidId {
+                        id: lid,
+                        expected: "local id value",
+                    })
+                }
+            };
+            let dims = match p.ty(ty)? {
+                Type::Vector { count, .. } if *count <= 3 => *count,
+                Type::Vector { .. } => {
+                    return Err(CompileError::Invalid(
+                        "OpGroupBroadcast local id with more than 3 components".into(),
+                    ))
+                }
+                _ => 1,
+            };
+            CollectiveOp::Broadcast { dims }
+        }
+        Op::GroupIAdd => arith(Combine::IAdd)?,
+        Op::GroupFAdd => arith(Combine::FAdd)?,
+        Op::GroupFMin => arith(Combine::FMin)?,
+        Op::GroupFMax => arith(Combine::FMax)?,
+        Op::GroupSMin => arith(Combine::SMin)?,
+        Op::GroupSMax => arith(Combine::SMax)?,
+        Op::GroupUMin => arith(Combine::UMin)?,
+        Op::GroupUMax => arith(Combine::UMax)?,
+        op => {
+            return Err(CompileError::Codegen(format!(
+                "Op{op:?} is not a collective"
+            )))
+        }
+    })
+}
+
+/// Lay out the frame of `split`'s kernel.
+pub fn plan(p: &Program, split: &Split) -> Result<FramePlan> {
+    let mut plan = FramePlan::default();
+    let mut off = 0u64;
+    let mut result_types = HashMap::new();
+    for b in &split.func.blocks {
+        for i in &b.insts {
+            if let (Some(r), Some(t)) = (i.result_id, i.result_type) {
+                result_types.insert(r, t);
+            }
+            if i.class.opcode == Op::Variable {
+                let (_, pointee) = p.pointer_type(crate::spirv::result_type(i)?)?;
+                let l = layout(p, pointee)?;
+                off = align_up(off, l.align.clamp(1, 128));
+                plan.vars.insert(result_id(i)?, slot_u32(off)?);
+                off = off.checked_add(l.size.max(1)).ok_or_else(overflow)?;
+            }
+        }
+    }
+    plan.private_size = off;
+    off = align_up(off, 8);
+    for id in &split.cross {
+        let ty = *result_types.get(id).ok_or(CompileError::InvalidId {
+            id: *id,
+            expected: "value with a type",
+        })?;
+        let mut tys = Vec::new();
+        flat_types(p, ty, &mut tys)?;
+        let n = tys.len() as u64;
+        plan.cross.insert(*id, (slot_u32(off)?, tys));
+        off = off.checked_add(8 * n).ok_or_else(overflow)?;
+    }
+    for pt in &split.points {
+        let inst = &pt.inst;
+        let (kind, fence) = match inst.class.opcode {
+            Op::ControlBarrier => {
+                let mem_scope = p.const_u64(op_id(inst, 1)?).unwrap_or(0) as u32;
+                let sem = p.const_u64(op_id(inst, 2)?).unwrap_or(0x210) as u32;
+                let fence = memory_model::fence_lowering(FenceSite::ControlBarrier, mem_scope, sem)
+                    == FenceLowering::Fence;
+                (PointKind::Barrier, fence)
+            }
+            Op::GroupWaitEvents => (PointKind::Barrier, false),
+            _ => {
+                let scope = p.const_u64(op_id(inst, 0)?)?;
+                if scope != Scope::Workgroup as u64 {
+                    return Err(CompileError::Unsupported(format!(
+                        "Op{:?} with execution scope {scope} (only work-group collectives \
+                         are implemented)",
+                        inst.class.opcode
+                    )));
+                }
+                let rt = crate::spirv::result_type(inst)?;
+                let ty = super::clif_scalar(p, rt)?;
+                let op = collective_op(p, inst, &result_types)?;
+                off = align_up(off, 8);
+                let slot = slot_u32(off)?;
+                off = off.checked_add(COLLECTIVE_SLOT).ok_or_else(overflow)?;
+                (PointKind::Collective(Collective { op, ty, slot }), false)
+            }
+        };
+        plan.points.push(kind);
+        plan.fences.push(fence);
+    }
+    plan.size = align_up(off, 16);
+    Ok(plan)
+}
+
+/// Step-mode state of the translator.
+pub struct StepCtx<'p> {
+    pub split: &'p Split,
+    pub plan: &'p FramePlan,
+    /// This work-item's frame (a step parameter).
+    pub frame: Value,
+    pub state: Value,
+    pub cross_vars: HashMap<Word, Vec<Variable>>,
+    /// Boundary block label → point index (0-based).
+    pub point_of_block: HashMap<Word, usize>,
+}
+
+impl<'p> StepCtx<'p> {
+    pub fn new(split: &'p Split, plan: &'p FramePlan) -> StepCtx<'p> {
+        let dummy = Value::from_u32(0);
+        StepCtx {
+            split,
+            plan,
+            frame: dummy,
+            state: dummy,
+            cross_vars: HashMap::new(),
+            point_of_block: split
+                .points
+                .iter()
+                .enumerate()
+                .map(|(i, pt)| (pt.block, i))
+                .collect(),
+        }
+    }
+}
+
+impl FnTx<'_, '_, '_> {
+    /// Step mode: declare the cross-boundary variables, then emit the dispatcher on `state`
+    /// (0 → the kernel's first block, `i` → the resume stub of boundary `i`).
+    pub(super) fn step_dispatch(&mut self, first: ir::Block) -> Result<()> {
+        let Some(step) = self.step.as_mut() else {
+            return Err(CompileError::Codegen("dispatcher outside step mode".into()));
+        };
+        let plan = step.plan;
+        let split = step.split;
+        let mut ids: Vec<&Word> = plan.cross.keys().collect();
+        ids.sort_unstable();
+        for id in ids {
+            let vars = plan.cross[id]
+                .1
+                .iter()
+                .map(|t| self.b.declare_var(*t))
+                .collect();
+            if let Some(s) = self.step.as_mut() {
+                s.cross_vars.insert(*id, vars);
+            }
+        }
+        let (state, frame) = match self.step.as_ref() {
+            Some(s) => (s.state, s.frame),
+            None => return Err(CompileError::Codegen("no step state".into())),
+        };
+        let mut sw = Switch::new();
+        sw.set_entry(0, first);
+        let mut stubs = Vec::new();
+        for (i, pt) in split.points.iter().enumerate() {
+            let stub = self.b.create_block();
+            sw.set_entry((i + 1) as u128, stub);
+            stubs.push((stub, pt.cont, i));
+        }
+        sw.emit(&mut self.b, state, first);
+        for (stub, cont, i) in stubs {
+            self.b.switch_to_block(stub);
+            // The collective's own result comes from its slot, the rest from their slots.
+            let own = split.points[i].inst.result_id;
+            for id in &split.live[i] {
+                if Some(*id) == own {
+                    continue;
+                }
+                self.reload(*id, frame)?;
+            }
+            if let (Some(r), PointKind::Collective(c)) = (own, plan.points[i]) {
+                let v = self.b.ins().load(c.ty, trusted(), frame, c.slot as i32);
+                if let Some(vars) = self.step.as_ref().and_then(|s| s.cross_vars.get(&r)) {
+                    let var = vars[0];
+                    self.b.def_var(var, v);
+                } else {
+                    // Not live across a later boundary: an ordinary value of this region.
+                    let ty = self.type_of(r)?;
+                    self.set(r, ty, super::Val::S(v));
+                }
+            }
+            let cb = self.block(cont)?;
+            self.b.ins().jump(cb, &[]);
+        }
+        Ok(())
+    }
+
+    fn reload(&mut self, id: Word, frame: Value) -> Result<()> {
+        let Some(step) = self.step.as_ref() else {
+            return Ok(());
+        };
+        let Some((off, tys)) = step.plan.cross.get(&id) else {
+            return Err(CompileError::Codegen(format!("%{id} has no frame slot")));
+        };
+        let vars = step.cross_vars.get(&id).cloned().unwrap_or_default();
+        let off = *off as i32;
+        for (k, (t, var)) in tys.clone().iter().zip(vars).enumerate() {
+            let v = self.b.ins().load(*t, trusted(), frame, off + 8 * k as i32);
+            self.b.def_var(var, v);
+        }
+        Ok(())
+    }
+
+    /// A boundary instruction in step mode: spill what is live across it, store a
+    /// collective's operands, fence if the table says so, return the boundary's number.
+    pub(super) fn step_boundary(&mut self, inst: &Instruction) -> Result<()> {
+        let Some(step) = self.step.as_ref() else {
+            return Err(CompileError::Codegen("boundary outside step mode".into()));
+        };
+        let i = *step.point_of_block.get(&self.cur_label).ok_or_else(|| {
+            CompileError::Codegen(format!(
+                "boundary in block %{} was not split",
+                self.cur_label
+            ))
+        })?;
+        let (split, plan, frame) = (step.split, step.plan, step.frame);
+        let own = inst.result_id;
+        for id in &split.live[i] {
+            if Some(*id) == own {
+                continue;
+            }
+            let Some((off, tys)) = plan.cross.get(id) else {
+                return Err(CompileError::Codegen(format!("%{id} has no frame slot")));
+            };
+            let vars = self
+                .step
+                .as_ref()
+                .and_then(|s| s.cross_vars.get(id))
+                .cloned()
+                .unwrap_or_default();
+            for (k, var) in vars.into_iter().enumerate().take(tys.len()) {
+                let v = self.b.use_var(var);
+                self.b
+                    .ins()
+                    .store(trusted(), v, frame, *off as i32 + 8 * k as i32);
+            }
+        }
+        if let PointKind::Collective(c) = plan.points[i] {
+            let slot = c.slot as i32;
+            let (value, lid) = match c.op {
+                CollectiveOp::All | CollectiveOp::Any => (op_id(inst, 1)?, None),
+                CollectiveOp::Broadcast { .. } => (op_id(inst, 1)?, Some(op_id(inst, 2)?)),
+                CollectiveOp::Arith { .. } => (op_id(inst, 2)?, None),
+            };
+            let v = self.scalar(value)?;
+            if self.value_type(v) != c.ty {
+                return Err(CompileError::Invalid(format!(
+                    "Op{:?}: operand type differs from the result type",
+                    inst.class.opcode
+                )));
+            }
+            self.b.ins().store(trusted(), v, frame, slot);
+            if let Some(lid) = lid {
+                let comps = self.val(lid)?.flat();
+                for (k, x) in comps.into_iter().enumerate().take(3) {
+                    let x = if self.value_type(x).bits() < 64 {
+                        self.b.ins().uextend(types::I64, x)
+                    } else {
+                        x
+                    };
+                    self.b
+                        .ins()
+                        .store(trusted(), x, frame, slot + 8 + 8 * k as i32);
+                }
+            }
+        }
+        if plan.fences[i] {
+            self.b.ins().fence();
+        }
+        let n = self.b.ins().iconst(types::I32, (i + 1) as i64);
+        self.b.ins().return_(&[n]);
+        Ok(())
+    }
+
+    /// Step mode, before any block is translated: the types of all results (a use may be
+    /// translated before its definition when the value crosses a boundary) and the
+    /// symbolic pointers into builtin variables.
+    pub(super) fn prepass(&mut self) -> Result<()> {
+        let f = self.f;
+        for b in &f.blocks {
+            for i in &b.insts {
+                if let (Some(r), Some(t)) = (i.result_id, i.result_type) {
+                    self.tys.insert(r, t);
+                }
+                let chain = matches!(
+                    i.class.opcode,
+                    Op::AccessChain
+                        | Op::InBoundsAccessChain
+                        | Op::PtrAccessChain
+                        | Op::InBoundsPtrAccessChain
+                );
+                let Some(r) = i.result_id.filter(|_| chain) else {
+                    continue;
+                };
+                let base = op_id(i, 0)?;
+                let builtin = self
+                    .p
+                    .builtin_of(base)
+                    .map(|b| (b, None))
+                    .or_else(|| self.builtin_ptrs.get(&base).copied());
+                if let Some((bi, None)) = builtin {
+                    let idx_pos = if matches!(
+                        i.class.opcode,
+                        Op::PtrAccessChain | Op::InBoundsPtrAccessChain
+                    ) {
+                        2
+                    } else {
+                        1
+                    };
+                    match i.operands.get(idx_pos) {
+                        None => {
+                            self.builtin_ptrs.insert(r, (bi, None));
+                        }
+                        Some(Operand::IdRef(idx)) if self.p.constants.contains_key(idx) => {
+                            let k = self.p.const_u64(*idx)? as u32;
+                            self.builtin_ptrs.insert(r, (bi, Some(k)));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `OpReturn` of a step: the work-item is done.
+    pub(super) fn step_exit(&mut self) {
+        let n = self.b.ins().iconst(types::I32, EXIT);
+        self.b.ins().return_(&[n]);
+    }
+}
