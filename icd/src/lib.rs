@@ -11,3 +11,4 @@
 
 mod cl;
 mod error;
+pub mod ze;

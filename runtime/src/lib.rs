@@ -27,5 +27,7 @@ pub mod mem;
 pub mod platform;
 pub mod program;
 pub mod queue;
+pub mod usm;
+pub mod ze;
 
 pub use error::{Error, Result};

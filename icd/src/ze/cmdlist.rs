@@ -1,0 +1,562 @@
+//! Command lists, regular and immediate, and the commands appended to them. Each append
+//! resolves its event handles, checks its arguments and records a runtime
+//! [`Command`]; the runtime runs it (`ferrite_runtime::ze::cmdlist`).
+#![expect(non_snake_case, reason = "entry points keep their Level-Zero names")]
+
+use super::sys::*;
+use super::{check, context, device, handle, input, kernel, write_out, ze_call, ZeError, ZeResult};
+use ferrite_runtime::usm;
+use ferrite_runtime::ze::cmdlist::{Command, CommandList, ImmediateList, Op, Region};
+use ferrite_runtime::ze::event::ZeEvent;
+use std::ffi::c_void;
+use std::sync::Arc;
+
+/// The object behind `ze_command_list_handle_t`.
+pub enum CmdList {
+    Regular(CommandList),
+    Immediate(ImmediateList),
+}
+
+pub fn get(h: ze_command_list_handle_t) -> ZeResult<Arc<CmdList>> {
+    handle::get::<CmdList, _>(h)
+}
+
+impl CmdList {
+    fn append(&self, cmd: Command) -> ZeResult<ze_result_t> {
+        match self {
+            CmdList::Regular(l) => l.append(cmd)?,
+            CmdList::Immediate(l) => l.append(cmd),
+        }
+        Ok(ZE_RESULT_SUCCESS)
+    }
+}
+
+/// The events of an append: the optional one to signal and the wait list.
+struct Events {
+    signal: Option<Arc<ZeEvent>>,
+    wait: Vec<Arc<ZeEvent>>,
+}
+
+/// Resolve an append's event handles.
+///
+/// # Safety
+/// `ph_wait` is NULL or points to `n_wait` handles (API contract).
+unsafe fn events(
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+) -> ZeResult<Events> {
+    Ok(Events {
+        signal: handle::get_opt::<ZeEvent, _>(h_signal)?,
+        // SAFETY: per the caller. ZE_RESULT_ERROR_INVALID_SIZE:
+        // (nullptr == phWaitEvents) && (0 < numWaitEvents)
+        wait: unsafe { handle::get_list::<ZeEvent, _>(ph_wait, n_wait)? },
+    })
+}
+
+/// Append a command that does not touch memory by address.
+///
+/// # Safety
+/// As [`events`].
+unsafe fn append_op(
+    h_list: ze_command_list_handle_t,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+    op: impl FnOnce() -> ZeResult<Op>,
+) -> ZeResult<ze_result_t> {
+    let list = get(h_list)?;
+    // SAFETY: per the caller.
+    let ev = unsafe { events(h_signal, n_wait, ph_wait)? };
+    list.append(Command::new(ev.wait, op()?, ev.signal)?)
+}
+
+/// `len` bytes at `p` must be usable: non-NULL, and inside their allocation if they
+/// start in one.
+fn check_range(p: *const c_void, len: usize) -> ZeResult<usize> {
+    check(!p.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+    usm::check_range(p as usize, len).map_err(|_| ZeError(ZE_RESULT_ERROR_INVALID_SIZE))?;
+    Ok(p as usize)
+}
+
+fn create_regular(
+    h_context: ze_context_handle_t,
+    h_device: ze_device_handle_t,
+    desc: *const ze_command_list_desc_t,
+    ph_list: *mut ze_command_list_handle_t,
+) -> ZeResult<ze_result_t> {
+    context::get(h_context)?;
+    device::get(h_device)?;
+    // SAFETY: NULL or a valid descriptor (API contract).
+    let desc = unsafe { input(desc)? };
+    check(!ph_list.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+    // ZE_RESULT_ERROR_INVALID_ENUMERATION: 0x7 < desc->flags
+    check(desc.flags <= 0x7, ZE_RESULT_ERROR_INVALID_ENUMERATION)?;
+    // One queue group: ordinal 0.
+    check(
+        desc.commandQueueGroupOrdinal == 0,
+        ZE_RESULT_ERROR_INVALID_ARGUMENT,
+    )?;
+    let h: ze_command_list_handle_t =
+        handle::insert(Arc::new(CmdList::Regular(CommandList::new())));
+    // SAFETY: non-NULL, valid for writes (API contract).
+    unsafe { write_out(ph_list, h)? };
+    Ok(ZE_RESULT_SUCCESS)
+}
+
+pub(super) unsafe extern "C" fn zeCommandListCreate(
+    h_context: ze_context_handle_t,
+    h_device: ze_device_handle_t,
+    desc: *const ze_command_list_desc_t,
+    ph_list: *mut ze_command_list_handle_t,
+) -> ze_result_t {
+    ze_call(|| create_regular(h_context, h_device, desc, ph_list))
+}
+
+pub(super) unsafe extern "C" fn zeCommandListCreateImmediate(
+    h_context: ze_context_handle_t,
+    h_device: ze_device_handle_t,
+    altdesc: *const ze_command_queue_desc_t,
+    ph_list: *mut ze_command_list_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        context::get(h_context)?;
+        device::get(h_device)?;
+        // SAFETY: NULL or a valid descriptor (API contract).
+        let desc = unsafe { input(altdesc)? };
+        check(!ph_list.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        let synchronous = super::cmdqueue::check_queue_desc(desc)?;
+        let list = ImmediateList::new(synchronous)?;
+        let h: ze_command_list_handle_t = handle::insert(Arc::new(CmdList::Immediate(list)));
+        // SAFETY: non-NULL, valid for writes (API contract).
+        unsafe { write_out(ph_list, h)? };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandListDestroy(
+    h_list: ze_command_list_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        // An immediate list's queue finishes what was appended when the last holder
+        // drops it (here, outside the registry lock).
+        drop(handle::remove::<CmdList, _>(h_list)?);
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandListClose(
+    h_list: ze_command_list_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        match &*get(h_list)? {
+            CmdList::Regular(l) => l.close()?,
+            // Immediate lists have nothing to close.
+            CmdList::Immediate(_) => {}
+        }
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandListReset(
+    h_list: ze_command_list_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        match &*get(h_list)? {
+            CmdList::Regular(l) => l.reset(),
+            // Nothing recorded: finish what was appended.
+            CmdList::Immediate(l) => {
+                l.synchronize(u64::MAX);
+            }
+        }
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandListAppendBarrier(
+    h_list: ze_command_list_handle_t,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+) -> ze_result_t {
+    // Commands of a list already run in order: a barrier only waits and signals.
+    // SAFETY: phWaitEvents is NULL or numWaitEvents handles (API contract).
+    ze_call(|| unsafe { append_op(h_list, h_signal, n_wait, ph_wait, || Ok(Op::Nothing)) })
+}
+
+pub(super) unsafe extern "C" fn zeCommandListAppendMemoryRangesBarrier(
+    h_list: ze_command_list_handle_t,
+    n_ranges: u32,
+    p_range_sizes: *const usize,
+    p_ranges: *mut *const c_void,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        check(
+            n_ranges == 0 || (!p_range_sizes.is_null() && !p_ranges.is_null()),
+            ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+        )?;
+        // Memory is coherent: the ranges need no flushing; as a barrier it waits.
+        // SAFETY: phWaitEvents is NULL or numWaitEvents handles (API contract).
+        unsafe { append_op(h_list, h_signal, n_wait, ph_wait, || Ok(Op::Nothing)) }
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandListAppendSignalEvent(
+    h_list: ze_command_list_handle_t,
+    h_event: ze_event_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        check(!h_event.is_null(), ZE_RESULT_ERROR_INVALID_NULL_HANDLE)?;
+        // SAFETY: no wait list.
+        unsafe { append_op(h_list, h_event, 0, std::ptr::null_mut(), || Ok(Op::Nothing)) }
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandListAppendWaitOnEvents(
+    h_list: ze_command_list_handle_t,
+    n_events: u32,
+    ph_events: *mut ze_event_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        check(!ph_events.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        // SAFETY: phEvents points to numEvents handles (API contract).
+        unsafe {
+            append_op(h_list, std::ptr::null_mut(), n_events, ph_events, || {
+                Ok(Op::Nothing)
+            })
+        }
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandListAppendEventReset(
+    h_list: ze_command_list_handle_t,
+    h_event: ze_event_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let ev = handle::get::<ZeEvent, _>(h_event)?;
+        // SAFETY: no wait list.
+        unsafe {
+            append_op(
+                h_list,
+                std::ptr::null_mut(),
+                0,
+                std::ptr::null_mut(),
+                || Ok(Op::ResetEvent(ev)),
+            )
+        }
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandListAppendMemoryCopy(
+    h_list: ze_command_list_handle_t,
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let list = get(h_list)?;
+        let dst = check_range(dst, size)?;
+        let src = check_range(src, size)?;
+        // SAFETY: phWaitEvents is NULL or numWaitEvents handles (API contract).
+        let ev = unsafe { events(h_signal, n_wait, ph_wait)? };
+        // SAFETY: the application guarantees both ranges stay valid until the command
+        // completed (API contract); they are non-NULL and fit their allocations.
+        let cmd = unsafe { Command::new_memory(ev.wait, Op::Copy { dst, src, size }, ev.signal) };
+        list.append(cmd)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandListAppendMemoryCopyFromContext(
+    h_list: ze_command_list_handle_t,
+    dst: *mut c_void,
+    h_context_src: ze_context_handle_t,
+    src: *const c_void,
+    size: usize,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        context::get(h_context_src)?;
+        // One address space: a copy like any other.
+        // SAFETY: the caller's arguments are passed on unchanged.
+        Ok(unsafe {
+            zeCommandListAppendMemoryCopy(h_list, dst, src, size, h_signal, n_wait, ph_wait)
+        })
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandListAppendMemoryFill(
+    h_list: ze_command_list_handle_t,
+    ptr: *mut c_void,
+    pattern: *const c_void,
+    pattern_size: usize,
+    size: usize,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let list = get(h_list)?;
+        let dst = check_range(ptr, size)?;
+        check(!pattern.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        // "pattern_size: must be a power of two and less than or equal to the
+        // maxMemoryFillPatternSize"
+        check(
+            pattern_size.is_power_of_two() && pattern_size <= device::MAX_FILL_PATTERN_SIZE,
+            ZE_RESULT_ERROR_INVALID_SIZE,
+        )?;
+        // SAFETY: `pattern` points to pattern_size bytes (API contract); copied now, so
+        // the application may reuse it after the call.
+        let pattern =
+            unsafe { std::slice::from_raw_parts(pattern.cast::<u8>(), pattern_size) }.to_vec();
+        // SAFETY: phWaitEvents is NULL or numWaitEvents handles (API contract).
+        let ev = unsafe { events(h_signal, n_wait, ph_wait)? };
+        // SAFETY: the application guarantees `size` bytes at `ptr` stay valid until the
+        // command completed (API contract); non-NULL and inside its allocation.
+        let cmd =
+            unsafe { Command::new_memory(ev.wait, Op::Fill { dst, pattern, size }, ev.signal) };
+        list.append(cmd)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandListAppendWriteGlobalTimestamp(
+    h_list: ze_command_list_handle_t,
+    dstptr: *mut u64,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let list = get(h_list)?;
+        let dst = check_range(dstptr.cast(), 8)?;
+        // SAFETY: phWaitEvents is NULL or numWaitEvents handles (API contract).
+        let ev = unsafe { events(h_signal, n_wait, ph_wait)? };
+        // SAFETY: dstptr is valid for 8 bytes until the command completed (API contract).
+        let cmd = unsafe { Command::new_memory(ev.wait, Op::WriteTimestamp { dst }, ev.signal) };
+        list.append(cmd)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandListAppendMemoryPrefetch(
+    h_list: ze_command_list_handle_t,
+    ptr: *const c_void,
+    _size: usize,
+) -> ze_result_t {
+    ze_call(|| {
+        get(h_list)?;
+        check(!ptr.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        // Shared memory never migrates: nothing to prefetch.
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandListAppendMemAdvise(
+    h_list: ze_command_list_handle_t,
+    h_device: ze_device_handle_t,
+    ptr: *const c_void,
+    _size: usize,
+    advice: ze_memory_advice_t,
+) -> ze_result_t {
+    ze_call(|| {
+        get(h_list)?;
+        device::get(h_device)?;
+        check(!ptr.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        // ZE_RESULT_ERROR_INVALID_ENUMERATION: ZE_MEMORY_ADVICE_BIAS_UNCACHED < advice
+        check(
+            advice <= ZE_MEMORY_ADVICE_BIAS_UNCACHED,
+            ZE_RESULT_ERROR_INVALID_ENUMERATION,
+        )?;
+        // Advice about migration and caching: nothing to do for host memory.
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandListAppendLaunchKernel(
+    h_list: ze_command_list_handle_t,
+    h_kernel: ze_kernel_handle_t,
+    p_launch_args: *const ze_group_count_t,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let k = kernel::get(h_kernel)?;
+        // SAFETY: NULL or a valid group count (API contract).
+        let g = unsafe { input(p_launch_args)? };
+        let counts = [g.groupCountX, g.groupCountY, g.groupCountZ];
+        // SAFETY: phWaitEvents is NULL or numWaitEvents handles (API contract).
+        unsafe {
+            append_op(h_list, h_signal, n_wait, ph_wait, || {
+                Ok(Op::Launch(Box::new(k.rt.launch(counts)?)))
+            })
+        }
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandListAppendLaunchKernelIndirect(
+    h_list: ze_command_list_handle_t,
+    h_kernel: ze_kernel_handle_t,
+    p_launch_args_buffer: *const ze_group_count_t,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let list = get(h_list)?;
+        let k = kernel::get(h_kernel)?;
+        let counts = check_range(p_launch_args_buffer.cast(), 12)?;
+        // The arguments and group size are captured now; the group count when it runs.
+        let launch = Box::new(k.rt.launch([0; 3])?);
+        // SAFETY: phWaitEvents is NULL or numWaitEvents handles (API contract).
+        let ev = unsafe { events(h_signal, n_wait, ph_wait)? };
+        // SAFETY: the group count stays readable until the command completed (API
+        // contract: device memory the application keeps alive); non-NULL and inside its
+        // allocation.
+        let cmd = unsafe {
+            Command::new_memory(ev.wait, Op::LaunchIndirect { launch, counts }, ev.signal)
+        };
+        list.append(cmd)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandListAppendMemoryCopyRegion(
+    h_list: ze_command_list_handle_t,
+    dstptr: *mut c_void,
+    dst_region: *const ze_copy_region_t,
+    dst_pitch: u32,
+    dst_slice_pitch: u32,
+    srcptr: *const c_void,
+    src_region: *const ze_copy_region_t,
+    src_pitch: u32,
+    src_slice_pitch: u32,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let list = get(h_list)?;
+        check(
+            !dstptr.is_null() && !srcptr.is_null(),
+            ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+        )?;
+        // SAFETY: NULL or valid regions (API contract).
+        let (d, s) = unsafe { (input(dst_region)?, input(src_region)?) };
+        // "The region width, height, and depth for both src and dst must be same."
+        check(
+            (d.width, d.height, d.depth) == (s.width, s.height, s.depth),
+            ZE_RESULT_ERROR_INVALID_SIZE,
+        )?;
+        let (w, h, depth) = (d.width as usize, d.height as usize, d.depth as usize);
+        // Rows may not overlap within a slice, nor slices within the region.
+        let pitches_ok = |pitch: u32, slice: u32| {
+            (h <= 1 || pitch as usize >= w) && (depth <= 1 || slice as usize >= h * pitch as usize)
+        };
+        check(
+            pitches_ok(dst_pitch, dst_slice_pitch) && pitches_ok(src_pitch, src_slice_pitch),
+            ZE_RESULT_ERROR_INVALID_SIZE,
+        )?;
+        let origin = |r: &ze_copy_region_t, pitch: u32, slice: u32| {
+            (r.originZ as usize)
+                .checked_mul(slice as usize)?
+                .checked_add((r.originY as usize).checked_mul(pitch as usize)?)?
+                .checked_add(r.originX as usize)
+        };
+        let too_big = ZeError(ZE_RESULT_ERROR_INVALID_SIZE);
+        let d_off = origin(d, dst_pitch, dst_slice_pitch).ok_or(too_big)?;
+        let s_off = origin(s, src_pitch, src_slice_pitch).ok_or(too_big)?;
+        let region = Region {
+            width: w,
+            height: h,
+            depth,
+            dst_pitch: dst_pitch as usize,
+            dst_slice_pitch: dst_slice_pitch as usize,
+            src_pitch: src_pitch as usize,
+            src_slice_pitch: src_slice_pitch as usize,
+        };
+        let (d_ext, s_ext) = region.extents().ok_or(too_big)?;
+        let dst = (dstptr as usize).checked_add(d_off).ok_or(too_big)?;
+        let src = (srcptr as usize).checked_add(s_off).ok_or(too_big)?;
+        check_range(dst as *const c_void, d_ext)?;
+        check_range(src as *const c_void, s_ext)?;
+        // SAFETY: phWaitEvents is NULL or numWaitEvents handles (API contract).
+        let ev = unsafe { events(h_signal, n_wait, ph_wait)? };
+        // SAFETY: the application guarantees both regions stay valid until the command
+        // completed (API contract); their extents were computed without overflow and
+        // fit their allocations.
+        let cmd =
+            unsafe { Command::new_memory(ev.wait, Op::CopyRegion { dst, src, region }, ev.signal) };
+        list.append(cmd)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandListAppendQueryKernelTimestamps(
+    h_list: ze_command_list_handle_t,
+    n_events: u32,
+    ph_events: *mut ze_event_handle_t,
+    dstptr: *mut c_void,
+    p_offsets: *const usize,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let list = get(h_list)?;
+        check(!ph_events.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        check(!dstptr.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        // SAFETY: phEvents points to numEvents handles (API contract).
+        let evs = unsafe { handle::get_list::<ZeEvent, _>(ph_events, n_events)? };
+        for e in &evs {
+            check(e.pool.timestamps, ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+        }
+        const RESULT: usize = std::mem::size_of::<ze_kernel_timestamp_result_t>();
+        // "pOffsets: offset, in bytes, to write results; address is offset from dstptr;
+        // if NULL, results are written consecutively"
+        let offsets: Vec<usize> = if p_offsets.is_null() {
+            (0..evs.len()).map(|i| i * RESULT).collect()
+        } else {
+            // SAFETY: a non-NULL pOffsets has numEvents entries (API contract).
+            unsafe { super::slice_in(p_offsets, n_events)? }.to_vec()
+        };
+        let mut dst = Vec::with_capacity(offsets.len());
+        for off in offsets {
+            let addr = (dstptr as usize)
+                .checked_add(off)
+                .ok_or(ZeError(ZE_RESULT_ERROR_INVALID_SIZE))?;
+            dst.push(check_range(addr as *const c_void, RESULT)?);
+        }
+        // SAFETY: phWaitEvents is NULL or numWaitEvents handles (API contract).
+        let ev = unsafe { events(h_signal, n_wait, ph_wait)? };
+        // SAFETY: each destination has room for one result until the command completed
+        // (API contract); each is non-NULL and fits its allocation.
+        let cmd = unsafe {
+            Command::new_memory(ev.wait, Op::WriteEventTimes { events: evs, dst }, ev.signal)
+        };
+        list.append(cmd)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamp_results_are_four_u64s() {
+        // Op::WriteEventTimes writes (start, end, start, end).
+        assert_eq!(std::mem::size_of::<ze_kernel_timestamp_result_t>(), 32);
+        assert_eq!(
+            std::mem::offset_of!(ze_kernel_timestamp_result_t, context),
+            16
+        );
+        assert_eq!(
+            std::mem::offset_of!(ze_kernel_timestamp_data_t, kernelEnd),
+            8
+        );
+    }
+}

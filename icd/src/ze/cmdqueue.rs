@@ -1,0 +1,120 @@
+//! Command queues: each has its own thread that runs the submitted command lists in
+//! order (`ferrite_runtime::ze::cmdqueue`); kernels go to the shared executor.
+#![expect(non_snake_case, reason = "entry points keep their Level-Zero names")]
+
+use super::cmdlist::CmdList;
+use super::fence::Fence;
+use super::sys::*;
+use super::{check, context, device, handle, input, write_out, ze_call, ZeError, ZeResult};
+use ferrite_runtime::ze::cmdqueue::{Batch, CmdQueue};
+use std::sync::Arc;
+
+pub fn get(h: ze_command_queue_handle_t) -> ZeResult<Arc<CmdQueue>> {
+    handle::get::<CmdQueue, _>(h)
+}
+
+/// Check a queue descriptor (also an immediate list's); returns whether it is
+/// synchronous.
+pub fn check_queue_desc(desc: &ze_command_queue_desc_t) -> ZeResult<bool> {
+    // ZE_RESULT_ERROR_INVALID_ENUMERATION: 0x1 < desc->flags, an unknown mode or
+    // priority.
+    check(desc.flags <= 0x1, ZE_RESULT_ERROR_INVALID_ENUMERATION)?;
+    check(
+        desc.mode <= ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+        ZE_RESULT_ERROR_INVALID_ENUMERATION,
+    )?;
+    check(
+        desc.priority <= ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH,
+        ZE_RESULT_ERROR_INVALID_ENUMERATION,
+    )?;
+    // One queue group (ordinal 0) of NUM_QUEUES queues.
+    check(desc.ordinal == 0, ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+    check(
+        desc.index < device::NUM_QUEUES,
+        ZE_RESULT_ERROR_INVALID_ARGUMENT,
+    )?;
+    Ok(desc.mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS)
+}
+
+pub(super) unsafe extern "C" fn zeCommandQueueCreate(
+    h_context: ze_context_handle_t,
+    h_device: ze_device_handle_t,
+    desc: *const ze_command_queue_desc_t,
+    ph_queue: *mut ze_command_queue_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        context::get(h_context)?;
+        device::get(h_device)?;
+        // SAFETY: NULL or a valid descriptor (API contract).
+        let desc = unsafe { input(desc)? };
+        check(!ph_queue.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        let synchronous = check_queue_desc(desc)?;
+        let h: ze_command_queue_handle_t = handle::insert(Arc::new(CmdQueue::new(synchronous)?));
+        // SAFETY: non-NULL, valid for writes (API contract).
+        unsafe { write_out(ph_queue, h)? };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandQueueDestroy(
+    h_queue: ze_command_queue_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        // The last holder's drop finishes the submitted work and joins the thread
+        // (outside the registry lock).
+        drop(handle::remove::<CmdQueue, _>(h_queue)?);
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandQueueExecuteCommandLists(
+    h_queue: ze_command_queue_handle_t,
+    n_lists: u32,
+    ph_lists: *mut ze_command_list_handle_t,
+    h_fence: ze_fence_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let q = get(h_queue)?;
+        check(!ph_lists.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        // ZE_RESULT_ERROR_INVALID_SIZE: 0 == numCommandLists
+        check(n_lists != 0, ZE_RESULT_ERROR_INVALID_SIZE)?;
+        // SAFETY: phCommandLists points to numCommandLists handles (API contract).
+        let lists = unsafe { handle::get_list::<CmdList, _>(ph_lists, n_lists)? };
+        let fence = match handle::get_opt::<Fence, _>(h_fence)? {
+            None => None,
+            Some(f) => {
+                // The fence must belong to this queue.
+                check(
+                    Arc::ptr_eq(&f.queue, &q),
+                    ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT,
+                )?;
+                Some(f.rt.clone())
+            }
+        };
+        let mut cmds = Vec::with_capacity(lists.len());
+        for l in &lists {
+            match &**l {
+                CmdList::Regular(l) => cmds.push(l.commands()?),
+                CmdList::Immediate(_) => {
+                    return Err(ZeError(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE))
+                }
+            }
+        }
+        q.submit(Batch { lists: cmds, fence });
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandQueueSynchronize(
+    h_queue: ze_command_queue_handle_t,
+    timeout: u64,
+) -> ze_result_t {
+    ze_call(|| {
+        let q = get(h_queue)?;
+        Ok(if q.synchronize(timeout) {
+            ZE_RESULT_SUCCESS
+        } else {
+            ZE_RESULT_NOT_READY
+        })
+    })
+}

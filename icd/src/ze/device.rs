@@ -1,0 +1,331 @@
+//! The one CPU device and its properties. Everything reported comes from
+//! `ferrite_runtime::device`, so Level-Zero and OpenCL describe the same device.
+#![expect(non_snake_case, reason = "entry points keep their Level-Zero names")]
+
+use super::sys::*;
+use super::{check, driver, fill_array, handle, output, write_out, ze_call, ZeResult};
+use ferrite_runtime::device::{self as rt, Device};
+use ferrite_runtime::executor;
+use std::sync::Arc;
+
+/// A stable UUID for the device.
+const DEVICE_UUID: [u8; 16] = *b"ferrite-cpu-dev0";
+/// Largest fill pattern of `zeCommandListAppendMemoryFill`.
+pub const MAX_FILL_PATTERN_SIZE: usize = 128;
+/// Queues per queue group (any index below this is accepted).
+pub const NUM_QUEUES: u32 = 8;
+
+/// The device behind a handle.
+pub fn get(h: ze_device_handle_t) -> ZeResult<Arc<Device>> {
+    driver::driver();
+    handle::get::<Device, _>(h)
+}
+
+pub(super) unsafe extern "C" fn zeDeviceGet(
+    h_driver: ze_driver_handle_t,
+    p_count: *mut u32,
+    ph_devices: *mut ze_device_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let d = driver::get(h_driver)?;
+        let h: ze_device_handle_t = handle::handle_of(&d.device);
+        // SAFETY: pCount valid, phDevices NULL or an array of *pCount (API contract).
+        unsafe { fill_array(p_count, ph_devices, &[h])? };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeDeviceGetSubDevices(
+    h_device: ze_device_handle_t,
+    p_count: *mut u32,
+    ph_sub_devices: *mut ze_device_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        get(h_device)?;
+        // SAFETY: as in zeDeviceGet; there are no sub-devices.
+        unsafe { fill_array::<ze_device_handle_t>(p_count, ph_sub_devices, &[])? };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeDeviceGetProperties(
+    h_device: ze_device_handle_t,
+    props: *mut ze_device_properties_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let dev = get(h_device)?;
+        // SAFETY: `props` is NULL or the application's struct (API contract).
+        let p = unsafe { output(props)? };
+        p.type_ = ZE_DEVICE_TYPE_CPU;
+        p.vendorId = rt::VENDOR_ID;
+        p.deviceId = 0;
+        // Memory is the host's: an integrated device.
+        p.flags = ZE_DEVICE_PROPERTY_FLAG_INTEGRATED;
+        p.subdeviceId = 0;
+        p.coreClockRate = dev.max_clock_mhz;
+        p.maxMemAllocSize = dev.max_mem_alloc_size;
+        p.maxHardwareContexts = 1024;
+        p.maxCommandQueuePriority = 0;
+        // One "EU" per executor worker, one thread each.
+        p.numThreadsPerEU = 1;
+        p.physicalEUSimdWidth = 4;
+        p.numEUsPerSubslice = executor::num_workers() as u32;
+        p.numSubslicesPerSlice = 1;
+        p.numSlices = 1;
+        // Nanoseconds (1.0 struct) or cycles per second (1.2 struct) of a 1 GHz clock.
+        p.timerResolution = if p.stype == ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 {
+            1_000_000_000
+        } else {
+            1
+        };
+        p.timestampValidBits = 64;
+        p.kernelTimestampValidBits = 64;
+        p.uuid.id = DEVICE_UUID;
+        super::copy_str(&mut p.name, &dev.name);
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeDeviceGetComputeProperties(
+    h_device: ze_device_handle_t,
+    props: *mut ze_device_compute_properties_t,
+) -> ze_result_t {
+    ze_call(|| {
+        get(h_device)?;
+        // SAFETY: `props` is NULL or the application's struct (API contract).
+        let p = unsafe { output(props)? };
+        p.maxTotalGroupSize = rt::MAX_WORK_GROUP_SIZE as u32;
+        p.maxGroupSizeX = rt::MAX_WORK_ITEM_SIZES[0] as u32;
+        p.maxGroupSizeY = rt::MAX_WORK_ITEM_SIZES[1] as u32;
+        p.maxGroupSizeZ = rt::MAX_WORK_ITEM_SIZES[2] as u32;
+        p.maxGroupCountX = u32::MAX;
+        p.maxGroupCountY = u32::MAX;
+        p.maxGroupCountZ = u32::MAX;
+        p.maxSharedLocalMemory = rt::LOCAL_MEM_SIZE as u32;
+        // A work-item is its own sub-group.
+        p.numSubGroupSizes = 1;
+        p.subGroupSizes = [1, 0, 0, 0, 0, 0, 0, 0];
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+/// Floating-point capabilities of `float` and `double` (IEEE-754 on the host: correctly
+/// rounded basic operations, denormals, INF/NaN, fused multiply-add).
+const FP_FLAGS: ze_device_fp_flags_t = ZE_DEVICE_FP_FLAG_DENORM
+    | ZE_DEVICE_FP_FLAG_INF_NAN
+    | ZE_DEVICE_FP_FLAG_ROUND_TO_NEAREST
+    | ZE_DEVICE_FP_FLAG_FMA;
+
+pub(super) unsafe extern "C" fn zeDeviceGetModuleProperties(
+    h_device: ze_device_handle_t,
+    props: *mut ze_device_module_properties_t,
+) -> ze_result_t {
+    ze_call(|| {
+        get(h_device)?;
+        // SAFETY: `props` is NULL or the application's struct (API contract).
+        let p = unsafe { output(props)? };
+        // SPIR-V 1.0 to 1.4.
+        p.spirvVersionSupported = super::make_version(1, 4);
+        p.flags = ZE_DEVICE_MODULE_FLAG_FP64;
+        p.fp16flags = 0;
+        p.fp32flags = FP_FLAGS;
+        p.fp64flags = FP_FLAGS;
+        p.maxArgumentsSize = rt::MAX_PARAMETER_SIZE as u32;
+        p.printfBufferSize = rt::PRINTF_BUFFER_SIZE as u32;
+        p.nativeKernelSupported.id = [0; 16];
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeDeviceGetCommandQueueGroupProperties(
+    h_device: ze_device_handle_t,
+    p_count: *mut u32,
+    props: *mut ze_command_queue_group_properties_t,
+) -> ze_result_t {
+    ze_call(|| {
+        get(h_device)?;
+        // SAFETY: pCount is NULL or valid (API contract).
+        let count = unsafe { output(p_count)? };
+        if *count == 0 || props.is_null() {
+            *count = 1;
+            return Ok(ZE_RESULT_SUCCESS);
+        }
+        *count = 1;
+        // SAFETY: `props` has room for at least one struct (*pCount was >= 1), which
+        // the application initialised (stype, pNext).
+        let p = unsafe { &mut *props };
+        p.flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE
+            | ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
+        p.maxMemoryFillPatternSize = MAX_FILL_PATTERN_SIZE;
+        p.numQueues = NUM_QUEUES;
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeDeviceGetMemoryProperties(
+    h_device: ze_device_handle_t,
+    p_count: *mut u32,
+    props: *mut ze_device_memory_properties_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let dev = get(h_device)?;
+        // SAFETY: pCount is NULL or valid (API contract).
+        let count = unsafe { output(p_count)? };
+        if *count == 0 || props.is_null() {
+            *count = 1;
+            return Ok(ZE_RESULT_SUCCESS);
+        }
+        *count = 1;
+        // SAFETY: room for at least one struct, initialised by the application.
+        let p = unsafe { &mut *props };
+        p.flags = 0;
+        p.maxClockRate = 0;
+        p.maxBusWidth = 64;
+        p.totalSize = dev.global_mem_size;
+        super::copy_str(&mut p.name, "system memory");
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeDeviceGetMemoryAccessProperties(
+    h_device: ze_device_handle_t,
+    props: *mut ze_device_memory_access_properties_t,
+) -> ze_result_t {
+    ze_call(|| {
+        get(h_device)?;
+        // SAFETY: `props` is NULL or the application's struct (API contract).
+        let p = unsafe { output(props)? };
+        // Every kind of memory is host memory, reachable by host and kernels at once.
+        let all = ZE_MEMORY_ACCESS_CAP_FLAG_RW
+            | ZE_MEMORY_ACCESS_CAP_FLAG_ATOMIC
+            | ZE_MEMORY_ACCESS_CAP_FLAG_CONCURRENT
+            | ZE_MEMORY_ACCESS_CAP_FLAG_CONCURRENT_ATOMIC;
+        p.hostAllocCapabilities = all;
+        p.deviceAllocCapabilities = all;
+        p.sharedSingleDeviceAllocCapabilities = all;
+        p.sharedCrossDeviceAllocCapabilities = all;
+        p.sharedSystemAllocCapabilities = all;
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeDeviceGetCacheProperties(
+    h_device: ze_device_handle_t,
+    p_count: *mut u32,
+    props: *mut ze_device_cache_properties_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let dev = get(h_device)?;
+        // SAFETY: pCount is NULL or valid (API contract).
+        let count = unsafe { output(p_count)? };
+        if *count == 0 || props.is_null() {
+            *count = 1;
+            return Ok(ZE_RESULT_SUCCESS);
+        }
+        *count = 1;
+        // SAFETY: room for at least one struct, initialised by the application.
+        let p = unsafe { &mut *props };
+        p.flags = 0;
+        p.cacheSize = dev.global_mem_cache.size as usize;
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeDeviceGetImageProperties(
+    h_device: ze_device_handle_t,
+    props: *mut ze_device_image_properties_t,
+) -> ze_result_t {
+    ze_call(|| {
+        get(h_device)?;
+        // SAFETY: `props` is NULL or the application's struct (API contract).
+        let p = unsafe { output(props)? };
+        // No images yet: all zeros.
+        p.maxImageDims1D = 0;
+        p.maxImageDims2D = 0;
+        p.maxImageDims3D = 0;
+        p.maxImageBufferSize = 0;
+        p.maxImageArraySlices = 0;
+        p.maxSamplers = 0;
+        p.maxReadImageArgs = 0;
+        p.maxWriteImageArgs = 0;
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeDeviceGetExternalMemoryProperties(
+    h_device: ze_device_handle_t,
+    props: *mut ze_device_external_memory_properties_t,
+) -> ze_result_t {
+    ze_call(|| {
+        get(h_device)?;
+        // SAFETY: `props` is NULL or the application's struct (API contract).
+        let p = unsafe { output(props)? };
+        p.memoryAllocationImportTypes = 0;
+        p.memoryAllocationExportTypes = 0;
+        p.imageImportTypes = 0;
+        p.imageExportTypes = 0;
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeDeviceGetP2PProperties(
+    h_device: ze_device_handle_t,
+    h_peer: ze_device_handle_t,
+    props: *mut ze_device_p2p_properties_t,
+) -> ze_result_t {
+    ze_call(|| {
+        get(h_device)?;
+        get(h_peer)?;
+        // SAFETY: `props` is NULL or the application's struct (API contract).
+        let p = unsafe { output(props)? };
+        p.flags = 0;
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeDeviceCanAccessPeer(
+    h_device: ze_device_handle_t,
+    h_peer: ze_device_handle_t,
+    value: *mut ze_bool_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let a = get(h_device)?;
+        let b = get(h_peer)?;
+        // SAFETY: `value` is NULL or valid for writes (API contract).
+        unsafe { write_out(value, ze_bool_t::from(Arc::ptr_eq(&a, &b)))? };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeDeviceGetStatus(h_device: ze_device_handle_t) -> ze_result_t {
+    ze_call(|| {
+        get(h_device)?;
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeDeviceGetGlobalTimestamps(
+    h_device: ze_device_handle_t,
+    host_timestamp: *mut u64,
+    device_timestamp: *mut u64,
+) -> ze_result_t {
+    ze_call(|| {
+        get(h_device)?;
+        check(
+            !host_timestamp.is_null(),
+            ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+        )?;
+        check(
+            !device_timestamp.is_null(),
+            ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+        )?;
+        // One clock for host and device (nanoseconds).
+        let now = ferrite_runtime::event::now_ns();
+        // SAFETY: both are non-NULL and valid for writes (API contract).
+        unsafe {
+            write_out(host_timestamp, now)?;
+            write_out(device_timestamp, now)?;
+        }
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}

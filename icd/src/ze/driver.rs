@@ -1,0 +1,185 @@
+//! `zeInit` and the driver: Ferrite is one driver with one CPU device.
+#![expect(non_snake_case, reason = "entry points keep their Level-Zero names")]
+
+use super::handle;
+use super::sys::*;
+use super::{check, copy_str, fill_array, output, write_out, ze_call, API_VERSION};
+use ferrite_runtime::device::Device;
+use ferrite_runtime::platform::Platform;
+use std::ffi::{c_char, c_void};
+use std::sync::{Arc, OnceLock};
+
+/// The driver object behind `ze_driver_handle_t`.
+pub struct Driver {
+    pub device: Arc<Device>,
+}
+
+/// A UUID for the driver: stable across runs, "ferrite" + version.
+const DRIVER_UUID: [u8; 16] = *b"ferrite-driver01";
+
+/// The driver, created on first use (after the OpenCL side registered its dispatch table,
+/// which every runtime object copies).
+pub fn driver() -> &'static Arc<Driver> {
+    static DRIVER: OnceLock<Arc<Driver>> = OnceLock::new();
+    DRIVER.get_or_init(|| {
+        crate::cl::init();
+        let driver = Arc::new(Driver {
+            device: Platform::get().device.clone(),
+        });
+        let _: ze_driver_handle_t = handle::insert(driver.clone());
+        let _: ze_device_handle_t = handle::insert(driver.device.clone());
+        driver
+    })
+}
+
+/// The driver behind a handle.
+pub fn get(h: ze_driver_handle_t) -> super::ZeResult<Arc<Driver>> {
+    driver();
+    handle::get::<Driver, _>(h)
+}
+
+/// `zeDriverGetProperties.driverVersion`: the crate version as
+/// `major << 24 | minor << 16 | patch`.
+fn driver_version() -> u32 {
+    let mut parts = env!("CARGO_PKG_VERSION")
+        .split('.')
+        .map(|p| p.parse::<u32>().unwrap_or(0));
+    let mut next = || parts.next().unwrap_or(0);
+    (next() << 24) | (next() << 16) | next()
+}
+
+pub(super) unsafe extern "C" fn zeInit(flags: ze_init_flags_t) -> ze_result_t {
+    ze_call(|| {
+        // ZE_RESULT_ERROR_INVALID_ENUMERATION: 0x3 < flags
+        check(flags <= 0x3, ZE_RESULT_ERROR_INVALID_ENUMERATION)?;
+        // A GPU-only or VPU-only request does not want a CPU driver.
+        if flags != 0 {
+            return Ok(ZE_RESULT_ERROR_UNINITIALIZED);
+        }
+        driver();
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeDriverGet(
+    p_count: *mut u32,
+    ph_drivers: *mut ze_driver_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let h: ze_driver_handle_t = handle::handle_of(driver());
+        // SAFETY: pCount is a valid pointer and phDrivers NULL or an array of *pCount
+        // handles (API contract).
+        unsafe { fill_array(p_count, ph_drivers, &[h])? };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeDriverGetApiVersion(
+    h_driver: ze_driver_handle_t,
+    version: *mut ze_api_version_t,
+) -> ze_result_t {
+    ze_call(|| {
+        get(h_driver)?;
+        // SAFETY: `version` is NULL or valid for writes (API contract).
+        unsafe { write_out(version, API_VERSION)? };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeDriverGetProperties(
+    h_driver: ze_driver_handle_t,
+    props: *mut ze_driver_properties_t,
+) -> ze_result_t {
+    ze_call(|| {
+        get(h_driver)?;
+        // SAFETY: `props` is NULL or the application's struct (API contract).
+        let p = unsafe { output(props)? };
+        p.uuid.id = DRIVER_UUID;
+        p.driverVersion = driver_version();
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeDriverGetIpcProperties(
+    h_driver: ze_driver_handle_t,
+    props: *mut ze_driver_ipc_properties_t,
+) -> ze_result_t {
+    ze_call(|| {
+        get(h_driver)?;
+        // SAFETY: `props` is NULL or the application's struct (API contract).
+        let p = unsafe { output(props)? };
+        // No IPC: memory and events stay in the process.
+        p.flags = 0;
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+/// Extensions Ferrite implements, with their versions.
+const EXTENSIONS: &[(&str, u32)] = &[(
+    // zeKernelSetGlobalOffsetExp
+    "ZE_experimental_global_offset",
+    ZE_GLOBAL_OFFSET_EXP_VERSION_1_0,
+)];
+
+pub(super) unsafe extern "C" fn zeDriverGetExtensionProperties(
+    h_driver: ze_driver_handle_t,
+    p_count: *mut u32,
+    props: *mut ze_driver_extension_properties_t,
+) -> ze_result_t {
+    ze_call(|| {
+        get(h_driver)?;
+        let items: Vec<ze_driver_extension_properties_t> = EXTENSIONS
+            .iter()
+            .map(|&(name, version)| {
+                // A C string field: the names above are shorter than ZE_MAX_EXTENSION_NAME.
+                let mut p = ze_driver_extension_properties_t {
+                    name: [0; 256],
+                    version,
+                };
+                copy_str(&mut p.name, name);
+                p
+            })
+            .collect();
+        // SAFETY: pCount valid, props NULL or an array of *pCount (API contract).
+        unsafe { fill_array(p_count, props, &items)? };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeDriverGetExtensionFunctionAddress(
+    h_driver: ze_driver_handle_t,
+    name: *const c_char,
+    ppfn: *mut *mut c_void,
+) -> ze_result_t {
+    ze_call(|| {
+        get(h_driver)?;
+        check(!name.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        check(!ppfn.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        // No extension functions: every name is unknown.
+        Err(super::ZeError(ZE_RESULT_ERROR_INVALID_ARGUMENT))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_driver() {
+        let mut n = 0u32;
+        // SAFETY: valid pointers to locals.
+        assert_eq!(unsafe { zeDriverGet(&mut n, std::ptr::null_mut()) }, 0);
+        assert_eq!(n, 1);
+        let mut h: ze_driver_handle_t = std::ptr::null_mut();
+        // SAFETY: room for one handle.
+        assert_eq!(unsafe { zeDriverGet(&mut n, &mut h) }, 0);
+        let mut v = 0;
+        // SAFETY: valid pointers.
+        assert_eq!(unsafe { zeDriverGetApiVersion(h, &mut v) }, 0);
+        assert_eq!(v, ZE_API_VERSION_1_4);
+        // SAFETY: a garbage handle is rejected before use.
+        let r = unsafe { zeDriverGetApiVersion(8 as ze_driver_handle_t, &mut v) };
+        assert_eq!(r, ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+        assert_eq!(driver_version() >> 24, 0);
+    }
+}

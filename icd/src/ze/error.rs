@@ -1,0 +1,56 @@
+//! Ferrite's typed runtime errors as `ze_result_t`.
+//!
+//! `icd/src/error.rs` is meant to be the one place where runtime errors become API codes;
+//! this is its Level-Zero half, kept beside the Level-Zero layer until the two files are
+//! merged (the OpenCL half is being edited concurrently).
+
+use super::sys::*;
+use super::ZeError;
+use ferrite_runtime::Error;
+
+impl From<Error> for ZeError {
+    fn from(e: Error) -> ZeError {
+        ZeError(match e {
+            Error::OutOfHostMemory => ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
+            Error::OutOfResources(_) => ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
+            Error::MemObjectAllocationFailure { .. } => ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY,
+            Error::InvalidValue(_) => ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            Error::InvalidOperation(_) => ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            Error::InvalidContext => ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            Error::WaitListFailed => ZE_RESULT_ERROR_UNKNOWN,
+            Error::InvalidBinary(_) => ZE_RESULT_ERROR_INVALID_NATIVE_BINARY,
+            Error::BuildFailure => ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+            Error::InvalidBuildOptions(_) => ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            Error::CompilerNotAvailable(_) => ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE,
+            Error::InvalidProgramExecutable => ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+            Error::InvalidKernelName(_) => ZE_RESULT_ERROR_INVALID_KERNEL_NAME,
+            Error::InvalidArgIndex { .. } => ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX,
+            Error::InvalidArgValue { .. } => ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            Error::InvalidArgSize { .. } => ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE,
+            Error::InvalidArgMemObject { .. } => ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            // No dedicated code: launching with unset arguments is an invalid argument.
+            Error::KernelArgsNotSet { .. } => ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            Error::KernelArgInfoNotAvailable => ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
+            Error::LocalMemoryExceeded { .. } => ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY,
+            Error::UserEventStatusAlreadySet => ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_argument_errors_have_their_codes() {
+        let e: ZeError = Error::InvalidArgIndex { index: 3, count: 2 }.into();
+        assert_eq!(e.0, ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX);
+        let e: ZeError = Error::InvalidArgSize {
+            index: 0,
+            expected: 4,
+            got: 8,
+        }
+        .into();
+        assert_eq!(e.0, ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE);
+    }
+}

@@ -1,0 +1,173 @@
+//! Event pools and events. Every event is host-visible; pools created with
+//! `ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP` report when the signalling command ran.
+#![expect(non_snake_case, reason = "entry points keep their Level-Zero names")]
+
+use super::sys::*;
+use super::{check, context, device, handle, input, output, write_out, ze_call, ZeResult};
+use ferrite_runtime::ze::event::{EventPool, ZeEvent};
+use std::sync::Arc;
+
+fn get(h: ze_event_handle_t) -> ZeResult<Arc<ZeEvent>> {
+    handle::get::<ZeEvent, _>(h)
+}
+
+pub(super) unsafe extern "C" fn zeEventPoolCreate(
+    h_context: ze_context_handle_t,
+    desc: *const ze_event_pool_desc_t,
+    n_devices: u32,
+    ph_devices: *mut ze_device_handle_t,
+    ph_pool: *mut ze_event_pool_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        context::get(h_context)?;
+        // SAFETY: NULL or a valid descriptor (API contract).
+        let desc = unsafe { input(desc)? };
+        check(!ph_pool.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        // ZE_RESULT_ERROR_INVALID_ENUMERATION: 0x7 < desc->flags
+        check(desc.flags <= 0x7, ZE_RESULT_ERROR_INVALID_ENUMERATION)?;
+        // ZE_RESULT_ERROR_INVALID_SIZE: 0 == desc->count
+        check(desc.count != 0, ZE_RESULT_ERROR_INVALID_SIZE)?;
+        // ZE_RESULT_ERROR_INVALID_SIZE: (nullptr == phDevices) && (0 < numDevices)
+        // SAFETY: phDevices is NULL or numDevices handles (API contract).
+        let devices =
+            unsafe { super::slice_in(ph_devices as *const ze_device_handle_t, n_devices)? };
+        for &d in devices {
+            device::get(d)?;
+        }
+        let pool = Arc::new(EventPool {
+            count: desc.count,
+            timestamps: desc.flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP != 0,
+            host_visible: true,
+        });
+        let h: ze_event_pool_handle_t = handle::insert(pool);
+        // SAFETY: non-NULL, valid for writes (API contract).
+        unsafe { write_out(ph_pool, h)? };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeEventPoolDestroy(h_pool: ze_event_pool_handle_t) -> ze_result_t {
+    ze_call(|| {
+        handle::remove::<EventPool, _>(h_pool)?;
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeEventCreate(
+    h_pool: ze_event_pool_handle_t,
+    desc: *const ze_event_desc_t,
+    ph_event: *mut ze_event_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let pool = handle::get::<EventPool, _>(h_pool)?;
+        // SAFETY: NULL or a valid descriptor (API contract).
+        let desc = unsafe { input(desc)? };
+        check(!ph_event.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        // ZE_RESULT_ERROR_INVALID_ENUMERATION: 0x7 < desc->signal, 0x7 < desc->wait
+        check(
+            desc.signal <= 0x7 && desc.wait <= 0x7,
+            ZE_RESULT_ERROR_INVALID_ENUMERATION,
+        )?;
+        // "index: must be less than the count specified during creation"
+        check(desc.index < pool.count, ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+        let h: ze_event_handle_t = handle::insert(Arc::new(ZeEvent::new(pool, desc.index)));
+        // SAFETY: non-NULL, valid for writes (API contract).
+        unsafe { write_out(ph_event, h)? };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeEventDestroy(h_event: ze_event_handle_t) -> ze_result_t {
+    ze_call(|| {
+        handle::remove::<ZeEvent, _>(h_event)?;
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeEventHostSignal(h_event: ze_event_handle_t) -> ze_result_t {
+    ze_call(|| {
+        get(h_event)?.signal();
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeEventHostSynchronize(
+    h_event: ze_event_handle_t,
+    timeout: u64,
+) -> ze_result_t {
+    ze_call(|| {
+        Ok(if get(h_event)?.wait(timeout) {
+            ZE_RESULT_SUCCESS
+        } else {
+            ZE_RESULT_NOT_READY
+        })
+    })
+}
+
+pub(super) unsafe extern "C" fn zeEventQueryStatus(h_event: ze_event_handle_t) -> ze_result_t {
+    ze_call(|| {
+        Ok(if get(h_event)?.is_signaled() {
+            ZE_RESULT_SUCCESS
+        } else {
+            ZE_RESULT_NOT_READY
+        })
+    })
+}
+
+pub(super) unsafe extern "C" fn zeEventHostReset(h_event: ze_event_handle_t) -> ze_result_t {
+    ze_call(|| {
+        get(h_event)?.reset();
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeEventQueryKernelTimestamp(
+    h_event: ze_event_handle_t,
+    dst: *mut ze_kernel_timestamp_result_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let ev = get(h_event)?;
+        // SAFETY: NULL or valid for writes (API contract).
+        let out = unsafe { output(dst)? };
+        // Only events of a timestamp pool carry kernel timestamps.
+        check(ev.pool.timestamps, ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+        let Some((start, end)) = ev.times() else {
+            return Ok(ZE_RESULT_NOT_READY);
+        };
+        let data = ze_kernel_timestamp_data_t {
+            kernelStart: start,
+            kernelEnd: end,
+        };
+        out.global = data;
+        out.context = data;
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeEventQueryTimestampsExp(
+    h_event: ze_event_handle_t,
+    h_device: ze_device_handle_t,
+    p_count: *mut u32,
+    p_timestamps: *mut ze_kernel_timestamp_result_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let ev = get(h_event)?;
+        device::get(h_device)?;
+        check(ev.pool.timestamps, ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+        let Some((start, end)) = ev.times() else {
+            return Ok(ZE_RESULT_NOT_READY);
+        };
+        let data = ze_kernel_timestamp_data_t {
+            kernelStart: start,
+            kernelEnd: end,
+        };
+        let one = ze_kernel_timestamp_result_t {
+            global: data,
+            context: data,
+        };
+        // One device, no sub-devices: one result.
+        // SAFETY: pCount valid, pTimestamps NULL or *pCount results (API contract).
+        unsafe { super::fill_array(p_count, p_timestamps, &[one])? };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}

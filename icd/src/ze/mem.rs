@@ -1,0 +1,214 @@
+//! USM allocations. Host, device and shared memory are all aligned host allocations made
+//! by `ferrite_runtime::usm`, which keeps the map from addresses to allocations; the kinds
+//! differ only in what `zeMemGetAllocProperties` reports.
+#![expect(non_snake_case, reason = "entry points keep their Level-Zero names")]
+
+use super::sys::*;
+use super::{check, context, device, handle, input, output, write_out, ze_call, ZeError, ZeResult};
+use ferrite_runtime::usm::{self, UsmKind};
+use ferrite_runtime::Error;
+use std::ffi::c_void;
+
+/// Page size reported for every allocation.
+const PAGE_SIZE: u64 = 4096;
+
+/// Checks shared by the three allocation functions, then the allocation.
+fn alloc(
+    h_context: ze_context_handle_t,
+    kind: UsmKind,
+    size: usize,
+    alignment: usize,
+    pptr: *mut *mut c_void,
+) -> ZeResult<ze_result_t> {
+    check(!pptr.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+    let ctx = context::get(h_context)?;
+    // ZE_RESULT_ERROR_UNSUPPORTED_SIZE: 0 == size
+    check(size != 0, ZE_RESULT_ERROR_UNSUPPORTED_SIZE)?;
+    // ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT: 0 != (alignment & (alignment - 1))
+    check(
+        alignment == 0 || alignment.is_power_of_two(),
+        ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT,
+    )?;
+    // "size in bytes to allocate; must be less than or equal to maxMemAllocSize"
+    check(
+        size as u64 <= ctx.driver.device.max_mem_alloc_size,
+        ZE_RESULT_ERROR_UNSUPPORTED_SIZE,
+    )?;
+    let a = usm::alloc(kind, size, alignment, ctx.owner()).map_err(|e| match e {
+        Error::MemObjectAllocationFailure { .. } if kind == UsmKind::Host => {
+            ZeError(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)
+        }
+        e => ZeError::from(e),
+    })?;
+    // SAFETY: non-NULL (checked above) and valid for writes (API contract).
+    unsafe { write_out(pptr, a.base as *mut c_void)? };
+    Ok(ZE_RESULT_SUCCESS)
+}
+
+/// The device descriptor's checks: flags and the one memory ordinal.
+fn check_device_desc(desc: &ze_device_mem_alloc_desc_t) -> ZeResult<()> {
+    // ZE_RESULT_ERROR_INVALID_ENUMERATION: 0x7 < device_desc->flags
+    check(desc.flags <= 0x7, ZE_RESULT_ERROR_INVALID_ENUMERATION)?;
+    // One memory: ordinal 0 (zeDeviceGetMemoryProperties reports one).
+    check(desc.ordinal == 0, ZE_RESULT_ERROR_INVALID_ARGUMENT)
+}
+
+fn check_host_desc(desc: &ze_host_mem_alloc_desc_t) -> ZeResult<()> {
+    // ZE_RESULT_ERROR_INVALID_ENUMERATION: 0xf < host_desc->flags
+    check(desc.flags <= 0xf, ZE_RESULT_ERROR_INVALID_ENUMERATION)
+}
+
+pub(super) unsafe extern "C" fn zeMemAllocShared(
+    h_context: ze_context_handle_t,
+    device_desc: *const ze_device_mem_alloc_desc_t,
+    host_desc: *const ze_host_mem_alloc_desc_t,
+    size: usize,
+    alignment: usize,
+    h_device: ze_device_handle_t,
+    pptr: *mut *mut c_void,
+) -> ze_result_t {
+    ze_call(|| {
+        context::get(h_context)?;
+        // SAFETY: both are NULL or valid descriptors (API contract).
+        let (ddesc, hdesc) = unsafe { (input(device_desc)?, input(host_desc)?) };
+        check_device_desc(ddesc)?;
+        check_host_desc(hdesc)?;
+        // hDevice is optional for shared memory.
+        if !h_device.is_null() {
+            device::get(h_device)?;
+        }
+        alloc(h_context, UsmKind::Shared, size, alignment, pptr)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeMemAllocDevice(
+    h_context: ze_context_handle_t,
+    device_desc: *const ze_device_mem_alloc_desc_t,
+    size: usize,
+    alignment: usize,
+    h_device: ze_device_handle_t,
+    pptr: *mut *mut c_void,
+) -> ze_result_t {
+    ze_call(|| {
+        context::get(h_context)?;
+        device::get(h_device)?;
+        // SAFETY: NULL or a valid descriptor (API contract).
+        let ddesc = unsafe { input(device_desc)? };
+        check_device_desc(ddesc)?;
+        alloc(h_context, UsmKind::Device, size, alignment, pptr)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeMemAllocHost(
+    h_context: ze_context_handle_t,
+    host_desc: *const ze_host_mem_alloc_desc_t,
+    size: usize,
+    alignment: usize,
+    pptr: *mut *mut c_void,
+) -> ze_result_t {
+    ze_call(|| {
+        context::get(h_context)?;
+        // SAFETY: NULL or a valid descriptor (API contract).
+        let hdesc = unsafe { input(host_desc)? };
+        check_host_desc(hdesc)?;
+        alloc(h_context, UsmKind::Host, size, alignment, pptr)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeMemFree(
+    h_context: ze_context_handle_t,
+    ptr: *mut c_void,
+) -> ze_result_t {
+    ze_call(|| {
+        let ctx = context::get(h_context)?;
+        check(!ptr.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        // Only the base of an allocation made in this context can be freed.
+        match usm::find(ptr as usize) {
+            Some(a) if a.base == ptr as usize && a.owner == ctx.owner() => {
+                usm::free(a.base)?;
+                Ok(ZE_RESULT_SUCCESS)
+            }
+            _ => Err(ZeError(ZE_RESULT_ERROR_INVALID_ARGUMENT)),
+        }
+    })
+}
+
+pub(super) unsafe extern "C" fn zeMemFreeExt(
+    h_context: ze_context_handle_t,
+    desc: *const ze_memory_free_ext_desc_t,
+    ptr: *mut c_void,
+) -> ze_result_t {
+    ze_call(|| {
+        context::get(h_context)?;
+        // SAFETY: NULL or a valid descriptor (API contract).
+        let desc = unsafe { input(desc)? };
+        // ZE_RESULT_ERROR_INVALID_ENUMERATION: 0x3 < pMemFreeDesc->freePolicy
+        check(desc.freePolicy <= 0x3, ZE_RESULT_ERROR_INVALID_ENUMERATION)?;
+        // Blocking and deferred frees are the same here: commands hold no reference to
+        // USM memory, so the application's ordering is all that matters.
+        // SAFETY: the caller's arguments are passed on unchanged.
+        Ok(unsafe { zeMemFree(h_context, ptr) })
+    })
+}
+
+pub(super) unsafe extern "C" fn zeMemGetAllocProperties(
+    h_context: ze_context_handle_t,
+    ptr: *const c_void,
+    props: *mut ze_memory_allocation_properties_t,
+    ph_device: *mut ze_device_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let ctx = context::get(h_context)?;
+        check(!ptr.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        // SAFETY: `props` is NULL or the application's struct (API contract).
+        let p = unsafe { output(props)? };
+        let found = usm::find(ptr as usize).filter(|a| a.owner == ctx.owner());
+        let (ty, id, page, dev) = match found {
+            None => (ZE_MEMORY_TYPE_UNKNOWN, 0, 0, std::ptr::null_mut()),
+            Some(a) => {
+                let dev: ze_device_handle_t = match a.kind {
+                    UsmKind::Host => std::ptr::null_mut(),
+                    _ => handle::handle_of(&ctx.driver.device),
+                };
+                let ty = match a.kind {
+                    UsmKind::Host => ZE_MEMORY_TYPE_HOST,
+                    UsmKind::Device => ZE_MEMORY_TYPE_DEVICE,
+                    UsmKind::Shared => ZE_MEMORY_TYPE_SHARED,
+                };
+                (ty, a.id, PAGE_SIZE, dev)
+            }
+        };
+        p.type_ = ty;
+        p.id = id;
+        p.pageSize = page;
+        if !ph_device.is_null() {
+            // SAFETY: non-NULL and valid for writes (API contract: optional output).
+            unsafe { write_out(ph_device, dev)? };
+        }
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeMemGetAddressRange(
+    h_context: ze_context_handle_t,
+    ptr: *const c_void,
+    p_base: *mut *mut c_void,
+    p_size: *mut usize,
+) -> ze_result_t {
+    ze_call(|| {
+        let ctx = context::get(h_context)?;
+        check(!ptr.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        let a = usm::find(ptr as usize)
+            .filter(|a| a.owner == ctx.owner())
+            .ok_or(ZeError(ZE_RESULT_ERROR_INVALID_ARGUMENT))?;
+        if !p_base.is_null() {
+            // SAFETY: non-NULL optional output (API contract).
+            unsafe { write_out(p_base, a.base as *mut c_void)? };
+        }
+        if !p_size.is_null() {
+            // SAFETY: as above.
+            unsafe { write_out(p_size, a.size)? };
+        }
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}

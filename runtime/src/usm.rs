@@ -1,0 +1,206 @@
+//! Unified shared memory: the allocation map behind Level-Zero's `zeMemAlloc{Host,Device,
+//! Shared}` (and, later, OpenCL SVM).
+//!
+//! Device memory is host memory, so every kind of allocation is an aligned host allocation
+//! that the host and kernels address directly; the kinds differ only in what the API
+//! reports. The map records each live allocation by base address so that a pointer
+//! anywhere inside one can be resolved to it (`zeMemGetAllocProperties`,
+//! `zeMemGetAddressRange`, bounds checks on copies).
+//!
+//! Invariants:
+//! - Every address in the map is the base of a live allocation made by [`alloc`] with the
+//!   recorded size and alignment; [`free`] removes it before deallocating, under the lock,
+//!   so an allocation is freed at most once.
+//! - Ranges never overlap (they are distinct live allocations).
+//! - The memory is zero-initialised.
+
+use crate::device::MEM_BASE_ADDR_ALIGN;
+use crate::error::{Error, Result};
+use parking_lot::RwLock;
+use std::alloc::Layout;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::LazyLock;
+
+/// What kind of allocation the application asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UsmKind {
+    Host,
+    Device,
+    Shared,
+}
+
+/// One live allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Allocation {
+    /// Base address.
+    pub base: usize,
+    /// Size in bytes as requested (at least 1 byte is allocated).
+    pub size: usize,
+    /// Alignment of `base`.
+    pub align: usize,
+    pub kind: UsmKind,
+    /// The front end's owner of the allocation (e.g. a Level-Zero context), opaque here.
+    pub owner: usize,
+    /// Unique id of the allocation, never reused.
+    pub id: u64,
+}
+
+impl Allocation {
+    /// Whether `addr` lies inside the allocation.
+    pub fn contains(&self, addr: usize) -> bool {
+        addr >= self.base && addr - self.base < self.size.max(1)
+    }
+
+    /// Whether `len` bytes starting at `addr` lie inside the allocation.
+    pub fn contains_range(&self, addr: usize, len: usize) -> bool {
+        self.contains(addr)
+            && (addr - self.base)
+                .checked_add(len)
+                .is_some_and(|end| end <= self.size)
+    }
+
+    fn layout(&self) -> Option<Layout> {
+        Layout::from_size_align(self.size.max(1), self.align).ok()
+    }
+}
+
+static MAP: LazyLock<RwLock<BTreeMap<usize, Allocation>>> =
+    LazyLock::new(|| RwLock::new(BTreeMap::new()));
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Allocate `size` zeroed bytes aligned to `align` (0: the device's default alignment;
+/// otherwise a power of two; never less than the default).
+pub fn alloc(kind: UsmKind, size: usize, align: usize, owner: usize) -> Result<Allocation> {
+    if size == 0 {
+        return Err(Error::InvalidValue("allocation size is 0"));
+    }
+    if align != 0 && !align.is_power_of_two() {
+        return Err(Error::InvalidValue("alignment is not a power of two"));
+    }
+    let align = align.max(MEM_BASE_ADDR_ALIGN);
+    let layout = Layout::from_size_align(size, align)
+        .map_err(|_| Error::MemObjectAllocationFailure { size })?;
+    // SAFETY: the layout has a non-zero size (checked above).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+    if ptr.is_null() {
+        return Err(Error::MemObjectAllocationFailure { size });
+    }
+    let a = Allocation {
+        base: ptr as usize,
+        size,
+        align,
+        kind,
+        owner,
+        id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+    };
+    MAP.write().insert(a.base, a);
+    Ok(a)
+}
+
+/// Free the allocation whose base is `base`; returns what it was. The application
+/// guarantees no command still uses it.
+pub fn free(base: usize) -> Result<Allocation> {
+    let a = MAP
+        .write()
+        .remove(&base)
+        .ok_or(Error::InvalidValue("not the base of a live allocation"))?;
+    if let Some(layout) = a.layout() {
+        // SAFETY: `a` was in the map, so `base` came from `alloc_zeroed` with this layout
+        // (same size and alignment) and has not been freed: we just removed the only
+        // record of it under the write lock.
+        unsafe { std::alloc::dealloc(a.base as *mut u8, layout) };
+    }
+    Ok(a)
+}
+
+/// Free every allocation of `owner` (a Level-Zero context being destroyed may free its
+/// allocations); returns how many there were. The application guarantees no command
+/// still uses them.
+pub fn free_owner(owner: usize) -> usize {
+    let bases: Vec<usize> = MAP
+        .read()
+        .values()
+        .filter(|a| a.owner == owner)
+        .map(|a| a.base)
+        .collect();
+    // `free` re-checks each under the write lock: one freed concurrently by the
+    // application is simply skipped.
+    bases.into_iter().filter(|&b| free(b).is_ok()).count()
+}
+
+/// The allocation containing `addr`, if any.
+pub fn find(addr: usize) -> Option<Allocation> {
+    let map = MAP.read();
+    map.range(..=addr)
+        .next_back()
+        .map(|(_, a)| *a)
+        .filter(|a| a.contains(addr))
+}
+
+/// Check that `len` bytes at `addr` are usable by a command: either they lie inside one
+/// allocation, or `addr` is not in any allocation (plain host memory, which a CPU device
+/// reaches just as well; the application answers for it).
+pub fn check_range(addr: usize, len: usize) -> Result<()> {
+    match find(addr) {
+        Some(a) if !a.contains_range(addr, len) => Err(Error::InvalidValue(
+            "range extends past the end of its allocation",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Number of live allocations (for tests and leak reports).
+pub fn live_count() -> usize {
+    MAP.read().len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookups_resolve_interior_pointers() {
+        let a = alloc(UsmKind::Shared, 1000, 0, 7).unwrap();
+        assert_eq!(a.base % MEM_BASE_ADDR_ALIGN, 0);
+        assert_eq!(find(a.base), Some(a));
+        assert_eq!(find(a.base + 999), Some(a));
+        assert_eq!(find(a.base + 1000), None);
+        assert!(check_range(a.base + 10, 990).is_ok());
+        assert!(check_range(a.base + 10, 991).is_err());
+        assert!(check_range(a.base + 10, usize::MAX).is_err());
+        assert_eq!(
+            free(a.base + 1).err(),
+            Some(Error::InvalidValue("not the base of a live allocation"))
+        );
+        assert_eq!(free(a.base), Ok(a));
+        assert!(find(a.base).is_none());
+        assert!(free(a.base).is_err());
+    }
+
+    #[test]
+    fn alignment_and_size_are_checked() {
+        assert!(alloc(UsmKind::Host, 0, 0, 0).is_err());
+        assert!(alloc(UsmKind::Host, 16, 3, 0).is_err());
+        let a = alloc(UsmKind::Device, 16, 4096, 0).unwrap();
+        assert_eq!(a.base % 4096, 0);
+        assert_eq!(a.align, 4096);
+        let b = alloc(UsmKind::Device, 16, 0, 0).unwrap();
+        assert_ne!(a.id, b.id);
+        free(a.base).unwrap();
+        free(b.base).unwrap();
+    }
+
+    #[test]
+    fn owners_free_their_allocations() {
+        let owner = 0xABCD_0000;
+        let a = alloc(UsmKind::Host, 8, 0, owner).unwrap();
+        let b = alloc(UsmKind::Shared, 8, 0, owner).unwrap();
+        let c = alloc(UsmKind::Shared, 8, 0, owner + 1).unwrap();
+        assert_eq!(free_owner(owner), 2);
+        assert!(find(a.base).is_none() && find(b.base).is_none());
+        assert_eq!(find(c.base), Some(c));
+        assert_eq!(free_owner(owner), 0);
+        free(c.base).unwrap();
+    }
+}

@@ -1,0 +1,392 @@
+//! Level-Zero commands and command lists.
+//!
+//! A [`Command`] waits for its events, performs its [`Op`] and signals its event with the
+//! times it ran. A regular [`CommandList`] records commands until it is closed; executing
+//! it hands the queue a shared snapshot of them, so a list can be submitted again (or
+//! reset) while an earlier submission still runs. Immediate command lists are a
+//! [`CmdQueue`](super::cmdqueue::CmdQueue) fed one command at a time (see
+//! [`ImmediateList`]).
+
+use super::cmdqueue::{Batch, CmdQueue};
+use super::event::ZeEvent;
+use super::kernel::ZeLaunch;
+use crate::error::{Error, Result};
+use crate::event::now_ns;
+use parking_lot::Mutex;
+use std::sync::Arc;
+
+/// What a command does once its wait events are signalled.
+pub enum Op {
+    /// Nothing: barriers, `AppendSignalEvent`, `AppendWaitOnEvents`.
+    Nothing,
+    Launch(Box<ZeLaunch>),
+    /// A launch whose group count (three `u32`s at `counts`) is read when it runs.
+    LaunchIndirect {
+        launch: Box<ZeLaunch>,
+        counts: usize,
+    },
+    /// `size` bytes from `src` to `dst` (addresses).
+    Copy {
+        dst: usize,
+        src: usize,
+        size: usize,
+    },
+    /// `size` bytes at `dst` filled by repeating `pattern` (the last copy may be partial).
+    Fill {
+        dst: usize,
+        pattern: Vec<u8>,
+        size: usize,
+    },
+    /// A 3-D region: `depth` slices of `height` rows of `width` bytes, rows `*_pitch` and
+    /// slices `*_slice_pitch` bytes apart, from the first byte at `src` to that at `dst`.
+    CopyRegion {
+        dst: usize,
+        src: usize,
+        region: Region,
+    },
+    /// For each event, its (start, end) times written as four `u64`s
+    /// (start, end, start, end: Level-Zero's global and context timestamps) at the
+    /// matching address; zeros for an event that is not signalled.
+    WriteEventTimes {
+        events: Vec<Arc<ZeEvent>>,
+        dst: Vec<usize>,
+    },
+    /// Reset an event.
+    ResetEvent(Arc<ZeEvent>),
+    /// Write the current timestamp (ns, 8 bytes) to `dst`.
+    WriteTimestamp {
+        dst: usize,
+    },
+}
+
+/// The shape of a region copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Region {
+    pub width: usize,
+    pub height: usize,
+    pub depth: usize,
+    pub dst_pitch: usize,
+    pub dst_slice_pitch: usize,
+    pub src_pitch: usize,
+    pub src_slice_pitch: usize,
+}
+
+impl Region {
+    /// Bytes from the first to one past the last byte touched at the destination and the
+    /// source (0 for an empty region).
+    pub fn extents(&self) -> Option<(usize, usize)> {
+        if self.width == 0 || self.height == 0 || self.depth == 0 {
+            return Some((0, 0));
+        }
+        let extent = |pitch: usize, slice: usize| {
+            (self.depth - 1)
+                .checked_mul(slice)?
+                .checked_add((self.height - 1).checked_mul(pitch)?)?
+                .checked_add(self.width)
+        };
+        Some((
+            extent(self.dst_pitch, self.dst_slice_pitch)?,
+            extent(self.src_pitch, self.src_slice_pitch)?,
+        ))
+    }
+}
+
+/// One recorded command.
+pub struct Command {
+    wait: Vec<Arc<ZeEvent>>,
+    op: Op,
+    signal: Option<Arc<ZeEvent>>,
+}
+
+impl Command {
+    /// A command that does not touch memory by address.
+    pub fn new(wait: Vec<Arc<ZeEvent>>, op: Op, signal: Option<Arc<ZeEvent>>) -> Result<Command> {
+        if matches!(
+            op,
+            Op::Copy { .. }
+                | Op::Fill { .. }
+                | Op::WriteTimestamp { .. }
+                | Op::CopyRegion { .. }
+                | Op::WriteEventTimes { .. }
+                | Op::LaunchIndirect { .. }
+        ) {
+            return Err(Error::InvalidOperation(
+                "memory commands are made with Command::new_memory",
+            ));
+        }
+        Ok(Command { wait, op, signal })
+    }
+
+    /// A command that reads or writes memory by address.
+    ///
+    /// # Safety
+    /// For `Copy`, `src` must be readable and `dst` writable for `size` bytes; for `Fill`,
+    /// `dst` writable for `size` bytes; for `WriteTimestamp`, `dst` writable for 8 bytes
+    /// (any alignment); for `CopyRegion`, the region's extents at `src` readable and at
+    /// `dst` writable; for `WriteEventTimes`, each address writable for 32 bytes; for
+    /// `LaunchIndirect`, `counts` readable for 12 bytes — from the moment the command may
+    /// run until it completed. This is
+    /// the application's obligation under the API; the front end checked the pointers
+    /// are non-NULL and, when they fall in a USM allocation, that the range fits in it.
+    pub unsafe fn new_memory(
+        wait: Vec<Arc<ZeEvent>>,
+        op: Op,
+        signal: Option<Arc<ZeEvent>>,
+    ) -> Command {
+        Command { wait, op, signal }
+    }
+
+    /// Run the command on the calling thread (a queue's thread).
+    pub fn execute(&self) {
+        for e in &self.wait {
+            e.wait(u64::MAX);
+        }
+        let start = now_ns();
+        match &self.op {
+            Op::Nothing => {}
+            Op::Launch(l) => l.run(),
+            Op::Copy { dst, src, size } => {
+                // SAFETY: per `new_memory`'s contract both ranges are valid now; `copy`
+                // (memmove) is defined even if the application made them overlap.
+                unsafe { std::ptr::copy(*src as *const u8, *dst as *mut u8, *size) };
+            }
+            Op::Fill { dst, pattern, size } => {
+                // SAFETY: per `new_memory`'s contract, `dst` is writable for `size` bytes
+                // for the duration of the command and nothing else of ours aliases it.
+                let out = unsafe { std::slice::from_raw_parts_mut(*dst as *mut u8, *size) };
+                fill(out, pattern);
+            }
+            Op::LaunchIndirect { launch, counts } => {
+                let mut c = [0u32; 3];
+                // SAFETY: per `new_memory`'s contract `counts` is readable for 12 bytes;
+                // `c` is a local array of 12 bytes; read unaligned-safe byte-wise.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(*counts as *const u8, c.as_mut_ptr().cast(), 12)
+                };
+                // The recorded launch is shared by every execution of the list: run a
+                // copy of its geometry.
+                launch.run_with_group_count(c);
+            }
+            Op::CopyRegion { dst, src, region } => {
+                for z in 0..region.depth {
+                    for y in 0..region.height {
+                        let d = dst + z * region.dst_slice_pitch + y * region.dst_pitch;
+                        let s = src + z * region.src_slice_pitch + y * region.src_pitch;
+                        // SAFETY: every row lies within the region's extents, which per
+                        // `new_memory`'s contract are valid at `src` (reads) and `dst`
+                        // (writes); `copy` tolerates overlap.
+                        unsafe { std::ptr::copy(s as *const u8, d as *mut u8, region.width) };
+                    }
+                }
+            }
+            Op::WriteEventTimes { events, dst } => {
+                for (e, &d) in events.iter().zip(dst) {
+                    let (start, end) = e.times().unwrap_or((0, 0));
+                    let mut bytes = [0u8; 32];
+                    for (i, v) in [start, end, start, end].iter().enumerate() {
+                        bytes[i * 8..i * 8 + 8].copy_from_slice(&v.to_ne_bytes());
+                    }
+                    // SAFETY: per `new_memory`'s contract `d` is writable for 32 bytes.
+                    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), d as *mut u8, 32) };
+                }
+            }
+            Op::ResetEvent(e) => e.reset(),
+            Op::WriteTimestamp { dst } => {
+                let t = now_ns().to_ne_bytes();
+                // SAFETY: per `new_memory`'s contract `dst` is writable for 8 bytes.
+                unsafe { std::ptr::copy_nonoverlapping(t.as_ptr(), *dst as *mut u8, 8) };
+            }
+        }
+        if let Some(e) = &self.signal {
+            e.signal_with_times(start, now_ns());
+        }
+    }
+}
+
+/// Fill `out` with copies of `pattern` (the last one truncated).
+fn fill(out: &mut [u8], pattern: &[u8]) {
+    match pattern {
+        [] => {}
+        [b] => out.fill(*b),
+        _ => {
+            for chunk in out.chunks_mut(pattern.len()) {
+                chunk.copy_from_slice(&pattern[..chunk.len()]);
+            }
+        }
+    }
+}
+
+#[derive(Default)]
+struct ListState {
+    commands: Vec<Command>,
+    /// Set by `close`: the commands an execution runs.
+    closed: Option<Arc<Vec<Command>>>,
+}
+
+/// A regular command list.
+#[derive(Default)]
+pub struct CommandList {
+    state: Mutex<ListState>,
+}
+
+impl CommandList {
+    pub fn new() -> CommandList {
+        CommandList::default()
+    }
+
+    /// Append a command; the list must be open.
+    pub fn append(&self, cmd: Command) -> Result<()> {
+        let mut st = self.state.lock();
+        if st.closed.is_some() {
+            return Err(Error::InvalidOperation("the command list is closed"));
+        }
+        st.commands.push(cmd);
+        Ok(())
+    }
+
+    /// `zeCommandListClose`: no more commands; the list can be executed.
+    pub fn close(&self) -> Result<()> {
+        let mut st = self.state.lock();
+        if st.closed.is_some() {
+            return Err(Error::InvalidOperation(
+                "the command list is already closed",
+            ));
+        }
+        let cmds = std::mem::take(&mut st.commands);
+        st.closed = Some(Arc::new(cmds));
+        Ok(())
+    }
+
+    /// `zeCommandListReset`: empty and open again. Submissions still running keep their
+    /// own snapshot.
+    pub fn reset(&self) {
+        let mut st = self.state.lock();
+        st.commands.clear();
+        st.closed = None;
+    }
+
+    /// The commands to run, if the list is closed.
+    pub fn commands(&self) -> Result<Arc<Vec<Command>>> {
+        self.state
+            .lock()
+            .closed
+            .clone()
+            .ok_or(Error::InvalidOperation("the command list is not closed"))
+    }
+}
+
+/// An immediate command list: each appended command is submitted at once to its own
+/// queue; in synchronous mode the append returns when the command has completed.
+pub struct ImmediateList {
+    queue: CmdQueue,
+    pub synchronous: bool,
+}
+
+impl ImmediateList {
+    pub fn new(synchronous: bool) -> Result<ImmediateList> {
+        Ok(ImmediateList {
+            queue: CmdQueue::new(synchronous)?,
+            synchronous,
+        })
+    }
+
+    pub fn append(&self, cmd: Command) {
+        let ticket = self.queue.submit(Batch {
+            lists: vec![Arc::new(vec![cmd])],
+            fence: None,
+        });
+        if self.synchronous {
+            self.queue.wait_for(ticket, u64::MAX);
+        }
+    }
+
+    /// Wait until every appended command has completed.
+    pub fn synchronize(&self, timeout_ns: u64) -> bool {
+        self.queue.synchronize(timeout_ns)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fill_repeats_and_truncates() {
+        let mut out = [0u8; 7];
+        fill(&mut out, &[1, 2, 3]);
+        assert_eq!(out, [1, 2, 3, 1, 2, 3, 1]);
+        fill(&mut out, &[9]);
+        assert_eq!(out, [9; 7]);
+    }
+
+    #[test]
+    fn region_extents() {
+        let r = Region {
+            width: 4,
+            height: 3,
+            depth: 2,
+            dst_pitch: 10,
+            dst_slice_pitch: 100,
+            src_pitch: 4,
+            src_slice_pitch: 12,
+        };
+        assert_eq!(r.extents(), Some((100 + 20 + 4, 12 + 8 + 4)));
+        let empty = Region { depth: 0, ..r };
+        assert_eq!(empty.extents(), Some((0, 0)));
+        let huge = Region {
+            dst_slice_pitch: usize::MAX,
+            ..r
+        };
+        assert_eq!(huge.extents(), None);
+    }
+
+    #[test]
+    fn region_copy_moves_rows() {
+        let src: Vec<u8> = (0..24).collect();
+        let mut dst = vec![0u8; 64];
+        let region = Region {
+            width: 2,
+            height: 2,
+            depth: 2,
+            dst_pitch: 8,
+            dst_slice_pitch: 32,
+            src_pitch: 4,
+            src_slice_pitch: 12,
+        };
+        // SAFETY: the extents (32 + 8 + 2 = 42 <= 64 at dst, 12 + 4 + 2 = 18 <= 24 at
+        // src) lie inside the two vectors, which outlive the command.
+        let cmd = unsafe {
+            Command::new_memory(
+                vec![],
+                Op::CopyRegion {
+                    dst: dst.as_mut_ptr() as usize,
+                    src: src.as_ptr() as usize,
+                    region,
+                },
+                None,
+            )
+        };
+        cmd.execute();
+        assert_eq!(&dst[0..2], &[0, 1]);
+        assert_eq!(&dst[8..10], &[4, 5]);
+        assert_eq!(&dst[32..34], &[12, 13]);
+        assert_eq!(&dst[40..42], &[16, 17]);
+        assert_eq!(dst.iter().filter(|&&b| b != 0).count(), 7);
+    }
+
+    #[test]
+    fn lists_open_close_reset() {
+        let l = CommandList::new();
+        assert!(l.commands().is_err());
+        l.append(Command::new(vec![], Op::Nothing, None).unwrap())
+            .unwrap();
+        l.close().unwrap();
+        assert_eq!(l.commands().unwrap().len(), 1);
+        assert!(l
+            .append(Command::new(vec![], Op::Nothing, None).unwrap())
+            .is_err());
+        assert!(l.close().is_err());
+        l.reset();
+        assert!(l.commands().is_err());
+    }
+}

@@ -1,0 +1,105 @@
+//! Level-Zero event pools and events.
+//!
+//! An event is a signalled flag that the host and commands set, reset and wait on. A
+//! command that signals an event also stores when it started and ended (from
+//! [`now_ns`](crate::event::now_ns), the clock of every Ferrite timestamp), which
+//! `zeEventQueryKernelTimestamp` reports for pools created with timestamps. Events of a
+//! pool are independent objects; the pool only bounds their indices and carries flags.
+
+use super::wait_until;
+use parking_lot::{Condvar, Mutex};
+use std::sync::Arc;
+
+/// An event pool: `count` slots, and whether its events record timestamps.
+#[derive(Debug)]
+pub struct EventPool {
+    pub count: u32,
+    pub timestamps: bool,
+    pub host_visible: bool,
+}
+
+#[derive(Default)]
+struct State {
+    signaled: bool,
+    /// (start, end) of the command that signalled it, in ns.
+    times: Option<(u64, u64)>,
+}
+
+pub struct ZeEvent {
+    pub pool: Arc<EventPool>,
+    pub index: u32,
+    state: Mutex<State>,
+    cv: Condvar,
+}
+
+impl ZeEvent {
+    pub fn new(pool: Arc<EventPool>, index: u32) -> ZeEvent {
+        ZeEvent {
+            pool,
+            index,
+            state: Mutex::new(State::default()),
+            cv: Condvar::new(),
+        }
+    }
+
+    /// Signal from the host (`zeEventHostSignal`) or a command without timing.
+    pub fn signal(&self) {
+        let now = crate::event::now_ns();
+        self.signal_with_times(now, now);
+    }
+
+    /// Signal on behalf of a command that ran from `start` to `end`.
+    pub fn signal_with_times(&self, start: u64, end: u64) {
+        let mut st = self.state.lock();
+        st.signaled = true;
+        st.times = Some((start, end));
+        self.cv.notify_all();
+    }
+
+    pub fn reset(&self) {
+        let mut st = self.state.lock();
+        st.signaled = false;
+        st.times = None;
+    }
+
+    pub fn is_signaled(&self) -> bool {
+        self.state.lock().signaled
+    }
+
+    /// Wait until signalled; false if the timeout passed first.
+    pub fn wait(&self, timeout_ns: u64) -> bool {
+        let mut st = self.state.lock();
+        wait_until(&self.cv, &mut st, timeout_ns, |s| s.signaled)
+    }
+
+    /// (start, end) of the signalling command, if signalled.
+    pub fn times(&self) -> Option<(u64, u64)> {
+        let st = self.state.lock();
+        st.signaled.then_some(st.times).flatten()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signal_wait_reset() {
+        let pool = Arc::new(EventPool {
+            count: 1,
+            timestamps: true,
+            host_visible: true,
+        });
+        let e = Arc::new(ZeEvent::new(pool, 0));
+        assert!(!e.wait(0));
+        assert!(!e.wait(1_000));
+        let e2 = e.clone();
+        let t = std::thread::spawn(move || e2.signal_with_times(5, 9));
+        assert!(e.wait(u64::MAX));
+        t.join().unwrap();
+        assert_eq!(e.times(), Some((5, 9)));
+        e.reset();
+        assert!(!e.is_signaled());
+        assert_eq!(e.times(), None);
+    }
+}

@@ -1,0 +1,235 @@
+/* Driver and device discovery, properties, contexts and USM memory through libze_loader:
+ * success and error paths (NULL and destroyed handles, size 0, bad alignment). */
+#include "common.h"
+
+static void test_driver(env_t *env) {
+    ze_api_version_t v = 0;
+    EXPECT_OK(zeDriverGetApiVersion(env->driver, &v));
+    EXPECT(ZE_MAJOR_VERSION(v) == 1 && ZE_MINOR_VERSION(v) >= 4);
+
+    ze_driver_properties_t dp = {.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES};
+    EXPECT_OK(zeDriverGetProperties(env->driver, &dp));
+    EXPECT(dp.stype == ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES);
+    EXPECT(memcmp(dp.uuid.id, "ferrite", 7) == 0);
+
+    ze_driver_ipc_properties_t ipc = {.stype = ZE_STRUCTURE_TYPE_DRIVER_IPC_PROPERTIES};
+    EXPECT_OK(zeDriverGetIpcProperties(env->driver, &ipc));
+    EXPECT(ipc.flags == 0);
+
+    uint32_t n = 0;
+    EXPECT_OK(zeDriverGetExtensionProperties(env->driver, &n, NULL));
+    EXPECT(n == 1);
+    ze_driver_extension_properties_t ext[4];
+    EXPECT_OK(zeDriverGetExtensionProperties(env->driver, &n, ext));
+    EXPECT(n == 1 && strcmp(ext[0].name, ZE_GLOBAL_OFFSET_EXP_NAME) == 0);
+    void *fn = NULL;
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  zeDriverGetExtensionFunctionAddress(env->driver, "zexNothing", &fn));
+
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zeDriverGetApiVersion(NULL, &v));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+                  zeDriverGetApiVersion(env->driver, NULL));
+}
+
+static void test_device(env_t *env) {
+    uint32_t n = 0;
+    EXPECT_OK(zeDeviceGet(env->driver, &n, NULL));
+    EXPECT(n == 1);
+
+    ze_device_properties_t p = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
+    EXPECT_OK(zeDeviceGetProperties(env->device, &p));
+    EXPECT(p.type == ZE_DEVICE_TYPE_CPU);
+    EXPECT(strlen(p.name) > 0);
+    EXPECT(p.maxMemAllocSize >= (128u << 20));
+    EXPECT(p.numEUsPerSubslice * p.numSubslicesPerSlice * p.numSlices * p.numThreadsPerEU >= 1);
+    EXPECT(p.timerResolution == 1);
+    EXPECT(p.kernelTimestampValidBits == 64);
+    printf("device: %s, %u threads\n", p.name,
+           p.numEUsPerSubslice * p.numSubslicesPerSlice * p.numSlices * p.numThreadsPerEU);
+
+    ze_device_properties_t p12 = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2};
+    EXPECT_OK(zeDeviceGetProperties(env->device, &p12));
+    EXPECT(p12.timerResolution == 1000000000ull);
+
+    uint32_t nsub = 5;
+    EXPECT_OK(zeDeviceGetSubDevices(env->device, &nsub, NULL));
+    EXPECT(nsub == 0);
+
+    ze_device_compute_properties_t cp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES};
+    EXPECT_OK(zeDeviceGetComputeProperties(env->device, &cp));
+    EXPECT(cp.maxTotalGroupSize == 4096);
+    EXPECT(cp.maxGroupSizeX == 4096 && cp.maxGroupSizeY == 4096 && cp.maxGroupSizeZ == 4096);
+    EXPECT(cp.maxSharedLocalMemory >= 32768);
+
+    ze_device_module_properties_t mp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES};
+    EXPECT_OK(zeDeviceGetModuleProperties(env->device, &mp));
+    EXPECT(mp.spirvVersionSupported == ZE_MAKE_VERSION(1, 4));
+    EXPECT(mp.flags & ZE_DEVICE_MODULE_FLAG_FP64);
+    EXPECT(mp.fp64flags & ZE_DEVICE_FP_FLAG_FMA);
+
+    uint32_t ng = 0;
+    EXPECT_OK(zeDeviceGetCommandQueueGroupProperties(env->device, &ng, NULL));
+    EXPECT(ng == 1);
+    ze_command_queue_group_properties_t qg = {
+        .stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES};
+    EXPECT_OK(zeDeviceGetCommandQueueGroupProperties(env->device, &ng, &qg));
+    EXPECT(qg.flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE);
+    EXPECT(qg.numQueues >= 1);
+
+    uint32_t nm = 0;
+    EXPECT_OK(zeDeviceGetMemoryProperties(env->device, &nm, NULL));
+    EXPECT(nm == 1);
+    ze_device_memory_properties_t memp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES};
+    EXPECT_OK(zeDeviceGetMemoryProperties(env->device, &nm, &memp));
+    EXPECT(memp.totalSize > 0);
+
+    ze_device_memory_access_properties_t ap = {
+        .stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_ACCESS_PROPERTIES};
+    EXPECT_OK(zeDeviceGetMemoryAccessProperties(env->device, &ap));
+    EXPECT(ap.sharedSingleDeviceAllocCapabilities & ZE_MEMORY_ACCESS_CAP_FLAG_RW);
+
+    uint32_t nc = 0;
+    EXPECT_OK(zeDeviceGetCacheProperties(env->device, &nc, NULL));
+    EXPECT(nc == 1);
+
+    ze_device_image_properties_t ip = {.stype = ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES,
+                                       .maxImageDims2D = 77};
+    EXPECT_OK(zeDeviceGetImageProperties(env->device, &ip));
+    EXPECT(ip.maxImageDims2D == 0 && ip.maxSamplers == 0);
+
+    ze_bool_t can = 0;
+    EXPECT_OK(zeDeviceCanAccessPeer(env->device, env->device, &can));
+    EXPECT(can);
+
+    uint64_t host_ts = 0, dev_ts = 0;
+    EXPECT_OK(zeDeviceGetGlobalTimestamps(env->device, &host_ts, &dev_ts));
+    EXPECT(dev_ts > 0);
+
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zeDeviceGetProperties(NULL, &p));
+    /* A pointer that is not a device handle is refused, not dereferenced. */
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE,
+                  zeDeviceGetProperties((ze_device_handle_t)&p, &p));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+                  zeDeviceGetProperties(env->device, NULL));
+    /* Not implemented: a real function that says so. */
+    EXPECT_RESULT(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, zeSamplerDestroy(NULL));
+}
+
+static void test_memory(env_t *env) {
+    ze_device_mem_alloc_desc_t dd = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
+    ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+    void *d = NULL, *h = NULL, *s = NULL;
+    EXPECT_OK(zeMemAllocDevice(env->context, &dd, 1000, 0, env->device, &d));
+    EXPECT_OK(zeMemAllocHost(env->context, &hd, 4096, 4096, &h));
+    EXPECT_OK(zeMemAllocShared(env->context, &dd, &hd, 64, 64, env->device, &s));
+    EXPECT(d && h && s);
+    EXPECT(((uintptr_t)h % 4096) == 0);
+    EXPECT(((uintptr_t)s % 64) == 0);
+    /* USM is host memory: the host can use every kind. */
+    memset(d, 1, 1000);
+    memset(h, 2, 4096);
+    memset(s, 3, 64);
+
+    ze_memory_allocation_properties_t mp = {
+        .stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES};
+    ze_device_handle_t dev = NULL;
+    EXPECT_OK(zeMemGetAllocProperties(env->context, (char *)d + 10, &mp, &dev));
+    EXPECT(mp.type == ZE_MEMORY_TYPE_DEVICE && dev == env->device);
+    uint64_t id_d = mp.id;
+    EXPECT_OK(zeMemGetAllocProperties(env->context, h, &mp, &dev));
+    EXPECT(mp.type == ZE_MEMORY_TYPE_HOST && dev == NULL);
+    EXPECT(mp.id != id_d);
+    EXPECT_OK(zeMemGetAllocProperties(env->context, s, &mp, NULL));
+    EXPECT(mp.type == ZE_MEMORY_TYPE_SHARED);
+    int local = 0;
+    EXPECT_OK(zeMemGetAllocProperties(env->context, &local, &mp, NULL));
+    EXPECT(mp.type == ZE_MEMORY_TYPE_UNKNOWN);
+
+    void *base = NULL;
+    size_t size = 0;
+    EXPECT_OK(zeMemGetAddressRange(env->context, (char *)d + 999, &base, &size));
+    EXPECT(base == d && size == 1000);
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  zeMemGetAddressRange(env->context, &local, &base, &size));
+
+    /* Error paths. */
+    void *p = NULL;
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE,
+                  zeMemAllocDevice(NULL, &dd, 16, 0, env->device, &p));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE,
+                  zeMemAllocDevice(env->context, &dd, 16, 0, NULL, &p));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+                  zeMemAllocDevice(env->context, NULL, 16, 0, env->device, &p));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+                  zeMemAllocDevice(env->context, &dd, 16, 0, env->device, NULL));
+    EXPECT_RESULT(ZE_RESULT_ERROR_UNSUPPORTED_SIZE,
+                  zeMemAllocDevice(env->context, &dd, 0, 0, env->device, &p));
+    EXPECT_RESULT(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT,
+                  zeMemAllocHost(env->context, &hd, 16, 24, &p));
+    EXPECT_RESULT(ZE_RESULT_ERROR_UNSUPPORTED_SIZE,
+                  zeMemAllocShared(env->context, &dd, &hd, (size_t)1 << 62, 0, NULL, &p));
+    ze_host_mem_alloc_desc_t bad = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC,
+                                    .flags = 0x100};
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ENUMERATION,
+                  zeMemAllocHost(env->context, &bad, 16, 0, &p));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER, zeMemFree(env->context, NULL));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeMemFree(env->context, (char *)d + 1));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeMemFree(env->context, &local));
+
+    /* Memory of one context is not freed through another. */
+    ze_context_handle_t other;
+    ze_context_desc_t cd = {.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC};
+    EXPECT_OK(zeContextCreate(env->driver, &cd, &other));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeMemFree(other, d));
+    void *orphan = NULL;
+    EXPECT_OK(zeMemAllocHost(other, &hd, 64, 0, &orphan));
+    EXPECT_OK(zeMemGetAllocProperties(other, orphan, &mp, NULL));
+    EXPECT(mp.type == ZE_MEMORY_TYPE_HOST);
+    /* Destroying a context frees its allocations. */
+    EXPECT_OK(zeContextDestroy(other));
+    EXPECT_OK(zeMemGetAllocProperties(env->context, orphan, &mp, NULL));
+    EXPECT(mp.type == ZE_MEMORY_TYPE_UNKNOWN);
+    /* A destroyed handle is refused. */
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zeContextGetStatus(other));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zeContextDestroy(other));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE,
+                  zeMemAllocHost(other, &hd, 16, 0, &p));
+
+    EXPECT_OK(zeMemFree(env->context, d));
+    EXPECT_OK(zeMemFree(env->context, h));
+    ze_memory_free_ext_desc_t fd = {.stype = ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC,
+                                    .freePolicy = ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE};
+    EXPECT_OK(zeMemFreeExt(env->context, &fd, s));
+    /* Freed twice. */
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeMemFree(env->context, s));
+
+    /* Many allocations, freed in another order. */
+    void *many[64];
+    for (int i = 0; i < 64; i++)
+        EXPECT_OK(zeMemAllocShared(env->context, &dd, &hd, 100 + i, 0, NULL, &many[i]));
+    for (int i = 63; i >= 0; i -= 2) EXPECT_OK(zeMemFree(env->context, many[i]));
+    for (int i = 0; i < 64; i += 2) EXPECT_OK(zeMemFree(env->context, many[i]));
+}
+
+static void test_context(env_t *env) {
+    ze_context_handle_t c;
+    ze_context_desc_t cd = {.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC};
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zeContextCreate(NULL, &cd, &c));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER, zeContextCreate(env->driver, NULL, &c));
+    EXPECT_OK(zeContextGetStatus(env->context));
+    EXPECT_OK(zeContextCreateEx(env->driver, &cd, 1, &env->device, &c));
+    EXPECT_OK(zeContextSystemBarrier(c, env->device));
+    EXPECT_OK(zeContextDestroy(c));
+}
+
+int main(void) {
+    argv0 = "ze_basic";
+    env_t env = {0};
+    REQUIRE_OK(env_init(&env));
+    test_driver(&env);
+    test_device(&env);
+    test_context(&env);
+    test_memory(&env);
+    EXPECT_OK(zeContextDestroy(env.context));
+    return report(argv0);
+}

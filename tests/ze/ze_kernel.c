@@ -1,0 +1,400 @@
+/* Modules, kernels and launches through libze_loader: building SPIR-V (and failing to,
+ * with a build log), kernel names and properties, argument errors, launches with several
+ * group sizes on regular and immediate command lists. argv[1] is the kernels' .spv. */
+#include "common.h"
+
+static ze_command_queue_handle_t queue;
+
+static void run_list(env_t *env, ze_command_list_handle_t list) {
+    (void)env;
+    EXPECT_OK(zeCommandListClose(list));
+    EXPECT_OK(zeCommandQueueExecuteCommandLists(queue, 1, &list, NULL));
+    EXPECT_OK(zeCommandQueueSynchronize(queue, UINT64_MAX));
+}
+
+static ze_command_list_handle_t new_list(env_t *env) {
+    ze_command_list_desc_t d = {.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC};
+    ze_command_list_handle_t l = NULL;
+    EXPECT_OK(zeCommandListCreate(env->context, env->device, &d, &l));
+    return l;
+}
+
+static void test_module_errors(env_t *env) {
+    uint32_t garbage[16] = {0x07230203, 0x00010400, 0, 100, 0, 0xdeadbeef};
+    ze_module_desc_t desc = {.stype = ZE_STRUCTURE_TYPE_MODULE_DESC,
+                             .format = ZE_MODULE_FORMAT_IL_SPIRV,
+                             .inputSize = sizeof garbage,
+                             .pInputModule = (const uint8_t *)garbage};
+    ze_module_handle_t m = (ze_module_handle_t)1;
+    ze_module_build_log_handle_t log = NULL;
+    EXPECT_RESULT(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+                  zeModuleCreate(env->context, env->device, &desc, &m, &log));
+    EXPECT(m == NULL);
+    EXPECT(log != NULL);
+    size_t n = 0;
+    EXPECT_OK(zeModuleBuildLogGetString(log, &n, NULL));
+    EXPECT(n > 1);
+    char buf[512];
+    n = sizeof buf;
+    EXPECT_OK(zeModuleBuildLogGetString(log, &n, buf));
+    EXPECT(strstr(buf, "error") != NULL);
+    EXPECT_OK(zeModuleBuildLogDestroy(log));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zeModuleBuildLogDestroy(log));
+
+    desc.inputSize = 0;
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_SIZE,
+                  zeModuleCreate(env->context, env->device, &desc, &m, NULL));
+    desc.inputSize = sizeof garbage;
+    desc.format = ZE_MODULE_FORMAT_NATIVE;
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NATIVE_BINARY,
+                  zeModuleCreate(env->context, env->device, &desc, &m, NULL));
+    desc.format = 7;
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ENUMERATION,
+                  zeModuleCreate(env->context, env->device, &desc, &m, NULL));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+                  zeModuleCreate(env->context, env->device, NULL, &m, NULL));
+}
+
+static void test_kernel_objects(env_t *env, ze_module_handle_t module) {
+    uint32_t n = 0;
+    EXPECT_OK(zeModuleGetKernelNames(module, &n, NULL));
+    EXPECT(n == 6);
+    const char *names[6] = {0};
+    EXPECT_OK(zeModuleGetKernelNames(module, &n, names));
+    int found = 0;
+    for (uint32_t i = 0; i < n; i++) found += names[i] && strcmp(names[i], "vadd") == 0;
+    EXPECT(found == 1);
+
+    ze_kernel_handle_t k = NULL;
+    ze_kernel_desc_t kd = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .pKernelName = "nope"};
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_KERNEL_NAME, zeKernelCreate(module, &kd, &k));
+    kd.pKernelName = "vadd";
+    EXPECT_OK(zeKernelCreate(module, &kd, &k));
+
+    ze_kernel_properties_t kp = {.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES};
+    EXPECT_OK(zeKernelGetProperties(k, &kp));
+    EXPECT(kp.numKernelArgs == 4);
+    size_t len = 0;
+    EXPECT_OK(zeKernelGetName(k, &len, NULL));
+    EXPECT(len == 5);
+    char name[16];
+    EXPECT_OK(zeKernelGetName(k, &len, name));
+    EXPECT(strcmp(name, "vadd") == 0);
+
+    uint32_t x, y, z;
+    EXPECT_OK(zeKernelSuggestGroupSize(k, 1000, 1, 1, &x, &y, &z));
+    EXPECT(x >= 1 && 1000 % x == 0 && y == 1 && z == 1);
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION,
+                  zeKernelSuggestGroupSize(k, 0, 1, 1, &x, &y, &z));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION, zeKernelSetGroupSize(k, 0, 1, 1));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION,
+                  zeKernelSetGroupSize(k, 4096, 2, 1));
+    EXPECT_OK(zeKernelSetGroupSize(k, 64, 1, 1));
+
+    float f = 1.0f;
+    uint32_t u = 3;
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX,
+                  zeKernelSetArgumentValue(k, 4, sizeof u, &u));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE,
+                  zeKernelSetArgumentValue(k, 3, 2, &u));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE,
+                  zeKernelSetArgumentValue(k, 0, sizeof f, &f));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeKernelSetArgumentValue(k, 3, 4, NULL));
+    EXPECT_OK(zeKernelSetIndirectAccess(k, ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE));
+    ze_kernel_indirect_access_flags_t ia = 0;
+    EXPECT_OK(zeKernelGetIndirectAccess(k, &ia));
+    EXPECT(ia == ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE);
+
+    /* Launching with arguments missing is refused. */
+    ze_command_list_handle_t list = new_list(env);
+    ze_group_count_t g = {1, 1, 1};
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  zeCommandListAppendLaunchKernel(list, k, &g, NULL, 0, NULL));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+                  zeCommandListAppendLaunchKernel(list, k, NULL, NULL, 0, NULL));
+    EXPECT_OK(zeCommandListDestroy(list));
+    EXPECT_OK(zeKernelDestroy(k));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zeKernelSetGroupSize(k, 1, 1, 1));
+}
+
+/* vadd over n elements with group size `gs`, on a regular list. */
+static void test_vadd(env_t *env, ze_module_handle_t module, uint32_t n, uint32_t gs) {
+    ze_device_mem_alloc_desc_t dd = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
+    ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+    float *a, *b, *c;
+    uint32_t groups = (n + gs - 1) / gs;
+    size_t bytes = (size_t)groups * gs * sizeof(float);
+    EXPECT_OK(zeMemAllocShared(env->context, &dd, &hd, bytes, 0, env->device, (void **)&a));
+    EXPECT_OK(zeMemAllocShared(env->context, &dd, &hd, bytes, 0, env->device, (void **)&b));
+    EXPECT_OK(zeMemAllocDevice(env->context, &dd, bytes, 0, env->device, (void **)&c));
+    for (uint32_t i = 0; i < n; i++) {
+        a[i] = (float)i;
+        b[i] = 0.5f * (float)i;
+    }
+    ze_kernel_handle_t k;
+    ze_kernel_desc_t kd = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .pKernelName = "vadd"};
+    EXPECT_OK(zeKernelCreate(module, &kd, &k));
+    EXPECT_OK(zeKernelSetGroupSize(k, gs, 1, 1));
+    EXPECT_OK(zeKernelSetArgumentValue(k, 0, sizeof a, &a));
+    EXPECT_OK(zeKernelSetArgumentValue(k, 1, sizeof b, &b));
+    EXPECT_OK(zeKernelSetArgumentValue(k, 2, sizeof c, &c));
+    EXPECT_OK(zeKernelSetArgumentValue(k, 3, sizeof n, &n));
+    ze_command_list_handle_t list = new_list(env);
+    ze_group_count_t g = {groups, 1, 1};
+    EXPECT_OK(zeCommandListAppendLaunchKernel(list, k, &g, NULL, 0, NULL));
+    /* Arguments are captured at append: this change must not affect the launch. */
+    uint32_t zero = 0;
+    EXPECT_OK(zeKernelSetArgumentValue(k, 3, sizeof zero, &zero));
+    run_list(env, list);
+    int bad = 0;
+    for (uint32_t i = 0; i < n; i++) bad += c[i] != 1.5f * (float)i;
+    EXPECT(bad == 0);
+    if (bad) fprintf(stderr, "vadd n=%u gs=%u: %d wrong\n", n, gs, bad);
+    EXPECT_OK(zeCommandListDestroy(list));
+    EXPECT_OK(zeKernelDestroy(k));
+    EXPECT_OK(zeMemFree(env->context, a));
+    EXPECT_OK(zeMemFree(env->context, b));
+    EXPECT_OK(zeMemFree(env->context, c));
+}
+
+/* 2-D ids: group and local ids, sizes, group counts. */
+static void test_ids(env_t *env, ze_module_handle_t module, uint32_t gx, uint32_t gy,
+                     uint32_t cx, uint32_t cy) {
+    ze_device_mem_alloc_desc_t dd = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
+    uint32_t w = gx * cx, h = gy * cy;
+    uint32_t *out;
+    EXPECT_OK(zeMemAllocDevice(env->context, &dd, (size_t)w * h * 16, 0, env->device,
+                               (void **)&out));
+    ze_kernel_handle_t k;
+    ze_kernel_desc_t kd = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .pKernelName = "ids"};
+    EXPECT_OK(zeKernelCreate(module, &kd, &k));
+    EXPECT_OK(zeKernelSetGroupSize(k, gx, gy, 1));
+    EXPECT_OK(zeKernelSetArgumentValue(k, 0, sizeof out, &out));
+    ze_command_list_handle_t list = new_list(env);
+    ze_group_count_t g = {cx, cy, 1};
+    EXPECT_OK(zeCommandListAppendLaunchKernel(list, k, &g, NULL, 0, NULL));
+    run_list(env, list);
+    int bad = 0;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            uint32_t *o = &out[4 * (y * w + x)];
+            bad += o[0] != ((x / gx) | ((y / gy) << 16));
+            bad += o[1] != ((x % gx) | ((y % gy) << 16));
+            bad += o[2] != (gx | (gy << 16));
+            bad += o[3] != (cx | (cy << 16));
+        }
+    EXPECT(bad == 0);
+    if (bad) fprintf(stderr, "ids %ux%u groups of %ux%u: %d wrong\n", cx, cy, gx, gy, bad);
+    EXPECT_OK(zeCommandListDestroy(list));
+    EXPECT_OK(zeKernelDestroy(k));
+    EXPECT_OK(zeMemFree(env->context, out));
+}
+
+/* A __local argument and 64-bit values, on an immediate list (sync or async). */
+static void test_local(env_t *env, ze_module_handle_t module, ze_command_queue_mode_t mode) {
+    ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+    const uint32_t gs = 32, groups = 8, n = gs * groups;
+    int64_t *out;
+    EXPECT_OK(zeMemAllocHost(env->context, &hd, n * sizeof(int64_t), 0, (void **)&out));
+    ze_kernel_handle_t k;
+    ze_kernel_desc_t kd = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC,
+                           .pKernelName = "scale_local"};
+    EXPECT_OK(zeKernelCreate(module, &kd, &k));
+    EXPECT_OK(zeKernelSetGroupSize(k, gs, 1, 1));
+    int64_t factor = 1ll << 33;
+    EXPECT_OK(zeKernelSetArgumentValue(k, 0, sizeof out, &out));
+    EXPECT_OK(zeKernelSetArgumentValue(k, 1, gs * sizeof(int64_t), NULL));
+    EXPECT_OK(zeKernelSetArgumentValue(k, 2, sizeof factor, &factor));
+    ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, .mode = mode};
+    ze_command_list_handle_t imm;
+    EXPECT_OK(zeCommandListCreateImmediate(env->context, env->device, &qd, &imm));
+    ze_event_pool_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
+                               .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE, .count = 1};
+    ze_event_pool_handle_t pool;
+    EXPECT_OK(zeEventPoolCreate(env->context, &pd, 0, NULL, &pool));
+    ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .index = 0};
+    ze_event_handle_t done;
+    EXPECT_OK(zeEventCreate(pool, &ed, &done));
+    ze_group_count_t g = {groups, 1, 1};
+    EXPECT_OK(zeCommandListAppendLaunchKernel(imm, k, &g, done, 0, NULL));
+    if (mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS) EXPECT_OK(zeEventQueryStatus(done));
+    EXPECT_OK(zeEventHostSynchronize(done, UINT64_MAX));
+    int bad = 0;
+    for (uint32_t i = 0; i < n; i++) bad += out[i] != (int64_t)i * factor + 1;
+    EXPECT(bad == 0);
+    /* An immediate list cannot be executed on a queue. */
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE,
+                  zeCommandQueueExecuteCommandLists(queue, 1, &imm, NULL));
+    EXPECT_OK(zeCommandListDestroy(imm));
+    EXPECT_OK(zeEventDestroy(done));
+    EXPECT_OK(zeEventPoolDestroy(pool));
+    EXPECT_OK(zeKernelDestroy(k));
+    EXPECT_OK(zeMemFree(env->context, out));
+}
+
+/* A barrier between local-memory writes and reads. */
+static void test_barrier(env_t *env, ze_module_handle_t module, uint32_t gs, uint32_t groups) {
+    ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+    const uint32_t n = gs * groups;
+    int32_t *in, *out;
+    EXPECT_OK(zeMemAllocHost(env->context, &hd, n * 4, 0, (void **)&in));
+    EXPECT_OK(zeMemAllocHost(env->context, &hd, n * 4, 0, (void **)&out));
+    for (uint32_t i = 0; i < n; i++) in[i] = (int32_t)i;
+    ze_kernel_handle_t k;
+    ze_kernel_desc_t kd = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC,
+                           .pKernelName = "reverse_groups"};
+    EXPECT_OK(zeKernelCreate(module, &kd, &k));
+    EXPECT_OK(zeKernelSetGroupSize(k, gs, 1, 1));
+    EXPECT_OK(zeKernelSetArgumentValue(k, 0, sizeof in, &in));
+    EXPECT_OK(zeKernelSetArgumentValue(k, 1, sizeof out, &out));
+    EXPECT_OK(zeKernelSetArgumentValue(k, 2, gs * 4, NULL));
+    ze_command_list_handle_t list = new_list(env);
+    ze_group_count_t g = {groups, 1, 1};
+    EXPECT_OK(zeCommandListAppendLaunchKernel(list, k, &g, NULL, 0, NULL));
+    run_list(env, list);
+    int bad = 0;
+    for (uint32_t i = 0; i < n; i++) bad += out[i] != (int32_t)((i / gs) * gs + gs - 1 - i % gs);
+    EXPECT(bad == 0);
+    if (bad) fprintf(stderr, "reverse_groups gs=%u: %d wrong\n", gs, bad);
+    EXPECT_OK(zeCommandListDestroy(list));
+    EXPECT_OK(zeKernelDestroy(k));
+    EXPECT_OK(zeMemFree(env->context, in));
+    EXPECT_OK(zeMemFree(env->context, out));
+}
+
+/* zeKernelSetGlobalOffsetExp, an indirect launch, source attributes, dynamic link. */
+static void test_launch_variants(env_t *env, ze_module_handle_t module) {
+    ze_device_mem_alloc_desc_t dd = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
+    ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+    const uint32_t n = 256;
+    uint32_t *out;
+    ze_group_count_t *counts;
+    EXPECT_OK(zeMemAllocShared(env->context, &dd, &hd, n * 4, 0, NULL, (void **)&out));
+    EXPECT_OK(zeMemAllocShared(env->context, &dd, &hd, sizeof *counts, 0, NULL,
+                               (void **)&counts));
+    ze_kernel_handle_t k;
+    ze_kernel_desc_t kd = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .pKernelName = "global_ids"};
+    EXPECT_OK(zeKernelCreate(module, &kd, &k));
+    EXPECT_OK(zeKernelSetGroupSize(k, 16, 1, 1));
+    EXPECT_OK(zeKernelSetGlobalOffsetExp(k, 1000, 0, 0));
+    EXPECT_OK(zeKernelSetArgumentValue(k, 0, sizeof out, &out));
+    ze_command_list_handle_t list = new_list(env);
+    /* The group count is read when the command runs, not when it is appended. */
+    *counts = (ze_group_count_t){1, 1, 1};
+    EXPECT_OK(zeCommandListAppendLaunchKernelIndirect(list, k, counts, NULL, 0, NULL));
+    *counts = (ze_group_count_t){n / 16, 1, 1};
+    run_list(env, list);
+    int bad = 0;
+    for (uint32_t i = 0; i < n; i++) bad += out[i] != 1000 + i;
+    EXPECT(bad == 0);
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+                  zeCommandListAppendLaunchKernelIndirect(list, k, NULL, NULL, 0, NULL));
+
+    uint32_t size = 0;
+    EXPECT_OK(zeKernelGetSourceAttributes(k, &size, NULL));
+    EXPECT(size >= 1);
+    char attrs[256];
+    char *p = attrs;
+    size = sizeof attrs;
+    EXPECT_OK(zeKernelGetSourceAttributes(k, &size, &p));
+    EXPECT(size >= 1 && attrs[size - 1] == 0);
+
+    ze_module_build_log_handle_t log = NULL;
+    EXPECT_OK(zeModuleDynamicLink(1, &module, &log));
+    EXPECT_OK(zeModuleBuildLogDestroy(log));
+
+    /* A native binary builds the same module again. */
+    size_t bin_size = 0;
+    EXPECT_OK(zeModuleGetNativeBinary(module, &bin_size, NULL));
+    EXPECT(bin_size > 16);
+    uint8_t *bin = malloc(bin_size);
+    size_t small = 4;
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_SIZE, zeModuleGetNativeBinary(module, &small, bin));
+    EXPECT_OK(zeModuleGetNativeBinary(module, &bin_size, bin));
+    ze_module_desc_t nd = {.stype = ZE_STRUCTURE_TYPE_MODULE_DESC,
+                           .format = ZE_MODULE_FORMAT_NATIVE,
+                           .inputSize = bin_size,
+                           .pInputModule = bin};
+    ze_module_handle_t again = NULL;
+    EXPECT_OK(zeModuleCreate(env->context, env->device, &nd, &again, NULL));
+    uint32_t nk = 0;
+    EXPECT_OK(zeModuleGetKernelNames(again, &nk, NULL));
+    EXPECT(nk == 6);
+    EXPECT_OK(zeModuleDestroy(again));
+    free(bin);
+
+    EXPECT_OK(zeCommandListDestroy(list));
+    EXPECT_OK(zeKernelDestroy(k));
+    EXPECT_OK(zeMemFree(env->context, out));
+    EXPECT_OK(zeMemFree(env->context, counts));
+}
+
+static void test_double(env_t *env, ze_module_handle_t module) {
+    ze_device_mem_alloc_desc_t dd = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
+    ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+    const uint32_t n = 1024;
+    double *x, *y;
+    EXPECT_OK(zeMemAllocShared(env->context, &dd, &hd, n * 8, 0, NULL, (void **)&x));
+    EXPECT_OK(zeMemAllocShared(env->context, &dd, &hd, n * 8, 0, NULL, (void **)&y));
+    for (uint32_t i = 0; i < n; i++) {
+        x[i] = i;
+        y[i] = 1.0;
+    }
+    ze_kernel_handle_t k;
+    ze_kernel_desc_t kd = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC,
+                           .pKernelName = "saxpy_double"};
+    EXPECT_OK(zeKernelCreate(module, &kd, &k));
+    uint32_t gx, gy, gz;
+    EXPECT_OK(zeKernelSuggestGroupSize(k, n, 1, 1, &gx, &gy, &gz));
+    EXPECT_OK(zeKernelSetGroupSize(k, gx, gy, gz));
+    double a = 0.25;
+    EXPECT_OK(zeKernelSetArgumentValue(k, 0, sizeof y, &y));
+    EXPECT_OK(zeKernelSetArgumentValue(k, 1, sizeof x, &x));
+    EXPECT_OK(zeKernelSetArgumentValue(k, 2, sizeof a, &a));
+    ze_command_list_handle_t list = new_list(env);
+    ze_group_count_t g = {n / gx, 1, 1};
+    EXPECT_OK(zeCommandListAppendLaunchKernel(list, k, &g, NULL, 0, NULL));
+    run_list(env, list);
+    int bad = 0;
+    for (uint32_t i = 0; i < n; i++) bad += y[i] != 1.0 + 0.25 * i;
+    EXPECT(bad == 0);
+    EXPECT_OK(zeCommandListDestroy(list));
+    EXPECT_OK(zeKernelDestroy(k));
+    EXPECT_OK(zeMemFree(env->context, x));
+    EXPECT_OK(zeMemFree(env->context, y));
+}
+
+int main(int argc, char **argv) {
+    argv0 = "ze_kernel";
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s kernels.spv\n", argv[0]);
+        return 2;
+    }
+    env_t env = {0};
+    REQUIRE_OK(env_init(&env));
+    ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC};
+    REQUIRE_OK(zeCommandQueueCreate(env.context, env.device, &qd, &queue));
+    ze_module_handle_t module;
+    REQUIRE_OK(build_module(&env, argv[1], &module));
+    test_module_errors(&env);
+    test_kernel_objects(&env, module);
+    const uint32_t sizes[][2] = {{1, 1}, {1000, 1}, {1000, 8}, {1000, 250}, {4096, 4096},
+                                 {100000, 128}, {12345, 7}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        test_vadd(&env, module, sizes[i][0], sizes[i][1]);
+    test_ids(&env, module, 1, 1, 3, 5);
+    test_ids(&env, module, 8, 4, 5, 3);
+    test_ids(&env, module, 16, 16, 2, 2);
+    test_local(&env, module, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    test_local(&env, module, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    test_double(&env, module);
+    test_barrier(&env, module, 1, 3);
+    test_barrier(&env, module, 64, 16);
+    test_barrier(&env, module, 250, 4);
+    test_launch_variants(&env, module);
+    EXPECT_OK(zeModuleDestroy(module));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zeModuleDestroy(module));
+    EXPECT_OK(zeCommandQueueDestroy(queue));
+    EXPECT_OK(zeContextDestroy(env.context));
+    return report(argv0);
+}

@@ -1,0 +1,311 @@
+/* Copies, fills, events, fences, barriers and concurrent submission from several host
+ * threads through libze_loader. */
+#include "common.h"
+
+#include <pthread.h>
+
+static ze_device_mem_alloc_desc_t dd = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
+static ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+
+static ze_command_list_handle_t new_list(env_t *env) {
+    ze_command_list_desc_t d = {.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC};
+    ze_command_list_handle_t l = NULL;
+    EXPECT_OK(zeCommandListCreate(env->context, env->device, &d, &l));
+    return l;
+}
+
+static ze_command_queue_handle_t new_queue(env_t *env, ze_command_queue_mode_t mode) {
+    ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, .mode = mode};
+    ze_command_queue_handle_t q = NULL;
+    EXPECT_OK(zeCommandQueueCreate(env->context, env->device, &qd, &q));
+    return q;
+}
+
+static void test_copy_fill(env_t *env) {
+    const size_t n = 1 << 20;
+    uint8_t *d, *s;
+    EXPECT_OK(zeMemAllocDevice(env->context, &dd, n, 0, env->device, (void **)&d));
+    EXPECT_OK(zeMemAllocShared(env->context, &dd, &hd, n, 0, NULL, (void **)&s));
+    uint8_t *host = malloc(n); /* plain host memory works as a copy source/target too */
+    for (size_t i = 0; i < n; i++) host[i] = (uint8_t)(i * 7);
+
+    ze_command_queue_handle_t q = new_queue(env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t l = new_list(env);
+    uint32_t pattern = 0xA1B2C3D4;
+    EXPECT_OK(zeCommandListAppendMemoryCopy(l, d, host, n, NULL, 0, NULL));
+    EXPECT_OK(zeCommandListAppendBarrier(l, NULL, 0, NULL));
+    EXPECT_OK(zeCommandListAppendMemoryCopy(l, s, d, n / 2, NULL, 0, NULL));
+    EXPECT_OK(zeCommandListAppendMemoryFill(l, s + n / 2, &pattern, 4, n / 2 - 2, NULL, 0, NULL));
+    uint8_t one = 0x5A;
+    EXPECT_OK(zeCommandListAppendMemoryFill(l, s + n - 2, &one, 1, 2, NULL, 0, NULL));
+    EXPECT_OK(zeCommandListClose(l));
+    /* Appending to a closed list is refused. */
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  zeCommandListAppendMemoryCopy(l, s, d, 1, NULL, 0, NULL));
+    EXPECT_OK(zeCommandQueueExecuteCommandLists(q, 1, &l, NULL));
+    EXPECT_OK(zeCommandQueueSynchronize(q, UINT64_MAX));
+    int bad = 0;
+    for (size_t i = 0; i < n / 2; i++) bad += s[i] != (uint8_t)(i * 7);
+    for (size_t i = n / 2; i < n - 2; i++)
+        bad += s[i] != ((const uint8_t *)&pattern)[(i - n / 2) % 4];
+    bad += s[n - 2] != 0x5A || s[n - 1] != 0x5A;
+    EXPECT(bad == 0);
+
+    /* A closed list runs again; a reset list is empty and open. */
+    memset(s, 0, n);
+    EXPECT_OK(zeCommandQueueExecuteCommandLists(q, 1, &l, NULL));
+    EXPECT_OK(zeCommandQueueSynchronize(q, UINT64_MAX));
+    EXPECT(s[1] == 7 && s[n - 1] == 0x5A);
+    EXPECT_OK(zeCommandListReset(l));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  zeCommandQueueExecuteCommandLists(q, 1, &l, NULL));
+
+    /* Error paths. */
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+                  zeCommandListAppendMemoryCopy(l, NULL, d, 1, NULL, 0, NULL));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_SIZE,
+                  zeCommandListAppendMemoryCopy(l, d + 1, s, n, NULL, 0, NULL));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_SIZE,
+                  zeCommandListAppendMemoryFill(l, d, &pattern, 3, 12, NULL, 0, NULL));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_SIZE,
+                  zeCommandListAppendMemoryCopy(l, d, s, 1, NULL, 2, NULL));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_SIZE,
+                  zeCommandQueueExecuteCommandLists(q, 0, &l, NULL));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE,
+                  zeCommandListAppendMemoryCopy(NULL, d, s, 1, NULL, 0, NULL));
+
+    EXPECT_OK(zeCommandListDestroy(l));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zeCommandListClose(l));
+    EXPECT_OK(zeCommandQueueDestroy(q));
+    free(host);
+    EXPECT_OK(zeMemFree(env->context, d));
+    EXPECT_OK(zeMemFree(env->context, s));
+}
+
+/* A 3-D region copy into a larger, padded box; timestamps queried into memory. */
+static void test_region_and_timestamps(env_t *env) {
+    /* Source: 4 x 3 x 2 bytes, tightly packed. Destination: pitch 10, slice pitch 50. */
+    uint8_t *src, *dst;
+    EXPECT_OK(zeMemAllocHost(env->context, &hd, 24, 0, (void **)&src));
+    EXPECT_OK(zeMemAllocDevice(env->context, &dd, 200, 0, env->device, (void **)&dst));
+    for (int i = 0; i < 24; i++) src[i] = (uint8_t)(i + 1);
+    memset(dst, 0, 200);
+    ze_event_pool_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
+                               .flags = ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP, .count = 1};
+    ze_event_pool_handle_t pool;
+    EXPECT_OK(zeEventPoolCreate(env->context, &pd, 0, NULL, &pool));
+    ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC};
+    ze_event_handle_t ev;
+    EXPECT_OK(zeEventCreate(pool, &ed, &ev));
+    ze_kernel_timestamp_result_t *ts;
+    EXPECT_OK(zeMemAllocHost(env->context, &hd, sizeof *ts, 0, (void **)&ts));
+    memset(ts, 0, sizeof *ts);
+
+    ze_command_queue_handle_t q = new_queue(env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_command_list_handle_t l = new_list(env);
+    ze_copy_region_t dr = {.originX = 1, .originY = 2, .originZ = 1, .width = 4, .height = 3,
+                           .depth = 2};
+    ze_copy_region_t sr = {.width = 4, .height = 3, .depth = 2};
+    EXPECT_OK(zeCommandListAppendMemoryCopyRegion(l, dst, &dr, 10, 50, src, &sr, 4, 12, ev, 0,
+                                                  NULL));
+    EXPECT_OK(zeCommandListAppendQueryKernelTimestamps(l, 1, &ev, ts, NULL, NULL, 0, NULL));
+    /* The region would leave the allocation. */
+    ze_copy_region_t far = dr;
+    far.originZ = 3;
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_SIZE,
+                  zeCommandListAppendMemoryCopyRegion(l, dst, &far, 10, 50, src, &sr, 4, 12,
+                                                      NULL, 0, NULL));
+    ze_copy_region_t other = sr;
+    other.width = 3;
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_SIZE,
+                  zeCommandListAppendMemoryCopyRegion(l, dst, &dr, 10, 50, src, &other, 4, 12,
+                                                      NULL, 0, NULL));
+    EXPECT_OK(zeCommandListClose(l));
+    EXPECT_OK(zeCommandQueueExecuteCommandLists(q, 1, &l, NULL));
+    EXPECT_OK(zeCommandQueueSynchronize(q, UINT64_MAX));
+    int bad = 0;
+    for (int z = 0; z < 2; z++)
+        for (int y = 0; y < 3; y++)
+            for (int x = 0; x < 4; x++)
+                bad += dst[(1 + z) * 50 + (2 + y) * 10 + 1 + x] != src[z * 12 + y * 4 + x];
+    int nonzero = 0;
+    for (int i = 0; i < 200; i++) nonzero += dst[i] != 0;
+    EXPECT(bad == 0 && nonzero == 24);
+    ze_kernel_timestamp_result_t direct;
+    EXPECT_OK(zeEventQueryKernelTimestamp(ev, &direct));
+    EXPECT(ts->global.kernelStart == direct.global.kernelStart);
+    EXPECT(ts->context.kernelEnd == direct.context.kernelEnd);
+    EXPECT(direct.global.kernelStart > 0 && direct.global.kernelStart <= direct.global.kernelEnd);
+    uint32_t count = 0;
+    EXPECT_OK(zeEventQueryTimestampsExp(ev, env->device, &count, NULL));
+    EXPECT(count == 1);
+
+    EXPECT_OK(zeCommandListDestroy(l));
+    EXPECT_OK(zeCommandQueueDestroy(q));
+    EXPECT_OK(zeEventDestroy(ev));
+    EXPECT_OK(zeEventPoolDestroy(pool));
+    EXPECT_OK(zeMemFree(env->context, src));
+    EXPECT_OK(zeMemFree(env->context, dst));
+    EXPECT_OK(zeMemFree(env->context, ts));
+}
+
+static void test_events(env_t *env) {
+    ze_event_pool_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
+                               .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE |
+                                        ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP,
+                               .count = 4};
+    ze_event_pool_handle_t pool;
+    EXPECT_OK(zeEventPoolCreate(env->context, &pd, 1, &env->device, &pool));
+    ze_event_handle_t ev[4];
+    for (uint32_t i = 0; i < 4; i++) {
+        ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .index = i,
+                              .signal = ZE_EVENT_SCOPE_FLAG_HOST,
+                              .wait = ZE_EVENT_SCOPE_FLAG_HOST};
+        EXPECT_OK(zeEventCreate(pool, &ed, &ev[i]));
+    }
+    ze_event_desc_t bad = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .index = 4};
+    ze_event_handle_t e;
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeEventCreate(pool, &bad, &e));
+    pd.count = 0;
+    ze_event_pool_handle_t p2;
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_SIZE, zeEventPoolCreate(env->context, &pd, 0, NULL, &p2));
+
+    /* Host signal / query / reset. */
+    EXPECT_RESULT(ZE_RESULT_NOT_READY, zeEventQueryStatus(ev[0]));
+    EXPECT_RESULT(ZE_RESULT_NOT_READY, zeEventHostSynchronize(ev[0], 0));
+    EXPECT_RESULT(ZE_RESULT_NOT_READY, zeEventHostSynchronize(ev[0], 1000000));
+    EXPECT_OK(zeEventHostSignal(ev[0]));
+    EXPECT_OK(zeEventQueryStatus(ev[0]));
+    EXPECT_OK(zeEventHostReset(ev[0]));
+    EXPECT_RESULT(ZE_RESULT_NOT_READY, zeEventQueryStatus(ev[0]));
+
+    /* A queue that waits for a host-signalled event; a fence on it. */
+    ze_command_queue_handle_t q = new_queue(env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    ze_fence_desc_t fd = {.stype = ZE_STRUCTURE_TYPE_FENCE_DESC};
+    ze_fence_handle_t fence;
+    EXPECT_OK(zeFenceCreate(q, &fd, &fence));
+    EXPECT_RESULT(ZE_RESULT_NOT_READY, zeFenceQueryStatus(fence));
+    uint64_t *ts;
+    EXPECT_OK(zeMemAllocHost(env->context, &hd, 16, 0, (void **)&ts));
+    ze_command_list_handle_t l = new_list(env);
+    EXPECT_OK(zeCommandListAppendWaitOnEvents(l, 1, &ev[0]));
+    EXPECT_OK(zeCommandListAppendWriteGlobalTimestamp(l, ts, ev[1], 0, NULL));
+    EXPECT_OK(zeCommandListAppendSignalEvent(l, ev[2]));
+    EXPECT_OK(zeCommandListAppendEventReset(l, ev[3]));
+    EXPECT_OK(zeCommandListClose(l));
+    EXPECT_OK(zeEventHostSignal(ev[3]));
+    EXPECT_OK(zeCommandQueueExecuteCommandLists(q, 1, &l, fence));
+    EXPECT_RESULT(ZE_RESULT_NOT_READY, zeCommandQueueSynchronize(q, 0));
+    EXPECT_RESULT(ZE_RESULT_NOT_READY, zeFenceHostSynchronize(fence, 2000000));
+    EXPECT_RESULT(ZE_RESULT_NOT_READY, zeEventQueryStatus(ev[2]));
+    EXPECT_OK(zeEventHostSignal(ev[0]));
+    EXPECT_OK(zeFenceHostSynchronize(fence, UINT64_MAX));
+    EXPECT_OK(zeFenceQueryStatus(fence));
+    EXPECT_OK(zeEventQueryStatus(ev[1]));
+    EXPECT_OK(zeEventQueryStatus(ev[2]));
+    EXPECT_RESULT(ZE_RESULT_NOT_READY, zeEventQueryStatus(ev[3]));
+    EXPECT(ts[0] > 0);
+    ze_kernel_timestamp_result_t kt;
+    EXPECT_OK(zeEventQueryKernelTimestamp(ev[1], &kt));
+    EXPECT(kt.global.kernelStart <= kt.global.kernelEnd);
+    EXPECT(kt.global.kernelStart <= ts[0] && ts[0] <= kt.global.kernelEnd);
+    EXPECT_RESULT(ZE_RESULT_NOT_READY, zeEventQueryKernelTimestamp(ev[3], &kt));
+    EXPECT_OK(zeFenceReset(fence));
+    EXPECT_RESULT(ZE_RESULT_NOT_READY, zeFenceQueryStatus(fence));
+
+    /* A fence of another queue is refused. */
+    ze_command_queue_handle_t q2 = new_queue(env, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT,
+                  zeCommandQueueExecuteCommandLists(q2, 1, &l, fence));
+    /* A synchronous queue returns when done. */
+    for (int i = 0; i < 4; i++) EXPECT_OK(zeEventHostReset(ev[i]));
+    EXPECT_OK(zeEventHostSignal(ev[0]));
+    EXPECT_OK(zeCommandQueueExecuteCommandLists(q2, 1, &l, NULL));
+    EXPECT_OK(zeEventQueryStatus(ev[2]));
+    EXPECT_OK(zeCommandQueueDestroy(q2));
+
+    EXPECT_OK(zeCommandListDestroy(l));
+    EXPECT_OK(zeFenceDestroy(fence));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zeFenceQueryStatus(fence));
+    EXPECT_OK(zeCommandQueueDestroy(q));
+    for (int i = 0; i < 4; i++) EXPECT_OK(zeEventDestroy(ev[i]));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zeEventHostSignal(ev[0]));
+    EXPECT_OK(zeEventPoolDestroy(pool));
+    EXPECT_OK(zeMemFree(env->context, ts));
+}
+
+/* Several host threads, each with its own queue and lists, plus one queue shared by all,
+ * submitting copies chained by events. */
+#define THREADS 4
+#define ROUNDS 50
+typedef struct {
+    env_t *env;
+    ze_command_queue_handle_t shared;
+    int id;
+    int bad;
+} worker_t;
+
+static void *worker(void *arg) {
+    worker_t *w = arg;
+    env_t *env = w->env;
+    const size_t n = 4096;
+    uint32_t *a, *b;
+    if (zeMemAllocShared(env->context, &dd, &hd, n * 4, 0, NULL, (void **)&a) ||
+        zeMemAllocShared(env->context, &dd, &hd, n * 4, 0, NULL, (void **)&b)) {
+        w->bad++;
+        return NULL;
+    }
+    ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC};
+    ze_command_queue_handle_t own;
+    ze_command_list_desc_t ld = {.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC};
+    ze_command_list_handle_t l;
+    if (zeCommandQueueCreate(env->context, env->device, &qd, &own) ||
+        zeCommandListCreate(env->context, env->device, &ld, &l)) {
+        w->bad++;
+        return NULL;
+    }
+    for (int r = 0; r < ROUNDS; r++) {
+        uint32_t value = (uint32_t)(w->id * 1000 + r);
+        w->bad += zeCommandListAppendMemoryFill(l, a, &value, 4, n * 4, NULL, 0, NULL) != 0;
+        w->bad += zeCommandListAppendBarrier(l, NULL, 0, NULL) != 0;
+        w->bad += zeCommandListAppendMemoryCopy(l, b, a, n * 4, NULL, 0, NULL) != 0;
+        w->bad += zeCommandListClose(l) != 0;
+        ze_command_queue_handle_t q = (r & 1) ? own : w->shared;
+        w->bad += zeCommandQueueExecuteCommandLists(q, 1, &l, NULL) != 0;
+        w->bad += zeCommandQueueSynchronize(q, UINT64_MAX) != 0;
+        for (size_t i = 0; i < n; i++) w->bad += b[i] != value;
+        w->bad += zeCommandListReset(l) != 0;
+    }
+    zeCommandListDestroy(l);
+    zeCommandQueueDestroy(own);
+    zeMemFree(env->context, a);
+    zeMemFree(env->context, b);
+    return NULL;
+}
+
+static void test_threads(env_t *env) {
+    ze_command_queue_handle_t shared = new_queue(env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    pthread_t t[THREADS];
+    worker_t w[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        w[i] = (worker_t){.env = env, .shared = shared, .id = i};
+        pthread_create(&t[i], NULL, worker, &w[i]);
+    }
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(t[i], NULL);
+        EXPECT(w[i].bad == 0);
+    }
+    EXPECT_OK(zeCommandQueueDestroy(shared));
+}
+
+int main(void) {
+    argv0 = "ze_sync";
+    env_t env = {0};
+    REQUIRE_OK(env_init(&env));
+    test_copy_fill(&env);
+    test_events(&env);
+    test_region_and_timestamps(&env);
+    test_threads(&env);
+    EXPECT_OK(zeContextDestroy(env.context));
+    return report(argv0);
+}
