@@ -1,0 +1,173 @@
+//! The suites the harness knows: where each binary lives in a CTS build directory and which
+//! arguments it gets. Learnt from the CTS sources (`test_conformance/*/main.cpp`,
+//! `opencl_conformance_tests_quick.csv`, `test_common/harness/parseParameters.cpp`).
+//!
+//! Every suite uses the common harness (`runTestHarness*`), so every suite accepts test names
+//! (and `prefix*` wildcards) as arguments, `--list`, and `-w` (wimpy mode; only some suites
+//! look at it: math, conversions, half, integer_ops, vectors, device_execution,
+//! thread_dimensions).
+
+/// One suite of the CTS.
+#[derive(Clone, Copy, Debug)]
+pub struct Suite {
+    /// The harness's name for it, also its expectation file's name.
+    pub name: &'static str,
+    /// The binary, relative to the CTS build directory.
+    pub binary: &'static str,
+    /// Arguments it always gets (suite options, before the test names).
+    pub args: &'static [&'static str],
+    /// Arguments that make it quicker (wimpy mode); dropped by `--full`.
+    pub quick_args: &'static [&'static str],
+    /// The tests the quick run selects (CTS patterns, `prefix*`); empty means all.
+    pub quick_select: &'static [&'static str],
+    /// The tests the full run selects; empty means all.
+    pub full_select: &'static [&'static str],
+    /// Default time limit for the whole suite, in seconds (`--timeout` overrides it).
+    pub timeout_secs: u64,
+}
+
+const fn suite(name: &'static str, binary: &'static str, timeout_secs: u64) -> Suite {
+    Suite {
+        name,
+        binary,
+        args: &[],
+        quick_args: &[],
+        quick_select: &[],
+        full_select: &[],
+        timeout_secs,
+    }
+}
+
+const WIMPY: &[&str] = &["-w"];
+
+/// Every suite the harness can run, host-API suites first.
+pub const SUITES: &[Suite] = &[
+    suite("api", "api/test_api", 1800),
+    suite("basic", "basic/test_basic", 5400),
+    suite("buffers", "buffers/test_buffers", 2400),
+    suite("mem_host_flags", "mem_host_flags/test_mem_host_flags", 600),
+    suite("events", "events/test_events", 900),
+    suite("profiling", "profiling/test_profiling", 900),
+    suite("computeinfo", "computeinfo/test_computeinfo", 300),
+    suite(
+        "device_partition",
+        "device_partition/test_device_partition",
+        300,
+    ),
+    suite("multiples", "multiple_device_context/test_multiples", 900),
+    Suite {
+        args: &["single"],
+        ..suite("allocations", "allocations/test_allocations", 1800)
+    },
+    Suite {
+        args: &["multiple"],
+        ..suite("allocations_multiple", "allocations/test_allocations", 1800)
+    },
+    Suite {
+        quick_select: &["quick*"],
+        full_select: &["full*"],
+        ..suite(
+            "thread_dimensions",
+            "thread_dimensions/test_thread_dimensions",
+            1800,
+        )
+    },
+    Suite {
+        // Its `parseArgs` (main.cpp) drops the program name from the list it hands back, so
+        // the first argument takes argv[0]'s place: without a placeholder it runs no test,
+        // and with test names it loses the first one.
+        args: &["non_uniform_work_group"],
+        ..suite(
+            "non_uniform_work_group",
+            "non_uniform_work_group/test_non_uniform_work_group",
+            1800,
+        )
+    },
+    // Kernel-language suites, for the compiler issues.
+    suite("compiler", "compiler/test_compiler", 1800),
+    suite("commonfns", "commonfns/test_commonfns", 1800),
+    suite("geometrics", "geometrics/test_geometrics", 1800),
+    suite("relationals", "relationals/test_relationals", 2400),
+    suite("atomics", "atomics/test_atomics", 1800),
+    suite("printf", "printf/test_printf", 1800),
+    suite("vectors", "vectors/test_vectors", 1800),
+    suite("select", "select/test_select", 2400),
+    suite("contractions", "contractions/test_contractions", 1800),
+    Suite {
+        quick_args: WIMPY,
+        ..suite("conversions", "conversions/test_conversions", 7200)
+    },
+    Suite {
+        quick_args: WIMPY,
+        ..suite("math", "math_brute_force/test_bruteforce", 7200)
+    },
+    Suite {
+        quick_select: &["integer_*", "quick_*"],
+        ..suite("integer_ops", "integer_ops/test_integer_ops", 3600)
+    },
+    Suite {
+        quick_args: WIMPY,
+        ..suite("half", "half/test_half", 3600)
+    },
+    suite("c11_atomics", "c11_atomics/test_c11_atomics", 3600),
+    suite(
+        "generic_address_space",
+        "generic_address_space/test_generic_address_space",
+        1800,
+    ),
+    suite("svm", "SVM/test_svm", 1800),
+    suite("workgroups", "workgroups/test_workgroups", 1800),
+    suite("subgroups", "subgroups/test_subgroups", 1800),
+    suite("pipes", "pipes/test_pipes", 1800),
+    Suite {
+        quick_args: WIMPY,
+        ..suite(
+            "device_execution",
+            "device_execution/test_device_execution",
+            1800,
+        )
+    },
+    suite("device_timer", "device_timer/test_device_timer", 600),
+    suite("spirv_new", "spirv_new/test_spirv_new", 1800),
+    suite("spir", "spir/test_spir", 1800),
+];
+
+/// The suite called `name` (`test_api` works as well as `api`).
+pub fn find(name: &str) -> Option<&'static Suite> {
+    let short = name.strip_prefix("test_").unwrap_or(name);
+    SUITES.iter().find(|s| s.name == short || s.name == name)
+}
+
+/// Whether CTS selection `pattern` (a name, `prefix*`, or `all`) picks `test`, the way
+/// `find_matching_tests` in `testHarness.cpp` does.
+pub fn pattern_matches(pattern: &str, test: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        _ if pattern == "all" => true,
+        Some(prefix) => test.starts_with(prefix),
+        None => test == pattern,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_found_with_or_without_prefix() {
+        for (i, s) in SUITES.iter().enumerate() {
+            assert!(SUITES[..i].iter().all(|t| t.name != s.name), "{}", s.name);
+        }
+        assert_eq!(find("test_api").map(|s| s.binary), Some("api/test_api"));
+        assert_eq!(find("api").map(|s| s.binary), Some("api/test_api"));
+        assert!(find("nope").is_none());
+    }
+
+    #[test]
+    fn patterns_follow_the_cts() {
+        assert!(pattern_matches("quick*", "quick_1d_explicit_local"));
+        assert!(!pattern_matches("quick*", "full_1d"));
+        assert!(pattern_matches("all", "anything"));
+        assert!(pattern_matches("bool_type", "bool_type"));
+        assert!(!pattern_matches("bool", "bool_type"));
+    }
+}
