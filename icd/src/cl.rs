@@ -19,6 +19,7 @@ pub mod mem;
 pub mod platform;
 pub mod program;
 pub mod queue;
+pub mod svm;
 
 use crate::error::{ClError, ClResult};
 use opencl_sys::*;

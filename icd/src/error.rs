@@ -41,6 +41,11 @@ impl From<Error> for ClError {
             Error::KernelArgInfoNotAvailable => CL_KERNEL_ARG_INFO_NOT_AVAILABLE,
             Error::LocalMemoryExceeded { .. } => CL_OUT_OF_RESOURCES,
             Error::UserEventStatusAlreadySet => CL_INVALID_OPERATION,
+            Error::InvalidSpecId(_) => CL_INVALID_SPEC_ID,
+            Error::InvalidCompilerOptions(_) => CL_INVALID_COMPILER_OPTIONS,
+            Error::InvalidLinkerOptions(_) => CL_INVALID_LINKER_OPTIONS,
+            Error::CompileFailure => CL_COMPILE_PROGRAM_FAILURE,
+            Error::LinkFailure => CL_LINK_PROGRAM_FAILURE,
         })
     }
 }

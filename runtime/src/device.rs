@@ -8,7 +8,7 @@
 use crate::api::{api_type, ApiObject, ObjectType};
 use crate::platform::{NameVersion, Version};
 use crate::program::clc;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Largest work-group (product of the local sizes).
 pub const MAX_WORK_GROUP_SIZE: usize = 4096;
@@ -200,8 +200,25 @@ pub struct Device {
     pub max_mem_alloc_size: u64,
     /// The largest data/unified cache (the one shared by the cores).
     pub global_mem_cache: CacheInfo,
+    /// The device this one is a sub-device of (`CL_DEVICE_PARENT_DEVICE`).
+    pub parent: Option<Arc<Device>>,
+    /// How the parent was partitioned to make this sub-device (`CL_DEVICE_PARTITION_TYPE`).
+    pub partition: Option<Partition>,
+    /// A sub-device's compute units (a root device has the executor's workers).
+    sub_units: Option<u32>,
+    /// A sub-device's own worker pool, started on its first launch.
+    pool: OnceLock<Option<crate::executor::Pool>>,
 }
 api_type!(Device, Device);
+
+/// How a device was partitioned into sub-devices (`clCreateSubDevices`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Partition {
+    /// `CL_DEVICE_PARTITION_EQUALLY`: sub-devices of this many compute units.
+    Equally(u32),
+    /// `CL_DEVICE_PARTITION_BY_COUNTS`: one sub-device per count.
+    ByCounts(Vec<u32>),
+}
 
 impl Device {
     pub(crate) fn new() -> Arc<Device> {
@@ -234,12 +251,51 @@ impl Device {
             global_mem_size,
             max_mem_alloc_size,
             global_mem_cache: largest_cache(),
+            parent: None,
+            partition: None,
+            sub_units: None,
+            pool: OnceLock::new(),
         })
     }
 
-    /// Number of compute units: the executor's workers.
+    /// Number of compute units: the executor's workers (a sub-device: its share).
     pub fn max_compute_units(&self) -> u32 {
-        crate::executor::num_workers() as u32
+        self.sub_units
+            .unwrap_or_else(|| crate::executor::num_workers() as u32)
+    }
+
+    /// A sub-device of `parent` with `units` compute units (validated by the front end:
+    /// at least 1 and no more than the parent has).
+    pub fn new_sub(parent: &Arc<Device>, units: u32, partition: Partition) -> Arc<Device> {
+        Arc::new(Device {
+            api: ApiObject::new(ObjectType::Device),
+            name: parent.name.clone(),
+            vendor: parent.vendor.clone(),
+            max_clock_mhz: parent.max_clock_mhz,
+            global_mem_size: parent.global_mem_size,
+            max_mem_alloc_size: parent.max_mem_alloc_size,
+            global_mem_cache: parent.global_mem_cache,
+            parent: Some(parent.clone()),
+            partition: Some(partition),
+            sub_units: Some(units),
+            pool: OnceLock::new(),
+        })
+    }
+
+    /// Run an NDRange on this device's workers: the global pool for the root device, a
+    /// pool of `max_compute_units` threads of its own for a sub-device.
+    pub fn run(&self, launch: &crate::executor::Launch<'_>) {
+        if self.sub_units.is_none() {
+            return crate::executor::run(launch);
+        }
+        let pool = self
+            .pool
+            .get_or_init(|| crate::executor::Pool::new(self.max_compute_units() as usize));
+        match pool {
+            Some(p) => crate::executor::run_in(p, launch),
+            // The OS refused threads: the global pool still runs the kernel.
+            None => crate::executor::run(launch),
+        }
     }
 }
 

@@ -52,6 +52,16 @@ pub enum Error {
     LocalMemoryExceeded { requested: usize, max: usize },
     /// A status given to a user event is invalid, or it was already set.
     UserEventStatusAlreadySet,
+    /// No specialization constant with this `SpecId` in the module.
+    InvalidSpecId(u32),
+    /// An option given to `clCompileProgram` is not accepted.
+    InvalidCompilerOptions(String),
+    /// An option given to `clLinkProgram` is not accepted.
+    InvalidLinkerOptions(String),
+    /// A compile failed; details are in the build log.
+    CompileFailure,
+    /// A link failed; details are in the build log.
+    LinkFailure,
 }
 
 /// Result type of the runtime.
@@ -105,6 +115,11 @@ impl fmt::Display for Error {
                 )
             }
             Error::UserEventStatusAlreadySet => write!(f, "user event status already set"),
+            Error::InvalidSpecId(id) => write!(f, "no specialization constant {id}"),
+            Error::InvalidCompilerOptions(m) => write!(f, "invalid compiler options: {m}"),
+            Error::InvalidLinkerOptions(m) => write!(f, "invalid linker options: {m}"),
+            Error::CompileFailure => write!(f, "program compile failed"),
+            Error::LinkFailure => write!(f, "program link failed"),
         }
     }
 }

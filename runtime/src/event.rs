@@ -26,13 +26,23 @@ pub enum CommandType {
     ReadBuffer,
     WriteBuffer,
     CopyBuffer,
+    ReadBufferRect,
+    WriteBufferRect,
+    CopyBufferRect,
     FillBuffer,
     MapBuffer,
     UnmapMemObject,
     Marker,
     Barrier,
     MigrateMemObjects,
+    NativeKernel,
     User,
+    SvmFree,
+    SvmMemcpy,
+    SvmMemFill,
+    SvmMap,
+    SvmUnmap,
+    SvmMigrateMem,
 }
 
 /// Why a command did not complete.
@@ -137,8 +147,9 @@ api_type!(Event, Event);
 pub fn now_ns() -> u64 {
     static START: OnceLock<Instant> = OnceLock::new();
     let start = START.get_or_init(Instant::now);
-    // 2^64 ns is 584 years: the truncation cannot happen.
-    start.elapsed().as_nanos() as u64
+    // 2^64 ns is 584 years: the truncation cannot happen. Never 0, so a timestamp is
+    // always distinguishable from "not recorded".
+    start.elapsed().as_nanos() as u64 + 1
 }
 
 impl Event {

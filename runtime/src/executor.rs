@@ -14,10 +14,14 @@
 //! a larger one is allocated for each group and freed after it (untouched pages of a large
 //! allocation cost nothing), so an odd launch does not pin memory in every worker.
 //!
+//! A kernel that calls `printf` gets a per-launch `PrintfBuffer` (in `GroupContext`);
+//! its output goes to stdout (or the sink of [`set_printf_sink`]) when the launch
+//! completes, in group order then work-item order.
+//!
 //! A launch of a single work-group runs on the calling thread: waking the pool costs more
 //! than it saves there.
 
-use ferrite_compiler::{CompiledKernel, GroupContext};
+use ferrite_compiler::{CompiledKernel, GroupContext, PrintfBuffer};
 use rayon::prelude::*;
 use std::cell::RefCell;
 use std::sync::OnceLock;
@@ -180,32 +184,101 @@ fn with_frame<R>(bytes: usize, f: impl FnOnce(*mut u8) -> R) -> R {
     })
 }
 
+/// A pool of its own for a sub-device: `n` workers, so a sub-device's kernels use only
+/// its share of the cores. The root device uses the global pool.
+pub struct Pool(rayon::ThreadPool);
+
+impl Pool {
+    /// Start a pool of `n` workers (at least 1).
+    pub fn new(n: usize) -> Option<Pool> {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .thread_name(|i| format!("ferrite-subdevice-worker-{i}"))
+            .build()
+            .ok()
+            .map(Pool)
+    }
+}
+
 /// Run every work-group of `launch`, returning when all are done. Safe to call from many
 /// threads at once (each queue's thread calls it).
 pub fn run(launch: &Launch<'_>) {
+    run_on(pool(), launch);
+}
+
+/// [`run`] on a sub-device's own pool.
+pub fn run_in(p: &Pool, launch: &Launch<'_>) {
+    run_on(&p.0, launch);
+}
+
+fn run_on(pool: &rayon::ThreadPool, launch: &Launch<'_>) {
+    if launch.kernel.uses_printf {
+        // `printf` output is collected per launch and printed when the kernel completes.
+        let buffer = PrintfBuffer::new(crate::device::PRINTF_BUFFER_SIZE);
+        run_groups(pool, launch, &buffer);
+        flush_printf(&buffer.take_output());
+    } else {
+        run_groups(pool, launch, std::ptr::null());
+    }
+}
+
+fn run_groups(pool: &rayon::ThreadPool, launch: &Launch<'_>, printf: *const PrintfBuffer) {
+    // Raw pointers are not `Sync`; the buffer behind this one is (a mutex), and it outlives
+    // every group of the launch.
+    let printf = printf as usize;
     let total = launch.range.total_groups();
     if total == 0 {
         return;
     }
     if total == 1 {
-        run_group(launch, 0);
+        run_group(launch, 0, printf);
         return;
     }
     // Enough chunks per worker that stealing can even out uneven groups, big enough that
     // the per-chunk cost of the deque stays invisible.
     // (Group counts are bounded by the device's address space, so they fit a usize.)
     let total = total as usize;
-    let min_len = (total / (num_workers() * 16)).max(1);
-    pool().install(|| {
+    let min_len = (total / (pool.current_num_threads() * 16)).max(1);
+    pool.install(|| {
         (0..total)
             .into_par_iter()
             .with_min_len(min_len)
-            .for_each(|g| run_group(launch, g as u64));
+            .for_each(|g| run_group(launch, g as u64, printf));
     });
 }
 
+/// Where kernel `printf` output goes (stdout unless a test redirected it).
+type PrintfSink = Box<dyn Fn(&[u8]) + Send + Sync>;
+
+static PRINTF_SINK: parking_lot::Mutex<Option<PrintfSink>> = parking_lot::Mutex::new(None);
+
+/// Send kernel `printf` output to `sink` instead of stdout (`None` restores stdout).
+/// Output is handed over once per launch, when the kernel completes.
+pub fn set_printf_sink(sink: Option<PrintfSink>) {
+    *PRINTF_SINK.lock() = sink;
+}
+
+/// Print one launch's `printf` output: to the sink, or to stdout after whatever the
+/// application's C stdio still buffers (so a host `printf` before the launch comes first).
+fn flush_printf(text: &[u8]) {
+    if text.is_empty() {
+        return;
+    }
+    if let Some(sink) = PRINTF_SINK.lock().as_ref() {
+        sink(text);
+        return;
+    }
+    use std::io::Write;
+    // SAFETY: `fflush(NULL)` flushes every C output stream; it takes no pointer we own.
+    unsafe { libc::fflush(std::ptr::null_mut()) };
+    let mut out = std::io::stdout().lock();
+    // Nothing to report to: the spec gives kernel printf no error path.
+    let _ = out.write_all(text);
+    let _ = out.flush();
+}
+
 /// Run work-group number `linear` (x fastest) on the current thread.
-fn run_group(launch: &Launch<'_>, linear: u64) {
+fn run_group(launch: &Launch<'_>, linear: u64, printf: usize) {
     let range = &launch.range;
     let num_groups = range.num_groups();
     let group_id = [
@@ -233,6 +306,8 @@ fn run_group(launch: &Launch<'_>, linear: u64) {
                 work_dim: u64::from(range.work_dim),
                 local_mem: arena.base(launch.local_mem_size),
                 frame,
+                local_mem_size: launch.local_mem_size as u64,
+                printf: printf as *const PrintfBuffer,
             };
             let entry = launch.kernel.entry();
             // SAFETY: `entry` is a work-group function produced by the compiler for this
@@ -242,7 +317,8 @@ fn run_group(launch: &Launch<'_>, linear: u64) {
             // thread's arena, at least `local_mem_size` bytes, used by no one else meanwhile;
             // `ctx.frame` is this thread's frame arena of at least `frame_size` bytes
             // (`frame_size_per_item` × the enqueued group size, checked by the runtime when it
-            // built the launch), 128-byte aligned, also used by this call alone.
+            // built the launch), 128-byte aligned, also used by this call alone;
+            // `ctx.printf` is null or the launch's buffer, alive until `run_on` returns.
             unsafe { entry(launch.args.as_ptr(), &ctx) };
         })
     });

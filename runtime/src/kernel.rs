@@ -15,10 +15,10 @@ use crate::error::{Error, Result};
 use crate::executor::{self, Launch, NdRange};
 use crate::mem::buffer::AlignedBuf;
 use crate::mem::Mem;
-use crate::program::{Built, Program, ProgramSource};
+use crate::program::{Built, Program};
 use ferrite_compiler::{ArgKind, CompiledKernel, KernelArg, KernelInfo};
 use parking_lot::Mutex;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 /// Alignment of each `__local` argument's region.
 pub const LOCAL_ARG_ALIGN: usize = 128;
@@ -33,10 +33,17 @@ pub const MAX_FRAME_BYTES: usize = 1 << 30;
 pub enum ArgValue {
     /// Bytes of a by-value argument.
     Bytes(Vec<u8>),
-    /// A `__global`/`__constant` buffer, or NULL.
-    Buffer(Option<Arc<Mem>>),
+    /// A `__global`/`__constant` buffer, or NULL. Weak: setting an argument does not keep
+    /// the buffer alive (its destructor callbacks run when the application releases it,
+    /// even while a kernel still names it); a launch takes strong references.
+    Buffer(Option<Weak<Mem>>),
     /// Size in bytes of a `__local` argument.
     Local(usize),
+    /// An address written into a `__global`/`__constant` pointer's slot as is: an SVM
+    /// pointer (`clSetKernelArgSVMPointer`, anywhere inside an allocation, or any host
+    /// pointer with fine-grain system SVM) or a USM pointer. Nothing is kept alive: the
+    /// application owns that memory.
+    Pointer(u64),
 }
 
 #[repr(C)]
@@ -106,12 +113,11 @@ impl Kernel {
         })
     }
 
-    /// Argument description for `clGetKernelArgInfo`: only for programs built from source
-    /// with `-cl-kernel-arg-info`.
+    /// Argument description for `clGetKernelArgInfo`: only for programs built (or compiled
+    /// and linked) from source with `-cl-kernel-arg-info`.
     pub fn arg_info(&self, index: usize) -> Result<&KernelArg> {
         let arg = self.arg(index)?;
-        let from_source = matches!(self.program.source, ProgramSource::Source(_));
-        if !from_source || !self.built.kernel_arg_info {
+        if !self.built.kernel_arg_info {
             return Err(Error::KernelArgInfoNotAvailable);
         }
         Ok(arg)
@@ -130,7 +136,7 @@ impl Kernel {
                     });
                 }
             }
-            (ArgKind::Buffer { .. }, ArgValue::Buffer(_)) => {}
+            (ArgKind::Buffer { .. }, ArgValue::Buffer(_) | ArgValue::Pointer(_)) => {}
             (ArgKind::Local, ArgValue::Local(size)) => {
                 if *size == 0 {
                     return Err(Error::InvalidArgSize {
@@ -207,17 +213,22 @@ impl Kernel {
         let bytes = block.as_mut_slice();
         let mut buffers = Vec::new();
         let mut local = self.compiled.static_local_size;
-        for (desc, value) in info.args.iter().zip(args.iter()) {
+        for (index, (desc, value)) in info.args.iter().zip(args.iter()).enumerate() {
             let slot = &mut bytes[desc.offset..];
             match value {
                 Some(ArgValue::Bytes(b)) => slot[..b.len()].copy_from_slice(b),
                 Some(ArgValue::Buffer(m)) => {
+                    let m = match m {
+                        Some(w) => Some(w.upgrade().ok_or(Error::InvalidArgMemObject { index })?),
+                        None => None,
+                    };
                     let addr = m.as_ref().map_or(0, |m| m.base() as u64);
                     slot[..8].copy_from_slice(&addr.to_ne_bytes());
                     if let Some(m) = m {
                         buffers.push(m.clone());
                     }
                 }
+                Some(ArgValue::Pointer(addr)) => slot[..8].copy_from_slice(&addr.to_ne_bytes()),
                 Some(ArgValue::Local(size)) => {
                     let offset = align_up(local, LOCAL_ARG_ALIGN);
                     slot[..8].copy_from_slice(&(offset as u64).to_ne_bytes());
@@ -282,6 +293,19 @@ impl LaunchData {
             return;
         }
         executor::run(&Launch {
+            kernel: &self.kernel,
+            args: self.args.as_slice(),
+            local_mem_size: self.local_mem_size,
+            range: self.range,
+        });
+    }
+
+    /// Run every work-group on `device`'s workers (a sub-device uses its own share).
+    pub fn run_on(&self, device: &crate::device::Device) {
+        if self.range.global_size.contains(&0) {
+            return;
+        }
+        device.run(&Launch {
             kernel: &self.kernel,
             args: self.args.as_slice(),
             local_mem_size: self.local_mem_size,

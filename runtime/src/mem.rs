@@ -5,8 +5,15 @@
 //! Destructor callbacks run in reverse order of registration when the object is really
 //! dropped — after the application released it *and* every pending command using it has
 //! finished (commands hold `Arc<Mem>`) — and before the storage is freed.
+//!
+//! A sub-buffer is a window `[offset, offset + size)` of its parent's storage and holds
+//! the parent (`Arc`), so the parent's memory outlives every sub-buffer; two memory objects
+//! alias exactly when they have the same root and their windows intersect
+//! ([`Mem::root_range`]).
 
 pub mod buffer;
+pub mod rect;
+pub mod svm;
 
 use crate::api::{api_type, ApiObject};
 use crate::context::{Context, DestructorCallback};
@@ -62,8 +69,13 @@ pub struct Mem {
     /// The property list as given (zero-terminated), or empty (`CL_MEM_PROPERTIES`).
     pub properties: Vec<u64>,
     pub size: usize,
-    /// The application's pointer given at creation (`CL_MEM_HOST_PTR`), 0 if none.
+    /// The application's pointer given at creation (`CL_MEM_HOST_PTR`), 0 if none. For a
+    /// sub-buffer of a `CL_MEM_USE_HOST_PTR` buffer: the parent's pointer + `offset`.
     pub host_ptr: usize,
+    /// The buffer this is a sub-buffer of (`CL_MEM_ASSOCIATED_MEMOBJECT`).
+    pub parent: Option<Arc<Mem>>,
+    /// Offset in the parent (`CL_MEM_OFFSET`); 0 for a buffer.
+    pub offset: usize,
     storage: Storage,
     /// Pointers currently mapped, with their map counts.
     maps: Mutex<Vec<(usize, u32)>>,
@@ -110,6 +122,28 @@ impl Mem {
             maps.swap_remove(i);
         }
         Ok(())
+    }
+
+    /// The object whose storage this one is a window of, and this one's byte range in it.
+    pub fn root_range(&self) -> (*const Mem, usize, usize) {
+        match &self.parent {
+            Some(p) => {
+                let (root, start, _) = p.root_range();
+                (root, start + self.offset, start + self.offset + self.size)
+            }
+            None => (self as *const Mem, 0, self.size),
+        }
+    }
+
+    /// Whether `self[a..a + len]` and `other[b..b + len2]` are the same bytes in part.
+    pub fn overlaps(&self, a: usize, len: usize, other: &Mem, b: usize, len2: usize) -> bool {
+        let (r1, s1, _) = self.root_range();
+        let (r2, s2, _) = other.root_range();
+        if r1 != r2 || len == 0 || len2 == 0 {
+            return false;
+        }
+        let (x, y) = (s1 + a, s2 + b);
+        x < y + len2 && y < x + len
     }
 
     /// Check that `[offset, offset + len)` lies inside the object.

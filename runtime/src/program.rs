@@ -1,5 +1,12 @@
-//! Programs: OpenCL C source (compiled to SPIR-V by [`clc`]) or SPIR-V, built into a
-//! compiler [`ferrite_compiler::Module`].
+//! Programs: OpenCL C source (compiled to SPIR-V by [`clc`]), SPIR-V IL, binaries
+//! ([`binary`]) and linked programs ([`link`]), built into a compiler
+//! [`ferrite_compiler::Module`].
+//!
+//! Every program moves through the states of `CL_PROGRAM_BINARY_TYPE`: nothing, a compiled
+//! object (`clCompileProgram`: a SPIR-V module that may import functions), a library
+//! (`clLinkProgram -create-library`: linked modules, exports kept) or an executable
+//! (`clBuildProgram`, or `clLinkProgram` without `-create-library`). Objects and libraries
+//! are kept as SPIR-V and linked by `spirv-link` ([`link`]).
 //!
 //! A build is synchronous and compiles *every* kernel of the module, so that any compiler
 //! error lands in the build log (not in a later `clCreateKernel`). A successful build is an
@@ -7,16 +14,20 @@
 //! (allowed only while no kernel is attached) replaces the program's `Built` without
 //! touching running kernels.
 
+pub mod binary;
 pub mod clc;
+pub mod link;
 
 use crate::api::{api_type, ApiObject, ObjectType};
 use crate::context::Context;
 use crate::error::{Error, Result};
-use ferrite_compiler::{CompiledKernel, KernelInfo, Module};
+use binary::ProgramBinary;
+use ferrite_compiler::{CompiledKernel, KernelInfo, Module, SpecConstant};
 use parking_lot::Mutex;
+use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// What the program was created from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,8 +36,10 @@ pub enum ProgramSource {
     Source(String),
     /// A SPIR-V module given as IL.
     Il(Vec<u8>),
-    /// A SPIR-V module given as a "binary" (what `CL_PROGRAM_BINARIES` returns today).
-    Binary(Vec<u8>),
+    /// A binary (`clCreateProgramWithBinary`), decoded.
+    Binary(ProgramBinary),
+    /// The output of `clLinkProgram`.
+    Linked,
 }
 
 /// `CL_PROGRAM_BUILD_STATUS`.
@@ -38,13 +51,22 @@ pub enum BuildStatus {
     InProgress,
 }
 
+/// `CL_PROGRAM_BINARY_TYPE`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryType {
+    None,
+    CompiledObject,
+    Library,
+    Executable,
+}
+
 /// The result of a successful build.
 pub struct Built {
-    /// The SPIR-V module the kernels come from (`CL_PROGRAM_IL`/`CL_PROGRAM_BINARIES`).
+    /// The SPIR-V module the kernels come from (`CL_PROGRAM_BINARIES`).
     pub spirv: Vec<u8>,
     /// Every kernel, in `OpEntryPoint` order.
     pub kernels: Vec<CompiledKernel>,
-    /// Built with `-cl-kernel-arg-info`.
+    /// Argument names and types are available (`-cl-kernel-arg-info` on OpenCL C).
     pub kernel_arg_info: bool,
     /// Whether every work-group must be full size (`-cl-uniform-work-group-size`, or an
     /// OpenCL C 1.x program: non-uniform groups need OpenCL C 2.0 or later).
@@ -62,6 +84,12 @@ struct BuildState {
     options: String,
     log: String,
     built: Option<Arc<Built>>,
+    binary_type: BinaryType,
+    /// The SPIR-V of a compiled object or library.
+    object: Option<Vec<u8>>,
+    /// The object was compiled with `-cl-kernel-arg-info` / for uniform work-groups.
+    object_arg_info: bool,
+    object_uniform: bool,
 }
 
 #[repr(C)]
@@ -72,6 +100,10 @@ pub struct Program {
     build: Mutex<BuildState>,
     /// Kernel objects created from this program and not yet destroyed.
     kernels_attached: AtomicUsize,
+    /// Values given by `clSetProgramSpecializationConstant` (`SpecId` → bits).
+    spec_values: Mutex<HashMap<u32, u64>>,
+    /// The IL's specialization constants, read on first use.
+    spec_constants: OnceLock<Vec<SpecConstant>>,
 }
 api_type!(Program, Program);
 
@@ -87,14 +119,58 @@ pub fn looks_like_spirv(bytes: &[u8]) -> bool {
     u32::from_le_bytes(w) == SPIRV_MAGIC || u32::from_be_bytes(w) == SPIRV_MAGIC
 }
 
+/// Options `clLinkProgram` accepts (OpenCL 3.0 §5.8.6.2-3).
+const LINK_OPTIONS: &[&str] = &[
+    "-create-library",
+    "-enable-link-options",
+    "-cl-denorms-are-zero",
+    "-cl-no-signed-zeros",
+    "-cl-unsafe-math-optimizations",
+    "-cl-finite-math-only",
+    "-cl-fast-relaxed-math",
+    "-cl-no-subgroup-ifp",
+];
+
+/// Parsed `clLinkProgram` options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkOptions {
+    pub create_library: bool,
+}
+
+impl LinkOptions {
+    pub fn parse(options: &str) -> Result<LinkOptions> {
+        let mut create_library = false;
+        let mut enable_link_options = false;
+        for tok in options.split_whitespace() {
+            if !LINK_OPTIONS.contains(&tok) {
+                return Err(Error::InvalidLinkerOptions(tok.to_string()));
+            }
+            create_library |= tok == "-create-library";
+            enable_link_options |= tok == "-enable-link-options";
+        }
+        if enable_link_options && !create_library {
+            return Err(Error::InvalidLinkerOptions(
+                "-enable-link-options needs -create-library".into(),
+            ));
+        }
+        Ok(LinkOptions { create_library })
+    }
+}
+
 impl Program {
     pub fn new(context: Arc<Context>, source: ProgramSource) -> Result<Arc<Program>> {
+        let mut binary_type = BinaryType::None;
+        let mut object = None;
+        let (mut object_arg_info, mut object_uniform) = (false, false);
         match &source {
             ProgramSource::Il(b) if !looks_like_spirv(b) => {
                 return Err(Error::InvalidValue("IL is not a SPIR-V module"));
             }
-            ProgramSource::Binary(b) if !looks_like_spirv(b) => {
-                return Err(Error::InvalidBinary("not a SPIR-V module".into()));
+            ProgramSource::Binary(b) => {
+                binary_type = b.binary_type;
+                object = Some(b.spirv.clone());
+                object_arg_info = b.kernel_arg_info;
+                object_uniform = b.uniform_work_groups;
             }
             _ => {}
         }
@@ -107,8 +183,14 @@ impl Program {
                 options: String::new(),
                 log: String::new(),
                 built: None,
+                binary_type,
+                object,
+                object_arg_info,
+                object_uniform,
             }),
             kernels_attached: AtomicUsize::new(0),
+            spec_values: Mutex::new(HashMap::new()),
+            spec_constants: OnceLock::new(),
         }))
     }
 
@@ -124,9 +206,33 @@ impl Program {
         self.build.lock().options.clone()
     }
 
+    /// `CL_PROGRAM_BINARY_TYPE`.
+    pub fn binary_type(&self) -> BinaryType {
+        self.build.lock().binary_type
+    }
+
     /// The last successful build, if any.
     pub fn built(&self) -> Option<Arc<Built>> {
         self.build.lock().built.clone()
+    }
+
+    /// The binary `CL_PROGRAM_BINARIES` returns (empty when there is none).
+    pub fn binary(&self) -> Vec<u8> {
+        let st = self.build.lock();
+        let (spirv, arg_info, uniform) = match (&st.built, &st.object) {
+            (Some(b), _) if st.binary_type == BinaryType::Executable => {
+                (&b.spirv, b.kernel_arg_info, b.uniform_work_groups)
+            }
+            (_, Some(o)) => (o, st.object_arg_info, st.object_uniform),
+            _ => return Vec::new(),
+        };
+        ProgramBinary {
+            binary_type: st.binary_type,
+            kernel_arg_info: arg_info,
+            uniform_work_groups: uniform,
+            spirv: spirv.clone(),
+        }
+        .encode()
     }
 
     /// Number of kernel objects attached.
@@ -142,38 +248,82 @@ impl Program {
         self.kernels_attached.fetch_sub(1, Ordering::AcqRel);
     }
 
-    /// Build the program with `options` (synchronously).
-    pub fn build(&self, options: &str) -> Result<()> {
-        {
-            let mut st = self.build.lock();
-            if st.status == BuildStatus::InProgress {
-                return Err(Error::InvalidOperation("a build is in progress"));
-            }
-            if self.kernels_attached() > 0 {
-                return Err(Error::InvalidOperation(
-                    "kernels are attached to the program",
-                ));
-            }
-            st.status = BuildStatus::InProgress;
-            st.options = options.to_string();
-            st.log.clear();
+    /// The specialization constants of the IL (empty for other programs or malformed IL).
+    pub fn spec_constants(&self) -> &[SpecConstant] {
+        self.spec_constants.get_or_init(|| match &self.source {
+            ProgramSource::Il(il) => ferrite_compiler::spec_constants(il).unwrap_or_default(),
+            _ => Vec::new(),
+        })
+    }
+
+    /// `clSetProgramSpecializationConstant`: `value` is the constant's bytes (native order).
+    pub fn set_spec_constant(&self, id: u32, value: &[u8]) -> Result<()> {
+        let c = self
+            .spec_constants()
+            .iter()
+            .find(|c| c.id == id)
+            .copied()
+            .ok_or(Error::InvalidSpecId(id))?;
+        if value.len() != c.size {
+            return Err(Error::InvalidValue(
+                "spec_size does not match the specialization constant",
+            ));
         }
-        let mut log = String::new();
-        // A panic in the compiler (a Ferrite bug) must not leave the build "in progress".
-        let result = catch_unwind(AssertUnwindSafe(|| self.do_build(options, &mut log)))
-            .unwrap_or_else(|_| {
-                push_line(
-                    &mut log,
-                    "internal compiler error (panic); please report it",
-                );
-                Err(Error::BuildFailure)
-            });
+        let mut bytes = [0u8; 8];
+        bytes[..value.len().min(8)].copy_from_slice(&value[..value.len().min(8)]);
+        // A boolean takes one byte like a `char`: the compiler reads any non-zero value of
+        // a boolean specialization constant as `true`.
+        self.spec_values
+            .lock()
+            .insert(id, u64::from_ne_bytes(bytes));
+        Ok(())
+    }
+
+    /// Claim the build state for an operation (build, compile); fails while one is in
+    /// progress or kernels are attached.
+    fn begin(&self, options: &str) -> Result<()> {
+        let mut st = self.build.lock();
+        if st.status == BuildStatus::InProgress {
+            return Err(Error::InvalidOperation("a build is in progress"));
+        }
+        if self.kernels_attached() > 0 {
+            return Err(Error::InvalidOperation(
+                "kernels are attached to the program",
+            ));
+        }
+        st.status = BuildStatus::InProgress;
+        st.options = options.to_string();
+        st.log.clear();
+        Ok(())
+    }
+
+    /// Record an operation's outcome.
+    fn finish(&self, log: String, result: Result<Outcome>) -> Result<()> {
         let mut st = self.build.lock();
         st.log = log;
         match result {
-            Ok(built) => {
+            Ok(Outcome::Executable(built)) => {
                 st.status = BuildStatus::Success;
+                st.binary_type = BinaryType::Executable;
                 st.built = Some(Arc::new(built));
+                Ok(())
+            }
+            Ok(Outcome::Object {
+                spirv,
+                library,
+                kernel_arg_info,
+                uniform,
+            }) => {
+                st.status = BuildStatus::Success;
+                st.binary_type = if library {
+                    BinaryType::Library
+                } else {
+                    BinaryType::CompiledObject
+                };
+                st.object = Some(spirv);
+                st.object_arg_info = kernel_arg_info;
+                st.object_uniform = uniform;
+                st.built = None;
                 Ok(())
             }
             Err(e) => {
@@ -187,50 +337,186 @@ impl Program {
         }
     }
 
+    /// Build the program with `options` (synchronously).
+    pub fn build(&self, options: &str) -> Result<()> {
+        if matches!(self.source, ProgramSource::Linked) {
+            return Err(Error::InvalidOperation(
+                "a linked program cannot be built again",
+            ));
+        }
+        self.begin(options)?;
+        let mut log = String::new();
+        // A panic in the compiler (a Ferrite bug) must not leave the build "in progress".
+        let result = catch_unwind(AssertUnwindSafe(|| self.do_build(options, &mut log)))
+            .unwrap_or_else(|_| {
+                push_line(
+                    &mut log,
+                    "internal compiler error (panic); please report it",
+                );
+                Err(Error::BuildFailure)
+            });
+        self.finish(log, result.map(Outcome::Executable))
+    }
+
     fn do_build(&self, options: &str, log: &mut String) -> Result<Built> {
         // One options grammar for every program (clc's); for SPIR-V only the options that
         // change what the runtime does matter.
         let opts = clc::BuildOptions::parse(options).map_err(clc_error)?;
-        let (spirv, from_source) = match &self.source {
+        let explicit_uniform = opts
+            .clang_args
+            .iter()
+            .any(|a| a == "-cl-uniform-work-group-size");
+        match &self.source {
             ProgramSource::Source(src) => {
                 let out = clc::compile(src, options, &[]).map_err(clc_error)?;
                 log.push_str(&out.log);
-                match out.spirv {
-                    Some(s) => (s, true),
-                    None => return Err(Error::BuildFailure),
-                }
+                let spirv = out.spirv.ok_or(Error::BuildFailure)?;
+                // OpenCL C 1.x (the default without -cl-std) requires uniform work-groups.
+                executable(
+                    spirv,
+                    &HashMap::new(),
+                    opts.kernel_arg_info,
+                    opts.uniform_work_groups,
+                    log,
+                )
             }
-            ProgramSource::Il(s) | ProgramSource::Binary(s) => (s.clone(), false),
-        };
-        let module = Module::from_spirv(&spirv).map_err(|e| {
-            push_line(log, &e.to_string());
-            Error::BuildFailure
-        })?;
-        let mut kernels = Vec::with_capacity(module.kernels().len());
-        for info in module.kernels() {
-            match module.compile_kernel(&info.name) {
-                Ok(k) => kernels.push(k),
-                Err(e) => {
-                    push_line(log, &format!("kernel {}: {e}", info.name));
-                    return Err(Error::BuildFailure);
-                }
+            ProgramSource::Il(il) => {
+                let spec = self.spec_values.lock().clone();
+                executable(il.clone(), &spec, false, explicit_uniform, log)
             }
+            ProgramSource::Binary(b) => executable(
+                b.spirv.clone(),
+                &HashMap::new(),
+                b.kernel_arg_info,
+                b.uniform_work_groups || explicit_uniform,
+                log,
+            ),
+            ProgramSource::Linked => Err(Error::InvalidOperation("linked program")),
         }
-        // OpenCL C 1.x (the default without -cl-std) requires uniform work-groups; SPIR-V
-        // only with -cl-uniform-work-group-size.
-        let uniform_work_groups = if from_source {
-            opts.uniform_work_groups
-        } else {
-            opts.clang_args
-                .iter()
-                .any(|a| a == "-cl-uniform-work-group-size")
+    }
+
+    /// `clCompileProgram`: OpenCL C to a SPIR-V object (`headers` resolve `#include`s), or
+    /// IL kept as the object.
+    pub fn compile(&self, options: &str, headers: &[clc::Header<'_>]) -> Result<()> {
+        if !matches!(self.source, ProgramSource::Source(_) | ProgramSource::Il(_)) {
+            return Err(Error::InvalidOperation(
+                "the program has no source or IL to compile",
+            ));
+        }
+        self.begin(options)?;
+        let mut log = String::new();
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            self.do_compile(options, headers, &mut log)
+        }))
+        .unwrap_or_else(|_| {
+            push_line(
+                &mut log,
+                "internal compiler error (panic); please report it",
+            );
+            Err(Error::CompileFailure)
+        });
+        self.finish(log, result)
+    }
+
+    fn do_compile(
+        &self,
+        options: &str,
+        headers: &[clc::Header<'_>],
+        log: &mut String,
+    ) -> Result<Outcome> {
+        let opts = clc::BuildOptions::parse(options).map_err(|e| match e {
+            clc::ClcError::InvalidOption(o) => Error::InvalidCompilerOptions(o),
+            other => clc_error(other),
+        })?;
+        if opts.create_library || opts.enable_link_options {
+            return Err(Error::InvalidCompilerOptions(
+                "link options given to clCompileProgram".into(),
+            ));
+        }
+        let spirv = match &self.source {
+            ProgramSource::Source(src) => {
+                let out = clc::compile_with(src, &opts, headers).map_err(clc_error)?;
+                log.push_str(&out.log);
+                out.spirv.ok_or(Error::CompileFailure)?
+            }
+            ProgramSource::Il(il) => il.clone(),
+            _ => return Err(Error::InvalidOperation("nothing to compile")),
         };
-        Ok(Built {
+        let from_source = matches!(self.source, ProgramSource::Source(_));
+        Ok(Outcome::Object {
             spirv,
-            kernels,
-            kernel_arg_info: opts.kernel_arg_info,
-            uniform_work_groups,
+            library: false,
+            kernel_arg_info: from_source && opts.kernel_arg_info,
+            uniform: if from_source {
+                opts.uniform_work_groups
+            } else {
+                opts.clang_args
+                    .iter()
+                    .any(|a| a == "-cl-uniform-work-group-size")
+            },
         })
+    }
+
+    /// The compiled object or library of an input to `clLinkProgram`.
+    fn link_input(&self) -> Result<(Vec<u8>, bool, bool)> {
+        let st = self.build.lock();
+        match (&st.object, st.binary_type) {
+            (Some(o), BinaryType::CompiledObject | BinaryType::Library) => {
+                Ok((o.clone(), st.object_arg_info, st.object_uniform))
+            }
+            _ => Err(Error::InvalidOperation(
+                "an input program is not a compiled object or library",
+            )),
+        }
+    }
+
+    /// `clLinkProgram`: a new program from compiled objects and libraries. The program is
+    /// returned even when the link fails (its log says why); the `Result` beside it is the
+    /// link's outcome.
+    pub fn link(
+        context: Arc<Context>,
+        options: &str,
+        inputs: &[Arc<Program>],
+    ) -> Result<(Arc<Program>, Result<()>)> {
+        let opts = LinkOptions::parse(options)?;
+        let mut modules = Vec::with_capacity(inputs.len());
+        let (mut arg_info, mut uniform) = (true, false);
+        for p in inputs {
+            let (m, a, u) = p.link_input()?;
+            modules.push(m);
+            arg_info &= a;
+            uniform |= u;
+        }
+        let program = Program::new(context, ProgramSource::Linked)?;
+        program.begin(options)?;
+        let mut log = String::new();
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            let scratch = clc::ScratchDir::new()
+                .map_err(|e| Error::OutOfResources(format!("scratch directory: {e}")))?;
+            let refs: Vec<&[u8]> = modules.iter().map(Vec::as_slice).collect();
+            let linked = link::link(&refs, opts.create_library, &scratch.0).map_err(|l| {
+                push_line(&mut log, &l);
+                Error::LinkFailure
+            })?;
+            if opts.create_library {
+                Ok(Outcome::Object {
+                    spirv: linked,
+                    library: true,
+                    kernel_arg_info: arg_info,
+                    uniform,
+                })
+            } else {
+                executable(linked, &HashMap::new(), arg_info, uniform, &mut log)
+                    .map(Outcome::Executable)
+                    .map_err(|e| match e {
+                        Error::BuildFailure => Error::LinkFailure,
+                        e => e,
+                    })
+            }
+        }))
+        .unwrap_or(Err(Error::LinkFailure));
+        let outcome = program.finish(log, result);
+        Ok((program, outcome))
     }
 
     /// Kernel descriptions of the last successful build.
@@ -238,6 +524,47 @@ impl Program {
         let built = self.built().ok_or(Error::InvalidProgramExecutable)?;
         Ok(built.kernels.iter().map(|k| k.info.clone()).collect())
     }
+}
+
+/// What a build, compile or link produced.
+enum Outcome {
+    Executable(Built),
+    Object {
+        spirv: Vec<u8>,
+        library: bool,
+        kernel_arg_info: bool,
+        uniform: bool,
+    },
+}
+
+/// Lift `spirv` and compile every kernel.
+fn executable(
+    spirv: Vec<u8>,
+    spec: &HashMap<u32, u64>,
+    kernel_arg_info: bool,
+    uniform_work_groups: bool,
+    log: &mut String,
+) -> Result<Built> {
+    let module = Module::from_spirv_with_spec_constants(&spirv, spec).map_err(|e| {
+        push_line(log, &e.to_string());
+        Error::BuildFailure
+    })?;
+    let mut kernels = Vec::with_capacity(module.kernels().len());
+    for info in module.kernels() {
+        match module.compile_kernel(&info.name) {
+            Ok(k) => kernels.push(k),
+            Err(e) => {
+                push_line(log, &format!("kernel {}: {e}", info.name));
+                return Err(Error::BuildFailure);
+            }
+        }
+    }
+    Ok(Built {
+        spirv,
+        kernels,
+        kernel_arg_info,
+        uniform_work_groups,
+    })
 }
 
 fn clc_error(e: clc::ClcError) -> Error {
@@ -268,5 +595,21 @@ mod tests {
         assert!(looks_like_spirv(&m));
         assert!(!looks_like_spirv(&m[..19]));
         assert!(!looks_like_spirv(b"__kernel void f() {}"));
+    }
+
+    #[test]
+    fn link_options() {
+        assert!(LinkOptions::parse("").is_ok());
+        assert!(
+            LinkOptions::parse("-create-library -enable-link-options")
+                .unwrap()
+                .create_library
+        );
+        assert!(LinkOptions::parse("-enable-link-options").is_err());
+        assert!(LinkOptions::parse("-cl-fast-relaxed-math").is_ok());
+        assert!(matches!(
+            LinkOptions::parse("-D X=1"),
+            Err(Error::InvalidLinkerOptions(_))
+        ));
     }
 }

@@ -1,31 +1,59 @@
-//! In-order command queues. Each queue owns one worker thread fed through a channel: the
-//! thread sleeps in `recv` when idle, and for each command in order it marks the event
-//! `Submitted`, waits for the command's wait list, marks it `Running`, runs it and marks it
-//! `Complete` (or failed). A failed wait-list event fails the command with
-//! [`ExecError::WaitListFailed`] without running it.
+//! Command queues, in-order and out-of-order, on one scheduler.
 //!
-//! Lifetimes: a queued command holds its event, the event holds the queue, the queue
-//! holds the channel's sender. The worker drops each command after running it, so once the
-//! channel is drained only the application's references keep the queue alive; when the last
-//! one goes, the sender is dropped and the worker exits. Nothing joins the thread (the last
-//! reference may be dropped on the worker itself).
+//! A command runs when everything it depends on has finished: the events of its wait list
+//! (explicit dependencies: if one of them failed, the command fails with
+//! [`ExecError::WaitListFailed`] without running) and the commands the queue's ordering puts
+//! before it (implicit dependencies, which only order):
+//! - in an in-order queue, the previous command;
+//! - in an out-of-order queue, the last barrier; a barrier, and a marker without a wait
+//!   list, also wait for every command enqueued since the previous barrier.
+//!
+//! Each command carries a count of unfinished dependencies. Enqueueing registers a hook on
+//! every dependency's event (run by whichever thread finishes it — a worker of this or
+//! another queue, or the application setting a user event); the hook that brings the count
+//! to zero hands the command to the queue's ready list. The queue's workers (one for an
+//! in-order queue, [`OUT_OF_ORDER_WORKERS`] for an out-of-order one, so independent
+//! commands really run side by side) take ready commands, mark them `Running`, run them
+//! (an NDRange goes through [`crate::executor`]) and complete their events. Commands are
+//! submitted when enqueued (`clFlush` has nothing to do).
+//!
+//! Lifetimes: a pending command holds its event, the event holds the queue, the queue
+//! holds the ready list. The queue is dropped only when no command of it is pending and
+//! the application holds none of its events; its `Drop` closes the ready list and the
+//! workers exit once it is empty. Nothing joins them (the last reference may be dropped on
+//! a worker itself).
 
 use crate::api::{api_type, ApiObject, ObjectType};
 use crate::context::Context;
 use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::event::{CommandType, Event, ExecError, Status};
-use parking_lot::Mutex;
+use crate::event::{CallbackTrigger, CommandType, Event, ExecError, Status};
+use parking_lot::{Condvar, Mutex};
+use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 
-/// The work of one command, run on the queue's thread.
+/// The work of one command, run on one of the queue's workers.
 pub type Work = Box<dyn FnOnce() -> std::result::Result<(), ExecError> + Send>;
+
+/// Worker threads of an out-of-order queue.
+pub const OUT_OF_ORDER_WORKERS: usize = 4;
+
+/// How a command synchronises with the other commands of its queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommandSync {
+    /// An ordinary command.
+    Command,
+    /// A marker: without a wait list it waits for every command enqueued before it.
+    Marker,
+    /// A barrier: waits for every command enqueued before it (and its wait list), and
+    /// every command enqueued after it waits for it.
+    Barrier,
+}
 
 struct Command {
     event: Arc<Event>,
-    wait: Vec<Arc<Event>>,
     work: Work,
 }
 
@@ -34,11 +62,32 @@ struct Command {
 pub struct QueueProperties {
     /// Record profiling timestamps.
     pub profiling: bool,
+    /// Commands may run in any order their dependencies allow.
+    pub out_of_order: bool,
     /// The API's property bits as given (`CL_QUEUE_PROPERTIES`).
     pub api_bits: u64,
     /// The property list as given to `clCreateCommandQueueWithProperties` (zero-terminated),
     /// empty otherwise (`CL_QUEUE_PROPERTIES_ARRAY`).
     pub api_list: Vec<u64>,
+}
+
+/// Commands whose dependencies are done, waiting for a worker.
+struct Ready {
+    state: Mutex<ReadyState>,
+    cv: Condvar,
+}
+
+struct ReadyState {
+    commands: VecDeque<Command>,
+    /// The queue is gone: workers exit once `commands` is empty.
+    closed: bool,
+}
+
+impl Ready {
+    fn push(&self, cmd: Command) {
+        self.state.lock().commands.push_back(cmd);
+        self.cv.notify_one();
+    }
 }
 
 #[repr(C)]
@@ -48,44 +97,78 @@ pub struct Queue {
     pub device: Arc<Device>,
     pub profiling: bool,
     pub properties: QueueProperties,
-    /// Sender side of the worker's channel; also serialises enqueues so `last` is the
-    /// last command in channel order.
+    /// Serialises enqueues, so the implicit dependencies follow enqueue order.
     submit: Mutex<Submit>,
+    ready: Arc<Ready>,
 }
 api_type!(Queue, Queue);
 
+/// The queue's view of its recent commands (weak: a dropped event means the command is
+/// done).
+#[derive(Default)]
 struct Submit {
-    tx: Sender<Command>,
-    /// The last command's event (weak: a dropped event means the command is done).
+    /// The last command (in-order dependency).
     last: Weak<Event>,
+    /// The last barrier (out-of-order).
+    barrier: Weak<Event>,
+    /// Commands enqueued since the last barrier (out-of-order), maybe finished.
+    since_barrier: Vec<Weak<Event>>,
+}
+
+fn alive(w: &Weak<Event>) -> Option<Arc<Event>> {
+    w.upgrade().filter(|e| !e.status().is_final())
 }
 
 impl Queue {
-    /// A queue on `device` in `context`, with its worker thread started.
+    /// A queue on `device` in `context`, with its workers started.
     pub fn new(
         context: Arc<Context>,
         device: Arc<Device>,
         properties: QueueProperties,
     ) -> Result<Arc<Queue>> {
-        let (tx, rx) = channel::<Command>();
-        std::thread::Builder::new()
-            .name("ferrite-queue".into())
-            .spawn(move || worker(rx))
-            .map_err(|e| Error::OutOfResources(format!("cannot start a queue thread: {e}")))?;
+        let ready = Arc::new(Ready {
+            state: Mutex::new(ReadyState {
+                commands: VecDeque::new(),
+                closed: false,
+            }),
+            cv: Condvar::new(),
+        });
+        let workers = if properties.out_of_order {
+            OUT_OF_ORDER_WORKERS
+        } else {
+            1
+        };
+        for _ in 0..workers {
+            let r = ready.clone();
+            let spawned = std::thread::Builder::new()
+                .name("ferrite-queue".into())
+                .spawn(move || worker(&r));
+            if let Err(e) = spawned {
+                // Workers already started exit when they see the list closed.
+                ready.state.lock().closed = true;
+                ready.cv.notify_all();
+                return Err(Error::OutOfResources(format!(
+                    "cannot start a queue thread: {e}"
+                )));
+            }
+        }
         Ok(Arc::new(Queue {
             api: ApiObject::new(ObjectType::Queue),
             context,
             device,
             profiling: properties.profiling,
             properties,
-            submit: Mutex::new(Submit {
-                tx,
-                last: Weak::new(),
-            }),
+            submit: Mutex::new(Submit::default()),
+            ready,
         }))
     }
 
-    /// Enqueue a command: returns its event (`Queued`). `wait` must already be checked to
+    /// Whether commands may run out of order.
+    pub fn out_of_order(&self) -> bool {
+        self.properties.out_of_order
+    }
+
+    /// Enqueue an ordinary command: returns its event. `wait` must already be checked to
     /// belong to this queue's context.
     pub fn enqueue(
         self: &Arc<Self>,
@@ -93,50 +176,166 @@ impl Queue {
         wait: Vec<Arc<Event>>,
         work: Work,
     ) -> Result<Arc<Event>> {
+        self.enqueue_sync(command_type, CommandSync::Command, wait, work)
+    }
+
+    /// Enqueue a command with the synchronisation `sync` (markers and barriers).
+    pub fn enqueue_sync(
+        self: &Arc<Self>,
+        command_type: CommandType,
+        sync: CommandSync,
+        wait: Vec<Arc<Event>>,
+        work: Work,
+    ) -> Result<Arc<Event>> {
         let event = Event::new_command(self, command_type);
-        let mut submit = self.submit.lock();
-        submit
-            .tx
-            .send(Command {
+        let implicit = {
+            let mut st = self.submit.lock();
+            let implicit = self.implicit_dependencies(&mut st, sync, wait.is_empty());
+            let weak = Arc::downgrade(&event);
+            st.last = weak.clone();
+            if self.out_of_order() {
+                if sync == CommandSync::Barrier {
+                    st.barrier = weak;
+                    st.since_barrier.clear();
+                } else {
+                    if st.since_barrier.len() >= 64 {
+                        st.since_barrier.retain(|w| alive(w).is_some());
+                    }
+                    st.since_barrier.push(weak);
+                }
+            }
+            implicit
+        };
+        // Commands are submitted as soon as they are enqueued.
+        event.set_status(Status::Submitted);
+        let pending = Arc::new(Pending {
+            remaining: AtomicUsize::new(1 + wait.len() + implicit.len()),
+            failed: AtomicBool::new(false),
+            command: Mutex::new(Some(Command {
                 event: event.clone(),
-                wait,
                 work,
-            })
-            .map_err(|_| Error::OutOfResources("queue thread has stopped".into()))?;
-        submit.last = Arc::downgrade(&event);
+            })),
+            ready: self.ready.clone(),
+        });
+        for (dep, explicit) in wait
+            .into_iter()
+            .map(|e| (e, true))
+            .chain(implicit.into_iter().map(|e| (e, false)))
+        {
+            let p = pending.clone();
+            dep.add_callback(
+                CallbackTrigger::Complete,
+                Box::new(move |status| p.dep_done(explicit && matches!(status, Status::Failed(_)))),
+            );
+        }
+        // The enqueue's own count: the command may start from here on.
+        pending.dep_done(false);
         Ok(event)
     }
 
-    /// Commands are handed to the worker when enqueued: nothing to flush.
+    /// The commands `sync` must wait for besides its wait list (`st` is locked).
+    fn implicit_dependencies(
+        &self,
+        st: &mut Submit,
+        sync: CommandSync,
+        no_wait_list: bool,
+    ) -> Vec<Arc<Event>> {
+        if !self.out_of_order() {
+            return alive(&st.last).into_iter().collect();
+        }
+        let mut deps: Vec<Arc<Event>> = alive(&st.barrier).into_iter().collect();
+        let everything = match sync {
+            CommandSync::Command => false,
+            CommandSync::Marker => no_wait_list,
+            // Stricter than the specification asks for a barrier with a wait list (which
+            // need only wait for the list), never wrong: a queue may always run in order.
+            CommandSync::Barrier => true,
+        };
+        if everything {
+            deps.extend(st.since_barrier.iter().filter_map(alive));
+        }
+        deps
+    }
+
+    /// Commands are handed to the scheduler when enqueued: nothing to flush.
     pub fn flush(&self) {}
 
     /// Block until every command enqueued so far has finished (`clFinish`).
     pub fn finish(&self) {
-        let last = self.submit.lock().last.upgrade();
-        if let Some(e) = last {
+        let waits: Vec<Arc<Event>> = {
+            let st = self.submit.lock();
+            [&st.last, &st.barrier]
+                .into_iter()
+                .chain(st.since_barrier.iter())
+                .filter_map(Weak::upgrade)
+                .collect()
+        };
+        for e in waits {
             e.wait();
         }
     }
 }
 
-fn worker(rx: Receiver<Command>) {
-    while let Ok(cmd) = rx.recv() {
+impl Drop for Queue {
+    fn drop(&mut self) {
+        self.ready.state.lock().closed = true;
+        self.ready.cv.notify_all();
+    }
+}
+
+/// A command waiting for its dependencies.
+struct Pending {
+    /// Unfinished dependencies, plus one held by the enqueue until it has registered them.
+    remaining: AtomicUsize,
+    /// An explicit dependency failed.
+    failed: AtomicBool,
+    command: Mutex<Option<Command>>,
+    ready: Arc<Ready>,
+}
+
+impl Pending {
+    /// One dependency finished (`failed`: an event of the wait list failed).
+    fn dep_done(&self, failed: bool) {
+        if failed {
+            self.failed.store(true, Ordering::Release);
+        }
+        if self.remaining.fetch_sub(1, Ordering::AcqRel) != 1 {
+            return;
+        }
+        let Some(cmd) = self.command.lock().take() else {
+            return;
+        };
+        if self.failed.load(Ordering::Acquire) {
+            cmd.event
+                .set_status(Status::Failed(ExecError::WaitListFailed));
+        } else {
+            self.ready.push(cmd);
+        }
+    }
+}
+
+fn worker(ready: &Ready) {
+    loop {
+        let cmd = {
+            let mut st = ready.state.lock();
+            loop {
+                if let Some(c) = st.commands.pop_front() {
+                    break c;
+                }
+                if st.closed {
+                    return;
+                }
+                ready.cv.wait(&mut st);
+            }
+        };
         run_command(cmd);
     }
 }
 
 fn run_command(cmd: Command) {
-    let Command { event, wait, work } = cmd;
-    event.set_status(Status::Submitted);
-    for dep in &wait {
-        if let Status::Failed(_) = dep.wait() {
-            event.set_status(Status::Failed(ExecError::WaitListFailed));
-            return;
-        }
-    }
-    drop(wait);
+    let Command { event, work } = cmd;
     event.set_status(Status::Running);
-    // A panic in the work (a runtime bug) fails the command instead of killing the queue.
+    // A panic in the work (a runtime bug) fails the command instead of killing the worker.
     let result = catch_unwind(AssertUnwindSafe(work)).unwrap_or(Err(ExecError::OutOfResources));
     match result {
         Ok(()) => event.set_status(Status::Complete),
@@ -148,9 +347,10 @@ fn run_command(cmd: Command) {
 mod tests {
     use super::*;
     use crate::platform::Platform;
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::atomic::AtomicUsize;
+    use std::time::Duration;
 
-    fn queue(profiling: bool) -> Arc<Queue> {
+    fn queue(profiling: bool, out_of_order: bool) -> Arc<Queue> {
         let dev = Platform::get().device.clone();
         let ctx = Context::new(vec![dev.clone()], Vec::new(), None);
         Queue::new(
@@ -158,6 +358,7 @@ mod tests {
             dev,
             QueueProperties {
                 profiling,
+                out_of_order,
                 ..Default::default()
             },
         )
@@ -166,7 +367,7 @@ mod tests {
 
     #[test]
     fn commands_run_in_order_and_failures_propagate() {
-        let q = queue(true);
+        let q = queue(true, false);
         let order = Arc::new(Mutex::new(Vec::new()));
         let mut events = Vec::new();
         for i in 0..10 {
@@ -206,11 +407,16 @@ mod tests {
             .unwrap();
         assert_eq!(e.wait(), Status::Failed(ExecError::WaitListFailed));
         assert_eq!(ran.load(Ordering::SeqCst), 0);
+        // The failure of an implicit dependency does not fail the next command.
+        let next = q
+            .enqueue(CommandType::Marker, Vec::new(), Box::new(|| Ok(())))
+            .unwrap();
+        assert_eq!(next.wait(), Status::Complete);
     }
 
     #[test]
     fn a_panicking_command_fails_its_event() {
-        let q = queue(false);
+        let q = queue(false, false);
         let e = q
             .enqueue(CommandType::Marker, Vec::new(), Box::new(|| panic!("boom")))
             .unwrap();
@@ -219,5 +425,85 @@ mod tests {
             .enqueue(CommandType::Marker, Vec::new(), Box::new(|| Ok(())))
             .unwrap();
         assert_eq!(e.wait(), Status::Complete);
+    }
+
+    #[test]
+    fn out_of_order_commands_run_when_ready_and_barriers_fence() {
+        let q = queue(false, true);
+        let (u1, u2) = (
+            Event::new_user(q.context.clone()),
+            Event::new_user(q.context.clone()),
+        );
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let push = |i: u32| -> Work {
+            let o = order.clone();
+            Box::new(move || {
+                o.lock().push(i);
+                Ok(())
+            })
+        };
+        let a = q
+            .enqueue(CommandType::Marker, vec![u1.clone()], push(1))
+            .unwrap();
+        let b = q
+            .enqueue(CommandType::Marker, vec![u2.clone()], push(2))
+            .unwrap();
+        let barrier = q
+            .enqueue_sync(
+                CommandType::Barrier,
+                CommandSync::Barrier,
+                Vec::new(),
+                push(3),
+            )
+            .unwrap();
+        let after = q.enqueue(CommandType::Marker, Vec::new(), push(4)).unwrap();
+        u2.set_user_status(Status::Complete).unwrap();
+        assert_eq!(b.wait(), Status::Complete);
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(!a.status().is_final() && !barrier.status().is_final());
+        assert!(!after.status().is_final());
+        u1.set_user_status(Status::Complete).unwrap();
+        assert_eq!(after.wait(), Status::Complete);
+        assert_eq!(*order.lock(), vec![2, 1, 3, 4]);
+    }
+
+    #[test]
+    fn out_of_order_commands_overlap() {
+        let q = queue(false, true);
+        let gate = Arc::new((Mutex::new(false), Condvar::new()));
+        let g = gate.clone();
+        // The first command blocks until the second one has run: only concurrent
+        // execution completes both.
+        let first = q
+            .enqueue(
+                CommandType::Marker,
+                Vec::new(),
+                Box::new(move || {
+                    let mut open = g.0.lock();
+                    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+                    while !*open {
+                        if g.1.wait_until(&mut open, deadline).timed_out() {
+                            return Err(ExecError::OutOfResources);
+                        }
+                    }
+                    Ok(())
+                }),
+            )
+            .unwrap();
+        let g = gate.clone();
+        let second = q
+            .enqueue(
+                CommandType::Marker,
+                Vec::new(),
+                Box::new(move || {
+                    *g.0.lock() = true;
+                    g.1.notify_all();
+                    Ok(())
+                }),
+            )
+            .unwrap();
+        assert_eq!(second.wait(), Status::Complete);
+        assert_eq!(first.wait(), Status::Complete);
+        q.finish();
     }
 }

@@ -1,11 +1,15 @@
 //! Unified shared memory: the allocation map behind Level-Zero's `zeMemAlloc{Host,Device,
-//! Shared}` (and, later, OpenCL SVM).
+//! Shared}` and OpenCL's `clSVMAlloc` (one map for both APIs).
 //!
 //! Device memory is host memory, so every kind of allocation is an aligned host allocation
 //! that the host and kernels address directly; the kinds differ only in what the API
 //! reports. The map records each live allocation by base address so that a pointer
 //! anywhere inside one can be resolved to it (`zeMemGetAllocProperties`,
-//! `zeMemGetAddressRange`, bounds checks on copies).
+//! `zeMemGetAddressRange`, bounds checks on copies, `clEnqueueSVMMigrateMem`).
+//!
+//! An OpenCL SVM allocation is a `Shared` allocation whose owner is the OpenCL context and
+//! that carries its [`SvmFlags`] (every SVM kind is native: the flags change nothing about
+//! the memory, only what the API reports and accepts); Level-Zero allocations have none.
 //!
 //! Invariants:
 //! - Every address in the map is the base of a live allocation made by [`alloc`] with the
@@ -44,6 +48,21 @@ pub struct Allocation {
     pub owner: usize,
     /// Unique id of the allocation, never reused.
     pub id: u64,
+    /// The OpenCL SVM flags of an allocation made by `clSVMAlloc`; `None` for Level-Zero.
+    pub svm: Option<SvmFlags>,
+}
+
+/// What `clSVMAlloc` was asked for (validated by the front end).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SvmFlags {
+    /// Kernels may read it (not `CL_MEM_WRITE_ONLY`).
+    pub device_read: bool,
+    /// Kernels may write it (not `CL_MEM_READ_ONLY`).
+    pub device_write: bool,
+    /// `CL_MEM_SVM_FINE_GRAIN_BUFFER`.
+    pub fine_grain: bool,
+    /// `CL_MEM_SVM_ATOMICS`.
+    pub atomics: bool,
 }
 
 impl Allocation {
@@ -72,6 +91,21 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 /// Allocate `size` zeroed bytes aligned to `align` (0: the device's default alignment;
 /// otherwise a power of two; never less than the default).
 pub fn alloc(kind: UsmKind, size: usize, align: usize, owner: usize) -> Result<Allocation> {
+    alloc_with(kind, size, align, owner, None)
+}
+
+/// [`alloc`] of an OpenCL SVM allocation: `Shared`, with its flags recorded.
+pub fn alloc_svm(size: usize, align: usize, owner: usize, flags: SvmFlags) -> Result<Allocation> {
+    alloc_with(UsmKind::Shared, size, align, owner, Some(flags))
+}
+
+fn alloc_with(
+    kind: UsmKind,
+    size: usize,
+    align: usize,
+    owner: usize,
+    svm: Option<SvmFlags>,
+) -> Result<Allocation> {
     if size == 0 {
         return Err(Error::InvalidValue("allocation size is 0"));
     }
@@ -93,6 +127,7 @@ pub fn alloc(kind: UsmKind, size: usize, align: usize, owner: usize) -> Result<A
         kind,
         owner,
         id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+        svm,
     };
     MAP.write().insert(a.base, a);
     Ok(a)
@@ -101,10 +136,21 @@ pub fn alloc(kind: UsmKind, size: usize, align: usize, owner: usize) -> Result<A
 /// Free the allocation whose base is `base`; returns what it was. The application
 /// guarantees no command still uses it.
 pub fn free(base: usize) -> Result<Allocation> {
-    let a = MAP
-        .write()
-        .remove(&base)
-        .ok_or(Error::InvalidValue("not the base of a live allocation"))?;
+    free_if(base, |_| true)
+}
+
+/// [`free`] only if the allocation at `base` satisfies `pred` (checked under the lock, so a
+/// concurrent free and re-allocation at the same address cannot be freed by mistake):
+/// `clSVMFree` frees only its own context's SVM allocations.
+pub fn free_if(base: usize, pred: impl FnOnce(&Allocation) -> bool) -> Result<Allocation> {
+    let a = {
+        let mut map = MAP.write();
+        match map.get(&base) {
+            Some(a) if pred(a) => map.remove(&base),
+            _ => None,
+        }
+    }
+    .ok_or(Error::InvalidValue("not the base of a live allocation"))?;
     if let Some(layout) = a.layout() {
         // SAFETY: `a` was in the map, so `base` came from `alloc_zeroed` with this layout
         // (same size and alignment) and has not been freed: we just removed the only
@@ -187,6 +233,23 @@ mod tests {
         assert_eq!(a.align, 4096);
         let b = alloc(UsmKind::Device, 16, 0, 0).unwrap();
         assert_ne!(a.id, b.id);
+        free(a.base).unwrap();
+        free(b.base).unwrap();
+    }
+
+    #[test]
+    fn svm_allocations_carry_their_flags() {
+        let flags = SvmFlags {
+            device_read: true,
+            device_write: true,
+            fine_grain: true,
+            atomics: true,
+        };
+        let a = alloc_svm(64, 0, 0x5EED_0000, flags).unwrap();
+        assert_eq!((a.kind, a.svm), (UsmKind::Shared, Some(flags)));
+        assert_eq!(find(a.base + 63).and_then(|f| f.svm), Some(flags));
+        let b = alloc(UsmKind::Shared, 8, 0, 0).unwrap();
+        assert_eq!(b.svm, None);
         free(a.base).unwrap();
         free(b.base).unwrap();
     }

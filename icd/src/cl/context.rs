@@ -45,7 +45,13 @@ unsafe fn parse_properties(properties: *const cl_context_properties) -> ClResult
             CL_CONTEXT_PLATFORM => {
                 get::<Platform>(value as *mut c_void).map_err(|_| ClError(CL_INVALID_PLATFORM))?;
             }
-            CL_CONTEXT_INTEROP_USER_SYNC => {}
+            // CL_INVALID_PROPERTY if the value specified for a supported property name is
+            // not valid (CL_CONTEXT_INTEROP_USER_SYNC takes a cl_bool).
+            CL_CONTEXT_INTEROP_USER_SYNC => check(
+                value == CL_TRUE as cl_context_properties
+                    || value == CL_FALSE as cl_context_properties,
+                CL_INVALID_PROPERTY,
+            )?,
             // CL_INVALID_PROPERTY if context property name in properties is not a
             // supported property name.
             _ => return Err(ClError(CL_INVALID_PROPERTY)),
@@ -177,4 +183,26 @@ pub unsafe extern "C" fn set_context_destructor_callback(
         }));
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(list: &[cl_context_properties]) -> Result<Vec<isize>, cl_int> {
+        // SAFETY: every list below is zero-terminated (name, value) pairs.
+        unsafe { parse_properties(list.as_ptr()) }.map_err(|e| e.0)
+    }
+
+    #[test]
+    fn interop_user_sync_takes_a_bool_once() {
+        let sync = CL_CONTEXT_INTEROP_USER_SYNC;
+        let t = CL_TRUE as cl_context_properties;
+        assert_eq!(parse(&[sync, t, 0]), Ok(vec![sync, t, 0]));
+        assert!(parse(&[sync, CL_FALSE as cl_context_properties, 0]).is_ok());
+        // The CTS's negative_create_context: -1 is not a cl_bool.
+        assert_eq!(parse(&[sync, -1, 0]), Err(CL_INVALID_PROPERTY));
+        assert_eq!(parse(&[sync, t, sync, t, 0]), Err(CL_INVALID_PROPERTY));
+        assert_eq!(parse(&[0x7777, 0, 0]), Err(CL_INVALID_PROPERTY));
+    }
 }

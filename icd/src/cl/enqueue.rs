@@ -2,8 +2,15 @@
 //!
 //! Every enqueue validates its arguments here (spec order where it matters), builds a
 //! closure that owns everything the command needs (`Arc`s of buffers, a snapshot of kernel
-//! arguments, host pointers as addresses), and hands it to the queue's worker. Every
-//! command gets a real event; blocking calls wait for it.
+//! arguments, host pointers as addresses), and hands it to the queue's scheduler. Every
+//! command gets a real event; blocking calls wait for it. Rectangular transfers are in
+//! [`rect`], native kernels in [`native`].
+
+mod native;
+mod rect;
+
+pub use native::enqueue_native_kernel;
+pub use rect::{enqueue_copy_buffer_rect, enqueue_read_buffer_rect, enqueue_write_buffer_rect};
 
 use super::event::wait_list;
 use super::handle::{self, get};
@@ -14,7 +21,7 @@ use ferrite_runtime::event::{CommandType, Event, ExecError, Status};
 use ferrite_runtime::executor::{self, NdRange};
 use ferrite_runtime::kernel::Kernel;
 use ferrite_runtime::mem::Mem;
-use ferrite_runtime::queue::{Queue, Work};
+use ferrite_runtime::queue::{CommandSync, Queue, Work};
 use opencl_sys::*;
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -23,7 +30,7 @@ use std::sync::Arc;
 ///
 /// # Safety
 /// `event` is NULL or valid for a write.
-unsafe fn submit(
+pub(super) unsafe fn submit(
     q: &Arc<Queue>,
     command_type: CommandType,
     wait: Vec<Arc<Event>>,
@@ -31,7 +38,34 @@ unsafe fn submit(
     event: *mut cl_event,
     blocking: bool,
 ) -> ClResult<()> {
-    let e = q.enqueue(command_type, wait, work)?;
+    // SAFETY: per the caller.
+    unsafe {
+        submit_sync(
+            q,
+            command_type,
+            CommandSync::Command,
+            wait,
+            work,
+            event,
+            blocking,
+        )
+    }
+}
+
+/// [`submit`] with the command's synchronisation (markers, barriers).
+///
+/// # Safety
+/// `event` is NULL or valid for a write.
+unsafe fn submit_sync(
+    q: &Arc<Queue>,
+    command_type: CommandType,
+    sync: CommandSync,
+    wait: Vec<Arc<Event>>,
+    work: Work,
+    event: *mut cl_event,
+    blocking: bool,
+) -> ClResult<()> {
+    let e = q.enqueue_sync(command_type, sync, wait, work)?;
     if !event.is_null() {
         // SAFETY: per the caller.
         unsafe { *event = handle::new_handle(e.clone()) };
@@ -177,11 +211,13 @@ pub unsafe extern "C" fn enqueue_copy_buffer(
         check_region(&src, src_offset, size)?;
         check_region(&dst, dst_offset, size)?;
         // CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same buffer or
-        // sub-buffer object and the source and destination regions overlap.
-        if Arc::ptr_eq(&src, &dst) {
-            let overlap = src_offset < dst_offset + size && dst_offset < src_offset + size;
-            check(!overlap, CL_MEM_COPY_OVERLAP)?;
-        }
+        // sub-buffer object and the source and destination regions overlap or if
+        // src_buffer and dst_buffer are different sub-buffers of the same associated
+        // buffer object and they overlap.
+        check(
+            !src.overlaps(src_offset, size, &dst, dst_offset, size),
+            CL_MEM_COPY_OVERLAP,
+        )?;
         // SAFETY: API contract on the wait list.
         let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
         let work: Work = Box::new(move || {
@@ -379,10 +415,20 @@ pub unsafe extern "C" fn enqueue_marker_with_wait_list(
         let q = get::<Queue>(command_queue)?;
         // SAFETY: API contract on the wait list.
         let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
-        // In order: waiting for the wait list (or, if empty, every earlier command) is
-        // what the queue's order gives anyway.
+        // The marker waits for the events of its wait list, or, if the list is empty, for
+        // every command enqueued before it.
         // SAFETY: event is NULL or writable (API contract).
-        unsafe { submit(&q, CommandType::Marker, wait, no_op(), event, false) }
+        unsafe {
+            submit_sync(
+                &q,
+                CommandType::Marker,
+                CommandSync::Marker,
+                wait,
+                no_op(),
+                event,
+                false,
+            )
+        }
     })
 }
 
@@ -397,8 +443,20 @@ pub unsafe extern "C" fn enqueue_barrier_with_wait_list(
         let q = get::<Queue>(command_queue)?;
         // SAFETY: API contract on the wait list.
         let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
+        // The barrier waits for its wait list (or every earlier command) and every later
+        // command waits for it.
         // SAFETY: event is NULL or writable (API contract).
-        unsafe { submit(&q, CommandType::Barrier, wait, no_op(), event, false) }
+        unsafe {
+            submit_sync(
+                &q,
+                CommandType::Barrier,
+                CommandSync::Barrier,
+                wait,
+                no_op(),
+                event,
+                false,
+            )
+        }
     })
 }
 
@@ -410,8 +468,19 @@ pub unsafe extern "C" fn enqueue_marker(
         let q = get::<Queue>(command_queue)?;
         // CL_INVALID_VALUE if event is a NULL value.
         check(!event.is_null(), CL_INVALID_VALUE)?;
+        // Waits for every command enqueued before it.
         // SAFETY: event is writable (API contract).
-        unsafe { submit(&q, CommandType::Marker, Vec::new(), no_op(), event, false) }
+        unsafe {
+            submit_sync(
+                &q,
+                CommandType::Marker,
+                CommandSync::Marker,
+                Vec::new(),
+                no_op(),
+                event,
+                false,
+            )
+        }
     })
 }
 
@@ -420,9 +489,10 @@ pub unsafe extern "C" fn enqueue_barrier(command_queue: cl_command_queue) -> cl_
         let q = get::<Queue>(command_queue)?;
         // SAFETY: a NULL event pointer.
         unsafe {
-            submit(
+            submit_sync(
                 &q,
                 CommandType::Barrier,
+                CommandSync::Barrier,
                 Vec::new(),
                 no_op(),
                 std::ptr::null_mut(),
@@ -450,11 +520,13 @@ pub unsafe extern "C" fn enqueue_wait_for_events(
                 CL_INVALID_EVENT_WAIT_LIST => ClError(CL_INVALID_EVENT),
                 _ => e,
             })?;
+        // A synchronization point: later commands wait for these events.
         // SAFETY: a NULL event pointer.
         unsafe {
-            submit(
+            submit_sync(
                 &q,
                 CommandType::Barrier,
+                CommandSync::Barrier,
                 wait,
                 no_op(),
                 std::ptr::null_mut(),
@@ -479,10 +551,17 @@ unsafe fn nd_range(
     // and CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS).
     check((1..=3).contains(&work_dim), CL_INVALID_WORK_DIMENSION)?;
     let dims = work_dim as usize;
-    // CL_INVALID_GLOBAL_WORK_SIZE if global_work_size is NULL. (A size of 0 is allowed
-    // since OpenCL 2.1: the command does nothing but still completes its event.)
-    check(!global_work_size.is_null(), CL_INVALID_GLOBAL_WORK_SIZE)?;
-    // SAFETY: per the caller.
+    // If global_work_size is NULL, or the value in any passed dimension is 0 then the
+    // kernel command will trivially succeed after its event dependencies are satisfied and
+    // subsequently update its completion event. (CL_INVALID_GLOBAL_WORK_SIZE for those is
+    // deprecated by version 2.1.)
+    let zeros = [0usize; 3];
+    let global_work_size = if global_work_size.is_null() {
+        zeros.as_ptr()
+    } else {
+        global_work_size
+    };
+    // SAFETY: per the caller (or our own three zeros).
     let (gws, gwo, lws) = unsafe {
         (
             slice(global_work_size, dims),
@@ -601,8 +680,10 @@ unsafe fn enqueue_kernel(
     // The arguments are snapshotted now: later clSetKernelArg calls do not affect this
     // command. CL_OUT_OF_RESOURCES if the local memory needed exceeds the device's.
     let launch = k.snapshot(range)?;
+    // A sub-device's kernels run on its own share of the workers.
+    let device = q.device.clone();
     let work: Work = Box::new(move || {
-        launch.run();
+        launch.run_on(&device);
         Ok(())
     });
     // SAFETY: event is NULL or writable (API contract).

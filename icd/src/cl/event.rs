@@ -20,6 +20,10 @@ pub fn command_type(t: CommandType) -> cl_command_type {
         CommandType::ReadBuffer => CL_COMMAND_READ_BUFFER,
         CommandType::WriteBuffer => CL_COMMAND_WRITE_BUFFER,
         CommandType::CopyBuffer => CL_COMMAND_COPY_BUFFER,
+        CommandType::ReadBufferRect => CL_COMMAND_READ_BUFFER_RECT,
+        CommandType::WriteBufferRect => CL_COMMAND_WRITE_BUFFER_RECT,
+        CommandType::CopyBufferRect => CL_COMMAND_COPY_BUFFER_RECT,
+        CommandType::NativeKernel => CL_COMMAND_NATIVE_KERNEL,
         CommandType::FillBuffer => CL_COMMAND_FILL_BUFFER,
         CommandType::MapBuffer => CL_COMMAND_MAP_BUFFER,
         CommandType::UnmapMemObject => CL_COMMAND_UNMAP_MEM_OBJECT,
@@ -27,6 +31,12 @@ pub fn command_type(t: CommandType) -> cl_command_type {
         CommandType::Barrier => CL_COMMAND_BARRIER,
         CommandType::MigrateMemObjects => CL_COMMAND_MIGRATE_MEM_OBJECTS,
         CommandType::User => CL_COMMAND_USER,
+        CommandType::SvmFree => CL_COMMAND_SVM_FREE,
+        CommandType::SvmMemcpy => CL_COMMAND_SVM_MEMCPY,
+        CommandType::SvmMemFill => CL_COMMAND_SVM_MEMFILL,
+        CommandType::SvmMap => CL_COMMAND_SVM_MAP,
+        CommandType::SvmUnmap => CL_COMMAND_SVM_UNMAP,
+        CommandType::SvmMigrateMem => CL_COMMAND_SVM_MIGRATE_MEM,
     }
 }
 

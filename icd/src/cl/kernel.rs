@@ -126,7 +126,11 @@ unsafe fn arg_value(
             }
             // CL_INVALID_MEM_OBJECT for an argument declared to be a memory object when
             // the specified arg_value is not a valid memory object.
-            Ok(ArgValue::Buffer(Some(get::<Mem>(mem)?)))
+            Ok(ArgValue::Buffer(Some(std::sync::Arc::downgrade(&get::<
+                Mem,
+            >(
+                mem
+            )?))))
         }
         ArgKind::Local => {
             // CL_INVALID_ARG_VALUE if arg_value is not NULL for an argument declared with
@@ -266,11 +270,35 @@ pub unsafe extern "C" fn get_kernel_work_group_info(
             }
             CL_KERNEL_PRIVATE_MEM_SIZE => info(&(k.compiled.private_size as u64)),
             // CL_INVALID_VALUE if param_name is CL_KERNEL_GLOBAL_WORK_SIZE and device is
-            // not a custom device and kernel is not a built-in kernel.
+            // not a custom device and kernel is not a built-in kernel. (A CPU device has no
+            // built-in kernels.)
+            CL_KERNEL_GLOBAL_WORK_SIZE => return Err(ClError(CL_INVALID_VALUE)),
             // CL_INVALID_VALUE if param_name is not valid.
             _ => return Err(ClError(CL_INVALID_VALUE)),
         };
         // SAFETY: the out-pointers follow the API contract.
         unsafe { write_info(&v, param_value_size, param_value, param_value_size_ret) }
+    })
+}
+
+pub unsafe extern "C" fn get_kernel_sub_group_info(
+    kernel: cl_kernel,
+    device: cl_device_id,
+    _param_name: cl_kernel_sub_group_info,
+    _input_value_size: usize,
+    _input_value: *const c_void,
+    _param_value_size: usize,
+    _param_value: *mut c_void,
+    _param_value_size_ret: *mut usize,
+) -> cl_int {
+    cl_call(|| {
+        // CL_INVALID_KERNEL if kernel is a not a valid kernel object.
+        let k = get::<Kernel>(kernel)?;
+        // CL_INVALID_DEVICE if device is not in the list of devices associated with kernel
+        // or if device is NULL but there is more than one device associated with kernel.
+        kernel_device(&k, device)?;
+        // CL_INVALID_OPERATION if device does not support subgroups.
+        // (CL_DEVICE_MAX_NUM_SUB_GROUPS is 0: the device has no sub-groups.)
+        Err(ClError(CL_INVALID_OPERATION))
     })
 }

@@ -7,7 +7,8 @@ use super::info::{cl_bool, info, write_info};
 use super::{check, cl_call, cl_create, write_out, SendPtr};
 use crate::error::{ClError, ClResult};
 use ferrite_runtime::context::Context;
-use ferrite_runtime::mem::buffer::{self, BufferDesc};
+use ferrite_runtime::device::MEM_BASE_ADDR_ALIGN;
+use ferrite_runtime::mem::buffer::{self, BufferDesc, SubBufferDesc};
 use ferrite_runtime::mem::{Mem, MemFlags, MemType};
 use opencl_sys::*;
 use std::ffi::c_void;
@@ -74,6 +75,16 @@ fn new_buffer(
         .max()
         .unwrap_or(0);
     check(size > 0 && size as u64 <= max, CL_INVALID_BUFFER_SIZE)?;
+    // CL_INVALID_BUFFER_SIZE if CL_MEM_USE_HOST_PTR is set in flags and host_ptr is a
+    // pointer returned by clSVMAlloc and size is greater than the size passed to clSVMAlloc.
+    if flags & CL_MEM_USE_HOST_PTR != 0 {
+        if let Some(a) = ferrite_runtime::mem::svm::find(host_ptr as usize) {
+            check(
+                a.contains_range(host_ptr as usize, size),
+                CL_INVALID_BUFFER_SIZE,
+            )?;
+        }
+    }
     let desc = BufferDesc {
         flags: mem_flags,
         // Access defaults to CL_MEM_READ_WRITE.
@@ -127,6 +138,151 @@ pub unsafe extern "C" fn create_buffer_with_properties(
     })
 }
 
+/// The flags of a sub-buffer: `flags` checked against the parent's, the rest inherited.
+pub fn sub_buffer_flags(parent: &Mem, flags: cl_mem_flags) -> ClResult<(MemFlags, cl_mem_flags)> {
+    check(
+        flags & !(ACCESS_BITS | HOST_ACCESS_BITS | HOST_PTR_BITS) == 0,
+        CL_INVALID_VALUE,
+    )?;
+    check((flags & ACCESS_BITS).count_ones() <= 1, CL_INVALID_VALUE)?;
+    check(
+        (flags & HOST_ACCESS_BITS).count_ones() <= 1,
+        CL_INVALID_VALUE,
+    )?;
+    let pf = parent.api_flags;
+    // CL_INVALID_VALUE if buffer was created with CL_MEM_WRITE_ONLY and flags specifies
+    // CL_MEM_READ_WRITE or CL_MEM_READ_ONLY, or if buffer was created with
+    // CL_MEM_READ_ONLY and flags specifies CL_MEM_READ_WRITE or CL_MEM_WRITE_ONLY, or if
+    // flags specifies CL_MEM_USE_HOST_PTR or CL_MEM_ALLOC_HOST_PTR or CL_MEM_COPY_HOST_PTR.
+    if pf & CL_MEM_WRITE_ONLY != 0 {
+        check(
+            flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY) == 0,
+            CL_INVALID_VALUE,
+        )?;
+    }
+    if pf & CL_MEM_READ_ONLY != 0 {
+        check(
+            flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY) == 0,
+            CL_INVALID_VALUE,
+        )?;
+    }
+    check(flags & HOST_PTR_BITS == 0, CL_INVALID_VALUE)?;
+    // CL_INVALID_VALUE if buffer was created with CL_MEM_HOST_WRITE_ONLY and flags specify
+    // CL_MEM_HOST_READ_ONLY, or if buffer was created with CL_MEM_HOST_READ_ONLY and flags
+    // specify CL_MEM_HOST_WRITE_ONLY, or if buffer was created with CL_MEM_HOST_NO_ACCESS
+    // and flags specify CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_WRITE_ONLY.
+    if pf & CL_MEM_HOST_WRITE_ONLY != 0 {
+        check(flags & CL_MEM_HOST_READ_ONLY == 0, CL_INVALID_VALUE)?;
+    }
+    if pf & CL_MEM_HOST_READ_ONLY != 0 {
+        check(flags & CL_MEM_HOST_WRITE_ONLY == 0, CL_INVALID_VALUE)?;
+    }
+    if pf & CL_MEM_HOST_NO_ACCESS != 0 {
+        check(
+            flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY) == 0,
+            CL_INVALID_VALUE,
+        )?;
+    }
+    // If the CL_MEM_READ_WRITE, CL_MEM_READ_ONLY or CL_MEM_WRITE_ONLY values are not
+    // specified in flags, they are inherited from the corresponding memory access
+    // qualifiers associated with buffer. The CL_MEM_USE_HOST_PTR, CL_MEM_ALLOC_HOST_PTR
+    // and CL_MEM_COPY_HOST_PTR values ... are inherited. If the CL_MEM_HOST_WRITE_ONLY,
+    // CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS values are not specified in flags,
+    // they are inherited.
+    let mut all = flags | (pf & HOST_PTR_BITS);
+    if flags & ACCESS_BITS == 0 {
+        all |= pf & ACCESS_BITS;
+    }
+    if flags & HOST_ACCESS_BITS == 0 {
+        all |= pf & HOST_ACCESS_BITS;
+    }
+    Ok((
+        MemFlags {
+            device_read: all & CL_MEM_WRITE_ONLY == 0,
+            device_write: all & CL_MEM_READ_ONLY == 0,
+            host_read: all & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS) == 0,
+            host_write: all & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS) == 0,
+            use_host_ptr: all & CL_MEM_USE_HOST_PTR != 0,
+            copy_host_ptr: all & CL_MEM_COPY_HOST_PTR != 0,
+            alloc_host_ptr: all & CL_MEM_ALLOC_HOST_PTR != 0,
+        },
+        all,
+    ))
+}
+
+pub unsafe extern "C" fn create_sub_buffer(
+    buffer: cl_mem,
+    flags: cl_mem_flags,
+    buffer_create_type: cl_buffer_create_type,
+    buffer_create_info: *const c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    cl_create(errcode_ret, || {
+        // CL_INVALID_MEM_OBJECT if buffer is not a valid buffer object or is a sub-buffer
+        // object.
+        let parent = get::<Mem>(buffer)?;
+        check(
+            parent.mem_type == MemType::Buffer && parent.parent.is_none(),
+            CL_INVALID_MEM_OBJECT,
+        )?;
+        let (mem_flags, api_flags) = sub_buffer_flags(&parent, flags)?;
+        // CL_INVALID_VALUE if the value specified in buffer_create_type is not valid.
+        check(
+            buffer_create_type == CL_BUFFER_CREATE_TYPE_REGION,
+            CL_INVALID_VALUE,
+        )?;
+        // CL_INVALID_VALUE if value(s) specified in buffer_create_info (for a given
+        // buffer_create_type) is not valid or if buffer_create_info is NULL.
+        check(!buffer_create_info.is_null(), CL_INVALID_VALUE)?;
+        // SAFETY: a cl_buffer_region for CL_BUFFER_CREATE_TYPE_REGION (API contract).
+        let region = unsafe { (buffer_create_info as *const cl_buffer_region).read_unaligned() };
+        // CL_INVALID_BUFFER_SIZE if the size field of the cl_buffer_region structure
+        // passed in buffer_create_info is 0.
+        check(region.size > 0, CL_INVALID_BUFFER_SIZE)?;
+        // CL_INVALID_VALUE if the region specified by the cl_buffer_region structure
+        // passed in buffer_create_info is out of bounds in buffer.
+        check(
+            region
+                .origin
+                .checked_add(region.size)
+                .is_some_and(|end| end <= parent.size),
+            CL_INVALID_VALUE,
+        )?;
+        // CL_MISALIGNED_SUB_BUFFER_OFFSET if there are no devices in context associated
+        // with buffer for which the origin field of the cl_buffer_region structure passed
+        // in buffer_create_info is aligned to the CL_DEVICE_MEM_BASE_ADDR_ALIGN value.
+        check(
+            region.origin.is_multiple_of(MEM_BASE_ADDR_ALIGN),
+            CL_MISALIGNED_SUB_BUFFER_OFFSET,
+        )?;
+        let sub = buffer::create_sub(
+            &parent,
+            SubBufferDesc {
+                flags: mem_flags,
+                api_flags,
+                offset: region.origin,
+                size: region.size,
+            },
+        )?;
+        Ok(handle::new_handle(sub))
+    })
+}
+
+pub unsafe extern "C" fn get_pipe_info(
+    pipe: cl_mem,
+    _param_name: cl_pipe_info,
+    _param_value_size: usize,
+    _param_value: *mut c_void,
+    _param_value_size_ret: *mut usize,
+) -> cl_int {
+    cl_call(|| {
+        // CL_INVALID_MEM_OBJECT if pipe is a not a valid pipe object. (No device supports
+        // pipes, so no memory object is one.)
+        let _ = pipe;
+        Err(ClError(CL_INVALID_MEM_OBJECT))
+    })
+}
+
 pub unsafe extern "C" fn retain_mem_object(memobj: cl_mem) -> cl_int {
     cl_call(|| handle::retain::<Mem>(memobj))
 }
@@ -153,7 +309,8 @@ pub unsafe extern "C" fn get_mem_object_info(
             CL_MEM_FLAGS => info(&m.api_flags),
             CL_MEM_SIZE => info(&m.size),
             // If memobj is created with CL_MEM_USE_HOST_PTR, return the host_ptr argument
-            // value specified when memobj is created. Otherwise, returns NULL.
+            // value specified when memobj is created. Otherwise, returns NULL. (For a
+            // sub-buffer of such a buffer: the parent's host_ptr + origin.)
             CL_MEM_HOST_PTR => info(&if m.flags.use_host_ptr {
                 m.host_ptr as *mut c_void
             } else {
@@ -162,10 +319,14 @@ pub unsafe extern "C" fn get_mem_object_info(
             CL_MEM_MAP_COUNT => info(&m.map_count()),
             CL_MEM_REFERENCE_COUNT => info(&m.api.ref_count()),
             CL_MEM_CONTEXT => info(&handle::handle(&m.context)),
-            // No sub-buffers yet.
-            CL_MEM_ASSOCIATED_MEMOBJECT => info(&null),
-            CL_MEM_OFFSET => info(&0usize),
-            CL_MEM_USES_SVM_POINTER => info(&cl_bool(false)),
+            // The buffer a sub-buffer was created from, NULL otherwise.
+            CL_MEM_ASSOCIATED_MEMOBJECT => info(&m.parent.as_ref().map_or(null, handle::handle)),
+            CL_MEM_OFFSET => info(&m.offset),
+            // CL_TRUE if memobj (or its parent) was created with CL_MEM_USE_HOST_PTR and
+            // the host_ptr specified when it was created is an SVM pointer.
+            CL_MEM_USES_SVM_POINTER => {
+                info(&cl_bool(ferrite_runtime::mem::svm::uses_svm_pointer(&m)))
+            }
             CL_MEM_PROPERTIES => info(&m.properties),
             // CL_INVALID_VALUE if param_name is not valid.
             _ => return Err(ClError(CL_INVALID_VALUE)),

@@ -74,8 +74,8 @@ pub unsafe extern "C" fn get_platform_info(
             CL_PLATFORM_VENDOR => info(rt::VENDOR),
             CL_PLATFORM_EXTENSIONS => info(&joined(rt::EXTENSIONS, false)),
             CL_PLATFORM_EXTENSIONS_WITH_VERSION => info(rt::EXTENSIONS),
-            // 0: clGetDeviceAndHostTimer / clGetHostTimer are not supported.
-            CL_PLATFORM_HOST_TIMER_RESOLUTION => info(&0u64),
+            // One monotonic nanosecond clock for host and device (`device/timer.rs`).
+            CL_PLATFORM_HOST_TIMER_RESOLUTION => info(&1u64),
             CL_PLATFORM_ICD_SUFFIX_KHR => info(rt::ICD_SUFFIX),
             // CL_INVALID_VALUE if param_name is not one of the supported values.
             _ => return Err(ClError(CL_INVALID_VALUE)),

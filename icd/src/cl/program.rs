@@ -1,5 +1,13 @@
-//! Program entry points: creation from OpenCL C source, SPIR-V IL, or a "binary" (the
-//! SPIR-V that `CL_PROGRAM_BINARIES` returns today), synchronous builds, queries.
+//! Program entry points: creation from OpenCL C source, SPIR-V IL, or a binary (Ferrite's
+//! header + SPIR-V, `runtime/src/program/binary.rs`), synchronous builds, queries; the
+//! separate compile and link steps and specialization constants are in [`link`].
+
+mod link;
+
+pub use link::{
+    compile_program, link_program, set_program_release_callback,
+    set_program_specialization_constant,
+};
 
 use super::handle::{self, get, get_list};
 use super::info::{info, write_info};
@@ -7,7 +15,8 @@ use super::{check, cl_call, cl_create, slice, write_out, SendPtr};
 use crate::error::{ClError, ClResult};
 use ferrite_runtime::context::Context;
 use ferrite_runtime::device::Device;
-use ferrite_runtime::program::{BuildStatus, Program, ProgramSource};
+use ferrite_runtime::program::binary::ProgramBinary;
+use ferrite_runtime::program::{BinaryType, BuildStatus, Program, ProgramSource};
 use opencl_sys::*;
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::Arc;
@@ -95,24 +104,37 @@ pub unsafe extern "C" fn create_program_with_binary(
             lens.iter().all(|&l| l > 0) && bins.iter().all(|b| !b.is_null()),
             CL_INVALID_VALUE,
         )?;
-        // SAFETY: binaries[0] points to lengths[0] bytes (API contract).
-        let bytes = unsafe { slice(bins[0], lens[0]) }.to_vec();
-        let result = Program::new(ctx.clone(), ProgramSource::Binary(bytes));
+        // One device: every entry must load, the first one is the program's.
+        let decoded: Vec<_> = lens
+            .iter()
+            .zip(bins)
+            // SAFETY: binaries[i] points to lengths[i] bytes (API contract).
+            .map(|(&l, &b)| ProgramBinary::decode(unsafe { slice(b, l) }))
+            .collect();
         // binary_status returns whether the program binary for each device was loaded
         // successfully or not.
-        let status = if result.is_ok() {
-            CL_SUCCESS
-        } else {
-            CL_INVALID_BINARY
-        };
         if !binary_status.is_null() {
-            for i in 0..n {
+            for (i, d) in decoded.iter().enumerate() {
                 // SAFETY: binary_status has num_devices entries (API contract).
-                unsafe { *binary_status.add(i) = status };
+                unsafe {
+                    *binary_status.add(i) = if d.is_ok() {
+                        CL_SUCCESS
+                    } else {
+                        CL_INVALID_BINARY
+                    }
+                };
             }
         }
         // CL_INVALID_BINARY if an invalid program binary was encountered for any device.
-        Ok(handle::new_handle(result?))
+        let mut decoded = decoded.into_iter();
+        let first = decoded.next().ok_or(ClError(CL_INVALID_VALUE))??;
+        for d in decoded {
+            d?;
+        }
+        Ok(handle::new_handle(Program::new(
+            ctx.clone(),
+            ProgramSource::Binary(first),
+        )?))
     })
 }
 
@@ -188,7 +210,7 @@ pub unsafe extern "C" fn build_program(
 }
 
 /// `cl_build_status` of a build status.
-fn build_status(s: BuildStatus) -> cl_build_status {
+pub(crate) fn build_status(s: BuildStatus) -> cl_build_status {
     match s {
         BuildStatus::None => CL_BUILD_NONE,
         BuildStatus::Error => CL_BUILD_ERROR,
@@ -212,7 +234,7 @@ pub unsafe extern "C" fn get_program_info(
         // CL_PROGRAM_KERNEL_NAMES and a successful program executable has not been built
         // for at least one device in the list of devices associated with program.
         let built = || p.built().ok_or(ClError(CL_INVALID_PROGRAM_EXECUTABLE));
-        let binary = p.built().map(|b| b.spirv.clone()).unwrap_or_default();
+        let binary = p.binary();
         let v = match param_name {
             CL_PROGRAM_REFERENCE_COUNT => info(&p.api.ref_count()),
             CL_PROGRAM_CONTEXT => info(&handle::handle(&p.context)),
@@ -295,12 +317,14 @@ pub unsafe extern "C" fn get_program_build_info(
             CL_PROGRAM_BUILD_STATUS => info(&build_status(p.build_status())),
             CL_PROGRAM_BUILD_OPTIONS => info(&p.build_options()),
             CL_PROGRAM_BUILD_LOG => info(&p.build_log()),
-            CL_PROGRAM_BINARY_TYPE => info(&if p.built().is_some() {
-                CL_PROGRAM_BINARY_TYPE_EXECUTABLE
-            } else {
-                CL_PROGRAM_BINARY_TYPE_NONE
+            CL_PROGRAM_BINARY_TYPE => info(&match p.binary_type() {
+                BinaryType::None => CL_PROGRAM_BINARY_TYPE_NONE,
+                BinaryType::CompiledObject => CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT,
+                BinaryType::Library => CL_PROGRAM_BINARY_TYPE_LIBRARY,
+                BinaryType::Executable => CL_PROGRAM_BINARY_TYPE_EXECUTABLE,
             }),
-            // No program-scope global variables.
+            // No program-scope global variables (the device does not claim
+            // __opencl_c_program_scope_global_variables).
             CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => info(&0usize),
             // CL_INVALID_VALUE if param_name is not valid.
             _ => return Err(ClError(CL_INVALID_VALUE)),

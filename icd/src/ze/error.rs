@@ -33,6 +33,13 @@ impl From<Error> for ZeError {
             Error::KernelArgInfoNotAvailable => ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
             Error::LocalMemoryExceeded { .. } => ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY,
             Error::UserEventStatusAlreadySet => ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            // OpenCL-only program operations (specialization constants, compile and link).
+            Error::InvalidSpecId(_) => ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            Error::InvalidCompilerOptions(_) | Error::InvalidLinkerOptions(_) => {
+                ZE_RESULT_ERROR_INVALID_ARGUMENT
+            }
+            Error::CompileFailure => ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+            Error::LinkFailure => ZE_RESULT_ERROR_MODULE_LINK_FAILURE,
         })
     }
 }

@@ -71,7 +71,8 @@ impl Drop for AlignedBuf {
 /// Where a memory object's bytes live.
 pub(crate) enum Storage {
     Owned(AlignedBuf),
-    /// The application's memory (`CL_MEM_USE_HOST_PTR`), as an address.
+    /// The application's memory (`CL_MEM_USE_HOST_PTR`), or a window of a parent's
+    /// storage that the object keeps alive (`Mem::parent`), as an address.
     Host(usize),
 }
 
@@ -82,6 +83,48 @@ impl Storage {
             Storage::Host(p) => *p as *mut u8,
         }
     }
+}
+
+/// Parameters of `clCreateSubBuffer`, validated by the front end (flags already combined
+/// with the inherited ones, region inside the parent, parent not a sub-buffer).
+pub struct SubBufferDesc {
+    pub flags: MemFlags,
+    pub api_flags: u64,
+    pub offset: usize,
+    pub size: usize,
+}
+
+/// Create a sub-buffer of `parent`.
+pub fn create_sub(parent: &Arc<Mem>, desc: SubBufferDesc) -> Result<Arc<Mem>> {
+    if parent.parent.is_some() {
+        return Err(Error::InvalidValue("a sub-buffer cannot have sub-buffers"));
+    }
+    if desc.size == 0 {
+        return Err(Error::InvalidValue("sub-buffer size is 0"));
+    }
+    parent.check_range(desc.offset, desc.size)?;
+    // SAFETY: offset + size <= parent.size (checked above): the window is inside the
+    // parent's storage, which the sub-buffer keeps alive through `parent`.
+    let base = unsafe { parent.base().add(desc.offset) } as usize;
+    Ok(Arc::new(Mem {
+        api: ApiObject::new(ObjectType::Mem),
+        context: parent.context.clone(),
+        mem_type: MemType::Buffer,
+        flags: desc.flags,
+        api_flags: desc.api_flags,
+        properties: Vec::new(),
+        size: desc.size,
+        host_ptr: if parent.host_ptr != 0 && parent.flags.use_host_ptr {
+            parent.host_ptr + desc.offset
+        } else {
+            0
+        },
+        parent: Some(parent.clone()),
+        offset: desc.offset,
+        storage: Storage::Host(base),
+        maps: Mutex::new(Vec::new()),
+        destructors: Mutex::new(Vec::new()),
+    }))
 }
 
 /// Parameters of `clCreateBuffer(WithProperties)`, validated by the front end.
@@ -137,6 +180,8 @@ pub unsafe fn create(context: &Arc<Context>, desc: BufferDesc) -> Result<Arc<Mem
         } else {
             0
         },
+        parent: None,
+        offset: 0,
         storage,
         maps: Mutex::new(Vec::new()),
         destructors: Mutex::new(Vec::new()),

@@ -1,0 +1,229 @@
+//! Rectangular (2-D/3-D) regions of a buffer or of host memory, for
+//! `clEnqueue{Read,Write,Copy}BufferRect`: the pitch rules, bounds, the overlap test and
+//! the row-by-row copies.
+//!
+//! A rectangle is `region[0]` bytes × `region[1]` rows × `region[2]` slices starting at
+//! `origin` (bytes, rows, slices), rows `row_pitch` bytes apart and slices `slice_pitch`
+//! bytes apart. Pitches of 0 mean "tightly packed" and are resolved by [`Rect::new`].
+
+use super::Mem;
+use crate::error::{Error, Result};
+
+/// One side (buffer or host) of a rectangular transfer, pitches resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rect {
+    pub origin: [usize; 3],
+    pub region: [usize; 3],
+    pub row_pitch: usize,
+    pub slice_pitch: usize,
+}
+
+impl Rect {
+    /// Resolve pitches and check the pitch rules (each failure is the API's
+    /// `CL_INVALID_VALUE`):
+    /// - every `region` element is non-zero;
+    /// - a non-zero `row_pitch` is at least `region[0]`;
+    /// - a non-zero `slice_pitch` is at least `region[1] × row_pitch` and a multiple of
+    ///   `row_pitch`.
+    pub fn new(
+        origin: [usize; 3],
+        region: [usize; 3],
+        row_pitch: usize,
+        slice_pitch: usize,
+    ) -> Result<Rect> {
+        if region.contains(&0) {
+            return Err(Error::InvalidValue("a region element is 0"));
+        }
+        let row_pitch = match row_pitch {
+            0 => region[0],
+            p if p < region[0] => return Err(Error::InvalidValue("row pitch < region[0]")),
+            p => p,
+        };
+        let min_slice = region[1]
+            .checked_mul(row_pitch)
+            .ok_or(Error::InvalidValue("pitch overflow"))?;
+        let slice_pitch = match slice_pitch {
+            0 => min_slice,
+            p if p < min_slice || !p.is_multiple_of(row_pitch) => {
+                return Err(Error::InvalidValue(
+                    "slice pitch < region[1] * row pitch or not a multiple of it",
+                ))
+            }
+            p => p,
+        };
+        Ok(Rect {
+            origin,
+            region,
+            row_pitch,
+            slice_pitch,
+        })
+    }
+
+    /// Byte offset of the first byte of row `y` of slice `z` (relative to the region).
+    fn row_offset(&self, y: usize, z: usize) -> usize {
+        (self.origin[2] + z) * self.slice_pitch
+            + (self.origin[1] + y) * self.row_pitch
+            + self.origin[0]
+    }
+
+    /// Offset of the first byte.
+    pub fn start(&self) -> Option<usize> {
+        self.origin[2]
+            .checked_mul(self.slice_pitch)?
+            .checked_add(self.origin[1].checked_mul(self.row_pitch)?)?
+            .checked_add(self.origin[0])
+    }
+
+    /// One past the last byte (`None` on overflow).
+    pub fn end(&self) -> Option<usize> {
+        let last = (self.region[2] - 1)
+            .checked_mul(self.slice_pitch)?
+            .checked_add((self.region[1] - 1).checked_mul(self.row_pitch)?)?
+            .checked_add(self.region[0])?;
+        self.start()?.checked_add(last)
+    }
+
+    /// Whether the rectangle lies in `size` bytes.
+    pub fn fits(&self, size: usize) -> bool {
+        self.end().is_some_and(|e| e <= size)
+    }
+
+    /// Every row as `(offset, len)`, slice by slice.
+    fn rows(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.region[2])
+            .flat_map(move |z| (0..self.region[1]).map(move |y| self.row_offset(y, z)))
+    }
+}
+
+/// Whether two rectangles of one memory (offsets `a_base`/`b_base` added) with the same
+/// `region` share a byte.
+pub fn overlap(a: &Rect, a_base: usize, b: &Rect, b_base: usize) -> bool {
+    let (Some(a0), Some(a1), Some(b0), Some(b1)) = (a.start(), a.end(), b.start(), b.end()) else {
+        return true;
+    };
+    let (a0, a1, b0, b1) = (a0 + a_base, a1 + a_base, b0 + b_base, b1 + b_base);
+    if a1 <= b0 || b1 <= a0 {
+        return false;
+    }
+    let rows = a.region[1] * a.region[2];
+    if rows > (1 << 20) {
+        // Too many rows to compare exactly: overlapping bounds count as overlap.
+        return true;
+    }
+    // Rows of each side are disjoint, increasing intervals: a merge finds a shared byte.
+    let len = a.region[0];
+    let xs: Vec<usize> = a.rows().map(|o| o + a_base).collect();
+    let ys: Vec<usize> = b.rows().map(|o| o + b_base).collect();
+    let (mut i, mut j) = (0, 0);
+    while i < xs.len() && j < ys.len() {
+        let (x, y) = (xs[i], ys[j]);
+        if x < y + len && y < x + len {
+            return true;
+        }
+        if x < y {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    false
+}
+
+/// Copy the rectangle `src_rect` of `src` to `dst_rect` of `dst` (same region).
+///
+/// # Safety
+/// `src` and `dst` are valid for reads/writes of every byte of their rectangles.
+pub unsafe fn copy(src: *const u8, src_rect: &Rect, dst: *mut u8, dst_rect: &Rect) {
+    let len = src_rect.region[0];
+    for (s, d) in src_rect.rows().zip(dst_rect.rows()) {
+        // SAFETY: both rows lie in their rectangles (caller's contract); `copy` tolerates
+        // overlap.
+        unsafe { std::ptr::copy(src.add(s), dst.add(d), len) };
+    }
+}
+
+impl Mem {
+    /// Copy `buf_rect` of this object to `host_rect` of `host`.
+    ///
+    /// # Safety
+    /// `host` is valid for writes of every byte of `host_rect`.
+    pub unsafe fn read_rect(&self, buf_rect: &Rect, host: *mut u8, host_rect: &Rect) -> Result<()> {
+        if !buf_rect.fits(self.size) {
+            return Err(Error::InvalidValue("region out of bounds"));
+        }
+        // SAFETY: the buffer side was checked; the host side is the caller's contract.
+        unsafe { copy(self.base(), buf_rect, host, host_rect) };
+        Ok(())
+    }
+
+    /// Copy `host_rect` of `host` to `buf_rect` of this object.
+    ///
+    /// # Safety
+    /// `host` is valid for reads of every byte of `host_rect`.
+    pub unsafe fn write_rect(
+        &self,
+        buf_rect: &Rect,
+        host: *const u8,
+        host_rect: &Rect,
+    ) -> Result<()> {
+        if !buf_rect.fits(self.size) {
+            return Err(Error::InvalidValue("region out of bounds"));
+        }
+        // SAFETY: the buffer side was checked; the host side is the caller's contract.
+        unsafe { copy(host, host_rect, self.base(), buf_rect) };
+        Ok(())
+    }
+
+    /// Copy `src_rect` of this object to `dst_rect` of `dst`.
+    pub fn copy_rect_to(&self, src_rect: &Rect, dst: &Mem, dst_rect: &Rect) -> Result<()> {
+        if !src_rect.fits(self.size) || !dst_rect.fits(dst.size) {
+            return Err(Error::InvalidValue("region out of bounds"));
+        }
+        // SAFETY: both rectangles lie inside their objects (checked above).
+        unsafe { copy(self.base(), src_rect, dst.base(), dst_rect) };
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pitch_rules() {
+        let r = Rect::new([0; 3], [4, 3, 2], 0, 0).unwrap();
+        assert_eq!((r.row_pitch, r.slice_pitch), (4, 12));
+        assert_eq!(r.end(), Some(24));
+        assert!(Rect::new([0; 3], [4, 0, 1], 0, 0).is_err());
+        assert!(Rect::new([0; 3], [4, 3, 1], 3, 0).is_err());
+        assert!(Rect::new([0; 3], [4, 3, 1], 8, 20).is_err());
+        assert!(Rect::new([0; 3], [4, 3, 1], 8, 28).is_err());
+        let r = Rect::new([1, 2, 1], [4, 3, 2], 8, 32).unwrap();
+        assert_eq!(r.start(), Some(32 + 16 + 1));
+        assert_eq!(r.end(), Some(49 + 32 + 16 + 4));
+        assert!(r.fits(101) && !r.fits(100));
+    }
+
+    #[test]
+    fn overlap_is_exact_by_rows() {
+        // Two 2×2 blocks side by side in rows of 8 bytes: interleaved, disjoint.
+        let a = Rect::new([0, 0, 0], [2, 2, 1], 8, 0).unwrap();
+        let b = Rect::new([2, 0, 0], [2, 2, 1], 8, 0).unwrap();
+        assert!(!overlap(&a, 0, &b, 0));
+        let c = Rect::new([1, 1, 0], [2, 2, 1], 8, 0).unwrap();
+        assert!(overlap(&a, 0, &c, 0));
+        assert!(!overlap(&a, 0, &a, 100));
+        assert!(overlap(&a, 0, &b, 7));
+    }
+
+    #[test]
+    fn copies_rows() {
+        let src: Vec<u8> = (0..64).collect();
+        let mut dst = vec![0u8; 64];
+        let s = Rect::new([1, 1, 0], [2, 2, 1], 8, 0).unwrap();
+        let d = Rect::new([0, 0, 0], [2, 2, 1], 2, 0).unwrap();
+        // SAFETY: both rectangles lie in the 64-byte vectors.
+        unsafe { copy(src.as_ptr(), &s, dst.as_mut_ptr(), &d) };
+        assert_eq!(&dst[..4], &[9, 10, 17, 18]);
+    }
+}
