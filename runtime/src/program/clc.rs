@@ -10,7 +10,10 @@
 //! clang-15 enables every optional OpenCL 3.0 feature for spir64, so we pass
 //! `-cl-ext=-all,+…` with exactly what the device claims ([`OPENCL_C_EXTENSIONS`],
 //! [`OPENCL_C_FEATURES`]): the `__opencl_c_*` and extension macros a kernel sees then match
-//! `CL_DEVICE_EXTENSIONS` / `CL_DEVICE_OPENCL_C_FEATURES`.
+//! `CL_DEVICE_EXTENSIONS` / `CL_DEVICE_OPENCL_C_FEATURES`. `-cl-ext` does not reach the
+//! macros clang-15's `opencl-c-base.h` defines by itself for SPIR targets in OpenCL C 2.0+
+//! ([`HEADER_DEFINED_MACROS`]); a prelude fed before the source `#undef`s the ones we do not
+//! claim, and a `#line 1` keeps the diagnostics' line numbers those of the source.
 //!
 //! Optimisation: clang's own -O2 pipeline produces IR that llvm-spirv-15 cannot translate
 //! (measured: `instcombine` narrows a `switch (j & 3)` to an `i2` switch that crashes
@@ -66,6 +69,64 @@ pub const OPENCL_C_FEATURES: &[&str] = &[
 /// it is not `-O2`).
 pub const OPT_PIPELINE: &str = "function(sroa,early-cse,simplifycfg),cgscc(inline),\
      function(sroa,early-cse,gvn,loop-mssa(licm),sccp,adce,simplifycfg)";
+
+/// Extension and feature macros clang-15's `opencl-c-base.h` defines unconditionally for
+/// SPIR targets (OpenCL C 2.0 and later), whatever `-cl-ext` says.
+pub const HEADER_DEFINED_MACROS: &[&str] = &[
+    "cl_khr_subgroup_extended_types",
+    "cl_khr_subgroup_non_uniform_vote",
+    "cl_khr_subgroup_ballot",
+    "cl_khr_subgroup_non_uniform_arithmetic",
+    "cl_khr_subgroup_shuffle",
+    "cl_khr_subgroup_shuffle_relative",
+    "cl_khr_subgroup_clustered_reduce",
+    "cl_khr_subgroup_rotate",
+    "cl_khr_extended_bit_ops",
+    "cl_khr_integer_dot_product",
+    "__opencl_c_integer_dot_product_input_4x8bit",
+    "__opencl_c_integer_dot_product_input_4x8bit_packed",
+    "cl_ext_float_atomics",
+    "__opencl_c_ext_fp16_global_atomic_load_store",
+    "__opencl_c_ext_fp16_local_atomic_load_store",
+    "__opencl_c_ext_fp16_global_atomic_add",
+    "__opencl_c_ext_fp16_local_atomic_add",
+    "__opencl_c_ext_fp16_global_atomic_min_max",
+    "__opencl_c_ext_fp16_local_atomic_min_max",
+    "__opencl_c_ext_fp64_global_atomic_add",
+    "__opencl_c_ext_fp64_local_atomic_add",
+    "__opencl_c_ext_fp64_global_atomic_min_max",
+    "__opencl_c_ext_fp64_local_atomic_min_max",
+    "__opencl_c_ext_fp32_global_atomic_add",
+    "__opencl_c_ext_fp32_local_atomic_add",
+    "__opencl_c_ext_fp32_global_atomic_min_max",
+    "__opencl_c_ext_fp32_local_atomic_min_max",
+    "__opencl_c_work_group_collective_functions",
+    "__opencl_c_atomic_order_acq_rel",
+    "__opencl_c_atomic_order_seq_cst",
+    "__opencl_c_atomic_scope_device",
+    "__opencl_c_atomic_scope_all_devices",
+    "__opencl_c_read_write_images",
+    "__opencl_c_pipes",
+    "__opencl_c_generic_address_space",
+    "__opencl_c_device_enqueue",
+    "__opencl_c_program_scope_global_variables",
+    "__opencl_c_images",
+];
+
+/// The text fed to clang before the source: `#undef` of every header-defined macro the
+/// device does not claim, then `#line 1` so diagnostics count the source's own lines.
+fn source_prelude() -> String {
+    let mut prelude = String::new();
+    for m in HEADER_DEFINED_MACROS {
+        if !OPENCL_C_EXTENSIONS.contains(m) && !OPENCL_C_FEATURES.contains(m) {
+            prelude.push_str("#undef ");
+            prelude.push_str(m);
+            prelude.push('\n');
+        }
+    }
+    prelude.push_str("#line 1\n");
+    prelude
+}
 
 /// A header given to `clCompileProgram` (name as included, source text).
 pub struct Header<'a> {
@@ -370,6 +431,8 @@ fn cache_key(source: &str, args: &[String], tools: &[&str]) -> String {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         seed.hash(&mut h);
         env!("CARGO_PKG_VERSION").hash(&mut h);
+        // The prelude follows the device's claims, which change between versions.
+        source_prelude().hash(&mut h);
         source.hash(&mut h);
         args.hash(&mut h);
         tools.hash(&mut h);
@@ -439,7 +502,8 @@ pub fn compile_with(
         }
     }
 
-    let (ok, mut log) = run_tool(&clang, &clang_args, source.as_bytes())?;
+    let input = source_prelude() + source;
+    let (ok, mut log) = run_tool(&clang, &clang_args, input.as_bytes())?;
     if !ok {
         return Ok(ClcOutput { spirv: None, log });
     }
@@ -579,6 +643,16 @@ mod tests {
         .unwrap();
         let spirv = ok.spirv.expect("compiles");
         assert_eq!(&spirv[..4], &0x0723_0203u32.to_le_bytes());
+
+        let claims = compile(
+            "#if defined(__opencl_c_read_write_images) || defined(cl_khr_subgroup_ballot)\n\
+             #error unclaimed feature visible\n#endif\n\
+             kernel void k(global int* a) { a[0] = 1; }",
+            "-cl-std=CL3.0",
+            &[],
+        )
+        .unwrap();
+        assert!(claims.spirv.is_some(), "{}", claims.log);
 
         let bad = compile("kernel void k(global int* a) { a[0] = 1 +; }", "", &[]).unwrap();
         assert!(bad.spirv.is_none());
