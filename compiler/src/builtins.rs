@@ -1,19 +1,35 @@
-//! The one list of math builtins that generated code calls instead of inlining: name,
+//! The one list of built-ins that generated code calls instead of inlining: name,
 //! signature and implementation together. [`all`] is what both sides use: the JIT
 //! registers each `addr` under its `name`, codegen declares the signature from `params`/`ret`.
 //!
-//! Implementations are Rust's `f32`/`f64` methods (which call the platform libm) where the
-//! standard library has the function; the few it lacks (`erf`, `tgamma`, …) are libm symbols
-//! looked up by name in the process (`Impl::Libm`), since Rust std links libm on every
-//! supported target. Exact operations (`sqrt`, `fma`, `floor`, `fabs`, …) are not here:
-//! they are single Cranelift instructions (see `codegen/extinst.rs`).
+//! Exact operations (`sqrt`, `fma`, `floor`, `fabs`, min/max, integer helpers, …) are not
+//! here: they are single Cranelift instructions or short inline sequences
+//! (`codegen/extinst.rs`). What is here:
+//! - math in double precision: libm (glibc, within 1 ulp) through `std` or [`libm`], and
+//!   Ferrite's own code where libm misses the OpenCL bound or its edge cases ([`math`]:
+//!   `sinpi`/`cospi`/`tanpi`, `rootn`, `powr`, `remquo`'s 7-bit quotient, `ilogb`'s
+//!   constants);
+//! - math in single precision: the double function, rounded once (see [`math`]);
+//! - conversions with a rounding mode Cranelift lacks ([`convert`]);
+//! - half-precision loads and stores (`vload_half`, `vstore_half_r*`);
+//! - `printf` ([`crate::printf`]).
 
-/// A value type in a builtin's signature.
+pub mod convert;
+#[expect(
+    unsafe_code,
+    reason = "declarations of, and calls to, C math library functions"
+)]
+mod libm;
+pub mod math;
+
+/// A value type in a built-in's signature.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BTy {
     F32,
     F64,
     I32,
+    /// 64-bit integers and addresses.
+    I64,
 }
 
 trait Abi {
@@ -28,14 +44,11 @@ impl Abi for f64 {
 impl Abi for i32 {
     const TY: BTy = BTy::I32;
 }
-
-/// Where a builtin's code comes from.
-#[derive(Clone, Copy, Debug)]
-pub enum Impl {
-    /// A function in this crate.
-    Rust(*const u8),
-    /// A C math library symbol, resolved by the JIT's default symbol lookup.
-    Libm,
+impl Abi for i64 {
+    const TY: BTy = BTy::I64;
+}
+impl Abi for u64 {
+    const TY: BTy = BTy::I64;
 }
 
 #[derive(Clone, Debug)]
@@ -44,164 +57,167 @@ pub struct Builtin {
     pub name: &'static str,
     pub params: &'static [BTy],
     pub ret: BTy,
-    pub imp: Impl,
+    /// The `extern "C"` function.
+    pub addr: *const u8,
 }
 
-macro_rules! rust_builtins {
-    ($($name:ident($($a:ident: $t:ty),*) -> $r:ty $body:block)*) => {
+macro_rules! builtins {
+    ($($name:ident($($a:ident: $t:ty),*) -> $r:ty = $body:expr;)*) => {
         $(
-            extern "C" fn $name($($a: $t),*) -> $r $body
+            extern "C" fn $name($($a: $t),*) -> $r { $body }
         )*
         fn rust_list() -> Vec<Builtin> {
             vec![$(Builtin {
                 name: stringify!($name),
                 params: &[$(<$t as Abi>::TY),*],
                 ret: <$r as Abi>::TY,
-                imp: Impl::Rust($name as *const u8),
+                addr: $name as *const u8,
             }),*]
         }
     };
 }
 
-macro_rules! libm_builtins {
-    ($($name:ident($($t:ident),*) -> $r:ident;)*) => {
-        fn libm_list() -> Vec<Builtin> {
-            vec![$(Builtin {
-                name: stringify!($name),
-                params: &[$(BTy::$t),*],
-                ret: BTy::$r,
-                imp: Impl::Libm,
-            }),*]
-        }
-    };
+use math as m;
+
+fn d(x: f32) -> f64 {
+    f64::from(x)
 }
 
-rust_builtins! {
-    ferrite_sinf(x: f32) -> f32 { x.sin() }
-    ferrite_cosf(x: f32) -> f32 { x.cos() }
-    ferrite_tanf(x: f32) -> f32 { x.tan() }
-    ferrite_asinf(x: f32) -> f32 { x.asin() }
-    ferrite_acosf(x: f32) -> f32 { x.acos() }
-    ferrite_atanf(x: f32) -> f32 { x.atan() }
-    ferrite_atan2f(y: f32, x: f32) -> f32 { y.atan2(x) }
-    ferrite_sinhf(x: f32) -> f32 { x.sinh() }
-    ferrite_coshf(x: f32) -> f32 { x.cosh() }
-    ferrite_tanhf(x: f32) -> f32 { x.tanh() }
-    ferrite_asinhf(x: f32) -> f32 { x.asinh() }
-    ferrite_acoshf(x: f32) -> f32 { x.acosh() }
-    ferrite_atanhf(x: f32) -> f32 { x.atanh() }
-    ferrite_expf(x: f32) -> f32 { x.exp() }
-    ferrite_exp2f(x: f32) -> f32 { x.exp2() }
-    ferrite_exp10f(x: f32) -> f32 { 10f32.powf(x) }
-    ferrite_expm1f(x: f32) -> f32 { x.exp_m1() }
-    ferrite_logf(x: f32) -> f32 { x.ln() }
-    ferrite_log2f(x: f32) -> f32 { x.log2() }
-    ferrite_log10f(x: f32) -> f32 { x.log10() }
-    ferrite_log1pf(x: f32) -> f32 { x.ln_1p() }
-    ferrite_cbrtf(x: f32) -> f32 { x.cbrt() }
-    ferrite_powf(x: f32, y: f32) -> f32 { x.powf(y) }
-    ferrite_hypotf(x: f32, y: f32) -> f32 { x.hypot(y) }
-    ferrite_fmodf(x: f32, y: f32) -> f32 { x % y }
-    ferrite_roundf(x: f32) -> f32 { x.round() }
-    ferrite_sinpif(x: f32) -> f32 { (f64::from(x) * std::f64::consts::PI).sin() as f32 }
-    ferrite_cospif(x: f32) -> f32 { (f64::from(x) * std::f64::consts::PI).cos() as f32 }
-    ferrite_tanpif(x: f32) -> f32 { (f64::from(x) * std::f64::consts::PI).tan() as f32 }
-    ferrite_powif(x: f32, n: i32) -> f32 { f64::from(x).powi(n) as f32 }
-    ferrite_rootnf(x: f32, n: i32) -> f32 { rootn(f64::from(x), n) as f32 }
-    ferrite_sin(x: f64) -> f64 { x.sin() }
-    ferrite_cos(x: f64) -> f64 { x.cos() }
-    ferrite_tan(x: f64) -> f64 { x.tan() }
-    ferrite_asin(x: f64) -> f64 { x.asin() }
-    ferrite_acos(x: f64) -> f64 { x.acos() }
-    ferrite_atan(x: f64) -> f64 { x.atan() }
-    ferrite_atan2(y: f64, x: f64) -> f64 { y.atan2(x) }
-    ferrite_sinh(x: f64) -> f64 { x.sinh() }
-    ferrite_cosh(x: f64) -> f64 { x.cosh() }
-    ferrite_tanh(x: f64) -> f64 { x.tanh() }
-    ferrite_asinh(x: f64) -> f64 { x.asinh() }
-    ferrite_acosh(x: f64) -> f64 { x.acosh() }
-    ferrite_atanh(x: f64) -> f64 { x.atanh() }
-    ferrite_exp(x: f64) -> f64 { x.exp() }
-    ferrite_exp2(x: f64) -> f64 { x.exp2() }
-    ferrite_exp10(x: f64) -> f64 { 10f64.powf(x) }
-    ferrite_expm1(x: f64) -> f64 { x.exp_m1() }
-    ferrite_log(x: f64) -> f64 { x.ln() }
-    ferrite_log2(x: f64) -> f64 { x.log2() }
-    ferrite_log10(x: f64) -> f64 { x.log10() }
-    ferrite_log1p(x: f64) -> f64 { x.ln_1p() }
-    ferrite_cbrt(x: f64) -> f64 { x.cbrt() }
-    ferrite_pow(x: f64, y: f64) -> f64 { x.powf(y) }
-    ferrite_hypot(x: f64, y: f64) -> f64 { x.hypot(y) }
-    ferrite_fmod(x: f64, y: f64) -> f64 { x % y }
-    ferrite_round(x: f64) -> f64 { x.round() }
-    ferrite_sinpi(x: f64) -> f64 { (x * std::f64::consts::PI).sin() }
-    ferrite_cospi(x: f64) -> f64 { (x * std::f64::consts::PI).cos() }
-    ferrite_tanpi(x: f64) -> f64 { (x * std::f64::consts::PI).tan() }
-    ferrite_powi(x: f64, n: i32) -> f64 { x.powi(n) }
-    ferrite_rootn(x: f64, n: i32) -> f64 { rootn(x, n) }
+builtins! {
+    // ---- double precision ------------------------------------------------------------
+    ferrite_sin(x: f64) -> f64 = x.sin();
+    ferrite_cos(x: f64) -> f64 = x.cos();
+    ferrite_tan(x: f64) -> f64 = x.tan();
+    ferrite_asin(x: f64) -> f64 = x.asin();
+    ferrite_acos(x: f64) -> f64 = x.acos();
+    ferrite_atan(x: f64) -> f64 = x.atan();
+    ferrite_atan2(y: f64, x: f64) -> f64 = y.atan2(x);
+    ferrite_sinh(x: f64) -> f64 = x.sinh();
+    ferrite_cosh(x: f64) -> f64 = x.cosh();
+    ferrite_tanh(x: f64) -> f64 = x.tanh();
+    ferrite_asinh(x: f64) -> f64 = libm::asinh(x);
+    ferrite_acosh(x: f64) -> f64 = libm::acosh(x);
+    ferrite_atanh(x: f64) -> f64 = libm::atanh(x);
+    ferrite_sinpi(x: f64) -> f64 = m::sinpi(x);
+    ferrite_cospi(x: f64) -> f64 = m::cospi(x);
+    ferrite_tanpi(x: f64) -> f64 = m::tanpi(x);
+    ferrite_asinpi(x: f64) -> f64 = m::asinpi(x);
+    ferrite_acospi(x: f64) -> f64 = m::acospi(x);
+    ferrite_atanpi(x: f64) -> f64 = m::atanpi(x);
+    ferrite_atan2pi(y: f64, x: f64) -> f64 = m::atan2pi(y, x);
+    ferrite_exp(x: f64) -> f64 = x.exp();
+    ferrite_exp2(x: f64) -> f64 = x.exp2();
+    ferrite_exp10(x: f64) -> f64 = libm::exp10(x);
+    ferrite_expm1(x: f64) -> f64 = libm::expm1(x);
+    ferrite_log(x: f64) -> f64 = x.ln();
+    ferrite_log2(x: f64) -> f64 = x.log2();
+    ferrite_log10(x: f64) -> f64 = x.log10();
+    ferrite_log1p(x: f64) -> f64 = libm::log1p(x);
+    ferrite_cbrt(x: f64) -> f64 = x.cbrt();
+    ferrite_pow(x: f64, y: f64) -> f64 = x.powf(y);
+    ferrite_powr(x: f64, y: f64) -> f64 = m::powr(x, y);
+    ferrite_pown(x: f64, n: i32) -> f64 = m::pown(x, n);
+    ferrite_rootn(x: f64, n: i32) -> f64 = m::rootn(x, n);
+    ferrite_hypot(x: f64, y: f64) -> f64 = x.hypot(y);
+    ferrite_fmod(x: f64, y: f64) -> f64 = x % y;
+    ferrite_remainder(x: f64, y: f64) -> f64 = libm::remainder(x, y);
+    ferrite_remquo_quo(x: f64, y: f64) -> i32 = m::remquo_quo(x, y);
+    ferrite_nextafter(x: f64, y: f64) -> f64 = libm::nextafter(x, y);
+    ferrite_erf(x: f64) -> f64 = libm::erf(x);
+    ferrite_erfc(x: f64) -> f64 = libm::erfc(x);
+    ferrite_tgamma(x: f64) -> f64 = libm::tgamma(x);
+    ferrite_lgamma(x: f64) -> f64 = m::lgamma(x);
+    ferrite_lgamma_sign(x: f64) -> i32 = m::lgamma_sign(x);
+    ferrite_logb(x: f64) -> f64 = libm::logb(x);
+    ferrite_ilogb(x: f64) -> i32 = m::ilogb(x);
+    ferrite_ldexp(x: f64, n: i32) -> f64 = libm::ldexp(x, n);
+    ferrite_frexp_mant(x: f64) -> f64 = m::frexp_mant(x);
+    ferrite_frexp_exp(x: f64) -> i32 = m::frexp_exp(x);
+    ferrite_round(x: f64) -> f64 = m::round(x);
+
+    // ---- single precision: the double function, rounded once --------------------------
+    ferrite_sinf(x: f32) -> f32 = d(x).sin() as f32;
+    ferrite_cosf(x: f32) -> f32 = d(x).cos() as f32;
+    ferrite_tanf(x: f32) -> f32 = d(x).tan() as f32;
+    ferrite_asinf(x: f32) -> f32 = d(x).asin() as f32;
+    ferrite_acosf(x: f32) -> f32 = d(x).acos() as f32;
+    ferrite_atanf(x: f32) -> f32 = d(x).atan() as f32;
+    ferrite_atan2f(y: f32, x: f32) -> f32 = d(y).atan2(d(x)) as f32;
+    ferrite_sinhf(x: f32) -> f32 = d(x).sinh() as f32;
+    ferrite_coshf(x: f32) -> f32 = d(x).cosh() as f32;
+    ferrite_tanhf(x: f32) -> f32 = d(x).tanh() as f32;
+    ferrite_asinhf(x: f32) -> f32 = libm::asinh(d(x)) as f32;
+    ferrite_acoshf(x: f32) -> f32 = libm::acosh(d(x)) as f32;
+    ferrite_atanhf(x: f32) -> f32 = libm::atanh(d(x)) as f32;
+    ferrite_sinpif(x: f32) -> f32 = m::sinpi(d(x)) as f32;
+    ferrite_cospif(x: f32) -> f32 = m::cospi(d(x)) as f32;
+    ferrite_tanpif(x: f32) -> f32 = m::tanpi(d(x)) as f32;
+    ferrite_asinpif(x: f32) -> f32 = m::asinpi(d(x)) as f32;
+    ferrite_acospif(x: f32) -> f32 = m::acospi(d(x)) as f32;
+    ferrite_atanpif(x: f32) -> f32 = m::atanpi(d(x)) as f32;
+    ferrite_atan2pif(y: f32, x: f32) -> f32 = m::atan2pi(d(y), d(x)) as f32;
+    ferrite_expf(x: f32) -> f32 = d(x).exp() as f32;
+    ferrite_exp2f(x: f32) -> f32 = d(x).exp2() as f32;
+    ferrite_exp10f(x: f32) -> f32 = libm::exp10(d(x)) as f32;
+    ferrite_expm1f(x: f32) -> f32 = libm::expm1(d(x)) as f32;
+    ferrite_logf(x: f32) -> f32 = d(x).ln() as f32;
+    ferrite_log2f(x: f32) -> f32 = d(x).log2() as f32;
+    ferrite_log10f(x: f32) -> f32 = d(x).log10() as f32;
+    ferrite_log1pf(x: f32) -> f32 = libm::log1p(d(x)) as f32;
+    ferrite_cbrtf(x: f32) -> f32 = d(x).cbrt() as f32;
+    ferrite_powf(x: f32, y: f32) -> f32 = d(x).powf(d(y)) as f32;
+    ferrite_powrf(x: f32, y: f32) -> f32 = m::powr(d(x), d(y)) as f32;
+    ferrite_pownf(x: f32, n: i32) -> f32 = m::pown(d(x), n) as f32;
+    ferrite_rootnf(x: f32, n: i32) -> f32 = m::rootn(d(x), n) as f32;
+    ferrite_hypotf(x: f32, y: f32) -> f32 = d(x).hypot(d(y)) as f32;
+    ferrite_fmodf(x: f32, y: f32) -> f32 = x % y;
+    ferrite_remainderf(x: f32, y: f32) -> f32 = libm::remainder(d(x), d(y)) as f32;
+    ferrite_remquo_quof(x: f32, y: f32) -> i32 = m::remquo_quo(d(x), d(y));
+    ferrite_nextafterf(x: f32, y: f32) -> f32 = libm::nextafterf(x, y);
+    ferrite_erff(x: f32) -> f32 = libm::erf(d(x)) as f32;
+    ferrite_erfcf(x: f32) -> f32 = libm::erfc(d(x)) as f32;
+    ferrite_tgammaf(x: f32) -> f32 = libm::tgamma(d(x)) as f32;
+    ferrite_lgammaf(x: f32) -> f32 = m::lgamma(d(x)) as f32;
+    ferrite_lgamma_signf(x: f32) -> i32 = m::lgamma_sign(d(x));
+    ferrite_logbf(x: f32) -> f32 = libm::logb(d(x)) as f32;
+    ferrite_ilogbf(x: f32) -> i32 = m::ilogb(d(x));
+    ferrite_ldexpf(x: f32, n: i32) -> f32 = libm::ldexpf(x, n);
+    ferrite_frexp_mantf(x: f32) -> f32 = m::frexp_mant(d(x)) as f32;
+    ferrite_frexp_expf(x: f32) -> i32 = m::frexp_exp(d(x));
+    ferrite_roundf(x: f32) -> f32 = x.round();
+
+    // ---- conversions with a rounding mode (SPIR-V FPRoundingMode) ----------------------
+    ferrite_cvt_f64_f32(x: f64, mode: i32) -> f32 = convert::f64_to_f32(x, mode);
+    ferrite_cvt_s64_f32(x: i64, mode: i32) -> f32 = convert::int_to_f32(x.into(), mode);
+    ferrite_cvt_u64_f32(x: u64, mode: i32) -> f32 = convert::int_to_f32(x.into(), mode);
+    ferrite_cvt_s64_f64(x: i64, mode: i32) -> f64 = convert::int_to_f64(x.into(), mode);
+    ferrite_cvt_u64_f64(x: u64, mode: i32) -> f64 = convert::int_to_f64(x.into(), mode);
+    ferrite_half_to_f32(h: i32) -> f32 = convert::half_to_f32(h as u16);
+    ferrite_f64_to_half(x: f64, mode: i32) -> i32 = i32::from(convert::f64_to_half(x, mode));
+
+    // ---- printf ---------------------------------------------------------------------
+    ferrite_printf(sink: u64, record: u64) -> i32 = crate::printf::record(sink, record);
 }
 
-libm_builtins! {
-    erff(F32) -> F32;
-    erfcf(F32) -> F32;
-    tgammaf(F32) -> F32;
-    lgammaf(F32) -> F32;
-    logbf(F32) -> F32;
-    remainderf(F32, F32) -> F32;
-    nextafterf(F32, F32) -> F32;
-    ldexpf(F32, I32) -> F32;
-    ilogbf(F32) -> I32;
-    erf(F64) -> F64;
-    erfc(F64) -> F64;
-    tgamma(F64) -> F64;
-    lgamma(F64) -> F64;
-    logb(F64) -> F64;
-    remainder(F64, F64) -> F64;
-    nextafter(F64, F64) -> F64;
-    ldexp(F64, I32) -> F64;
-    ilogb(F64) -> I32;
-}
-
-/// `rootn(x, n)`: the real `n`-th root, odd roots of negative numbers included.
-fn rootn(x: f64, n: i32) -> f64 {
-    if n == 0 {
-        return f64::NAN;
-    }
-    let r = 1.0 / f64::from(n);
-    if x < 0.0 {
-        if n % 2 != 0 {
-            -(-x).powf(r)
-        } else {
-            f64::NAN
-        }
-    } else {
-        x.powf(r)
-    }
-}
-
-/// Every builtin.
+/// Every built-in.
 pub fn all() -> Vec<Builtin> {
-    let mut v = rust_list();
-    v.extend(libm_list());
-    v
+    rust_list()
 }
 
-/// The builtin for an OpenCL math function of the given element type, by base name
+/// A built-in by its exact symbol name.
+pub fn by_name(name: &str) -> Option<Builtin> {
+    all().into_iter().find(|b| b.name == name)
+}
+
+/// The built-in for an OpenCL math function of the given element type, by base name
 /// (`"sin"` → `ferrite_sinf` for `f32`, `ferrite_sin` for `f64`).
 pub fn lookup(base: &str, f64_: bool) -> Option<Builtin> {
-    let rust = if f64_ {
+    let name = if f64_ {
         format!("ferrite_{base}")
     } else {
         format!("ferrite_{base}f")
     };
-    let libm = if f64_ {
-        base.to_string()
-    } else {
-        format!("{base}f")
-    };
-    all()
-        .into_iter()
-        .find(|b| b.name == rust || (matches!(b.imp, Impl::Libm) && b.name == libm))
+    by_name(&name)
 }
 
 #[cfg(test)]
@@ -213,7 +229,7 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), all.len());
-        for base in ["sin", "pow", "erf", "ldexp", "powi"] {
+        for base in ["sin", "pow", "erf", "ldexp", "pown", "sinpi", "remquo_quo"] {
             assert!(super::lookup(base, false).is_some(), "{base}f");
             assert!(super::lookup(base, true).is_some(), "{base}");
         }

@@ -29,12 +29,14 @@ mod builtins_ids;
 mod composite;
 mod control;
 mod convert;
+mod ext_extra;
+mod ext_memory;
 mod extinst;
 mod group;
 mod memory;
 pub mod regions;
 
-pub use builtins_ids::{WI_CTX, WI_GID, WI_LID, WI_SIZE};
+pub use builtins_ids::{WI_CTX, WI_FRAME_HI, WI_FRAME_LO, WI_GID, WI_LID, WI_SIZE, WI_STACK};
 pub use memory::load_typed;
 
 use crate::jit;
@@ -241,6 +243,28 @@ pub struct Output {
     pub private_size: u64,
     /// Bytes of frame per work-item (0 for a kernel without boundaries).
     pub frame_size: u64,
+    /// The kernel (or a function it calls) calls `printf`.
+    pub uses_printf: bool,
+}
+
+/// Does any of `funcs` call `printf` (`OpExtInst OpenCL.std printf`)?
+fn calls_printf(p: &Program, funcs: &[Word]) -> Result<bool> {
+    let printf = rspirv::spirv::OpenclStd100Op::printf as u32;
+    for f in funcs {
+        for b in &p.function(*f)?.blocks {
+            for i in &b.insts {
+                if i.class.opcode == Op::ExtInst
+                    && matches!(
+                        i.operands.get(1),
+                        Some(rspirv::dr::Operand::LiteralExtInstInteger(n)) if *n == printf
+                    )
+                {
+                    return Ok(true);
+                }
+            }
+        }
+    }
+    Ok(false)
 }
 
 /// Successor labels of a block (for the region analyses).
@@ -299,6 +323,7 @@ pub fn compile(
     global_addr: &HashMap<Word, u64>,
 ) -> Result<Output> {
     let funcs = reachable(p, ep.func)?;
+    let uses_printf = calls_printf(p, &funcs)?;
     let boundary_funcs = crate::workgroup::regions::with_boundaries(p, &funcs)?;
     let split = if boundary_funcs.contains(&ep.func) {
         Some(crate::workgroup::regions::split(
@@ -392,6 +417,7 @@ pub fn compile(
         static_local_size,
         private_size,
         frame_size,
+        uses_printf,
     })
 }
 
@@ -1036,6 +1062,7 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
                     crate::builtins::BTy::F32 => types::F32,
                     crate::builtins::BTy::F64 => types::F64,
                     crate::builtins::BTy::I32 => types::I32,
+                    crate::builtins::BTy::I64 => types::I64,
                 };
                 sig.params
                     .extend(bi.params.iter().map(|t| ir::AbiParam::new(conv(*t))));

@@ -3,7 +3,7 @@
 //! `unsafe`: turning finalised code into a callable function pointer, freeing the code, and
 //! raw program memory written by both Rust (initialisers) and JIT code.
 
-use crate::builtins::{self, Impl};
+use crate::builtins;
 use crate::{CompileError, WorkGroupFn};
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
@@ -40,9 +40,7 @@ pub fn host_isa() -> Result<OwnedTargetIsa, CompileError> {
 pub fn new_module(isa: OwnedTargetIsa) -> JITModule {
     let mut b = JITBuilder::with_isa(isa, default_libcall_names());
     for bi in builtins::all() {
-        if let Impl::Rust(addr) = bi.imp {
-            b.symbol(bi.name, addr);
-        }
+        b.symbol(bi.name, bi.addr);
     }
     JITModule::new(b)
 }

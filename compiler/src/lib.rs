@@ -36,16 +36,23 @@ pub mod error;
 mod jit;
 mod layout;
 pub mod memory_model;
+#[expect(
+    unsafe_code,
+    reason = "printf reads the records, format strings and %s strings JIT code points at, \
+              and formats with the C library's snprintf"
+)]
+pub mod printf;
 mod spirv;
 mod workgroup;
 
 pub use error::CompileError;
+pub use printf::PrintfBuffer;
 
 /// Everything a work-group function needs to know about the launch and its group.
 /// Shared with JIT code: the layout is part of the ABI, every field is 64-bit so the
 /// offsets are `8 * index` (see [`GroupContext::OFFSET_*`](GroupContext)).
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct GroupContext {
     /// `get_global_size(d)`; 1 for dimensions beyond `work_dim`.
     pub global_size: [u64; 3],
@@ -69,6 +76,12 @@ pub struct GroupContext {
     /// local id) owns `frame + l * frame_size_per_item`. Only kernels with barriers or
     /// work-group collectives use it (null is fine when `frame_size_per_item` is 0).
     pub frame: *mut u8,
+    /// Bytes of local memory behind `local_mem` (`to_local`/`to_global` ask whether a
+    /// generic pointer falls inside it).
+    pub local_mem_size: u64,
+    /// The launch's [`PrintfBuffer`] for a kernel that calls `printf`
+    /// ([`CompiledKernel::uses_printf`]); null otherwise (`printf` then returns -1).
+    pub printf: *const PrintfBuffer,
 }
 
 impl GroupContext {
@@ -81,6 +94,26 @@ impl GroupContext {
     pub const OFFSET_WORK_DIM: i32 = 144;
     pub const OFFSET_LOCAL_MEM: i32 = 152;
     pub const OFFSET_FRAME: i32 = 160;
+    pub const OFFSET_LOCAL_MEM_SIZE: i32 = 168;
+    pub const OFFSET_PRINTF: i32 = 176;
+}
+
+impl Default for GroupContext {
+    fn default() -> Self {
+        GroupContext {
+            global_size: [1; 3],
+            global_offset: [0; 3],
+            enqueued_local_size: [1; 3],
+            local_size: [1; 3],
+            num_groups: [1; 3],
+            group_id: [0; 3],
+            work_dim: 1,
+            local_mem: std::ptr::null_mut(),
+            frame: std::ptr::null_mut(),
+            local_mem_size: 0,
+            printf: std::ptr::null(),
+        }
+    }
 }
 
 /// The signature of a compiled work-group function.
@@ -145,7 +178,7 @@ pub struct KernelInfo {
 }
 
 mod module;
-pub use module::{CompiledKernel, Module};
+pub use module::{spec_constants, CompiledKernel, Module, SpecConstant};
 
 #[cfg(test)]
 mod tests {
@@ -155,5 +188,27 @@ mod tests {
         fn check<T: Send + Sync>() {}
         check::<crate::Module>();
         check::<crate::CompiledKernel>();
+    }
+
+    /// The `OFFSET_*` constants JIT code uses match the struct.
+    #[test]
+    fn group_context_offsets() {
+        use crate::GroupContext as G;
+        use std::mem::offset_of;
+        let o = |x: usize| i32::try_from(x).unwrap();
+        assert_eq!(o(offset_of!(G, global_size)), G::OFFSET_GLOBAL_SIZE);
+        assert_eq!(o(offset_of!(G, global_offset)), G::OFFSET_GLOBAL_OFFSET);
+        assert_eq!(
+            o(offset_of!(G, enqueued_local_size)),
+            G::OFFSET_ENQUEUED_LOCAL_SIZE
+        );
+        assert_eq!(o(offset_of!(G, local_size)), G::OFFSET_LOCAL_SIZE);
+        assert_eq!(o(offset_of!(G, num_groups)), G::OFFSET_NUM_GROUPS);
+        assert_eq!(o(offset_of!(G, group_id)), G::OFFSET_GROUP_ID);
+        assert_eq!(o(offset_of!(G, work_dim)), G::OFFSET_WORK_DIM);
+        assert_eq!(o(offset_of!(G, local_mem)), G::OFFSET_LOCAL_MEM);
+        assert_eq!(o(offset_of!(G, frame)), G::OFFSET_FRAME);
+        assert_eq!(o(offset_of!(G, local_mem_size)), G::OFFSET_LOCAL_MEM_SIZE);
+        assert_eq!(o(offset_of!(G, printf)), G::OFFSET_PRINTF);
     }
 }

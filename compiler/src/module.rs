@@ -137,6 +137,7 @@ impl Module {
             static_local_size: out.static_local_size as usize,
             private_size: out.private_size as usize,
             frame_size_per_item: out.frame_size as usize,
+            uses_printf: out.uses_printf,
             entry: out.entry,
             _code: Arc::new((out.code, self.memory.clone())),
         })
@@ -207,6 +208,9 @@ pub struct CompiledKernel {
     /// Bytes of frame each work-item of a group needs in `GroupContext::frame` (0 for a
     /// kernel without barriers or collectives).
     pub frame_size_per_item: usize,
+    /// The kernel calls `printf`: the runtime must hand a [`crate::PrintfBuffer`] in
+    /// `GroupContext::printf` and print its output when the launch completes.
+    pub uses_printf: bool,
     entry: WorkGroupFn,
     _code: Arc<dyn Send + Sync>,
 }
@@ -216,4 +220,49 @@ impl CompiledKernel {
     pub fn entry(&self) -> WorkGroupFn {
         self.entry
     }
+}
+
+/// One specialization constant of a SPIR-V module (`OpSpecConstant*` decorated `SpecId`),
+/// for `clSetProgramSpecializationConstant`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpecConstant {
+    /// The `SpecId`.
+    pub id: u32,
+    /// Bytes of its value (`bool` is 1, like a `char`).
+    pub size: usize,
+    /// The module's default value, zero-extended bits.
+    pub default_bits: u64,
+}
+
+/// The specialization constants of a SPIR-V binary, in declaration order.
+pub fn spec_constants(bytes: &[u8]) -> Result<Vec<SpecConstant>, CompileError> {
+    guard(|| {
+        let prog = Program::parse(bytes, &HashMap::new())?;
+        let mut out = Vec::new();
+        for (id, bits, ty) in &prog.spec_order {
+            let Some(sid) = prog.decorations.get(id).and_then(|d| {
+                d.iter().find_map(|(dec, ops)| match (dec, ops.first()) {
+                    (
+                        rspirv::spirv::Decoration::SpecId,
+                        Some(rspirv::dr::Operand::LiteralBit32(s)),
+                    ) => Some(*s),
+                    _ => None,
+                })
+            }) else {
+                continue;
+            };
+            let size = match prog.ty(*ty)? {
+                Type::Bool => 1,
+                Type::Int { width, .. } => crate::layout::int_bytes(*width) as usize,
+                Type::Float { width } => (*width / 8) as usize,
+                _ => continue,
+            };
+            out.push(SpecConstant {
+                id: sid,
+                size,
+                default_bits: *bits,
+            });
+        }
+        Ok(out)
+    })
 }

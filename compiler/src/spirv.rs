@@ -7,6 +7,7 @@
 //! (`OpSelectionMerge`/`OpLoopMerge`) is kept in the instruction lists but ignored later:
 //! llvm-spirv's merge blocks are not always valid, and kernels do not need them.
 
+mod spec;
 mod types;
 pub mod words;
 
@@ -37,6 +38,8 @@ pub struct Program {
     pub entry_points: Vec<EntryPoint>,
     /// `OpString` contents (llvm-spirv's kernel-arg-info strings live here).
     pub strings: Vec<String>,
+    /// Scalar specialization constants in declaration order: id, default bits, type.
+    pub spec_order: Vec<(Word, u64, Word)>,
 }
 
 // ---- operand helpers -------------------------------------------------------------------
@@ -164,6 +167,9 @@ impl Program {
         for f in &module.functions {
             p.lift_function(f)?;
         }
+        let bound = module.header.as_ref().map_or(0, |h| h.bound);
+        p.copy_byval_params(bound)?;
+        p.resolve_imports()?;
         p.lift_entry_points(&module.entry_points, &module.execution_modes)?;
         Ok(p)
     }
@@ -301,8 +307,13 @@ impl Program {
                     _ => bits,
                 };
                 if op == Op::SpecConstant {
+                    self.spec_order.push((result_id(inst)?, bits, ty));
                     if let Some(v) = self.spec_value(result_id(inst)?, spec) {
-                        bits = v;
+                        bits = match self.scalar_type(ty)? {
+                            Type::Int { width, .. } if width < 64 => v & ((1u64 << width) - 1),
+                            Type::Float { width: 32 } => v & 0xffff_ffff,
+                            _ => v,
+                        };
                     }
                 }
                 self.add_const(inst, Constant::Scalar { ty, bits })
@@ -311,6 +322,7 @@ impl Program {
                 let ty = result_type(inst)?;
                 let mut bits = u64::from(matches!(op, Op::ConstantTrue | Op::SpecConstantTrue));
                 if matches!(op, Op::SpecConstantTrue | Op::SpecConstantFalse) {
+                    self.spec_order.push((result_id(inst)?, bits, ty));
                     if let Some(v) = self.spec_value(result_id(inst)?, spec) {
                         bits = u64::from(v != 0);
                     }
@@ -364,6 +376,7 @@ impl Program {
                 self.global_order.push(id);
                 Ok(())
             }
+            Op::SpecConstantOp => self.fold_spec_op(inst),
             Op::Line | Op::NoLine | Op::ExtInst => Ok(()),
             _ => Err(CompileError::UnsupportedOpcode {
                 opcode: opname(inst),
@@ -474,6 +487,127 @@ impl Program {
                 }
             }
             self.entry_points.push(e);
+        }
+        Ok(())
+    }
+
+    /// Give every function its own copy of each struct passed by value
+    /// (`FuncParamAttr ByVal`): the parameter becomes a fresh id and the old id a
+    /// `Function` variable initialised from it (`OpCopyMemory`). For a kernel the pointer
+    /// points into the launch's shared argument block, which a kernel writing to its copy
+    /// must not change under the other work-items.
+    fn copy_byval_params(&mut self, bound: Word) -> Result<()> {
+        let mut next = bound.max(1);
+        let ids: Vec<Word> = self.functions.keys().copied().collect();
+        for fid in ids {
+            let Some(f) = self.functions.get(&fid) else {
+                continue;
+            };
+            if f.blocks.is_empty() {
+                continue;
+            }
+            let mut prologue = Vec::new();
+            let mut renames = Vec::new();
+            for (i, prm) in f.params.iter().enumerate() {
+                let Ok(Type::Pointer { class, .. }) = self.ty(prm.ty) else {
+                    continue;
+                };
+                if *class != StorageClass::Function
+                    || !self.func_param_attr(prm.id, FunctionParameterAttribute::ByVal)
+                {
+                    continue;
+                }
+                let fresh = next;
+                next = next
+                    .checked_add(1)
+                    .ok_or_else(|| CompileError::Invalid("id bound overflow".into()))?;
+                prologue.push(Instruction::new(
+                    Op::Variable,
+                    Some(prm.ty),
+                    Some(prm.id),
+                    vec![Operand::StorageClass(StorageClass::Function)],
+                ));
+                prologue.push(Instruction::new(
+                    Op::CopyMemory,
+                    None,
+                    None,
+                    vec![Operand::IdRef(prm.id), Operand::IdRef(fresh)],
+                ));
+                renames.push((i, prm.id, fresh));
+            }
+            if renames.is_empty() {
+                continue;
+            }
+            for (_, old, fresh) in &renames {
+                if let Some(d) = self.decorations.get(old).cloned() {
+                    self.decorations.insert(*fresh, d);
+                }
+                if let Some(n) = self.names.get(old).cloned() {
+                    self.names.insert(*fresh, n);
+                }
+            }
+            if let Some(f) = self.functions.get_mut(&fid) {
+                for (i, _, fresh) in renames {
+                    f.params[i].id = fresh;
+                }
+                if let Some(first) = f.blocks.first_mut() {
+                    prologue.append(&mut first.insts);
+                    first.insts = prologue;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `Linkage`: a function declared `LinkageAttributes "name" Import` is resolved to the
+    /// function of this module exported under that name; an import with no export stays
+    /// bodiless and is reported ("unresolved import") when a kernel calls it.
+    fn resolve_imports(&mut self) -> Result<()> {
+        let linkage = |p: &Program, id: Word| -> Option<(String, rspirv::spirv::LinkageType)> {
+            p.decorations
+                .get(&id)?
+                .iter()
+                .find_map(|(d, ops)| match (d, ops.as_slice()) {
+                    (
+                        Decoration::LinkageAttributes,
+                        [Operand::LiteralString(n), Operand::LinkageType(t), ..],
+                    ) => Some((n.clone(), *t)),
+                    _ => None,
+                })
+        };
+        let mut exports = HashMap::new();
+        for (id, f) in &self.functions {
+            if let Some((n, rspirv::spirv::LinkageType::Export)) = linkage(self, *id) {
+                if !f.blocks.is_empty() {
+                    exports.insert(n, *id);
+                }
+            }
+        }
+        let imports: Vec<(Word, String)> = self
+            .functions
+            .iter()
+            .filter(|(_, f)| f.blocks.is_empty())
+            .filter_map(|(id, _)| match linkage(self, *id) {
+                Some((n, rspirv::spirv::LinkageType::Import)) => Some((*id, n)),
+                _ => None,
+            })
+            .collect();
+        for (id, name) in imports {
+            if let Some(e) = exports.get(&name) {
+                let mut body = self.function(*e)?.clone();
+                let Some(imp) = self.functions.get(&id) else {
+                    continue;
+                };
+                if imp.params.len() != body.params.len() {
+                    return Err(CompileError::Invalid(format!(
+                        "import {name} does not match its export"
+                    )));
+                }
+                body.id = id;
+                self.functions.insert(id, body);
+            } else if let Some(f) = self.functions.get_mut(&id) {
+                f.name = format!("{name} (unresolved import)");
+            }
         }
         Ok(())
     }

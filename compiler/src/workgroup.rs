@@ -26,7 +26,10 @@ pub mod combine;
 pub mod regions;
 
 use crate::codegen::regions::{FramePlan, PointKind, EXIT};
-use crate::codegen::{self, flat_types, load_typed, trusted, Env, Result, WI_CTX, WI_GID, WI_LID};
+use crate::codegen::{
+    self, flat_types, load_typed, trusted, Env, Result, WI_CTX, WI_FRAME_HI, WI_FRAME_LO, WI_GID,
+    WI_LID, WI_STACK,
+};
 use crate::spirv::{EntryPoint, Type};
 use crate::{ArgKind, CompileError, GroupContext, KernelInfo};
 use cranelift_codegen::ir::{
@@ -204,6 +207,32 @@ fn build_body(
     ));
     let wi = b.ins().stack_addr(types::I64, slot, 0);
     b.ins().store(trusted(), gctx, wi, WI_CTX);
+    let sp = b.ins().get_stack_pointer(types::I64);
+    b.ins().store(trusted(), sp, wi, WI_STACK);
+    let (frame_lo, frame_hi) = match step {
+        Some((_, plan)) => {
+            let lo = b
+                .ins()
+                .load(types::I64, trusted(), gctx, GroupContext::OFFSET_FRAME);
+            let mut items = b.ins().iconst(types::I64, plan.size as i64);
+            for d in 0..3 {
+                let e = b.ins().load(
+                    types::I64,
+                    trusted(),
+                    gctx,
+                    GroupContext::OFFSET_ENQUEUED_LOCAL_SIZE + 8 * d,
+                );
+                items = b.ins().imul(items, e);
+            }
+            (lo, b.ins().iadd(lo, items))
+        }
+        None => {
+            let z = b.ins().iconst(types::I64, 0);
+            (z, z)
+        }
+    };
+    b.ins().store(trusted(), frame_lo, wi, WI_FRAME_LO);
+    b.ins().store(trusted(), frame_hi, wi, WI_FRAME_HI);
     call_args.push(wi);
 
     let ls: Vec<_> = (0..3)

@@ -8,6 +8,7 @@ use super::{FnTx, Result, Val};
 use crate::spirv::{op_id, result_type};
 use crate::CompileError;
 use cranelift_codegen::ir::{
+    self,
     condcodes::{FloatCC, IntCC},
     types, InstBuilder, MemFlagsData, Value,
 };
@@ -81,6 +82,10 @@ pub fn is_arith(op: Op) -> bool {
             | Select
             | Any
             | All
+            | IAddCarry
+            | ISubBorrow
+            | UMulExtended
+            | SMulExtended
     )
 }
 
@@ -354,6 +359,26 @@ impl FnTx<'_, '_, '_> {
                 }
                 Val::S(acc)
             }
+            IAddCarry | ISubBorrow | UMulExtended | SMulExtended => {
+                need(2)?;
+                let w = self.int_width(a_ty)?.ok_or_else(|| {
+                    CompileError::Invalid(format!("Op{op:?} on a non-integer type"))
+                })?;
+                let (x, y) = (ops[0].flat(), ops[1].flat());
+                if x.len() != y.len() {
+                    return Err(CompileError::Invalid(format!("Op{op:?}: operand sizes")));
+                }
+                let (mut lo, mut hi) = (Vec::new(), Vec::new());
+                for (a, b) in x.into_iter().zip(y) {
+                    let (l, h) = self.extended(op, a, b, w)?;
+                    lo.push(l);
+                    hi.push(h);
+                }
+                // The result is a struct of two members of the operand type.
+                let mut all = lo;
+                all.extend(hi);
+                self.unflatten(rt, all)?
+            }
             IsNan | IsInf | IsFinite | IsNormal | SignBitSet => {
                 self.map_n(rt, &ops[..1], &mut |s, a| s.float_class(op, a[0]))?
             }
@@ -380,6 +405,45 @@ impl FnTx<'_, '_, '_> {
             }
         };
         self.set_result(inst, v)
+    }
+
+    /// `OpIAddCarry` (sum, carry), `OpISubBorrow` (difference, borrow),
+    /// `OpUMulExtended`/`OpSMulExtended` (low, high) on canonical `w`-bit operands.
+    fn extended(&mut self, op: Op, a: Value, b: Value, w: u32) -> Result<(Value, Value)> {
+        use Op::*;
+        if !super::is_native(w) {
+            return Err(CompileError::Unsupported(format!(
+                "Op{op:?} on {w}-bit integers"
+            )));
+        }
+        let t = self.value_type(a);
+        Ok(match op {
+            IAddCarry => {
+                let s = self.b.ins().iadd(a, b);
+                let c = self.b.ins().icmp(IntCC::UnsignedLessThan, s, a);
+                (s, self.widen_bool(c, t))
+            }
+            ISubBorrow => {
+                let d = self.b.ins().isub(a, b);
+                let c = self.b.ins().icmp(IntCC::UnsignedLessThan, a, b);
+                (d, self.widen_bool(c, t))
+            }
+            _ => {
+                let signed = op == SMulExtended;
+                let lo = self.b.ins().imul(a, b);
+                let hi = self.mul_hi(a, b, signed);
+                (lo, hi)
+            }
+        })
+    }
+
+    /// A 0/1 `i8` as an integer of type `t`.
+    fn widen_bool(&mut self, c: Value, t: ir::Type) -> Value {
+        if t.bits() > 8 {
+            self.b.ins().uextend(t, c)
+        } else {
+            c
+        }
     }
 
     fn float_class(&mut self, op: Op, x: Value) -> Result<Value> {

@@ -3,7 +3,8 @@
 //!
 //! The work-item record is built by the work-group function (`workgroup.rs`) on its stack
 //! and passed to every function as the hidden last parameter:
-//! `{ ctx: *const GroupContext, local_id: [u64; 3], global_id: [u64; 3] }`.
+//! `{ ctx: *const GroupContext, local_id: [u64; 3], global_id: [u64; 3], stack_top,
+//! frame_lo, frame_hi }`.
 
 use super::{trusted, FnTx, Result, Val};
 use crate::spirv::Type;
@@ -17,8 +18,16 @@ pub const WI_CTX: i32 = 0;
 pub const WI_LID: i32 = 8;
 /// Offset of `global_id[3]`.
 pub const WI_GID: i32 = 32;
+/// The work-group function's stack pointer: the top of every work-item's private stack
+/// memory (`to_private` asks whether a generic pointer lies between it and the current
+/// stack pointer).
+pub const WI_STACK: i32 = 56;
+/// `[lo, hi)` of the group's frame arena (private variables of a kernel with barriers
+/// live there); both 0 for a kernel without boundaries.
+pub const WI_FRAME_LO: i32 = 64;
+pub const WI_FRAME_HI: i32 = 72;
 /// Size of the work-item record.
-pub const WI_SIZE: u32 = 56;
+pub const WI_SIZE: u32 = 80;
 
 impl FnTx<'_, '_, '_> {
     fn wi_load(&mut self, off: i32) -> Value {
@@ -38,7 +47,7 @@ impl FnTx<'_, '_, '_> {
     }
 
     /// The builtin's components as `u64`s (3 for the id/size vectors, 1 for scalars).
-    fn builtin_components(&mut self, b: BuiltIn) -> Result<Vec<Value>> {
+    pub(super) fn builtin_components(&mut self, b: BuiltIn) -> Result<Vec<Value>> {
         Ok(match b {
             BuiltIn::GlobalInvocationId => {
                 vec![

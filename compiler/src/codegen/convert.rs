@@ -1,4 +1,7 @@
-//! Conversions: int↔float (round toward zero, non-trapping), int widths, float widths,
+//! Conversions: int↔float (float→int rounds toward zero unless an `FPRoundingMode`
+//! decoration says otherwise, then it rounds to an integer first; int→float and
+//! double→float round to nearest, or call a `builtins::convert` helper for the directed
+//! modes, which Cranelift lacks), int widths, float widths,
 //! bitcasts (also vector↔scalar of equal size, through a stack slot), pointer↔integer and
 //! address-space casts (no-ops: all pointers are absolute).
 //!
@@ -16,7 +19,86 @@ use cranelift_codegen::ir::{
 use rspirv::dr::Instruction;
 use rspirv::spirv::{Decoration, Op};
 
+/// SPIR-V `FPRoundingMode` values (`builtins::convert` takes them as they are).
+const RTE: i32 = crate::builtins::convert::RTE;
+const RTP: i32 = crate::builtins::convert::RTP;
+const RTN: i32 = crate::builtins::convert::RTN;
+
 impl FnTx<'_, '_, '_> {
+    /// The `FPRoundingMode` decoration of `id`, if any.
+    fn rounding_mode(&self, id: rspirv::spirv::Word) -> Option<i32> {
+        self.p
+            .decorations
+            .get(&id)?
+            .iter()
+            .find_map(|(d, ops)| match (d, ops.first()) {
+                (Decoration::FPRoundingMode, Some(rspirv::dr::Operand::FPRoundingMode(m))) => {
+                    Some(*m as i32)
+                }
+                _ => None,
+            })
+    }
+
+    fn call_convert(&mut self, name: &str, args: &[Value]) -> Result<Value> {
+        let bi = crate::builtins::by_name(name)
+            .ok_or_else(|| CompileError::Codegen(format!("built-in {name} missing")))?;
+        self.call_builtin(&bi, args)
+    }
+
+    /// `to_global`/`to_local`/`to_private`: `ptr` if it points into that address space,
+    /// else NULL. Local memory is the group's `[local_mem, local_mem + local_mem_size)`;
+    /// private memory is the work-item's stack (between the current stack pointer and the
+    /// work-group function's) or the group's frame arena; global is everything else.
+    fn cast_explicit(&mut self, ptr: Value, class: rspirv::spirv::StorageClass) -> Result<Value> {
+        use cranelift_codegen::ir::condcodes::IntCC;
+        use rspirv::spirv::StorageClass as S;
+        let t = crate::codegen::trusted;
+        let in_range = |s: &mut Self, lo: Value, hi: Value| {
+            let a = s.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, ptr, lo);
+            let b = s.b.ins().icmp(IntCC::UnsignedLessThan, ptr, hi);
+            s.b.ins().band(a, b)
+        };
+        let lsize = self.b.ins().load(
+            types::I64,
+            t(),
+            self.ctx,
+            crate::GroupContext::OFFSET_LOCAL_MEM_SIZE,
+        );
+        let lend = self.b.ins().iadd(self.local_mem, lsize);
+        let local = in_range(self, self.local_mem, lend);
+        let sp = self.b.ins().get_stack_pointer(types::I64);
+        let top = self
+            .b
+            .ins()
+            .load(types::I64, t(), self.wi, crate::codegen::WI_STACK);
+        let stack = in_range(self, sp, top);
+        let flo = self
+            .b
+            .ins()
+            .load(types::I64, t(), self.wi, crate::codegen::WI_FRAME_LO);
+        let fhi = self
+            .b
+            .ins()
+            .load(types::I64, t(), self.wi, crate::codegen::WI_FRAME_HI);
+        let frame = in_range(self, flo, fhi);
+        let private = self.b.ins().bor(stack, frame);
+        let ok = match class {
+            S::Workgroup => local,
+            S::Function => private,
+            S::CrossWorkgroup => {
+                let either = self.b.ins().bor(local, private);
+                self.b.ins().bxor_imm_s(either, 1)
+            }
+            c => {
+                return Err(CompileError::Unsupported(format!(
+                    "OpGenericCastToPtrExplicit to {c:?}"
+                )))
+            }
+        };
+        let null = self.b.ins().iconst(types::I64, 0);
+        Ok(self.b.ins().select(ok, ptr, null))
+    }
+
     fn int_info(&self, id: rspirv::spirv::Word) -> Result<(u32, bool)> {
         match self.p.ty(elem_of(self.p, id)?)? {
             Type::Int { width, signed } => Ok((*width, *signed)),
@@ -89,6 +171,7 @@ impl FnTx<'_, '_, '_> {
         let sat = self
             .p
             .has_decoration(result_id(inst)?, Decoration::SaturatedConversion);
+        let mode = self.rounding_mode(result_id(inst)?);
         let p = self.p;
         let op = inst.class.opcode;
         let dst_elem = elem_of(p, rt)?;
@@ -99,10 +182,18 @@ impl FnTx<'_, '_, '_> {
                 let td = super::int_clif(wd)?;
                 self.map_n(rt, &[x], &mut |s, a| {
                     let wide = if td.bits() < 32 { types::I32 } else { td };
+                    // The rounding mode picks the integer; the conversion is then exact.
+                    let f = match mode {
+                        Some(RTE) => s.b.ins().nearest(a[0]),
+                        Some(RTP) => s.b.ins().ceil(a[0]),
+                        Some(RTN) => s.b.ins().floor(a[0]),
+                        _ => a[0],
+                    };
+                    // Saturating conversions: NaN → 0, out of range → the nearest bound.
                     let mut r = if signed {
-                        s.b.ins().fcvt_to_sint_sat(wide, a[0])
+                        s.b.ins().fcvt_to_sint_sat(wide, f)
                     } else {
-                        s.b.ins().fcvt_to_uint_sat(wide, a[0])
+                        s.b.ins().fcvt_to_uint_sat(wide, f)
                     };
                     if sat && (wide != td || !super::is_native(wd)) {
                         r = s.clamp_int(r, signed, wd, signed);
@@ -117,6 +208,7 @@ impl FnTx<'_, '_, '_> {
                 let (ws, _) = self.int_info(st)?;
                 let signed = op == Op::ConvertSToF;
                 let tf = clif_scalar(p, dst_elem)?;
+                let directed = mode.is_some_and(|m| m != RTE);
                 self.map_n(rt, &[x], &mut |s, a| {
                     let mut v = a[0];
                     if signed {
@@ -129,11 +221,34 @@ impl FnTx<'_, '_, '_> {
                             s.b.ins().uextend(types::I32, v)
                         };
                     }
-                    Ok(if signed {
-                        s.b.ins().fcvt_from_sint(tf, v)
-                    } else {
-                        s.b.ins().fcvt_from_uint(tf, v)
-                    })
+                    let Some(m) = mode.filter(|_| directed) else {
+                        return Ok(if signed {
+                            s.b.ins().fcvt_from_sint(tf, v)
+                        } else {
+                            s.b.ins().fcvt_from_uint(tf, v)
+                        });
+                    };
+                    let m = s.b.ins().iconst(types::I32, i64::from(m));
+                    if s.value_type(v).bits() <= 32 {
+                        // Exact in double; only double → float rounds.
+                        let d = if signed {
+                            s.b.ins().fcvt_from_sint(types::F64, v)
+                        } else {
+                            s.b.ins().fcvt_from_uint(types::F64, v)
+                        };
+                        return if tf == types::F64 {
+                            Ok(d)
+                        } else {
+                            s.call_convert("ferrite_cvt_f64_f32", &[d, m])
+                        };
+                    }
+                    let name = match (signed, tf == types::F64) {
+                        (true, false) => "ferrite_cvt_s64_f32",
+                        (false, false) => "ferrite_cvt_u64_f32",
+                        (true, true) => "ferrite_cvt_s64_f64",
+                        (false, true) => "ferrite_cvt_u64_f64",
+                    };
+                    s.call_convert(name, &[v, m])
                 })?
             }
             Op::UConvert | Op::SConvert | Op::SatConvertSToU | Op::SatConvertUToS => {
@@ -165,6 +280,9 @@ impl FnTx<'_, '_, '_> {
                         a[0]
                     } else if td.bits() > ts.bits() {
                         s.b.ins().fpromote(td, a[0])
+                    } else if let Some(m) = mode.filter(|m| *m != RTE) {
+                        let m = s.b.ins().iconst(types::I32, i64::from(m));
+                        s.call_convert("ferrite_cvt_f64_f32", &[a[0], m])?
                     } else {
                         s.b.ins().fdemote(td, a[0])
                     })
@@ -178,7 +296,19 @@ impl FnTx<'_, '_, '_> {
                 let (ws, _) = self.int_info(st)?;
                 self.map_n(rt, &[x], &mut |s, a| s.resize_int(a[0], ws, false, 64))?
             }
-            Op::PtrCastToGeneric | Op::GenericCastToPtr | Op::GenericCastToPtrExplicit => x,
+            Op::PtrCastToGeneric | Op::GenericCastToPtr => x,
+            Op::GenericCastToPtrExplicit => {
+                let class = match inst.operands.get(1) {
+                    Some(rspirv::dr::Operand::StorageClass(c)) => *c,
+                    _ => {
+                        return Err(CompileError::Invalid(
+                            "OpGenericCastToPtrExplicit without a storage class".into(),
+                        ))
+                    }
+                };
+                let ptr = x.scalar()?;
+                Val::S(self.cast_explicit(ptr, class)?)
+            }
             Op::Bitcast => self.bitcast(rt, st, x)?,
             _ => return Err(self.unsupported(inst)),
         };

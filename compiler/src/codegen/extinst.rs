@@ -14,54 +14,55 @@ use cranelift_codegen::ir::{
 use rspirv::dr::Instruction;
 use rspirv::spirv::OpenclStd100Op as E;
 
-/// Transcendental functions: OpenCL name (after `native_`/`half_` is stripped) → builtin
-/// base name and a post-scale by 1/π (the `*pi` inverse functions).
-fn transcendental(op: E) -> Option<(&'static str, bool)> {
+/// Functions implemented by a call into [`crate::builtins`]: OpenCL name (`native_*` and
+/// `half_*` included: the full-precision code meets their bounds) → built-in base name.
+fn transcendental(op: E) -> Option<&'static str> {
     Some(match op {
-        E::acos => ("acos", false),
-        E::acospi => ("acos", true),
-        E::asin => ("asin", false),
-        E::asinpi => ("asin", true),
-        E::atan => ("atan", false),
-        E::atanpi => ("atan", true),
-        E::atan2 => ("atan2", false),
-        E::atan2pi => ("atan2", true),
-        E::acosh => ("acosh", false),
-        E::asinh => ("asinh", false),
-        E::atanh => ("atanh", false),
-        E::cbrt => ("cbrt", false),
-        E::sin | E::native_sin | E::half_sin => ("sin", false),
-        E::cos | E::native_cos | E::half_cos => ("cos", false),
-        E::tan | E::native_tan | E::half_tan => ("tan", false),
-        E::sinh => ("sinh", false),
-        E::cosh => ("cosh", false),
-        E::tanh => ("tanh", false),
-        E::sinpi => ("sinpi", false),
-        E::cospi => ("cospi", false),
-        E::tanpi => ("tanpi", false),
-        E::exp | E::native_exp | E::half_exp => ("exp", false),
-        E::exp2 | E::native_exp2 | E::half_exp2 => ("exp2", false),
-        E::exp10 | E::native_exp10 | E::half_exp10 => ("exp10", false),
-        E::expm1 => ("expm1", false),
-        E::log | E::native_log | E::half_log => ("log", false),
-        E::log2 | E::native_log2 | E::half_log2 => ("log2", false),
-        E::log10 | E::native_log10 | E::half_log10 => ("log10", false),
-        E::log1p => ("log1p", false),
-        E::pow | E::powr | E::native_powr | E::half_powr => ("pow", false),
-        E::hypot => ("hypot", false),
-        E::fmod => ("fmod", false),
-        E::remainder => ("remainder", false),
-        E::nextafter => ("nextafter", false),
-        E::erf => ("erf", false),
-        E::erfc => ("erfc", false),
-        E::tgamma => ("tgamma", false),
-        E::lgamma => ("lgamma", false),
-        E::logb => ("logb", false),
-        E::round => ("round", false),
-        E::pown => ("powi", false),
-        E::rootn => ("rootn", false),
-        E::ldexp => ("ldexp", false),
-        E::ilogb => ("ilogb", false),
+        E::acos => "acos",
+        E::acospi => "acospi",
+        E::asin => "asin",
+        E::asinpi => "asinpi",
+        E::atan => "atan",
+        E::atanpi => "atanpi",
+        E::atan2 => "atan2",
+        E::atan2pi => "atan2pi",
+        E::acosh => "acosh",
+        E::asinh => "asinh",
+        E::atanh => "atanh",
+        E::cbrt => "cbrt",
+        E::sin | E::native_sin | E::half_sin => "sin",
+        E::cos | E::native_cos | E::half_cos => "cos",
+        E::tan | E::native_tan | E::half_tan => "tan",
+        E::sinh => "sinh",
+        E::cosh => "cosh",
+        E::tanh => "tanh",
+        E::sinpi => "sinpi",
+        E::cospi => "cospi",
+        E::tanpi => "tanpi",
+        E::exp | E::native_exp | E::half_exp => "exp",
+        E::exp2 | E::native_exp2 | E::half_exp2 => "exp2",
+        E::exp10 | E::native_exp10 | E::half_exp10 => "exp10",
+        E::expm1 => "expm1",
+        E::log | E::native_log | E::half_log => "log",
+        E::log2 | E::native_log2 | E::half_log2 => "log2",
+        E::log10 | E::native_log10 | E::half_log10 => "log10",
+        E::log1p => "log1p",
+        E::pow => "pow",
+        E::powr | E::native_powr | E::half_powr => "powr",
+        E::pown => "pown",
+        E::rootn => "rootn",
+        E::hypot => "hypot",
+        E::fmod => "fmod",
+        E::remainder => "remainder",
+        E::nextafter => "nextafter",
+        E::erf => "erf",
+        E::erfc => "erfc",
+        E::tgamma => "tgamma",
+        E::lgamma => "lgamma",
+        E::logb => "logb",
+        E::round => "round",
+        E::ldexp => "ldexp",
+        E::ilogb => "ilogb",
         _ => return None,
     })
 }
@@ -76,7 +77,7 @@ impl FnTx<'_, '_, '_> {
     }
 
     /// OpenCL `fmin`/`fmax`: a NaN operand yields the other operand.
-    fn fminmax(&mut self, x: Value, y: Value, max: bool) -> Value {
+    pub(super) fn fminmax(&mut self, x: Value, y: Value, max: bool) -> Value {
         let m = if max {
             self.b.ins().fmax(x, y)
         } else {
@@ -137,7 +138,7 @@ impl FnTx<'_, '_, '_> {
         self.b.ins().select(over, s, r)
     }
 
-    fn call_math(&mut self, base: &str, args: &[Value]) -> Result<Value> {
+    pub(super) fn call_math(&mut self, base: &str, args: &[Value]) -> Result<Value> {
         let f64_ = self.value_type(args[0]) == types::F64;
         let bi = builtins::lookup(base, f64_).ok_or_else(|| {
             CompileError::Unsupported(format!("math builtin {base} for this type"))
@@ -191,32 +192,8 @@ impl FnTx<'_, '_, '_> {
             opcode: format!("ExtInst OpenCL.std {op:?}"),
             function: self.f.name.clone(),
         };
-        if matches!(
-            op,
-            E::vload_half
-                | E::vload_halfn
-                | E::vstore_half
-                | E::vstore_half_r
-                | E::vstore_halfn
-                | E::vstore_halfn_r
-                | E::vloada_halfn
-                | E::vstorea_halfn
-                | E::vstorea_halfn_r
-                | E::printf
-                | E::prefetch
-                | E::shuffle
-                | E::shuffle2
-                | E::fract
-                | E::frexp
-                | E::modf
-                | E::lgamma_r
-                | E::remquo
-                | E::sincos
-                | E::nan
-                | E::maxmag
-                | E::minmag
-        ) {
-            return Err(unsupported());
+        if let Some(()) = self.ext_memory(op, inst)? {
+            return Ok(());
         }
         // vloadn's last operand is a literal (the element count), not an id.
         let args = if op == E::vloadn {
@@ -247,17 +224,14 @@ impl FnTx<'_, '_, '_> {
             clif_scalar(p, elem).unwrap_or(types::I8)
         };
 
-        if let Some((base, by_pi)) = transcendental(op) {
-            let v = self.map_n(rt, &args, &mut |s, a| {
-                let r = s.call_math(base, a)?;
-                Ok(if by_pi {
-                    let t = s.value_type(r);
-                    let k = s.fconst(t, std::f64::consts::FRAC_1_PI);
-                    s.b.ins().fmul(r, k)
-                } else {
-                    r
-                })
-            })?;
+        if let Some(base) = transcendental(op) {
+            let v = self.map_n(rt, &args, &mut |s, a| s.call_math(base, a))?;
+            return self.set_result(inst, v);
+        }
+        if let Some(v) = self.ext_pointer_output(op, inst, rt, &args)? {
+            return self.set_result(inst, v);
+        }
+        if let Some(v) = self.ext_extra(op, rt, &args)? {
             return self.set_result(inst, v);
         }
 
@@ -410,23 +384,13 @@ impl FnTx<'_, '_, '_> {
             E::s_mul_hi | E::u_mul_hi => {
                 need(2)?;
                 let sg = op == E::s_mul_hi;
-                self.map_n(rt, &args, &mut |s, a| {
-                    Ok(if sg {
-                        s.b.ins().smulhi(a[0], a[1])
-                    } else {
-                        s.b.ins().umulhi(a[0], a[1])
-                    })
-                })?
+                self.map_n(rt, &args, &mut |s, a| Ok(s.mul_hi(a[0], a[1], sg)))?
             }
             E::s_mad_hi | E::u_mad_hi => {
                 need(3)?;
                 let sg = op == E::s_mad_hi;
                 self.map_n(rt, &args, &mut |s, a| {
-                    let h = if sg {
-                        s.b.ins().smulhi(a[0], a[1])
-                    } else {
-                        s.b.ins().umulhi(a[0], a[1])
-                    };
+                    let h = s.mul_hi(a[0], a[1], sg);
                     Ok(s.b.ins().iadd(h, a[2]))
                 })?
             }
@@ -542,30 +506,6 @@ impl FnTx<'_, '_, '_> {
                 }
                 self.unflatten(rt, out)?
             }
-            E::length | E::fast_length | E::distance | E::fast_distance => {
-                let x = if matches!(op, E::distance | E::fast_distance) {
-                    need(2)?;
-                    let (a, b) = (args[0].flat(), args[1].flat());
-                    if a.len() != b.len() {
-                        return Err(CompileError::Invalid("distance: operand sizes".into()));
-                    }
-                    a.iter()
-                        .zip(&b)
-                        .map(|(p, q)| self.b.ins().fsub(*p, *q))
-                        .collect::<Vec<_>>()
-                } else {
-                    args[0].flat()
-                };
-                let d = self.dot_self(&x)?;
-                Val::S(self.b.ins().sqrt(d))
-            }
-            E::normalize | E::fast_normalize => {
-                let x = args[0].flat();
-                let d = self.dot_self(&x)?;
-                let l = self.b.ins().sqrt(d);
-                let out = x.iter().map(|v| self.b.ins().fdiv(*v, l)).collect();
-                self.unflatten(rt, out)?
-            }
             E::vloadn => {
                 need(2)?;
                 let Type::Vector { elem, count } = p.ty(rt)?.clone() else {
@@ -596,18 +536,6 @@ impl FnTx<'_, '_, '_> {
             _ => return Err(unsupported()),
         };
         self.set_result(inst, v)
-    }
-
-    fn dot_self(&mut self, x: &[Value]) -> Result<Value> {
-        let first = *x
-            .first()
-            .ok_or_else(|| CompileError::Invalid("empty vector".into()))?;
-        let mut acc = self.b.ins().fmul(first, first);
-        for v in &x[1..] {
-            let m = self.b.ins().fmul(*v, *v);
-            acc = self.b.ins().fadd(acc, m);
-        }
-        Ok(acc)
     }
 
     /// `p + offset * n * sizeof(elem)` for `vloadn`/`vstoren`.

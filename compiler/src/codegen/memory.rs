@@ -165,15 +165,22 @@ fn store_rec(
     Ok(())
 }
 
-fn mem_flags(inst: &Instruction, first: usize) -> MemFlagsData {
-    // `Volatile` cannot be expressed to Cranelift yet (it does not cache memory values
-    // across instructions that may alias, so plain flags are correct but not a guarantee);
-    // `Aligned` is not needed on x86-64/AArch64 scalar accesses.
-    let _ = inst.operands.get(first).and_then(|o| match o {
-        Operand::MemoryAccess(m) => Some(m.contains(MemoryAccess::VOLATILE)),
-        _ => None,
-    });
+fn mem_flags(_inst: &Instruction, _first: usize) -> MemFlagsData {
+    // `Aligned` is not needed on x86-64/AArch64 scalar accesses; `Volatile` is handled by
+    // the caller (see [`is_volatile`]).
     MemFlagsData::new()
+}
+
+/// A `Volatile` access: the memory operand says so, or the pointer is decorated
+/// `Volatile`. Cranelift has no volatile flag; its alias analysis never forwards or merges
+/// a load across a fence, so a volatile load is preceded, and a volatile store followed,
+/// by one (it neither caches nor drops the access).
+fn is_volatile(p: &Program, inst: &Instruction, first: usize, ptr: Word) -> bool {
+    let by_operand = matches!(
+        inst.operands.get(first),
+        Some(Operand::MemoryAccess(m)) if m.contains(MemoryAccess::VOLATILE)
+    );
+    by_operand || p.has_decoration(ptr, rspirv::spirv::Decoration::Volatile)
 }
 
 impl FnTx<'_, '_, '_> {
@@ -252,6 +259,9 @@ impl FnTx<'_, '_, '_> {
                     return self.set_result(inst, v);
                 }
                 let a = self.scalar(ptr)?;
+                if is_volatile(p, inst, 1, ptr) {
+                    self.b.ins().fence();
+                }
                 let v = load_typed(&mut self.b, p, rt, a, 0, mem_flags(inst, 1))?;
                 self.set_result(inst, v)
             }
@@ -261,7 +271,11 @@ impl FnTx<'_, '_, '_> {
                 let (_, pointee) = self.pointee_of(ptr)?;
                 let a = self.scalar(ptr)?;
                 let v = self.val(obj)?;
-                store_typed(&mut self.b, p, pointee, &v, a, 0, mem_flags(inst, 2))
+                store_typed(&mut self.b, p, pointee, &v, a, 0, mem_flags(inst, 2))?;
+                if is_volatile(p, inst, 2, ptr) {
+                    self.b.ins().fence();
+                }
+                Ok(())
             }
             Op::AccessChain | Op::InBoundsAccessChain => self.access_chain(inst, false),
             Op::PtrAccessChain | Op::InBoundsPtrAccessChain => self.access_chain(inst, true),

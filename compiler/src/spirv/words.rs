@@ -51,6 +51,14 @@ pub fn prepare(bytes: &[u8]) -> Result<Prepared, CompileError> {
             }
         })
         .collect();
+    // Version word: 0x00MMmm00. Ferrite reads SPIR-V 1.0 to 1.5.
+    let version = words[1];
+    let (major, minor) = ((version >> 16) & 0xff, (version >> 8) & 0xff);
+    if major != 1 || minor > 5 || version & 0xff00_00ff != 0 {
+        return Err(CompileError::Unsupported(format!(
+            "SPIR-V version {major}.{minor} (Ferrite reads 1.0 to 1.5)"
+        )));
+    }
     let mut int_widths = HashMap::new();
     let mut i = 5;
     while i < words.len() {

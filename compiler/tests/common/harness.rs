@@ -3,12 +3,18 @@
 //! every group the way the runtime's executor will.
 #![allow(dead_code)]
 
-use ferrite_compiler::{ArgKind, CompiledKernel, GroupContext, KernelInfo, Module};
+use ferrite_compiler::{ArgKind, CompiledKernel, GroupContext, KernelInfo, Module, PrintfBuffer};
+use std::cell::Cell;
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 static COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// The `printf` buffer launches on this thread hand to kernels (null: none).
+    static PRINTF: Cell<*const PrintfBuffer> = const { Cell::new(std::ptr::null()) };
+}
 
 fn scratch(ext: &str) -> PathBuf {
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
@@ -238,6 +244,8 @@ fn run_group(
         work_dim: dim,
         local_mem: lmem.as_mut_ptr().cast(),
         frame: frame.as_mut_ptr().cast(),
+        local_mem_size: (lmem.len() * 8) as u64,
+        printf: PRINTF.with(Cell::get),
     };
     // SAFETY: the entry follows the work-group ABI; `args` was laid out from the kernel's
     // `KernelInfo` and its buffers outlive the call, `ctx`, the local memory and the frame
@@ -369,4 +377,13 @@ pub fn run1_local(
 /// 1-D launch without offset.
 pub fn run1(k: &CompiledKernel, args: &Args, global: u64, local: u64) {
     run(k, args, 1, [global, 1, 1], [local, 1, 1], [0; 3], 0);
+}
+
+/// 1-D launch (groups in order on this thread) that returns what the kernel printed.
+pub fn run1_printf(k: &CompiledKernel, args: &Args, global: u64, local: u64) -> String {
+    let buf = PrintfBuffer::new(1 << 20);
+    PRINTF.with(|p| p.set(&buf));
+    run1(k, args, global, local);
+    PRINTF.with(|p| p.set(std::ptr::null()));
+    String::from_utf8(buf.take_output()).expect("printf output is UTF-8")
 }

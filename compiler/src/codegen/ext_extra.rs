@@ -1,0 +1,385 @@
+//! More of `OpenCL.std`, inline: `nan`, `maxmag`/`minmag`, `mad_sat`, `mul_hi` at every
+//! width, `shuffle`/`shuffle2`, and the geometric functions that must not overflow
+//! (`length`, `distance`, `normalize` and their `fast_` forms).
+//!
+//! Geometric functions: single precision is evaluated in double (squares of any `float`
+//! neither overflow nor underflow there, and the result is rounded once); double precision
+//! scales by a power of two taken from the largest magnitude first (exact), so that
+//! `length((DBL_MAX, DBL_MAX))` is finite and `length` of denormals is not 0.
+
+use super::{elem_of, FnTx, Result, Val};
+use crate::spirv::Type;
+use crate::CompileError;
+use cranelift_codegen::ir::{
+    condcodes::{FloatCC, IntCC},
+    types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
+};
+use rspirv::spirv::{OpenclStd100Op as E, Word};
+
+impl FnTx<'_, '_, '_> {
+    /// High half of the full product `x * y` (any integer width).
+    pub(super) fn mul_hi(&mut self, x: Value, y: Value, signed: bool) -> Value {
+        let t = self.value_type(x);
+        if t.bits() >= 32 {
+            return if signed {
+                self.b.ins().smulhi(x, y)
+            } else {
+                self.b.ins().umulhi(x, y)
+            };
+        }
+        let ext = |s: &mut Self, v: Value| {
+            if signed {
+                s.b.ins().sextend(types::I32, v)
+            } else {
+                s.b.ins().uextend(types::I32, v)
+            }
+        };
+        let (a, b) = (ext(self, x), ext(self, y));
+        let p = self.b.ins().imul(a, b);
+        let h = self.b.ins().sshr_imm_s(p, i64::from(t.bits()));
+        self.b.ins().ireduce(t, h)
+    }
+
+    /// `x * y + z` clamped to the range of the type.
+    fn mad_sat(&mut self, x: Value, y: Value, z: Value, signed: bool) -> Value {
+        let t = self.value_type(x);
+        let bits = t.bits();
+        if bits == 64 {
+            return self.mad_sat64(x, y, z, signed);
+        }
+        let ext = |s: &mut Self, v: Value| {
+            if signed {
+                s.b.ins().sextend(types::I64, v)
+            } else {
+                s.b.ins().uextend(types::I64, v)
+            }
+        };
+        let (a, b, c) = (ext(self, x), ext(self, y), ext(self, z));
+        let p = self.b.ins().imul(a, b);
+        let r = self.b.ins().iadd(p, c);
+        let r = if signed {
+            let lo = self.b.ins().iconst(types::I64, -(1i64 << (bits - 1)));
+            let hi = self.b.ins().iconst(types::I64, (1i64 << (bits - 1)) - 1);
+            let r = self.b.ins().smin(r, hi);
+            self.b.ins().smax(r, lo)
+        } else {
+            let hi = self.b.ins().iconst(types::I64, ((1u64 << bits) - 1) as i64);
+            self.b.ins().umin(r, hi)
+        };
+        self.b.ins().ireduce(t, r)
+    }
+
+    /// 64-bit `mad_sat` on the 128-bit product as a (high, low) pair of `i64`s (Cranelift
+    /// cannot lower every `i128` operation).
+    fn mad_sat64(&mut self, x: Value, y: Value, z: Value, signed: bool) -> Value {
+        let lo = self.b.ins().imul(x, y);
+        let sum = self.b.ins().iadd(lo, z);
+        let carry = self.b.ins().icmp(IntCC::UnsignedLessThan, sum, lo);
+        let carry = self.b.ins().uextend(types::I64, carry);
+        if !signed {
+            let hi = self.b.ins().umulhi(x, y);
+            let hi = self.b.ins().iadd(hi, carry);
+            let over = self.b.ins().icmp_imm_s(IntCC::NotEqual, hi, 0);
+            let max = self.b.ins().iconst(types::I64, -1);
+            return self.b.ins().select(over, max, sum);
+        }
+        let hi = self.b.ins().smulhi(x, y);
+        let zhi = self.b.ins().sshr_imm_s(z, 63);
+        let hi = self.b.ins().iadd(hi, zhi);
+        let hi = self.b.ins().iadd(hi, carry);
+        // Fits in i64 iff the high half is the sign extension of the low half.
+        let ext = self.b.ins().sshr_imm_s(sum, 63);
+        let over = self.b.ins().icmp(IntCC::NotEqual, hi, ext);
+        let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, hi, 0);
+        let min = self.b.ins().iconst(types::I64, i64::MIN);
+        let max = self.b.ins().iconst(types::I64, i64::MAX);
+        let sat = self.b.ins().select(neg, min, max);
+        self.b.ins().select(over, sat, sum)
+    }
+
+    /// `maxmag`/`minmag`: the operand of larger (smaller) magnitude, else `fmax`/`fmin`.
+    fn maxmag(&mut self, x: Value, y: Value, max: bool) -> Value {
+        let ax = self.b.ins().fabs(x);
+        let ay = self.b.ins().fabs(y);
+        let (gt, lt) = if max {
+            (FloatCC::GreaterThan, FloatCC::LessThan)
+        } else {
+            (FloatCC::LessThan, FloatCC::GreaterThan)
+        };
+        let pick_x = self.b.ins().fcmp(gt, ax, ay);
+        let pick_y = self.b.ins().fcmp(lt, ax, ay);
+        let m = self.fminmax(x, y, max);
+        let r = self.b.ins().select(pick_y, y, m);
+        self.b.ins().select(pick_x, x, r)
+    }
+
+    fn shuffle(&mut self, rt: Word, srcs: &[Val], mask: &Val) -> Result<Val> {
+        let elems: Vec<Value> = srcs.iter().flat_map(Val::flat).collect();
+        let first = *elems
+            .first()
+            .ok_or_else(|| CompileError::Invalid("shuffle of nothing".into()))?;
+        let t = self.value_type(first);
+        let n = elems.len().next_power_of_two();
+        let es = t.bytes();
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            es * n as u32,
+            4,
+        ));
+        let zero = self.zero_of(t);
+        for k in 0..n {
+            let v = elems.get(k).copied().unwrap_or(zero);
+            self.b
+                .ins()
+                .stack_store(types::I64, v, slot, (k as u32 * es) as i32);
+        }
+        let base = self.b.ins().stack_addr(types::I64, slot, 0);
+        let mut out = Vec::new();
+        for m in mask.flat() {
+            let m = if self.value_type(m).bits() < 64 {
+                self.b.ins().uextend(types::I64, m)
+            } else {
+                m
+            };
+            let idx = self.b.ins().band_imm_s(m, (n - 1) as i64);
+            let off = self.b.ins().imul_imm_s(idx, i64::from(es));
+            let a = self.b.ins().iadd(base, off);
+            out.push(self.b.ins().load(t, MemFlagsData::new(), a, 0));
+        }
+        self.unflatten(rt, out)
+    }
+
+    fn zero_of(&mut self, t: types::Type) -> Value {
+        if t == types::F32 {
+            self.b.ins().f32const(0.0)
+        } else if t == types::F64 {
+            self.b.ins().f64const(0.0)
+        } else {
+            self.b.ins().iconst(t, 0)
+        }
+    }
+
+    /// `sqrt(Σ xᵢ²)` without overflow or underflow, in the element type of `x`.
+    fn length_of(&mut self, x: &[Value]) -> Result<Value> {
+        let first = *x
+            .first()
+            .ok_or_else(|| CompileError::Invalid("length of an empty vector".into()))?;
+        let t = self.value_type(first);
+        if t == types::F32 {
+            let mut acc = None;
+            for v in x {
+                let d = self.b.ins().fpromote(types::F64, *v);
+                let sq = self.b.ins().fmul(d, d);
+                acc = Some(match acc {
+                    None => sq,
+                    Some(a) => self.b.ins().fadd(a, sq),
+                });
+            }
+            let l = self.b.ins().sqrt(acc.unwrap_or(first));
+            return Ok(self.b.ins().fdemote(types::F32, l));
+        }
+        let (scale, inv) = self.pow2_scale(x);
+        let mut acc = None;
+        for v in x {
+            let s = self.b.ins().fmul(*v, scale);
+            let sq = self.b.ins().fmul(s, s);
+            acc = Some(match acc {
+                None => sq,
+                Some(a) => self.b.ins().fadd(a, sq),
+            });
+        }
+        let l = self.b.ins().sqrt(acc.unwrap_or(first));
+        let l = self.b.ins().fmul(l, inv);
+        // ∞ in any element: the scale is 0 and the sum NaN; the length is ∞.
+        let inf = self.b.ins().f64const(f64::INFINITY);
+        let mut any_inf = None;
+        for v in x {
+            let a = self.b.ins().fabs(*v);
+            let i = self.b.ins().fcmp(FloatCC::Equal, a, inf);
+            any_inf = Some(match any_inf {
+                None => i,
+                Some(p) => self.b.ins().bor(p, i),
+            });
+        }
+        Ok(match any_inf {
+            Some(i) => self.b.ins().select(i, inf, l),
+            None => l,
+        })
+    }
+
+    /// For doubles `x`: `(2^-E, 2^E)` where `2^E` is about the largest magnitude (both
+    /// exact powers of two; `E` clamped so both stay normal).
+    fn pow2_scale(&mut self, x: &[Value]) -> (Value, Value) {
+        let mut m = self.b.ins().fabs(x[0]);
+        for v in &x[1..] {
+            let a = self.b.ins().fabs(*v);
+            m = self.b.ins().fmax(m, a);
+        }
+        let bits = self.b.ins().bitcast(types::I64, MemFlagsData::new(), m);
+        let e = self.b.ins().ushr_imm_s(bits, 52);
+        let e = self.b.ins().band_imm_s(e, 0x7ff);
+        // scale field = clamp(2046 − e, 1, 2045); inverse field = 2046 − scale field
+        // (both in 1..=2045: normal, exact reciprocals).
+        let k = self.b.ins().iconst(types::I64, 2046);
+        let sf = self.b.ins().isub(k, e);
+        let one = self.b.ins().iconst(types::I64, 1);
+        let top = self.b.ins().iconst(types::I64, 2045);
+        let sf = self.b.ins().smax(sf, one);
+        let sf = self.b.ins().smin(sf, top);
+        let inv_f = self.b.ins().isub(k, sf);
+        let sb = self.b.ins().ishl_imm_s(sf, 52);
+        let ib = self.b.ins().ishl_imm_s(inv_f, 52);
+        let scale = self.b.ins().bitcast(types::F64, MemFlagsData::new(), sb);
+        let inv = self.b.ins().bitcast(types::F64, MemFlagsData::new(), ib);
+        (scale, inv)
+    }
+
+    /// `normalize`: zero vectors unchanged, infinities replaced by ±1 (others by ±0) first,
+    /// NaN anywhere gives NaNs.
+    fn normalize(&mut self, rt: Word, x: &[Value]) -> Result<Val> {
+        let first = *x
+            .first()
+            .ok_or_else(|| CompileError::Invalid("normalize of an empty vector".into()))?;
+        let t = self.value_type(first);
+        let (inf, one, zero) = if t == types::F32 {
+            (
+                self.b.ins().f32const(f32::INFINITY),
+                self.b.ins().f32const(1.0),
+                self.b.ins().f32const(0.0),
+            )
+        } else {
+            (
+                self.b.ins().f64const(f64::INFINITY),
+                self.b.ins().f64const(1.0),
+                self.b.ins().f64const(0.0),
+            )
+        };
+        let mut any_inf = None;
+        let mut all_zero = None;
+        for v in x {
+            let a = self.b.ins().fabs(*v);
+            let i = self.b.ins().fcmp(FloatCC::Equal, a, inf);
+            let z = self.b.ins().fcmp(FloatCC::Equal, *v, zero);
+            any_inf = Some(match any_inf {
+                None => i,
+                Some(p) => self.b.ins().bor(p, i),
+            });
+            all_zero = Some(match all_zero {
+                None => z,
+                Some(p) => self.b.ins().band(p, z),
+            });
+        }
+        let (Some(any_inf), Some(all_zero)) = (any_inf, all_zero) else {
+            return Err(CompileError::Invalid("normalize of an empty vector".into()));
+        };
+        let mut y = Vec::new();
+        for v in x {
+            let a = self.b.ins().fabs(*v);
+            let i = self.b.ins().fcmp(FloatCC::Equal, a, inf);
+            let r = self.b.ins().select(i, one, zero);
+            let r = self.b.ins().fcopysign(r, *v);
+            y.push(self.b.ins().select(any_inf, r, *v));
+        }
+        let len = self.length_of(&y)?;
+        let mut out = Vec::new();
+        for (v, orig) in y.iter().zip(x) {
+            let q = if t == types::F32 {
+                // float: divide in double, round once.
+                let d = self.b.ins().fpromote(types::F64, *v);
+                let l = self.b.ins().fpromote(types::F64, len);
+                let q = self.b.ins().fdiv(d, l);
+                self.b.ins().fdemote(types::F32, q)
+            } else {
+                self.b.ins().fdiv(*v, len)
+            };
+            out.push(self.b.ins().select(all_zero, *orig, q));
+        }
+        self.unflatten(rt, out)
+    }
+
+    /// The OpenCL.std instructions of this file; `None` for any other.
+    pub(super) fn ext_extra(&mut self, op: E, rt: Word, args: &[Val]) -> Result<Option<Val>> {
+        let need = |n: usize| -> Result<()> {
+            if args.len() < n {
+                Err(CompileError::Invalid(format!(
+                    "OpenCL.std {op:?}: too few operands"
+                )))
+            } else {
+                Ok(())
+            }
+        };
+        let p = self.p;
+        Ok(Some(match op {
+            E::nan => {
+                need(1)?;
+                let et = super::clif_scalar(p, elem_of(p, rt)?)?;
+                self.map_n(rt, args, &mut |s, a| {
+                    let (it, q, payload) = if et == types::F64 {
+                        (
+                            types::I64,
+                            0x7ff8_0000_0000_0000u64 as i64,
+                            0x0007_ffff_ffff_ffffi64,
+                        )
+                    } else {
+                        (types::I32, 0x7fc0_0000, 0x003f_ffff)
+                    };
+                    let mut c = a[0];
+                    let ct = s.value_type(c);
+                    if ct.bits() < it.bits() {
+                        c = s.b.ins().uextend(it, c);
+                    } else if ct.bits() > it.bits() {
+                        c = s.b.ins().ireduce(it, c);
+                    }
+                    let c = s.b.ins().band_imm_s(c, payload);
+                    let c = s.b.ins().bor_imm_s(c, q);
+                    Ok(s.b.ins().bitcast(et, MemFlagsData::new(), c))
+                })?
+            }
+            E::maxmag | E::minmag => {
+                need(2)?;
+                let max = op == E::maxmag;
+                self.map_n(rt, args, &mut |s, a| Ok(s.maxmag(a[0], a[1], max)))?
+            }
+            E::s_mad_sat | E::u_mad_sat => {
+                need(3)?;
+                let sg = op == E::s_mad_sat;
+                self.map_n(rt, args, &mut |s, a| Ok(s.mad_sat(a[0], a[1], a[2], sg)))?
+            }
+            E::shuffle => {
+                need(2)?;
+                self.shuffle(rt, &args[..1], &args[1])?
+            }
+            E::shuffle2 => {
+                need(3)?;
+                self.shuffle(rt, &args[..2], &args[2])?
+            }
+            E::length | E::fast_length => {
+                need(1)?;
+                Val::S(self.length_of(&args[0].flat())?)
+            }
+            E::distance | E::fast_distance => {
+                need(2)?;
+                let (a, b) = (args[0].flat(), args[1].flat());
+                if a.len() != b.len() {
+                    return Err(CompileError::Invalid("distance: operand sizes".into()));
+                }
+                let d: Vec<Value> = a
+                    .iter()
+                    .zip(&b)
+                    .map(|(x, y)| self.b.ins().fsub(*x, *y))
+                    .collect();
+                Val::S(self.length_of(&d)?)
+            }
+            E::normalize | E::fast_normalize => {
+                need(1)?;
+                let x = args[0].flat();
+                if matches!(p.ty(rt)?, Type::Vector { .. }) || x.len() == 1 {
+                    self.normalize(rt, &x)?
+                } else {
+                    return Err(CompileError::Invalid("normalize: operand".into()));
+                }
+            }
+            _ => return Ok(None),
+        }))
+    }
+}

@@ -1,0 +1,247 @@
+//! The OpenCL C kernel language through the real loader: conversions with every rounding
+//! mode, a sample of math built-ins against host references, and `printf` (the test
+//! re-runs itself as a child process with `FERRITE_TEST_PRINTF_CHILD` set and compares the
+//! child's stdout exactly).
+
+use ferrite_tests::*;
+use std::process::Command;
+
+#[test]
+fn conversions_with_rounding_modes() {
+    let env = Env::new();
+    let src = r#"
+__kernel void k(__global const float *f, __global const long *l, __global int *oi,
+                __global float *of) {
+    size_t i = get_global_id(0);
+    float v = f[i];
+    oi[4 * i] = convert_int_sat_rte(v);
+    oi[4 * i + 1] = convert_int_sat_rtp(v);
+    oi[4 * i + 2] = convert_int_sat_rtn(v);
+    oi[4 * i + 3] = convert_uchar_sat(v);
+    of[3 * i] = convert_float_rtz(l[i]);
+    of[3 * i + 1] = convert_float_rtp(l[i]);
+    of[3 * i + 2] = convert_float_rtn(l[i]);
+}
+"#;
+    let f: Vec<f32> = vec![
+        0.5,
+        1.5,
+        -2.5,
+        -0.5,
+        3e9,
+        -3e9,
+        f32::NAN,
+        255.7,
+        -1.0,
+        1e-30,
+        2.4999998,
+        300.0,
+    ];
+    let l: Vec<i64> = vec![
+        (1 << 24) + 1,
+        -(1 << 24) - 1,
+        i64::MAX,
+        i64::MIN + 1,
+        0,
+        1,
+        -1,
+        123_456_789_123,
+        (1 << 40) + 3,
+        -(1 << 30) - 7,
+        16_777_219,
+        -16_777_219,
+    ];
+    let n = f.len();
+    let (bf, bl) = (env.buffer_from(&f), env.buffer_from(&l));
+    let (bi, bo) = (
+        env.buffer_zeroed::<i32>(4 * n),
+        env.buffer_zeroed::<f32>(3 * n),
+    );
+    let k = env.build(src, "").kernel("k");
+    k.buf(0, &bf).buf(1, &bl).buf(2, &bi).buf(3, &bo);
+    run_1d(&env.queue, &k, n, None);
+    let oi: Vec<i32> = bi.read(&env.queue, 4 * n);
+    let of: Vec<f32> = bo.read(&env.queue, 3 * n);
+    for i in 0..n {
+        let v = f[i];
+        assert_eq!(oi[4 * i], v.round_ties_even() as i32, "rte {v}");
+        assert_eq!(oi[4 * i + 1], v.ceil() as i32, "rtp {v}");
+        assert_eq!(oi[4 * i + 2], v.floor() as i32, "rtn {v}");
+        assert_eq!(oi[4 * i + 3], i32::from(v as u8), "uchar_sat {v}");
+        let x = i128::from(l[i]);
+        let r = l[i] as f32;
+        let back = r as i128;
+        let toward_zero = if back.abs() > x.abs() {
+            if r > 0.0 {
+                r.next_down()
+            } else {
+                r.next_up()
+            }
+        } else {
+            r
+        };
+        let up = if back < x { r.next_up() } else { r };
+        let down = if back > x { r.next_down() } else { r };
+        assert_eq!(of[3 * i], toward_zero, "rtz {x}");
+        assert_eq!(of[3 * i + 1], up, "rtp {x}");
+        assert_eq!(of[3 * i + 2], down, "rtn {x}");
+    }
+}
+
+fn ulps(got: f32, want: f64) -> f64 {
+    if want.is_nan() {
+        return if got.is_nan() { 0.0 } else { f64::INFINITY };
+    }
+    if want.is_infinite() || got.is_infinite() {
+        return if got == want as f32 {
+            0.0
+        } else {
+            f64::INFINITY
+        };
+    }
+    let w = (want as f32).abs();
+    let e = if w == 0.0 {
+        -149
+    } else {
+        (w.to_bits() >> 23) as i32 - 150
+    };
+    (f64::from(got) - want).abs() / 2f64.powi(e.max(-149))
+}
+
+#[test]
+fn math_sample_within_ulp_bounds() {
+    let env = Env::new();
+    let src = r#"
+__kernel void k(__global const float *x, __global float *o) {
+    size_t i = get_global_id(0);
+    float v = x[i];
+    o[8 * i] = sin(v);
+    o[8 * i + 1] = exp(v);
+    o[8 * i + 2] = log2(v);
+    o[8 * i + 3] = pow(v, 1.5f);
+    o[8 * i + 4] = sinpi(v);
+    o[8 * i + 5] = atan2(v, 0.75f);
+    o[8 * i + 6] = cbrt(v);
+    o[8 * i + 7] = tanh(v);
+}
+"#;
+    let mut rng = Rng(0xfeed);
+    let mut x: Vec<f32> = vec![0.0, -0.0, 1.0, 0.5, f32::INFINITY, f32::NAN, 1e-40, 88.0];
+    while x.len() < 4096 {
+        x.push(rng.f32(50.0));
+    }
+    let n = x.len();
+    let bx = env.buffer_from(&x);
+    let bo = env.buffer_zeroed::<f32>(8 * n);
+    let k = env.build(src, "").kernel("k");
+    k.buf(0, &bx).buf(1, &bo);
+    run_1d(&env.queue, &k, n, None);
+    let o: Vec<f32> = bo.read(&env.queue, 8 * n);
+    let sinpi = |v: f64| {
+        let r = v - 2.0 * (v / 2.0).round();
+        if !v.is_finite() {
+            f64::NAN
+        } else if r == r.round() {
+            0.0
+        } else {
+            (std::f64::consts::PI * r).sin()
+        }
+    };
+    let checks: [(&str, f64, &dyn Fn(f64) -> f64); 8] = [
+        ("sin", 4.0, &|v| v.sin()),
+        ("exp", 3.0, &|v| v.exp()),
+        ("log2", 3.0, &|v| v.log2()),
+        ("pow", 16.0, &|v| v.powf(1.5)),
+        ("sinpi", 4.0, &sinpi),
+        ("atan2", 6.0, &|v| v.atan2(0.75)),
+        ("cbrt", 2.0, &|v| v.cbrt()),
+        ("tanh", 5.0, &|v| v.tanh()),
+    ];
+    for i in 0..n {
+        for (k, (name, bound, f)) in checks.iter().enumerate() {
+            let want = f(f64::from(x[i]));
+            let got = o[8 * i + k];
+            let e = ulps(got, want);
+            assert!(
+                e <= *bound || (want == 0.0 && got == 0.0),
+                "{name}({}) = {got}, want {want} ({e} ulp)",
+                x[i]
+            );
+        }
+    }
+}
+
+const PRINTF_SRC: &str = r#"
+__kernel void k(__global const float *f) {
+    size_t i = get_global_id(0);
+    printf("wi %d: %.3f %v2hld %s %c %#x %e\n", (int)i, f[i], (int2)((int)i, -(int)i),
+           "ok", 'a' + (int)i, (uint)i * 255u, (double)f[i] * 1e10);
+}
+"#;
+
+/// The child: run the printf kernel, print a marker before and after, and exit.
+fn printf_child() {
+    let env = Env::new();
+    let f: Vec<f32> = (0..6).map(|i| i as f32 / 3.0).collect();
+    let bf = env.buffer_from(&f);
+    let k = env.build(PRINTF_SRC, "").kernel("k");
+    k.buf(0, &bf);
+    println!("before");
+    run_1d(&env.queue, &k, f.len(), Some(2));
+    env.queue.finish();
+    println!("after");
+}
+
+#[test]
+fn printf_output_reaches_stdout_in_order() {
+    if std::env::var_os("FERRITE_TEST_PRINTF_CHILD").is_some() {
+        printf_child();
+        return;
+    }
+    let exe = std::env::current_exe().expect("test binary path");
+    let out = Command::new(exe)
+        .args([
+            "printf_output_reaches_stdout_in_order",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("FERRITE_TEST_PRINTF_CHILD", "1")
+        .output()
+        .expect("run the test binary as a child");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "child failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut want = String::from("before\n");
+    for i in 0..6u32 {
+        let f = i as f32 / 3.0;
+        want += &format!(
+            "wi {i}: {:.3} {i},{} ok {} {} {}\n",
+            f,
+            -(i as i32),
+            (b'a' + i as u8) as char,
+            if i == 0 {
+                "0".to_string()
+            } else {
+                format!("{:#x}", i * 255)
+            },
+            c_exp(f64::from(f) * 1e10)
+        );
+    }
+    want += "after\n";
+    // The harness prints its own lines ("running 1 test", …) around ours.
+    let start = stdout.find("before\n").expect("marker before the kernel");
+    let end = stdout.find("after\n").expect("marker after the kernel") + "after\n".len();
+    assert_eq!(&stdout[start..end], want);
+}
+
+/// C's `%e`: one digit, six decimals, a signed two-digit exponent.
+fn c_exp(x: f64) -> String {
+    let s = format!("{x:.6e}");
+    let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+    let e: i32 = e.parse().unwrap_or(0);
+    format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+}
