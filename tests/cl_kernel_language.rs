@@ -147,7 +147,9 @@ __kernel void k(__global const float *x, __global float *o) {
             (std::f64::consts::PI * r).sin()
         }
     };
-    let checks: [(&str, f64, &dyn Fn(f64) -> f64); 8] = [
+    // (function, ULP bound from the OpenCL C accuracy table, host reference)
+    type Check<'a> = (&'a str, f64, &'a dyn Fn(f64) -> f64);
+    let checks: [Check; 8] = [
         ("sin", 4.0, &|v| v.sin()),
         ("exp", 3.0, &|v| v.exp()),
         ("log2", 3.0, &|v| v.log2()),
