@@ -40,6 +40,15 @@ for t in ze_basic ze_kernel ze_sync; do
     gcc $CFLAGS -I"$ROOT/tests/ze" "$ROOT/tests/ze/$t.c" -o "$OUT/$t" -lze_loader -pthread
 done
 gcc $CFLAGS "$ROOT/examples/ze_vecadd.c" -o "$OUT/ze_vecadd" -lze_loader
+# Both APIs in one process: the OpenCL loader finds the same library through a vendors
+# directory of its own.
+gcc $CFLAGS -I"$ROOT/tests/ze" "$ROOT/tests/ze/both_apis.c" -o "$OUT/both_apis" \
+    -lOpenCL -lze_loader
+mkdir -p "$OUT/vendors" "$OUT/vendors-link"
+echo "$LIB" > "$OUT/vendors/ferrite.icd"
+# The same file under another name: the dynamic linker must still load it once.
+ln -sf "$LIB" "$OUT/libferrite-link.so"
+echo "$OUT/libferrite-link.so" > "$OUT/vendors-link/ferrite.icd"
 
 export ZE_ENABLE_ALT_DRIVERS="$LIB"
 status=0
@@ -54,6 +63,9 @@ run "$OUT/ze_basic"
 run "$OUT/ze_kernel" "$OUT/kernels.spv"
 run "$OUT/ze_sync"
 run "$OUT/ze_vecadd" "$OUT/kernels.spv"
+run env OCL_ICD_VENDORS="$OUT/vendors" "$OUT/both_apis" "$OUT/kernels.spv"
+run env OCL_ICD_VENDORS="$OUT/vendors" "$OUT/both_apis" "$OUT/kernels.spv" ze-first
+run env OCL_ICD_VENDORS="$OUT/vendors-link" "$OUT/both_apis" "$OUT/kernels.spv"
 # Again through the loader's validation layer, which checks every call's arguments first.
 run env ZE_ENABLE_VALIDATION_LAYER=1 "$OUT/ze_basic"
 run env ZE_ENABLE_VALIDATION_LAYER=1 "$OUT/ze_kernel" "$OUT/kernels.spv"

@@ -124,6 +124,12 @@ fn source_prelude() -> String {
             prelude.push('\n');
         }
     }
+    // clang predefines `__IMAGE_SUPPORT__` for SPIR targets itself; OpenCL C defines it
+    // only where CL_DEVICE_IMAGE_SUPPORT is CL_TRUE, which it is not.
+    prelude.push_str("#undef __IMAGE_SUPPORT__\n");
+    // The device's OpenCL version (CL_DEVICE_VERSION "OpenCL 3.0"): the compiler's to
+    // define, which clang leaves to the driver.
+    prelude.push_str("#define __OPENCL_VERSION__ 300\n");
     prelude.push_str("#line 1\n");
     prelude
 }
@@ -645,8 +651,11 @@ mod tests {
         assert_eq!(&spirv[..4], &0x0723_0203u32.to_le_bytes());
 
         let claims = compile(
-            "#if defined(__opencl_c_read_write_images) || defined(cl_khr_subgroup_ballot)\n\
+            "#if defined(__opencl_c_read_write_images) || defined(cl_khr_subgroup_ballot) \
+             || defined(__IMAGE_SUPPORT__)\n\
              #error unclaimed feature visible\n#endif\n\
+             #if !defined(__OPENCL_VERSION__) || __OPENCL_VERSION__ != 300\n\
+             #error no __OPENCL_VERSION__\n#endif\n\
              kernel void k(global int* a) { a[0] = 1; }",
             "-cl-std=CL3.0",
             &[],
