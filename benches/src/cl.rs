@@ -72,8 +72,8 @@ pub fn devices() -> Vec<std::result::Result<Device, String>> {
 fn open_device(p: cl_platform_id) -> Result<Device> {
     let platform_name = platform_string(p, CL_PLATFORM_NAME);
     let mut device = ptr::null_mut();
-    // SAFETY: room for one device id.
     check(
+        // SAFETY: room for one device id.
         unsafe { clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &mut device, ptr::null_mut()) },
         "clGetDeviceIDs",
     )
@@ -125,8 +125,8 @@ impl Device {
     }
 
     pub fn read(&self, b: &Buffer, out: &mut [u8]) -> Result<()> {
-        // SAFETY: a blocking read of `out.len()` bytes into `out`, which outlives the call.
         check(
+            // SAFETY: a blocking read of `out.len()` bytes into `out`, which outlives the call.
             unsafe {
                 clEnqueueReadBuffer(
                     self.queue,
@@ -174,8 +174,8 @@ impl Device {
     /// Enqueue `k` over `global` (1–3 dims) with an optional local size; no wait.
     pub fn enqueue(&self, k: &Kernel, global: &[usize], local: Option<&[usize]>) -> Result<()> {
         let local_ptr = local.map_or(ptr::null(), <[usize]>::as_ptr);
-        // SAFETY: `global` (and `local` when given) hold `global.len()` sizes.
         check(
+            // SAFETY: `global` (and `local` when given) hold `global.len()` sizes.
             unsafe {
                 clEnqueueNDRangeKernel(
                     self.queue,
@@ -275,8 +275,8 @@ pub struct Kernel(cl_kernel);
 
 impl Kernel {
     pub fn arg<T: Copy>(&self, index: u32, value: &T) -> Result<&Self> {
-        // SAFETY: `value` is readable for `size_of::<T>()` bytes during the call.
         check(
+            // SAFETY: `value` is readable for `size_of::<T>()` bytes during the call.
             unsafe {
                 clSetKernelArg(
                     self.0,
@@ -295,8 +295,8 @@ impl Kernel {
     }
 
     pub fn local(&self, index: u32, bytes: usize) -> Result<&Self> {
-        // SAFETY: a `__local` argument: size only, NULL value.
         check(
+            // SAFETY: a `__local` argument: size only, NULL value.
             unsafe { clSetKernelArg(self.0, index, bytes, ptr::null()) },
             "clSetKernelArg(local)",
         )?;
