@@ -20,8 +20,15 @@
 //! Barriers: a kernel that (transitively) contains a work-group boundary (barrier,
 //! collective, `wait_group_events`) is inlined and split by `workgroup::regions` and
 //! translated once more as a *step* function ([`regions`]): the same translator, with the
-//! values live across boundaries kept in the work-item's frame. Kernels without boundaries
-//! keep the plain per-work-item function.
+//! values live across boundaries kept in the work-item's frame.
+//!
+//! Inline mode ([`Inline`]): the kernel (or its step) is not a function of its own but is
+//! translated by the same translator inside the work-group function's loop nest
+//! (`workgroup.rs`), builtins answered from SSA values, small or single-use callees
+//! translated in place (`inline.rs`). The per-function shape above stays the reference
+//! (`Module::compile_kernel_reference`) and serves the functions that are still called.
+//!
+//! `FERRITE_DUMP_CLIF=1` prints each function's Cranelift IR to stderr as it is defined.
 
 mod arith;
 mod atomic;
@@ -33,6 +40,7 @@ mod ext_extra;
 mod ext_memory;
 mod extinst;
 mod group;
+mod inline;
 mod memory;
 pub mod regions;
 
@@ -274,7 +282,7 @@ pub fn control_successors(b: &crate::spirv::Block) -> Result<Vec<Word>> {
 
 /// Functions reachable from `root` through `OpFunctionCall`, `root` first; recursion is an
 /// error (the OpenCL environment forbids it).
-fn reachable(p: &Program, root: Word) -> Result<Vec<Word>> {
+pub(crate) fn reachable(p: &Program, root: Word) -> Result<Vec<Word>> {
     fn visit(
         p: &Program,
         f: Word,
@@ -321,6 +329,7 @@ pub fn compile(
     ep: &EntryPoint,
     info: &KernelInfo,
     global_addr: &HashMap<Word, u64>,
+    reference: bool,
 ) -> Result<Output> {
     let funcs = reachable(p, ep.func)?;
     let uses_printf = calls_printf(p, &funcs)?;
@@ -374,12 +383,20 @@ pub fn compile(
     }
     env.static_local_size = align_up(off, 16);
 
-    // In a kernel with boundaries every function containing one is inlined into the step.
+    // The kernel (or its step) is translated inside the work-group function's loop nest,
+    // unless asked for the reference shape (a call per work-item, or per work-item and
+    // region), or a generic pointer is asked whether it is private (`to_private` tests
+    // the stack below the work-group function, which inlined variables are not).
+    let inline = !reference && !uses_explicit_cast(p, &funcs)?;
+    // In a kernel with boundaries every function containing one is inlined into the step;
+    // an inlined kernel is not a function of its own.
     let funcs: Vec<Word> = if split.is_some() {
         funcs
             .into_iter()
             .filter(|f| !boundary_funcs.contains(f))
             .collect()
+    } else if inline {
+        funcs.into_iter().filter(|f| *f != ep.func).collect()
     } else {
         funcs
     };
@@ -397,14 +414,17 @@ pub fn compile(
     for f in &funcs {
         translate_function(&mut env, *f, &mut ctx, &mut fbc)?;
     }
-    let step = match (&split, &plan) {
-        (Some(split), Some(plan)) => {
-            let id = translate_step(&mut env, split, plan, &mut ctx, &mut fbc)?;
-            Some((id, plan))
-        }
-        _ => None,
+    use crate::workgroup::Shape;
+    let shape = match (&split, &plan) {
+        (Some(split), Some(plan)) if inline => Shape::InlineSteps { split, plan },
+        (Some(split), Some(plan)) => Shape::Steps {
+            step: translate_step(&mut env, split, plan, &mut ctx, &mut fbc)?,
+            plan,
+        },
+        _ if inline => Shape::Inline,
+        _ => Shape::Call,
     };
-    let wg = crate::workgroup::build(&mut env, ep, info, step, &mut ctx, &mut fbc)?;
+    let wg = crate::workgroup::build(&mut env, ep, info, shape, &mut ctx, &mut fbc)?;
     let static_local_size = env.static_local_size;
     let (private_size, frame_size) = match &plan {
         Some(plan) => (env.private_size + plan.private_size, plan.size),
@@ -421,8 +441,39 @@ pub fn compile(
     })
 }
 
+/// Does any of `funcs` use `OpGenericCastToPtrExplicit` (`to_private` and friends)?
+fn uses_explicit_cast(p: &Program, funcs: &[Word]) -> Result<bool> {
+    for f in funcs {
+        for b in &p.function(*f)?.blocks {
+            if b.insts
+                .iter()
+                .any(|i| i.class.opcode == Op::GenericCastToPtrExplicit)
+            {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// `FERRITE_DUMP_CLIF=1`: print every function's Cranelift IR to stderr before it is
+/// compiled.
+pub(crate) fn dump_clif() -> bool {
+    static DUMP: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *DUMP
+        .get_or_init(|| std::env::var("FERRITE_DUMP_CLIF").is_ok_and(|v| !v.is_empty() && v != "0"))
+}
+
 /// Verify (debug builds) and define a finished Cranelift function.
 pub fn define(env: &mut Env, id: FuncId, ctx: &mut Context) -> Result<()> {
+    if dump_clif() {
+        let name = env.module.declarations().get_function_decl(id).name.clone();
+        eprintln!(
+            "; ferrite: {}\n{}",
+            name.unwrap_or_default(),
+            ctx.func.display()
+        );
+    }
     if cfg!(debug_assertions) {
         if let Err(e) = cranelift_codegen::verifier::verify_function(&ctx.func, env.module.isa()) {
             return Err(CompileError::Codegen(format!(
@@ -522,7 +573,7 @@ fn translate_step<'p>(
 }
 
 /// One phi: its result id, type, and `(value, predecessor)` pairs.
-struct Phi {
+pub(crate) struct Phi {
     id: Word,
     ty: Word,
     incoming: Vec<(Word, Word)>,
@@ -541,6 +592,10 @@ pub struct FnTx<'a, 'e, 'p> {
     block_phis: HashMap<Word, Vec<Phi>>,
     /// Pointers into a builtin `Input` variable: (builtin, element index).
     builtin_ptrs: HashMap<Word, (BuiltIn, Option<u32>)>,
+    /// Values loaded from a builtin vector variable: an element taken from one with an
+    /// index past its 3 components is the builtin's out-of-range value
+    /// (`builtins_ids.rs`).
+    builtin_vals: HashMap<Word, BuiltIn>,
     func_refs: HashMap<Word, ir::FuncRef>,
     builtin_refs: HashMap<&'static str, ir::FuncRef>,
     pub wi: Value,
@@ -552,10 +607,37 @@ pub struct FnTx<'a, 'e, 'p> {
     pub step: Option<regions::StepCtx<'p>>,
     /// An error found where the API gives no `Result` (a variable definition).
     pending: Option<CompileError>,
+    /// Inline mode: the kernel's body translated inside the work-group function's loop.
+    pub inline: Option<Inline>,
 }
 
+/// What the work-group function gives a kernel body translated inside its work-item loop
+/// nest (`workgroup.rs`): work-item ids as SSA values of the loop counters, the group's
+/// [`GroupContext`] fields loaded once before the loop, and the loop's latch, where a
+/// `return` goes.
+pub struct Inline {
+    pub lid: [Value; 3],
+    pub gid: [Value; 3],
+    /// `GroupContext` fields from `global_size` to `work_dim`, indexed by offset / 8.
+    pub ctx_vals: Vec<Value>,
+    /// Where a return goes: the loop's latch, or the continuation of an inlined call
+    /// (whose parameters are the returned values).
+    pub ret: ir::Block,
+    /// Static call sites of each function the kernel reaches (callees called once are
+    /// inlined whatever their size, see `codegen/inline.rs`).
+    pub call_counts: HashMap<Word, usize>,
+    /// Inlined calls around the code being translated.
+    pub depth: u32,
+}
+
+pub use inline::call_counts;
+
 impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
-    fn new(env: &'e mut Env<'p>, b: FunctionBuilder<'a>, f: &'p crate::spirv::Function) -> Self {
+    pub(crate) fn new(
+        env: &'e mut Env<'p>,
+        b: FunctionBuilder<'a>,
+        f: &'p crate::spirv::Function,
+    ) -> Self {
         let p = env.p;
         let dummy = Value::from_u32(0);
         FnTx {
@@ -569,6 +651,7 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             phi_vars: HashMap::new(),
             block_phis: HashMap::new(),
             builtin_ptrs: HashMap::new(),
+            builtin_vals: HashMap::new(),
             func_refs: HashMap::new(),
             builtin_refs: HashMap::new(),
             wi: dummy,
@@ -578,7 +661,13 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             terminated: false,
             step: None,
             pending: None,
+            inline: None,
         }
+    }
+
+    /// An error recorded where the builder API gives no `Result`, if any.
+    pub(crate) fn take_pending(&mut self) -> Option<CompileError> {
+        self.pending.take()
     }
 
     pub fn unsupported(&self, inst: &Instruction) -> CompileError {
@@ -615,7 +704,33 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             self.ctx,
             GroupContext::OFFSET_LOCAL_MEM,
         );
+        self.translate_body()
+    }
 
+    /// Translate the kernel's body in place, inside the work-group function's loop nest
+    /// (see [`Inline`]): `params` are the flattened kernel arguments; the caller has set
+    /// `wi`, `ctx`, `local_mem` and `inline`. Leaves every block terminated; a return
+    /// jumps to `inline.ret`.
+    pub(crate) fn run_inline(&mut self, params: Vec<Value>) -> Result<()> {
+        let p = self.p;
+        let mut it = params.into_iter();
+        for prm in &self.f.params {
+            let v = unflatten(p, prm.ty, &mut it)?;
+            self.vals.insert(prm.id, v);
+            self.tys.insert(prm.id, prm.ty);
+        }
+        if it.next().is_some() {
+            return Err(CompileError::Codegen(
+                "too many inlined kernel arguments".into(),
+            ));
+        }
+        self.translate_body()
+    }
+
+    /// Create every block and its phi variables, enter the first block from the current
+    /// one (or dispatch in step mode), and translate the blocks in reverse post-order.
+    fn translate_body(&mut self) -> Result<()> {
+        let p = self.p;
         for blk in &self.f.blocks {
             let cb = self.b.create_block();
             if self.blocks.insert(blk.label, cb).is_some() {

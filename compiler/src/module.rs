@@ -124,6 +124,17 @@ impl Module {
 
     /// Compile one kernel to a native work-group function.
     pub fn compile_kernel(&self, name: &str) -> Result<CompiledKernel, CompileError> {
+        self.compile(name, false)
+    }
+
+    /// Compile one kernel in the reference shape every faster shape must agree with: the
+    /// kernel a function of its own, called once per work-item. For tests.
+    #[doc(hidden)]
+    pub fn compile_kernel_reference(&self, name: &str) -> Result<CompiledKernel, CompileError> {
+        self.compile(name, true)
+    }
+
+    fn compile(&self, name: &str, reference: bool) -> Result<CompiledKernel, CompileError> {
         let idx = self
             .kernels
             .iter()
@@ -131,7 +142,8 @@ impl Module {
             .ok_or_else(|| CompileError::NoSuchKernel(name.into()))?;
         let info = self.kernels[idx].clone();
         let ep = &self.prog.entry_points[idx];
-        let out = guard(|| crate::codegen::compile(&self.prog, ep, &info, &self.global_addr))?;
+        let out =
+            guard(|| crate::codegen::compile(&self.prog, ep, &info, &self.global_addr, reference))?;
         Ok(CompiledKernel {
             info,
             static_local_size: out.static_local_size as usize,

@@ -1,57 +1,89 @@
 //! The work-group function: `extern "C" fn(args, ctx)` that loads the kernel arguments
 //! from the argument block once, then runs the kernel for every work-item of the group in a
-//! z/y/x loop nest over `0..ctx.local_size[d]`, passing each its work-item record
-//! (`codegen::WI_*` layout: context pointer, local id, global id).
+//! z/y/x loop nest over `0..ctx.local_size[d]`.
 //!
 //! global id = group_id * enqueued_local_size + global_offset + local id, so a non-uniform
 //! last group (smaller `local_size`) needs nothing special.
 //!
-//! Two shapes:
-//! - **No boundaries** (the fast path): one call per work-item to the kernel's Cranelift
-//!   function.
+//! Two loop structures:
+//! - **No boundaries**: one pass of the loop nest.
 //! - **With boundaries** (barriers, collectives, `wait_group_events`; see [`regions`] and
-//!   `codegen/regions.rs`): a loop over *regions*. Each round runs the step function for
-//!   every work-item from the current state with that work-item's frame
+//!   `codegen/regions.rs`): a loop over *regions*. Each round runs the step for every
+//!   work-item from the current state with that work-item's frame
 //!   (`ctx.frame + linear_local_id * frame_size`); every work-item of a group reaches the
 //!   same boundary (uniform control flow is a precondition of barriers and collectives),
-//!   so the state work-item 0 returns is the next round's state and the others are not
+//!   so the state work-item 0 reaches is the next round's state and the others are not
 //!   checked. Between two rounds, a collective's combine step ([`combine`]) reads every
 //!   work-item's operand from its frame and writes each one's result back. The round
-//!   after which work-item 0 returns `EXIT` is the last.
+//!   after which work-item 0 reaches `EXIT` is the last.
+//!
+//! and two ways to run a work-item in the innermost loop ([`Shape`]):
+//! - **Inline** (the default): the kernel's body (or its step) is translated right there by
+//!   `codegen` in inline mode ([`Inline`]): the ids are SSA values of the loop counters,
+//!   the [`GroupContext`] fields are loaded once before the loop, a return jumps to the
+//!   loop's latch (a step's return passes the state it reached), and calls are inlined
+//!   where `codegen/inline.rs` decides (every OpenCL C kernel is a call: llvm-spirv's
+//!   entry point is a wrapper calling the real kernel function).
+//! - **Calls** (the reference every inline shape must agree with, and the shape of a
+//!   kernel that asks `to_private`): one call per work-item to the kernel's Cranelift
+//!   function, or to its step function, passing the work-item record (`codegen::WI_*`
+//!   layout: context pointer, local id, global id, stack top, frame bounds) whose ids the
+//!   loop stores for every work-item. In inline mode the record exists too, for the calls
+//!   that remain, and gets its ids just before each of them.
 //!
 //! The frame arena (`frame_size × enqueued work-group size` bytes) is the executor's, one
 //! per worker, reused by every group the worker runs.
 
 pub mod combine;
 pub mod regions;
+pub mod vector;
 
 use crate::codegen::regions::{FramePlan, PointKind, EXIT};
 use crate::codegen::{
-    self, flat_types, load_typed, trusted, Env, Result, WI_CTX, WI_FRAME_HI, WI_FRAME_LO, WI_GID,
-    WI_LID, WI_STACK,
+    self, flat_types, load_typed, trusted, Env, FnTx, Inline, Result, WI_CTX, WI_FRAME_HI,
+    WI_FRAME_LO, WI_GID, WI_LID, WI_STACK,
 };
-use crate::spirv::{EntryPoint, Type};
+use crate::spirv::{EntryPoint, Program, Type};
 use crate::{ArgKind, CompileError, GroupContext, KernelInfo};
 use cranelift_codegen::ir::{
-    condcodes::IntCC, types, AbiParam, BlockArg, InstBuilder, MemFlagsData, StackSlotData,
+    condcodes::IntCC, types, AbiParam, Block, BlockArg, InstBuilder, MemFlagsData, StackSlotData,
     StackSlotKind, UserFuncName, Value,
 };
 use cranelift_codegen::Context;
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Switch};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Switch, Variable};
 use cranelift_module::{FuncId, Linkage, Module as _};
 
-/// Emit the z/y/x loop nest over the group's work-items. `body` runs in the innermost
-/// loop with the counters `[x, y, z]` after the work-item record has been updated, and
-/// must leave the current block open (unterminated). Returns with the builder in the block
-/// after the nest.
-fn item_loops(
+/// The z/y/x loop nest over the group's work-items, opened by [`open_loops`] and closed by
+/// [`close_loops`].
+struct Nest {
+    exit: Block,
+    heads: Vec<Block>,
+    latches: Vec<Block>,
+    /// Counters `[x, y, z]`: the local ids.
+    lid: [Value; 3],
+    /// Global ids: `base[d] + lid[d]`, each computed once per iteration of its own loop.
+    gid: [Value; 3],
+    /// With a vector loop: its head (`x: i64`), entered instead of the scalar x loop,
+    /// which it enters with the first work-item it leaves ([`vector::emit_loop`]).
+    vhead: Option<Block>,
+}
+
+/// Open the loop nest; the builder is left in the innermost body, where the caller emits
+/// one work-item's code. With `wi`, the ids are also stored into that work-item record
+/// (for functions that read it).
+fn open_loops(
     b: &mut FunctionBuilder,
-    wi: Value,
+    wi: Option<Value>,
     ls: &[Value],
     base: &[Value],
-    body: &mut dyn FnMut(&mut FunctionBuilder, [Value; 3]) -> Result<()>,
-) -> Result<()> {
+    vector: bool,
+) -> Nest {
     let exit = b.create_block();
+    let vhead = vector.then(|| {
+        let h = b.create_block();
+        b.append_block_param(h, types::I64);
+        h
+    });
     let heads: Vec<_> = (0..3).map(|_| b.create_block()).collect();
     let bodies: Vec<_> = (0..3).map(|_| b.create_block()).collect();
     let latches: Vec<_> = (0..3).map(|_| b.create_block()).collect();
@@ -59,6 +91,7 @@ fn item_loops(
         .iter()
         .map(|h| b.append_block_param(*h, types::I64))
         .collect();
+    let mut gid = [counters[0]; 3];
     let zero = b.ins().iconst(types::I64, 0);
     b.ins().jump(heads[2], &[BlockArg::Value(zero)]);
     for d in (0..3usize).rev() {
@@ -67,47 +100,75 @@ fn item_loops(
         let c = b.ins().icmp(IntCC::UnsignedLessThan, counters[d], ls[d]);
         let out = if d == 2 { exit } else { latches[d + 1] };
         b.ins().brif(c, bodies[d], &[], out, &[]);
-        // body: record ids, then the inner loop or the call
+        // body: the global id, then the inner loop (or, innermost, the caller's code)
         b.switch_to_block(bodies[d]);
-        let dd = d as i32;
-        b.ins().store(trusted(), counters[d], wi, WI_LID + 8 * dd);
         let g = b.ins().iadd(base[d], counters[d]);
-        b.ins().store(trusted(), g, wi, WI_GID + 8 * dd);
-        if d == 0 {
-            body(b, [counters[0], counters[1], counters[2]])?;
-            b.ins().jump(latches[0], &[]);
-        } else {
-            let z = b.ins().iconst(types::I64, 0);
-            b.ins().jump(heads[d - 1], &[BlockArg::Value(z)]);
+        gid[d] = g;
+        if let Some(wi) = wi {
+            let dd = d as i32;
+            b.ins().store(trusted(), counters[d], wi, WI_LID + 8 * dd);
+            b.ins().store(trusted(), g, wi, WI_GID + 8 * dd);
         }
-        // latch: counter + 1
-        b.switch_to_block(latches[d]);
-        let n = b.ins().iadd_imm_s(counters[d], 1);
-        b.ins().jump(heads[d], &[BlockArg::Value(n)]);
+        if d > 0 {
+            let z = b.ins().iconst(types::I64, 0);
+            let inner = match vhead {
+                Some(h) if d == 1 => h,
+                _ => heads[d - 1],
+            };
+            b.ins().jump(inner, &[BlockArg::Value(z)]);
+        }
     }
-    b.switch_to_block(exit);
-    Ok(())
+    Nest {
+        exit,
+        heads,
+        latches,
+        lid: [counters[0], counters[1], counters[2]],
+        gid,
+        vhead,
+    }
 }
 
-/// Build the work-group function for `ep`; returns its id. `step` is the step function and
-/// frame plan of a kernel with boundaries.
-pub fn build(
-    env: &mut Env,
+/// Close the loop nest: from the current block (unless `terminated`) on to the next
+/// work-item; returns with the builder in the block after the nest.
+fn close_loops(b: &mut FunctionBuilder, nest: Nest, terminated: bool) {
+    if !terminated {
+        b.ins().jump(nest.latches[0], &[]);
+    }
+    for d in 0..3 {
+        // latch: counter + 1
+        b.switch_to_block(nest.latches[d]);
+        let n = b.ins().iadd_imm_s(nest.lid[d], 1);
+        b.ins().jump(nest.heads[d], &[BlockArg::Value(n)]);
+    }
+    b.switch_to_block(nest.exit);
+}
+
+/// How the work-group function runs the kernel's work-items.
+pub enum Shape<'a> {
+    /// The reference: one call of the kernel's function per work-item.
+    Call,
+    /// The kernel's body translated inside the loop nest (no boundaries).
+    Inline,
+    /// A kernel with boundaries: one call of its step function per work-item and region.
+    Steps { step: FuncId, plan: &'a FramePlan },
+    /// A kernel with boundaries, its step translated inside the region loop's nest.
+    InlineSteps {
+        split: &'a regions::Split,
+        plan: &'a FramePlan,
+    },
+}
+
+/// Build the work-group function for `ep` in `shape`; returns its id.
+pub fn build<'p>(
+    env: &mut Env<'p>,
     ep: &EntryPoint,
     info: &KernelInfo,
-    step: Option<(FuncId, &FramePlan)>,
+    shape: Shape<'p>,
     ctx: &mut Context,
     fbc: &mut FunctionBuilderContext,
 ) -> Result<FuncId> {
     let p = env.p;
     let kernel = p.function(ep.func)?;
-    let callee_id = match step {
-        Some((id, _)) => id,
-        None => *env.funcs.get(&ep.func).ok_or(CompileError::InvalidId {
-            id: ep.func,
-            expected: "function",
-        })?,
-    };
     if kernel.params.len() != info.args.len() {
         return Err(CompileError::Codegen("argument count mismatch".into()));
     }
@@ -121,14 +182,45 @@ pub fn build(
     env.module.clear_context(ctx);
     ctx.func.signature = sig;
     ctx.func.name = UserFuncName::user(0, id.as_u32());
-    let res = {
-        let mut b = FunctionBuilder::new(&mut ctx.func, fbc);
-        let r = build_body(env, &mut b, kernel, info, callee_id, step);
-        if r.is_ok() {
-            b.seal_all_blocks();
-            b.finalize(env.module.target_config());
+    let res = match shape {
+        Shape::Call | Shape::Steps { .. } => {
+            let (callee, plan) = match shape {
+                Shape::Steps { step, plan } => (step, Some(plan)),
+                _ => (
+                    *env.funcs.get(&ep.func).ok_or(CompileError::InvalidId {
+                        id: ep.func,
+                        expected: "function",
+                    })?,
+                    None,
+                ),
+            };
+            let mut b = FunctionBuilder::new(&mut ctx.func, fbc);
+            let r = build_calls(env, &mut b, kernel, info, callee, plan);
+            if r.is_ok() {
+                b.seal_all_blocks();
+                b.finalize(env.module.target_config());
+            }
+            r
         }
-        r
+        Shape::Inline | Shape::InlineSteps { .. } => {
+            let (f, split) = match shape {
+                Shape::InlineSteps { split, plan } => (&split.func, Some((split, plan))),
+                _ => (kernel, None),
+            };
+            let b = FunctionBuilder::new(&mut ctx.func, fbc);
+            let mut tx = FnTx::new(env, b, f);
+            let r = build_inline(&mut tx, kernel, info, split);
+            let r = match (r, tx.take_pending()) {
+                (Ok(()), Some(e)) => Err(e),
+                (r, _) => r,
+            };
+            if r.is_ok() {
+                tx.b.seal_all_blocks();
+                let cfg = tx.env.module.target_config();
+                tx.b.finalize(cfg);
+            }
+            r
+        }
     };
     if let Err(e) = res {
         env.module.clear_context(ctx);
@@ -139,15 +231,28 @@ pub fn build(
     Ok(id)
 }
 
-fn build_body(
-    env: &mut Env,
+/// What the entry block of a work-group function computes once per group.
+struct Prologue {
+    gctx: Value,
+    local_mem: Value,
+    /// The kernel's arguments, flattened as its function takes them.
+    args: Vec<Value>,
+    /// The work-item record (its ids are stored by the loop nest when a callee reads it).
+    wi: Value,
+    /// `ctx.local_size`.
+    ls: Vec<Value>,
+    /// `group_id * enqueued_local_size + global_offset`: global id of local id 0.
+    base: Vec<Value>,
+}
+
+/// Load the arguments and the group's geometry, and build the work-item record.
+fn prologue(
+    p: &Program,
     b: &mut FunctionBuilder,
     kernel: &crate::spirv::Function,
     info: &KernelInfo,
-    callee_id: FuncId,
-    step: Option<(FuncId, &FramePlan)>,
-) -> Result<()> {
-    let p = env.p;
+    step: Option<&FramePlan>,
+) -> Result<Prologue> {
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
@@ -210,7 +315,7 @@ fn build_body(
     let sp = b.ins().get_stack_pointer(types::I64);
     b.ins().store(trusted(), sp, wi, WI_STACK);
     let (frame_lo, frame_hi) = match step {
-        Some((_, plan)) => {
+        Some(plan) => {
             let lo = b
                 .ins()
                 .load(types::I64, trusted(), gctx, GroupContext::OFFSET_FRAME);
@@ -233,7 +338,6 @@ fn build_body(
     };
     b.ins().store(trusted(), frame_lo, wi, WI_FRAME_LO);
     b.ins().store(trusted(), frame_hi, wi, WI_FRAME_HI);
-    call_args.push(wi);
 
     let ls: Vec<_> = (0..3)
         .map(|d| {
@@ -269,23 +373,158 @@ fn build_body(
             b.ins().iadd(ge, o)
         })
         .collect();
+    Ok(Prologue {
+        gctx,
+        local_mem,
+        args: call_args,
+        wi,
+        ls,
+        base,
+    })
+}
+
+/// The kernel translated inside the loop nest: ids are the counters, the group's
+/// geometry is loaded once, calls are inlined where `codegen/inline.rs` decides, and the
+/// record is only brought up to date before a call that remains. With `split`, the
+/// kernel's step is translated inside the region loop's nest instead, its return (the
+/// state reached) passed to the loop's continuation.
+fn build_inline<'p>(
+    tx: &mut FnTx<'_, '_, 'p>,
+    kernel: &crate::spirv::Function,
+    info: &KernelInfo,
+    split: Option<(&'p regions::Split, &'p FramePlan)>,
+) -> Result<()> {
+    let pro = prologue(tx.p, &mut tx.b, kernel, info, split.map(|(_, plan)| plan))?;
+    let reached = codegen::reachable(tx.p, kernel.id)?;
+    let call_counts = codegen::call_counts(tx.p, &reached)?;
+    let ctx_vals: Vec<Value> = (0..=GroupContext::OFFSET_WORK_DIM / 8)
+        .map(|i| tx.b.ins().load(types::I64, trusted(), pro.gctx, 8 * i))
+        .collect();
+    tx.wi = pro.wi;
+    tx.ctx = pro.gctx;
+    tx.local_mem = pro.local_mem;
+    let Some((split, plan)) = split else {
+        // A straight-line kernel also gets a vector loop before the scalar x loop.
+        let fma = tx.env.module.isa().has_native_fma();
+        let arg_types: Vec<_> = pro
+            .args
+            .iter()
+            .map(|v| tx.b.func.dfg.value_type(*v))
+            .collect();
+        let vectorise = vector::check(tx.p, kernel, &arg_types, fma);
+        // The record's ids are stored before each call that is not inlined
+        // (`FnTx::sync_record`), not for every work-item.
+        let nest = open_loops(&mut tx.b, None, &pro.ls, &pro.base, vectorise);
+        tx.inline = Some(Inline {
+            lid: nest.lid,
+            gid: nest.gid,
+            ctx_vals: ctx_vals.clone(),
+            ret: nest.latches[0],
+            call_counts,
+            depth: 0,
+        });
+        tx.run_inline(pro.args.clone())?;
+        if let Some(vhead) = nest.vhead {
+            let inputs = vector::Inputs {
+                args: &pro.args,
+                lid: nest.lid,
+                gid: nest.gid,
+                ctx_vals: &ctx_vals,
+            };
+            let heads0 = nest.heads[0];
+            vector::emit_loop(
+                &mut tx.b,
+                tx.p,
+                fma,
+                kernel,
+                &inputs,
+                vhead,
+                heads0,
+                pro.ls[0],
+                pro.base[0],
+            )?;
+        }
+        close_loops(&mut tx.b, nest, true);
+        tx.b.ins().return_(&[]);
+        return Ok(());
+    };
+    let round = open_round(&mut tx.b, plan, &pro, false);
+    let after = tx.b.create_block();
+    let r = tx.b.append_block_param(after, types::I32);
+    tx.inline = Some(Inline {
+        lid: round.nest.lid,
+        gid: round.nest.gid,
+        ctx_vals,
+        ret: after,
+        call_counts,
+        depth: 0,
+    });
+    let mut step = codegen::regions::StepCtx::new(split, plan);
+    step.frame = round.item;
+    step.state = round.state_now;
+    tx.step = Some(step);
+    tx.run_inline(pro.args)?;
+    tx.b.switch_to_block(after);
+    close_round(&mut tx.b, round, r, plan, &pro.ls)
+}
+
+/// The reference shapes: a call per work-item of the kernel's function, or (`plan`) of
+/// its step function per work-item and region.
+fn build_calls(
+    env: &mut Env,
+    b: &mut FunctionBuilder,
+    kernel: &crate::spirv::Function,
+    info: &KernelInfo,
+    callee_id: FuncId,
+    plan: Option<&FramePlan>,
+) -> Result<()> {
+    let pro = prologue(env.p, b, kernel, info, plan)?;
+    let mut call_args = pro.args.clone();
+    call_args.push(pro.wi);
     let fref = env.module.declare_func_in_func(callee_id, b.func);
 
-    let Some((_, plan)) = step else {
-        // Fast path: one call per work-item.
-        item_loops(b, wi, &ls, &base, &mut |b, _| {
-            b.ins().call(fref, &call_args);
-            Ok(())
-        })?;
+    let Some(plan) = plan else {
+        let nest = open_loops(b, Some(pro.wi), &pro.ls, &pro.base, false);
+        b.ins().call(fref, &call_args);
+        close_loops(b, nest, false);
         b.ins().return_(&[]);
         return Ok(());
     };
+    let round = open_round(b, plan, &pro, true);
+    call_args.push(round.item);
+    call_args.push(round.state_now);
+    let call = b.ins().call(fref, &call_args);
+    let r = b
+        .inst_results(call)
+        .first()
+        .copied()
+        .ok_or_else(|| CompileError::Codegen("step without result".into()))?;
+    close_round(b, round, r, plan, &pro.ls)
+}
 
-    // Regions: round after round until work-item 0 exits.
+/// The region loop, opened by [`open_round`] and closed by [`close_round`].
+struct Round {
+    nest: Nest,
+    /// The block that starts a round.
+    head: Block,
+    frame: Value,
+    state: Variable,
+    next: Variable,
+    /// The round's state (where every work-item resumes).
+    state_now: Value,
+    /// This work-item's linear local id and frame.
+    linear: Value,
+    item: Value,
+}
+
+/// Open round after round (until work-item 0 exits) and the loop nest over the work-items
+/// inside; the builder is left in the innermost body, where the caller runs one
+/// work-item's step from `state_now` with frame `item`. With `record`, the ids are
+/// stored in the work-item record for every work-item.
+fn open_round(b: &mut FunctionBuilder, plan: &FramePlan, pro: &Prologue, record: bool) -> Round {
     let frame = b
         .ins()
-        .load(types::I64, trusted(), gctx, GroupContext::OFFSET_FRAME);
-    let fs = plan.size as i64;
+        .load(types::I64, trusted(), pro.gctx, GroupContext::OFFSET_FRAME);
     let state = b.declare_var(types::I32);
     let next = b.declare_var(types::I32);
     let zero32 = b.ins().iconst(types::I32, 0);
@@ -295,29 +534,44 @@ fn build_body(
     b.switch_to_block(round);
     let exit32 = b.ins().iconst(types::I32, EXIT);
     b.def_var(next, exit32);
-    item_loops(b, wi, &ls, &base, &mut |b, [x, y, z]| {
-        let zy = b.ins().imul(z, ls[1]);
-        let zy = b.ins().iadd(zy, y);
-        let zyx = b.ins().imul(zy, ls[0]);
-        let linear = b.ins().iadd(zyx, x);
-        let off = b.ins().imul_imm_s(linear, fs);
-        let item = b.ins().iadd(frame, off);
-        let s = b.use_var(state);
-        let mut a = call_args.clone();
-        a.push(item);
-        a.push(s);
-        let call = b.ins().call(fref, &a);
-        let r = b
-            .inst_results(call)
-            .first()
-            .copied()
-            .ok_or_else(|| CompileError::Codegen("step without result".into()))?;
-        let first = b.ins().icmp_imm_s(IntCC::Equal, linear, 0);
-        let prev = b.use_var(next);
-        let n = b.ins().select(first, r, prev);
-        b.def_var(next, n);
-        Ok(())
-    })?;
+    let state_now = b.use_var(state);
+    let ls = &pro.ls;
+    let nest = open_loops(b, record.then_some(pro.wi), ls, &pro.base, false);
+    let [x, y, z] = nest.lid;
+    let zy = b.ins().imul(z, ls[1]);
+    let zy = b.ins().iadd(zy, y);
+    let zyx = b.ins().imul(zy, ls[0]);
+    let linear = b.ins().iadd(zyx, x);
+    let off = b.ins().imul_imm_s(linear, plan.size as i64);
+    let item = b.ins().iadd(frame, off);
+    Round {
+        nest,
+        head: round,
+        frame,
+        state,
+        next,
+        state_now,
+        linear,
+        item,
+    }
+}
+
+/// Close the round from the current block with `r`, the state this work-item reached
+/// (work-item 0's is the next round's): the loop nest, then the combine step of a
+/// collective, then the next round or the end.
+fn close_round(
+    b: &mut FunctionBuilder,
+    round: Round,
+    r: Value,
+    plan: &FramePlan,
+    ls: &[Value],
+) -> Result<()> {
+    let first = b.ins().icmp_imm_s(IntCC::Equal, round.linear, 0);
+    let prev = b.use_var(round.next);
+    let n = b.ins().select(first, r, prev);
+    b.def_var(round.next, n);
+    let (frame, state, next, head) = (round.frame, round.state, round.next, round.head);
+    close_loops(b, round.nest, false);
     let n = b.use_var(next);
     let done = b.create_block();
     let dispatch = b.create_block();
@@ -326,6 +580,7 @@ fn build_body(
     b.ins().brif(is_exit, done, &[], dispatch, &[]);
 
     b.switch_to_block(dispatch);
+    let fs = plan.size as i64;
     let mut sw = Switch::new();
     let mut combines = Vec::new();
     for (i, kind) in plan.points.iter().enumerate() {
@@ -338,12 +593,12 @@ fn build_body(
     sw.emit(b, n, resume);
     for (blk, c) in combines {
         b.switch_to_block(blk);
-        combine::emit(b, &c, frame, fs, &ls)?;
+        combine::emit(b, &c, frame, fs, ls)?;
         b.ins().jump(resume, &[]);
     }
     b.switch_to_block(resume);
     b.def_var(state, n);
-    b.ins().jump(round, &[]);
+    b.ins().jump(head, &[]);
 
     b.switch_to_block(done);
     b.ins().return_(&[]);

@@ -246,3 +246,65 @@ fn math_builtins() {
         assert_eq!(&n[8 * i..8 * i + 8], &wi, "int ops {i}");
     }
 }
+
+/// A work-item function with a dimension past the last (a constant, or a run-time value
+/// clang passes on as `OpVectorExtractDynamic`): 1 for the sizes and group counts, 0 for
+/// the ids and the offset (CTS `work_item_functions_out_of_range{,_hardcoded}`). Once
+/// straight, once with a barrier between the loads and their use (step mode).
+#[test]
+fn work_item_functions_out_of_range() {
+    let body = r#"
+            uint d = dim;
+            size_t v[9] = { get_global_size(d), get_global_id(d), get_local_size(d),
+                get_local_id(d), get_num_groups(d), get_group_id(d),
+                get_enqueued_local_size(d), get_global_offset(d), 0 };
+            BARRIER
+            size_t lin = get_global_linear_id();
+            for (int i = 0; i < 9; i++)
+                out[18 * lin + i] = v[i];
+            out[18 * lin + 9] = get_global_size(4);
+            out[18 * lin + 10] = get_global_id(4);
+            out[18 * lin + 11] = get_local_size(3);
+            out[18 * lin + 12] = get_local_id(5);
+            out[18 * lin + 13] = get_num_groups(4);
+            out[18 * lin + 14] = get_group_id(4);
+            out[18 * lin + 15] = get_enqueued_local_size(4);
+            out[18 * lin + 16] = get_global_offset(4);
+            out[18 * lin + 17] = 7;
+        }"#;
+    for barrier in ["", "barrier(CLK_LOCAL_MEM_FENCE);"] {
+        let src = format!(
+            "kernel void wi(global uint *out, int dim) {{ {}",
+            body.replace("BARRIER", barrier)
+        );
+        let Some(k) = kernel(&src, "wi") else { return };
+        let global = [6u64, 4, 1];
+        let local = [3u64, 2, 1];
+        let offset = [5u64, 7, 0];
+        let total = 24;
+        // In range (dimension 1) as a control, then past the last dimension.
+        for dim in [1i32, 2, 3, 4, 1000, -1] {
+            let mut out = vec![u32::MAX; 18 * total];
+            let mut args = Args::new(&k.info);
+            args.buf(0, &mut out).val(1, dim);
+            run(&k, &args, 2, global, local, offset, 0);
+            let want: Vec<u32> = match dim {
+                1 => vec![4, u32::MAX, 2, u32::MAX, 2, u32::MAX, 2, 7, 0],
+                _ => vec![1, 0, 1, 0, 1, 0, 1, 0, 0],
+            };
+            let tail = [1u32, 0, 1, 0, 1, 0, 1, 0, 7];
+            for lin in 0..total {
+                let got = &out[18 * lin..18 * lin + 18];
+                for (i, w) in want.iter().enumerate() {
+                    if *w != u32::MAX {
+                        assert_eq!(
+                            got[i], *w,
+                            "barrier {barrier:?} dim {dim} item {lin} value {i}"
+                        );
+                    }
+                }
+                assert_eq!(&got[9..], &tail, "barrier {barrier:?} dim {dim} item {lin}");
+            }
+        }
+    }
+}

@@ -5,7 +5,7 @@
 mod harness;
 
 use ferrite_compiler::{AddressSpace, ArgKind, CompileError, Module};
-use harness::{cl_to_spirv, run1, spvasm, Args};
+use harness::{cl_to_spirv, cl_to_spirv_with, run1, spvasm, Args};
 
 fn kernel_file(name: &str) -> String {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -192,6 +192,43 @@ fn unsupported_capability_is_rejected() {
         Module::from_spirv(&spv),
         Err(CompileError::UnsupportedCapability(c)) if c == "ImageBasic"
     ));
+}
+
+/// `CL_KERNEL_ATTRIBUTES` as clang prints them, from `OpExecutionMode VecTypeHint`,
+/// `LocalSizeHint` and `LocalSize` (CTS `api kernel_attributes`).
+#[test]
+fn kernel_attributes_from_execution_modes() {
+    let src = r#"
+        __attribute__((vec_type_hint(uchar2))) __attribute__((work_group_size_hint(2, 3, 4)))
+        __attribute__((reqd_work_group_size(1, 1, 1)))
+        kernel void all3(global int *o) { o[0] = 1; }
+        __attribute__((vec_type_hint(double16))) kernel void d(global int *o) { o[0] = 1; }
+        __attribute__((vec_type_hint(half3))) kernel void h(global int *o) { o[0] = 1; }
+        __attribute__((vec_type_hint(float))) kernel void f(global int *o) { o[0] = 1; }
+        __attribute__((vec_type_hint(ulong8))) kernel void l(global int *o) { o[0] = 1; }
+        __attribute__((vec_type_hint(ushort4))) kernel void s(global int *o) { o[0] = 1; }
+        kernel void none(global int *o) { o[0] = 1; }"#;
+    let Some(spv) = cl_to_spirv_with(src, "-O2", &["-cl-ext=+cl_khr_fp16,+cl_khr_fp64"], "") else {
+        return;
+    };
+    let m = Module::from_spirv(&spv).expect("from_spirv");
+    let attrs = |name: &str| {
+        m.kernels()
+            .iter()
+            .find(|k| k.name == name)
+            .map(|k| k.attributes.clone())
+            .unwrap_or_else(|| panic!("no kernel {name}"))
+    };
+    assert_eq!(
+        attrs("all3"),
+        "vec_type_hint(uchar2) reqd_work_group_size(1,1,1) work_group_size_hint(2,3,4)"
+    );
+    assert_eq!(attrs("d"), "vec_type_hint(double16)");
+    assert_eq!(attrs("h"), "vec_type_hint(half3)");
+    assert_eq!(attrs("f"), "vec_type_hint(float)");
+    assert_eq!(attrs("l"), "vec_type_hint(ulong8)");
+    assert_eq!(attrs("s"), "vec_type_hint(ushort4)");
+    assert_eq!(attrs("none"), "");
 }
 
 #[test]

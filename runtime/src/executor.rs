@@ -5,13 +5,16 @@
 //! its launch to [`run`], which splits the linear range of work-groups over the pool
 //! (rayon's work-stealing deques: an idle worker steals half of a busy one's remaining
 //! range, so uneven groups balance themselves) and returns when every group has run.
+//! The unit of work is a *chunk*: a run of consecutive groups (about 16 per worker per
+//! launch) that one call runs with its arenas looked up and its `GroupContext` built
+//! once, only the group id and size changing from group to group.
 //! Each worker owns a local-memory arena that grows to the largest launch it has seen and
 //! is reused by every group it runs, so a launch allocates nothing per group. Kernels with
 //! barriers or work-group collectives also get a *frame arena* per worker:
 //! `frame_size_per_item × enqueued work-group size` bytes where each work-item keeps what
 //! lives across a barrier (64 KiB of private data at a work-group size of 1024 is a 64 MiB
 //! frame: heap, never stack). Frame arenas up to [`KEEP_FRAME_BYTES`] are kept and reused;
-//! a larger one is allocated for each group and freed after it (untouched pages of a large
+//! a larger one is allocated for each chunk and freed after it (untouched pages of a large
 //! allocation cost nothing), so an odd launch does not pin memory in every worker.
 //!
 //! A kernel that calls `printf` gets a per-launch `PrintfBuffer` (in `GroupContext`);
@@ -231,19 +234,22 @@ fn run_groups(pool: &rayon::ThreadPool, launch: &Launch<'_>, printf: *const Prin
         return;
     }
     if total == 1 {
-        run_group(launch, 0, printf);
+        run_groups_in(launch, 0..1, printf);
         return;
     }
     // Enough chunks per worker that stealing can even out uneven groups, big enough that
-    // the per-chunk cost of the deque stays invisible.
+    // the per-chunk cost of the deque stays invisible; each chunk is a range of groups run
+    // by one call (arenas and context set up once per chunk, not per group).
     // (Group counts are bounded by the device's address space, so they fit a usize.)
     let total = total as usize;
-    let min_len = (total / (pool.current_num_threads() * 16)).max(1);
+    let chunk = (total / (pool.current_num_threads() * 16)).max(1);
+    let chunks = total.div_ceil(chunk);
     pool.install(|| {
-        (0..total)
-            .into_par_iter()
-            .with_min_len(min_len)
-            .for_each(|g| run_group(launch, g as u64, printf));
+        (0..chunks).into_par_iter().for_each(|c| {
+            let start = (c * chunk) as u64;
+            let end = ((c + 1) * chunk).min(total) as u64;
+            run_groups_in(launch, start..end, printf);
+        });
     });
 }
 
@@ -277,30 +283,29 @@ fn flush_printf(text: &[u8]) {
     let _ = out.flush();
 }
 
-/// Run work-group number `linear` (x fastest) on the current thread.
-fn run_group(launch: &Launch<'_>, linear: u64, printf: usize) {
+/// Run the work-groups numbered `groups` (linear, x fastest) on the current thread, with
+/// this thread's arenas and one `GroupContext` updated from group to group.
+fn run_groups_in(launch: &Launch<'_>, groups: std::ops::Range<u64>, printf: usize) {
     let range = &launch.range;
     let num_groups = range.num_groups();
-    let group_id = [
-        linear % num_groups[0],
-        (linear / num_groups[0]) % num_groups[1],
-        linear / (num_groups[0] * num_groups[1]),
+    let start = groups.start;
+    let mut group_id = [
+        start % num_groups[0],
+        (start / num_groups[0]) % num_groups[1],
+        start / (num_groups[0] * num_groups[1]),
     ];
-    let local_size: [u64; 3] = std::array::from_fn(|d| {
-        let start = group_id[d] * range.local_size[d];
-        range.local_size[d].min(range.global_size[d] - start)
-    });
     // An overflowing size was refused when the launch was built; `usize::MAX` would fail
     // the allocation (and abort) rather than run with a short arena.
     let frame_size = launch.frame_size().unwrap_or(usize::MAX);
+    let entry = launch.kernel.entry();
     with_frame(frame_size, |frame| {
         ARENA.with(|arena| {
             let mut arena = arena.borrow_mut();
-            let ctx = GroupContext {
+            let mut ctx = GroupContext {
                 global_size: range.global_size,
                 global_offset: range.global_offset,
                 enqueued_local_size: range.local_size,
-                local_size,
+                local_size: range.local_size,
                 num_groups,
                 group_id,
                 work_dim: u64::from(range.work_dim),
@@ -309,17 +314,34 @@ fn run_group(launch: &Launch<'_>, linear: u64, printf: usize) {
                 local_mem_size: launch.local_mem_size as u64,
                 printf: printf as *const PrintfBuffer,
             };
-            let entry = launch.kernel.entry();
-            // SAFETY: `entry` is a work-group function produced by the compiler for this
-            // kernel, which reads `args` per the kernel's argument layout (the runtime built
-            // the block from that layout and validated every buffer it points to) and
-            // `ctx`, which lives for the call; the local memory behind `ctx.local_mem` is this
-            // thread's arena, at least `local_mem_size` bytes, used by no one else meanwhile;
-            // `ctx.frame` is this thread's frame arena of at least `frame_size` bytes
-            // (`frame_size_per_item` × the enqueued group size, checked by the runtime when it
-            // built the launch), 128-byte aligned, also used by this call alone;
-            // `ctx.printf` is null or the launch's buffer, alive until `run_on` returns.
-            unsafe { entry(launch.args.as_ptr(), &ctx) };
+            for _ in groups {
+                ctx.group_id = group_id;
+                ctx.local_size = std::array::from_fn(|d| {
+                    let start = group_id[d] * range.local_size[d];
+                    range.local_size[d].min(range.global_size[d] - start)
+                });
+                // SAFETY: `entry` is a work-group function produced by the compiler for this
+                // kernel, which reads `args` per the kernel's argument layout (the runtime
+                // built the block from that layout and validated every buffer it points to)
+                // and `ctx`, which lives for the call; the local memory behind
+                // `ctx.local_mem` is this thread's arena, at least `local_mem_size` bytes,
+                // used by no one else meanwhile; `ctx.frame` is this thread's frame arena of
+                // at least `frame_size` bytes (`frame_size_per_item` × the enqueued group
+                // size, checked by the runtime when it built the launch), 128-byte aligned,
+                // also used by this call alone; `ctx.printf` is null or the launch's buffer,
+                // alive until `run_on` returns.
+                unsafe { entry(launch.args.as_ptr(), &ctx) };
+                // Next group, x fastest.
+                group_id[0] += 1;
+                if group_id[0] == num_groups[0] {
+                    group_id[0] = 0;
+                    group_id[1] += 1;
+                    if group_id[1] == num_groups[1] {
+                        group_id[1] = 0;
+                        group_id[2] += 1;
+                    }
+                }
+            }
         })
     });
 }

@@ -1,5 +1,6 @@
 //! Work-item builtins (`Input` variables decorated `BuiltIn`): answered from the calling
-//! work-item's record and the group's [`GroupContext`].
+//! work-item's record and the group's [`GroupContext`], or, in inline mode
+//! ([`super::Inline`]), from the loop counters and the fields loaded before the loop.
 //!
 //! The work-item record is built by the work-group function (`workgroup.rs`) on its stack
 //! and passed to every function as the hidden last parameter:
@@ -9,7 +10,7 @@
 use super::{trusted, FnTx, Result, Val};
 use crate::spirv::Type;
 use crate::{CompileError, GroupContext};
-use cranelift_codegen::ir::{types, InstBuilder, Value};
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value};
 use rspirv::spirv::{BuiltIn, Word};
 
 /// Offset of the `*const GroupContext` in the work-item record.
@@ -30,11 +31,30 @@ pub const WI_FRAME_HI: i32 = 72;
 pub const WI_SIZE: u32 = 80;
 
 impl FnTx<'_, '_, '_> {
-    fn wi_load(&mut self, off: i32) -> Value {
+    /// A field of the work-item record; in an inlined kernel body the ids are the loop
+    /// counters' SSA values instead.
+    pub(super) fn wi_load(&mut self, off: i32) -> Value {
+        if let Some(il) = &self.inline {
+            let d = |base: i32| usize::try_from((off - base) / 8).ok().filter(|d| *d < 3);
+            if let Some(d) = d(WI_LID).filter(|_| off < WI_GID) {
+                return il.lid[d];
+            }
+            if let Some(d) = d(WI_GID).filter(|_| off < WI_STACK) {
+                return il.gid[d];
+            }
+        }
         self.b.ins().load(types::I64, trusted(), self.wi, off)
     }
 
+    /// A `GroupContext` field; in an inlined kernel body, the value loaded before the loop.
     fn ctx_load(&mut self, off: i32) -> Value {
+        if let Some(v) = self.inline.as_ref().and_then(|il| {
+            usize::try_from(off / 8)
+                .ok()
+                .and_then(|i| il.ctx_vals.get(i))
+        }) {
+            return *v;
+        }
         self.b.ins().load(types::I64, trusted(), self.ctx, off)
     }
 
@@ -107,6 +127,21 @@ impl FnTx<'_, '_, '_> {
         })
     }
 
+    /// Element `idx` (a SPIR-V integer of any width) of `comps`, a builtin's components,
+    /// or the builtin's [`out_of_range_value`] when `idx` is not below their number.
+    pub(super) fn builtin_element(&mut self, b: BuiltIn, comps: &[Value], idx: Value) -> Value {
+        let t = match comps.first() {
+            Some(v) => self.b.func.dfg.value_type(*v),
+            None => types::I64,
+        };
+        let mut r = self.b.ins().iconst(t, out_of_range_value(b));
+        for (i, x) in comps.iter().enumerate() {
+            let is = self.b.ins().icmp_imm_u(IntCC::Equal, idx, i as i64);
+            r = self.b.ins().select(is, *x, r);
+        }
+        r
+    }
+
     /// Load of a builtin variable (or one element of it, `index`) as type `rt`.
     pub(super) fn builtin_load(&mut self, b: BuiltIn, index: Option<u32>, rt: Word) -> Result<Val> {
         let comps = self.builtin_components(b)?;
@@ -123,9 +158,10 @@ impl FnTx<'_, '_, '_> {
             }
         };
         if let Some(i) = index {
-            let v = *comps.get(i as usize).ok_or_else(|| {
-                CompileError::Invalid(format!("builtin {b:?} has no component {i}"))
-            })?;
+            let v = match comps.get(i as usize) {
+                Some(v) => *v,
+                None => self.b.ins().iconst(types::I64, out_of_range_value(b)),
+            };
             return Ok(Val::S(fit(self, v)));
         }
         match count {
@@ -142,5 +178,22 @@ impl FnTx<'_, '_, '_> {
             }
             None => Ok(Val::S(fit(self, comps[0]))),
         }
+    }
+}
+
+/// What a work-item function returns for a dimension index past the last one (OpenCL C
+/// 6.15.1: "For other values of dimindx, get_global_size() returns 1", likewise
+/// `get_local_size`, `get_enqueued_local_size`, `get_num_groups`; the ids and
+/// `get_global_offset` return 0). Dimensions between `get_work_dim()` and 2 already hold
+/// these values in the [`GroupContext`]; the index can only pass 2 through a constant or a
+/// dynamic index into the builtin vector, which clang and llvm-spirv pass on unchecked
+/// (`OpCompositeExtract %v3 4`, `OpVectorExtractDynamic` with the caller's index).
+pub(super) fn out_of_range_value(b: BuiltIn) -> i64 {
+    match b {
+        BuiltIn::GlobalSize
+        | BuiltIn::WorkgroupSize
+        | BuiltIn::EnqueuedWorkgroupSize
+        | BuiltIn::NumWorkgroups => 1,
+        _ => 0,
     }
 }

@@ -1,5 +1,6 @@
 //! Composites: construct/extract/insert, vector shuffles, dynamic vector element access.
 
+use super::builtins_ids::out_of_range_value;
 use super::{FnTx, Result, Val};
 use crate::spirv::{op_id, op_lit, result_type, Type};
 use crate::CompileError;
@@ -27,7 +28,17 @@ impl FnTx<'_, '_, '_> {
                 }
             }
             Op::CompositeExtract => {
-                let mut v = self.val(op_id(inst, 0)?)?;
+                let src = op_id(inst, 0)?;
+                let mut v = self.val(src)?;
+                if let Some(b) = self.builtin_vals.get(&src).copied() {
+                    // `get_global_size(4)`: a constant dimension past the last one.
+                    let k = op_lit(inst, 1)? as usize;
+                    if inst.operands.len() == 2 && k >= v.flat().len() {
+                        let t = super::clif_scalar(p, rt)?;
+                        let d = self.b.ins().iconst(t, out_of_range_value(b));
+                        return self.set_result(inst, Val::S(d));
+                    }
+                }
                 for i in 1..inst.operands.len() {
                     let k = op_lit(inst, i)? as usize;
                     v = match v {
@@ -75,8 +86,14 @@ impl FnTx<'_, '_, '_> {
                 self.unflatten(rt, out)?
             }
             Op::VectorExtractDynamic => {
-                let v = self.val(op_id(inst, 0)?)?.flat();
+                let src = op_id(inst, 0)?;
+                let v = self.val(src)?.flat();
                 let idx = self.scalar(op_id(inst, 1)?)?;
+                if let Some(b) = self.builtin_vals.get(&src).copied() {
+                    // `get_global_size(dimindx)`: the out-of-range value past the last.
+                    let r = self.builtin_element(b, &v, idx);
+                    return self.set_result(inst, Val::S(r));
+                }
                 let mut r = *v.first().ok_or_else(bad_index)?;
                 for (i, x) in v.iter().enumerate().skip(1) {
                     let is = self.b.ins().icmp_imm_s(IntCC::Equal, idx, i as i64);

@@ -3,7 +3,7 @@
 use super::{FnTx, Result};
 use crate::spirv::{op_id, result_type, Block, Type};
 use crate::CompileError;
-use cranelift_codegen::ir::{InstBuilder, TrapCode};
+use cranelift_codegen::ir::{BlockArg, InstBuilder, TrapCode};
 use cranelift_frontend::Switch;
 use cranelift_module::Module as _;
 use rspirv::dr::{Instruction, Operand};
@@ -84,6 +84,19 @@ impl FnTx<'_, '_, '_> {
                 sw.emit(&mut self.b, sel, db);
             }
             Op::Return if self.step.is_some() => self.step_exit(),
+            Op::Return if self.inline.is_some() => {
+                // An inlined body: on to the next work-item, or back into the caller.
+                if let Some(ret) = self.inline.as_ref().map(|i| i.ret) {
+                    self.b.ins().jump(ret, &[]);
+                }
+            }
+            Op::ReturnValue if self.inline.is_some() => {
+                let v = self.val(op_id(inst, 0)?)?.flat();
+                let v: Vec<_> = v.into_iter().map(BlockArg::Value).collect();
+                if let Some(ret) = self.inline.as_ref().map(|i| i.ret) {
+                    self.b.ins().jump(ret, &v);
+                }
+            }
             Op::Return => {
                 self.b.ins().return_(&[]);
             }
@@ -100,6 +113,9 @@ impl FnTx<'_, '_, '_> {
     }
 
     pub(super) fn call(&mut self, inst: &Instruction) -> Result<()> {
+        if self.try_inline_call(inst)? {
+            return Ok(());
+        }
         let callee = op_id(inst, 0)?;
         let rt = result_type(inst)?;
         let fid = *self.env.funcs.get(&callee).ok_or(CompileError::InvalidId {
@@ -118,6 +134,7 @@ impl FnTx<'_, '_, '_> {
         for v in self.operand_vals(inst, 1)? {
             v.flatten(&mut args);
         }
+        self.sync_record();
         args.push(self.wi);
         let fref = match self.func_refs.get(&callee) {
             Some(r) => *r,

@@ -51,15 +51,9 @@ impl FnTx<'_, '_, '_> {
         let event = self.scalar(op_id(inst, 5)?)?;
 
         // Only work-item 0 copies.
-        let l0 = self.b.ins().load(types::I64, trusted(), self.wi, WI_LID);
-        let l1 = self
-            .b
-            .ins()
-            .load(types::I64, trusted(), self.wi, WI_LID + 8);
-        let l2 = self
-            .b
-            .ins()
-            .load(types::I64, trusted(), self.wi, WI_LID + 16);
+        let l0 = self.wi_load(WI_LID);
+        let l1 = self.wi_load(WI_LID + 8);
+        let l2 = self.wi_load(WI_LID + 16);
         let a = self.b.ins().bor(l0, l1);
         let any = self.b.ins().bor(a, l2);
         let first = self.b.ins().icmp_imm_s(IntCC::Equal, any, 0);

@@ -250,11 +250,14 @@ impl FnTx<'_, '_, '_> {
             Op::Load => {
                 let rt = result_type(inst)?;
                 let ptr = op_id(inst, 0)?;
-                if let Some(b) = p.builtin_of(ptr) {
-                    let v = self.builtin_load(b, None, rt)?;
-                    return self.set_result(inst, v);
-                }
-                if let Some((b, idx)) = self.builtin_ptrs.get(&ptr).copied() {
+                let builtin = p
+                    .builtin_of(ptr)
+                    .map(|b| (b, None))
+                    .or_else(|| self.builtin_ptrs.get(&ptr).copied());
+                if let Some((b, idx)) = builtin {
+                    if idx.is_none() {
+                        self.builtin_vals.insert(result_id(inst)?, b);
+                    }
                     let v = self.builtin_load(b, idx, rt)?;
                     return self.set_result(inst, v);
                 }

@@ -431,19 +431,31 @@ impl FnTx<'_, '_, '_> {
             self.b.ins().fence();
         }
         let n = self.b.ins().iconst(types::I32, (i + 1) as i64);
-        self.b.ins().return_(&[n]);
+        self.step_return(n);
         Ok(())
     }
 
     /// Step mode, before any block is translated: the types of all results (a use may be
-    /// translated before its definition when the value crosses a boundary) and the
-    /// symbolic pointers into builtin variables.
+    /// translated before its definition when the value crosses a boundary), the
+    /// symbolic pointers into builtin variables and the values loaded from them.
     pub(super) fn prepass(&mut self) -> Result<()> {
         let f = self.f;
         for b in &f.blocks {
             for i in &b.insts {
                 if let (Some(r), Some(t)) = (i.result_id, i.result_type) {
                     self.tys.insert(r, t);
+                }
+                if let (Op::Load, Some(r)) = (i.class.opcode, i.result_id) {
+                    // A builtin vector loaded in one region may be indexed in another.
+                    let ptr = op_id(i, 0)?;
+                    let builtin = self
+                        .p
+                        .builtin_of(ptr)
+                        .map(|b| (b, None))
+                        .or_else(|| self.builtin_ptrs.get(&ptr).copied());
+                    if let Some((b, None)) = builtin {
+                        self.builtin_vals.insert(r, b);
+                    }
                 }
                 let chain = matches!(
                     i.class.opcode,
@@ -489,6 +501,6 @@ impl FnTx<'_, '_, '_> {
     /// `OpReturn` of a step: the work-item is done.
     pub(super) fn step_exit(&mut self) {
         let n = self.b.ins().iconst(types::I32, EXIT);
-        self.b.ins().return_(&[n]);
+        self.step_return(n);
     }
 }

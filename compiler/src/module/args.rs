@@ -154,7 +154,11 @@ pub fn kernel_info(p: &Program, ep: &EntryPoint) -> Result<KernelInfo, CompileEr
         });
         off += size;
     }
+    // As clang prints them (`CL_KERNEL_ATTRIBUTES`).
     let mut attrs = Vec::new();
+    if let Some(name) = ep.vec_type_hint.and_then(vec_type_hint_name) {
+        attrs.push(format!("vec_type_hint({name})"));
+    }
     if let Some([x, y, z]) = ep.local_size {
         attrs.push(format!("reqd_work_group_size({x},{y},{z})"));
     }
@@ -169,4 +173,27 @@ pub fn kernel_info(p: &Program, ep: &EntryPoint) -> Result<KernelInfo, CompileEr
         work_group_size_hint: ep.local_size_hint,
         attributes: attrs.join(" "),
     })
+}
+
+/// The OpenCL C type of an `OpExecutionMode VecTypeHint` operand: the number of components
+/// in the high 16 bits (0 or 1: a scalar), the element type in the low 16 bits (0–3: 8- to
+/// 64-bit integer, 4–6: 16- to 64-bit float; SPIR-V spec, Execution Mode). SPIR-V keeps no
+/// signedness, so integers print unsigned (`vec_type_hint(int4)` reads back as `uint4`).
+/// `None` for an encoding the spec does not define.
+pub(crate) fn vec_type_hint_name(hint: u32) -> Option<String> {
+    let elem = match hint & 0xffff {
+        0 => "uchar",
+        1 => "ushort",
+        2 => "uint",
+        3 => "ulong",
+        4 => "half",
+        5 => "float",
+        6 => "double",
+        _ => return None,
+    };
+    match hint >> 16 {
+        0 | 1 => Some(elem.to_string()),
+        n @ (2 | 3 | 4 | 8 | 16) => Some(format!("{elem}{n}")),
+        _ => None,
+    }
 }
