@@ -9,10 +9,12 @@
  * argv[1] is the kernels' .spv; argv[2] == "ze-first" starts with Level-Zero. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
+#include <CL/cl_ext.h>
 #include <dirent.h>
 #include <time.h>
 
 #include "common.h"
+#include "ferrite.h"
 
 #define CL_EXPECT_OK(expr)                                                         \
     do {                                                                           \
@@ -41,6 +43,17 @@ static void run_opencl(const uint8_t *spirv, size_t size) {
     if (np == 0) return;
     cl_device_id device;
     CL_EXPECT_OK(clGetDeviceIDs(platform, CL_DEVICE_TYPE_CPU, 1, &device, NULL));
+    /* The identifying values include/ferrite.h promises. */
+    char text[64] = {0};
+    CL_EXPECT_OK(clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof text - 1, text, NULL));
+    EXPECT(strcmp(text, FERRITE_PLATFORM_NAME) == 0);
+    memset(text, 0, sizeof text);
+    CL_EXPECT_OK(
+        clGetPlatformInfo(platform, CL_PLATFORM_ICD_SUFFIX_KHR, sizeof text - 1, text, NULL));
+    EXPECT(strcmp(text, FERRITE_ICD_SUFFIX) == 0);
+    cl_uint vendor = 0;
+    CL_EXPECT_OK(clGetDeviceInfo(device, CL_DEVICE_VENDOR_ID, sizeof vendor, &vendor, NULL));
+    EXPECT(vendor == FERRITE_VENDOR_ID);
     CL_EXPECT_OK(clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof cl_name, cl_name, NULL));
     CL_EXPECT_OK(
         clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cl_units, &cl_units, NULL));
@@ -99,6 +112,7 @@ static int run_level_zero(const char *spv) {
     ze_device_properties_t p = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
     EXPECT_OK(zeDeviceGetProperties(env.device, &p));
     memcpy(ze_name, p.name, sizeof ze_name);
+    EXPECT(p.vendorId == FERRITE_VENDOR_ID);
     ze_threads = p.numThreadsPerEU * p.numEUsPerSubslice * p.numSubslicesPerSlice * p.numSlices;
 
     ze_command_queue_handle_t queue;

@@ -42,7 +42,7 @@ done
 gcc $CFLAGS "$ROOT/examples/ze_vecadd.c" -o "$OUT/ze_vecadd" -lze_loader
 # Both APIs in one process: the OpenCL loader finds the same library through a vendors
 # directory of its own.
-gcc $CFLAGS -I"$ROOT/tests/ze" "$ROOT/tests/ze/both_apis.c" -o "$OUT/both_apis" \
+gcc $CFLAGS -I"$ROOT/tests/ze" -I"$ROOT/include" "$ROOT/tests/ze/both_apis.c" -o "$OUT/both_apis" \
     -lOpenCL -lze_loader
 mkdir -p "$OUT/vendors" "$OUT/vendors-link"
 echo "$LIB" > "$OUT/vendors/ferrite.icd"
