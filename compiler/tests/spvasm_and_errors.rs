@@ -103,6 +103,55 @@ fn truncated_and_garbage_input_is_an_error() {
     assert!(Module::from_spirv(&[]).is_err());
 }
 
+/// Build `bytes` and compile every kernel, as the fuzz target (`compiler/fuzz`) does: any
+/// outcome but a panic is fine. `Module` turns panics into `CompileError::Codegen("compiler
+/// panicked: ...")`, so that error counts as a failure here.
+fn build_never_panics(bytes: &[u8]) -> Result<(), CompileError> {
+    let check = |e: CompileError| {
+        if let CompileError::Codegen(m) = &e {
+            assert!(!m.starts_with("compiler panicked"), "{m}");
+        }
+        e
+    };
+    let m = Module::from_spirv(bytes).map_err(check)?;
+    for k in m.kernels().to_vec() {
+        m.compile_kernel(&k.name).map_err(check)?;
+    }
+    Ok(())
+}
+
+#[test]
+fn fuzz_seed_corpus_compiles() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds");
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).expect("fuzz/seeds") {
+        let p = e.unwrap().path();
+        let bytes = std::fs::read(&p).unwrap();
+        assert!(
+            bytes.len() <= 10 * 1024,
+            "{}: seeds stay small",
+            p.display()
+        );
+        build_never_panics(&bytes).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        n += 1;
+    }
+    assert!(n >= 5, "seed corpus missing");
+}
+
+/// Inputs the fuzzer (`compiler/fuzz`) found crashing the compiler, checked in under
+/// `tests/kernels/fuzz-*.spv`: each must now fail cleanly.
+#[test]
+fn fuzz_regressions_fail_cleanly() {
+    // A mutated `atomics` seed with an instruction whose result id is 0xffffffff: region
+    // splitting (barrier kernels) computed `max id + 1` and overflowed.
+    let spv = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/kernels/fuzz-id-max-overflow.spv"),
+    )
+    .unwrap();
+    assert!(build_never_panics(&spv).is_err());
+}
+
 #[test]
 fn bad_ids_are_errors() {
     let src = r#"

@@ -110,7 +110,7 @@ struct Ids {
 }
 
 impl Ids {
-    fn new(p: &Program) -> Ids {
+    fn new(p: &Program) -> Result<Ids> {
         let mut max = 0;
         let keys = p
             .types
@@ -133,7 +133,11 @@ impl Ids {
                 }
             }
         }
-        Ids { next: max + 1 }
+        // The largest id may be u32::MAX (invalid: ids are below the header's bound).
+        let next = max
+            .checked_add(1)
+            .ok_or_else(|| CompileError::Invalid(format!("id %{max} is not below the id bound")))?;
+        Ok(Ids { next })
     }
 
     fn fresh(&mut self) -> Result<Word> {
@@ -289,7 +293,7 @@ fn inline_call(
 /// Rewrite `kernel` for region execution (see the module documentation).
 pub fn split(p: &Program, kernel: Word, inline: &HashSet<Word>) -> Result<Split> {
     let f = p.function(kernel)?;
-    let mut ids = Ids::new(p);
+    let mut ids = Ids::new(p)?;
     let mut blocks = f.blocks.clone();
 
     // 1. Inline calls to boundary-containing functions.
