@@ -166,16 +166,7 @@ impl FnTx<'_, '_, '_> {
             .ok_or_else(|| CompileError::Invalid("length of an empty vector".into()))?;
         let t = self.value_type(first);
         if t == types::F32 {
-            let mut acc = None;
-            for v in x {
-                let d = self.b.ins().fpromote(types::F64, *v);
-                let sq = self.b.ins().fmul(d, d);
-                acc = Some(match acc {
-                    None => sq,
-                    Some(a) => self.b.ins().fadd(a, sq),
-                });
-            }
-            let l = self.b.ins().sqrt(acc.unwrap_or(first));
+            let l = self.length_f32_in_f64(x)?;
             return Ok(self.b.ins().fdemote(types::F32, l));
         }
         let (scale, inv) = self.pow2_scale(x);
@@ -205,6 +196,23 @@ impl FnTx<'_, '_, '_> {
             Some(i) => self.b.ins().select(i, inf, l),
             None => l,
         })
+    }
+
+    /// For floats `x`: `sqrt(Σ xᵢ²)` as a double, not rounded to float (finite for every
+    /// finite float vector; `normalize` must divide by it before any rounding, since the
+    /// float length of e.g. `(-3.07e38, 2.24e38)` overflows).
+    fn length_f32_in_f64(&mut self, x: &[Value]) -> Result<Value> {
+        let mut acc = None;
+        for v in x {
+            let d = self.b.ins().fpromote(types::F64, *v);
+            let sq = self.b.ins().fmul(d, d);
+            acc = Some(match acc {
+                None => sq,
+                Some(a) => self.b.ins().fadd(a, sq),
+            });
+        }
+        let acc = acc.ok_or_else(|| CompileError::Invalid("length of an empty vector".into()))?;
+        Ok(self.b.ins().sqrt(acc))
     }
 
     /// For doubles `x`: `(2^-E, 2^E)` where `2^E` is about the largest magnitude (both
@@ -280,14 +288,32 @@ impl FnTx<'_, '_, '_> {
             let r = self.b.ins().fcopysign(r, *v);
             y.push(self.b.ins().select(any_inf, r, *v));
         }
-        let len = self.length_of(&y)?;
+        // float: length, divide in double (never rounded to float: it may overflow), round
+        // each component once.
+        // double: scale by an exact power of two first and divide the scaled vector by its
+        // own length (the unscaled length of e.g. `(DBL_MAX, DBL_MAX)` overflows).
+        let len = if t == types::F32 {
+            self.length_f32_in_f64(&y)?
+        } else {
+            let (scale, _) = self.pow2_scale(&y);
+            y = y.iter().map(|v| self.b.ins().fmul(*v, scale)).collect();
+            let mut acc = None;
+            for v in &y {
+                let sq = self.b.ins().fmul(*v, *v);
+                acc = Some(match acc {
+                    None => sq,
+                    Some(a) => self.b.ins().fadd(a, sq),
+                });
+            }
+            let acc =
+                acc.ok_or_else(|| CompileError::Invalid("normalize of an empty vector".into()))?;
+            self.b.ins().sqrt(acc)
+        };
         let mut out = Vec::new();
         for (v, orig) in y.iter().zip(x) {
             let q = if t == types::F32 {
-                // float: divide in double, round once.
                 let d = self.b.ins().fpromote(types::F64, *v);
-                let l = self.b.ins().fpromote(types::F64, len);
-                let q = self.b.ins().fdiv(d, l);
+                let q = self.b.ins().fdiv(d, len);
                 self.b.ins().fdemote(types::F32, q)
             } else {
                 self.b.ins().fdiv(*v, len)

@@ -233,14 +233,25 @@ impl FnTx<'_, '_, '_> {
                 let size = u32::try_from(l.size.max(1)).map_err(|_| {
                     CompileError::Unsupported("private variable larger than 4 GiB".into())
                 })?;
-                let shift = l.align.max(1).trailing_zeros().min(31) as u8;
+                let align = u32::try_from(l.align.max(1).next_power_of_two()).unwrap_or(1 << 31);
+                // Cranelift aligns slot offsets only relative to the frame, which is 16-byte
+                // aligned: above 16, allocate `align − 16` more and round the address up.
+                let extra = align.saturating_sub(16);
+                let size = size.checked_add(extra).ok_or_else(|| {
+                    CompileError::Unsupported("private variable larger than 4 GiB".into())
+                })?;
+                let shift = align.min(16).trailing_zeros() as u8;
                 self.env.private_size += u64::from(size);
                 let slot = self.b.create_sized_stack_slot(StackSlotData::new(
                     StackSlotKind::ExplicitSlot,
                     size,
                     shift,
                 ));
-                let addr = self.b.ins().stack_addr(types::I64, slot, 0);
+                let mut addr = self.b.ins().stack_addr(types::I64, slot, 0);
+                if extra > 0 {
+                    let a = self.b.ins().iadd_imm_s(addr, i64::from(extra));
+                    addr = self.b.ins().band_imm_s(a, -i64::from(align));
+                }
                 if let Some(Operand::IdRef(init)) = inst.operands.get(1) {
                     let v = self.val(*init)?;
                     store_typed(&mut self.b, p, pointee, &v, addr, 0, MemFlagsData::new())?;

@@ -110,7 +110,7 @@ pub struct FramePlan {
     pub points: Vec<PointKind>,
     /// Does boundary `i + 1` need a fence before it (device-scope barrier semantics)?
     pub fences: Vec<bool>,
-    /// Bytes per work-item (a multiple of 16).
+    /// Bytes per work-item (a multiple of 16 and of every variable's alignment, ≤ 128).
     pub size: u64,
     /// Bytes of `OpVariable` storage per work-item.
     pub private_size: u64,
@@ -192,6 +192,9 @@ fn collective_op(
 pub fn plan(p: &Program, split: &Split) -> Result<FramePlan> {
     let mut plan = FramePlan::default();
     let mut off = 0u64;
+    // Frames are `size` apart from a 128-byte aligned base: `size` must be a multiple of
+    // every variable's alignment (up to 128) for each work-item's variables to be aligned.
+    let mut max_align = 16u64;
     let mut result_types = HashMap::new();
     for b in &split.func.blocks {
         for i in &b.insts {
@@ -201,7 +204,9 @@ pub fn plan(p: &Program, split: &Split) -> Result<FramePlan> {
             if i.class.opcode == Op::Variable {
                 let (_, pointee) = p.pointer_type(crate::spirv::result_type(i)?)?;
                 let l = layout(p, pointee)?;
-                off = align_up(off, l.align.clamp(1, 128));
+                let a = l.align.clamp(1, 128);
+                max_align = max_align.max(a);
+                off = align_up(off, a);
                 plan.vars.insert(result_id(i)?, slot_u32(off)?);
                 off = off.checked_add(l.size.max(1)).ok_or_else(overflow)?;
             }
@@ -252,7 +257,7 @@ pub fn plan(p: &Program, split: &Split) -> Result<FramePlan> {
         plan.points.push(kind);
         plan.fences.push(fence);
     }
-    plan.size = align_up(off, 16);
+    plan.size = align_up(off, max_align);
     Ok(plan)
 }
 

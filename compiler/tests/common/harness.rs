@@ -227,7 +227,7 @@ fn run_group(
     offset: [u64; 3],
     gid: [u64; 3],
     lmem: &mut [u64],
-    frame: &mut [u128],
+    frame: &mut [FrameBlock],
 ) {
     let groups: Vec<u64> = (0..3).map(|d| global[d].div_ceil(local[d])).collect();
     let mut ls = [0; 3];
@@ -249,15 +249,24 @@ fn run_group(
     };
     // SAFETY: the entry follows the work-group ABI; `args` was laid out from the kernel's
     // `KernelInfo` and its buffers outlive the call, `ctx`, the local memory and the frame
-    // arena (`frame_size_per_item` × the enqueued group size, 16-byte aligned) live on the
+    // arena (`frame_size_per_item` × the enqueued group size, 128-byte aligned) live on the
     // caller's frame and belong to this call alone.
     unsafe { (k.entry())(args.bytes.as_ptr().cast(), &ctx) };
 }
 
-fn arenas(k: &CompiledKernel, local: [u64; 3], local_mem_bytes: usize) -> (Vec<u64>, Vec<u128>) {
+/// 128 bytes of frame arena, 128-byte aligned like the executor's frame arenas.
+#[derive(Clone, Copy)]
+#[repr(C, align(128))]
+pub struct FrameBlock([u8; 128]);
+
+fn arenas(
+    k: &CompiledKernel,
+    local: [u64; 3],
+    local_mem_bytes: usize,
+) -> (Vec<u64>, Vec<FrameBlock>) {
     let lmem = vec![0u64; (k.static_local_size + local_mem_bytes).div_ceil(8).max(1)];
     let items = (local[0] * local[1] * local[2]) as usize;
-    let frame = vec![0u128; (k.frame_size_per_item * items).div_ceil(16).max(1)];
+    let frame = vec![FrameBlock([0; 128]); (k.frame_size_per_item * items).div_ceil(128).max(1)];
     (lmem, frame)
 }
 
