@@ -17,6 +17,10 @@ use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
+/// Most bytes of program-scope (`CrossWorkgroup` and `UniformConstant`) variables one module
+/// may ask for.
+pub const MAX_PROGRAM_SCOPE_BYTES: u64 = 64 << 20;
+
 /// A parsed and validated SPIR-V module.
 pub struct Module {
     prog: Arc<Program>,
@@ -95,6 +99,16 @@ impl Module {
                     )))
                 }
             }
+        }
+        // The device claims no program-scope global variables of its own
+        // (CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE is 0); what remains is `__constant` data and
+        // what a SPIR-V producer puts at module scope. A bound keeps a malformed or hostile
+        // module (the fuzzer built a 2e9-element array) from allocating gigabytes.
+        if size > MAX_PROGRAM_SCOPE_BYTES {
+            return Err(CompileError::Unsupported(format!(
+                "program-scope variables need {size} bytes, more than Ferrite's limit of {} MiB",
+                MAX_PROGRAM_SCOPE_BYTES >> 20
+            )));
         }
         let size =
             usize::try_from(size).map_err(|_| CompileError::Invalid("globals too large".into()))?;

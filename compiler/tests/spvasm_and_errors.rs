@@ -243,6 +243,35 @@ fn unsupported_capability_is_rejected() {
     ));
 }
 
+/// A module asking for gigabytes of program-scope memory is refused, not allocated (found by
+/// the fuzzer: a 2e9-element array made the compiler allocate 8 GB).
+#[test]
+fn huge_program_scope_variables_are_refused() {
+    let src = r#"
+               OpCapability Addresses
+               OpCapability Kernel
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "k"
+       %uint = OpTypeInt 32 0
+          %n = OpConstant %uint 2000000000
+        %arr = OpTypeArray %uint %n
+        %ptr = OpTypePointer CrossWorkgroup %arr
+          %g = OpVariable %ptr CrossWorkgroup
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+          %k = OpFunction %void None %fn
+          %l = OpLabel
+               OpReturn
+               OpFunctionEnd
+    "#;
+    let Some(spv) = spvasm(src) else { return };
+    match Module::from_spirv(&spv) {
+        Err(CompileError::Unsupported(m)) => assert!(m.contains("program-scope"), "{m}"),
+        Err(e) => panic!("unexpected error {e}"),
+        Ok(_) => panic!("an 8 GB program-scope array was accepted"),
+    }
+}
+
 /// `CL_KERNEL_ATTRIBUTES` as clang prints them, from `OpExecutionMode VecTypeHint`,
 /// `LocalSizeHint` and `LocalSize` (CTS `api kernel_attributes`).
 #[test]
