@@ -1226,27 +1226,7 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
                 "Op{op:?} outside a work-group step"
             ))),
             MemoryBarrier => self.memory_barrier(inst),
-            AtomicLoad
-            | AtomicStore
-            | AtomicExchange
-            | AtomicCompareExchange
-            | AtomicCompareExchangeWeak
-            | AtomicIIncrement
-            | AtomicIDecrement
-            | AtomicIAdd
-            | AtomicISub
-            | AtomicSMin
-            | AtomicUMin
-            | AtomicSMax
-            | AtomicUMax
-            | AtomicAnd
-            | AtomicOr
-            | AtomicXor
-            | AtomicFlagTestAndSet
-            | AtomicFlagClear
-            | AtomicFAddEXT
-            | AtomicFMinEXT
-            | AtomicFMaxEXT => self.atomic(inst),
+            _ if atomic::is_atomic(op) => self.atomic(inst),
             GroupAsyncCopy => self.async_copy(inst),
             Variable
             | Load
@@ -1341,28 +1321,8 @@ pub fn opcode_supported(op: Op) -> bool {
             | SatConvertSToU
             | SatConvertUToS
             | ExtInst
-            | AtomicLoad
-            | AtomicStore
-            | AtomicExchange
-            | AtomicCompareExchange
-            | AtomicCompareExchangeWeak
-            | AtomicIIncrement
-            | AtomicIDecrement
-            | AtomicIAdd
-            | AtomicISub
-            | AtomicSMin
-            | AtomicUMin
-            | AtomicSMax
-            | AtomicUMax
-            | AtomicAnd
-            | AtomicOr
-            | AtomicXor
-            | AtomicFlagTestAndSet
-            | AtomicFlagClear
-            | AtomicFAddEXT
-            | AtomicFMinEXT
-            | AtomicFMaxEXT
             | GroupAsyncCopy
     ) || arith::is_arith(op)
+        || atomic::is_atomic(op)
         || crate::workgroup::regions::is_boundary(op)
 }

@@ -42,6 +42,36 @@ enum FloatOp {
     Max,
 }
 
+/// The atomic instructions [`FnTx::atomic`] lowers: one list for the translator's dispatch
+/// and for the check that rejects unsupported opcodes at `from_spirv`.
+pub fn is_atomic(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        AtomicLoad
+            | AtomicStore
+            | AtomicExchange
+            | AtomicCompareExchange
+            | AtomicCompareExchangeWeak
+            | AtomicIIncrement
+            | AtomicIDecrement
+            | AtomicIAdd
+            | AtomicISub
+            | AtomicSMin
+            | AtomicUMin
+            | AtomicSMax
+            | AtomicUMax
+            | AtomicAnd
+            | AtomicOr
+            | AtomicXor
+            | AtomicFlagTestAndSet
+            | AtomicFlagClear
+            | AtomicFAddEXT
+            | AtomicFMinEXT
+            | AtomicFMaxEXT
+    )
+}
+
 impl FnTx<'_, '_, '_> {
     fn const_or(&self, id: Word, default: u32) -> u32 {
         self.p
