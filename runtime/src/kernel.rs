@@ -224,9 +224,7 @@ impl Kernel {
                     };
                     let addr = m.as_ref().map_or(0, |m| m.base() as u64);
                     slot[..8].copy_from_slice(&addr.to_ne_bytes());
-                    if let Some(m) = m {
-                        buffers.push(m.clone());
-                    }
+                    buffers.extend(m);
                 }
                 Some(ArgValue::Pointer(addr)) => slot[..8].copy_from_slice(&addr.to_ne_bytes()),
                 Some(ArgValue::Local(size)) => {
