@@ -337,11 +337,15 @@ const SPEC_ASM: &str = r#"
 "#;
 
 fn assemble(asm: &str) -> Vec<u8> {
+    assemble_for(asm, "spv1.0")
+}
+
+fn assemble_for(asm: &str, target_env: &str) -> Vec<u8> {
     let dir = temp_dir("spec");
     let (src, out) = (dir.join("k.spvasm"), dir.join("k.spv"));
     std::fs::write(&src, asm).unwrap();
     let st = std::process::Command::new("spirv-as")
-        .args(["--target-env", "spv1.0"])
+        .args(["--target-env", target_env])
         .arg(&src)
         .arg("-o")
         .arg(&out)
@@ -420,4 +424,64 @@ fn release_callback_is_refused_and_compilers_unload() {
     }
     // The compiler still works afterwards.
     build(&env.ctx, "kernel void k(global int *a) { a[0] = 1; }", "");
+}
+
+/// SPIR-V 1.5 with the Vulkan memory model (core in 1.5): availability/visibility semantics
+/// on an atomic, `NonPrivatePointer` stores that make themselves available at device scope.
+const VULKAN_MODEL_ASM: &str = r#"
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Int64
+               OpCapability VulkanMemoryModel
+               OpCapability VulkanMemoryModelDeviceScope
+               OpMemoryModel Physical64 Vulkan
+               OpEntryPoint Kernel %k "count" %gid
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %gid Constant
+       %void = OpTypeVoid
+       %uint = OpTypeInt 32 0
+      %ulong = OpTypeInt 64 0
+      %v3ulong = OpTypeVector %ulong 3
+     %in_ptr = OpTypePointer Input %v3ulong
+        %ptr = OpTypePointer CrossWorkgroup %uint
+         %fn = OpTypeFunction %void %ptr %ptr
+        %gid = OpVariable %in_ptr Input
+     %device = OpConstant %uint 1
+     %uint_1 = OpConstant %uint 1
+; AcquireRelease | CrossWorkgroupMemory | MakeAvailable | MakeVisible | Volatile
+        %sem = OpConstant %uint 0xE208
+          %k = OpFunction %void None %fn
+    %counter = OpFunctionParameter %ptr
+        %out = OpFunctionParameter %ptr
+      %entry = OpLabel
+        %ids = OpLoad %v3ulong %gid Aligned 32
+          %i = OpCompositeExtract %ulong %ids 0
+       %prev = OpAtomicIAdd %uint %counter %device %sem %uint_1
+       %slot = OpInBoundsPtrAccessChain %ptr %out %i
+               OpStore %slot %prev Aligned|NonPrivatePointer|MakePointerAvailable 4 %device
+               OpReturn
+               OpFunctionEnd
+"#;
+
+#[test]
+fn spirv_1_5_with_the_vulkan_memory_model() {
+    let env = Env::new();
+    let spv = assemble_for(VULKAN_MODEL_ASM, "spv1.5");
+    assert_eq!(spv[4..8], [0, 5, 1, 0], "a SPIR-V 1.5 module");
+    let p = Program::from_il(&env.ctx, &spv).expect("clCreateProgramWithIL");
+    p.build("").expect("build");
+    let n = 256;
+    let counter = env.buffer_zeroed::<u32>(1);
+    let out = env.buffer_zeroed::<u32>(n);
+    let k = p.kernel("count");
+    k.buf(0, &counter).buf(1, &out);
+    run_1d(&env.queue, &k, n, Some(16));
+    assert_eq!(counter.read::<u32>(&env.queue, 1), vec![n as u32]);
+    let mut seen = out.read::<u32>(&env.queue, n);
+    seen.sort_unstable();
+    assert_eq!(
+        seen,
+        (0..n as u32).collect::<Vec<_>>(),
+        "each item saw a distinct count"
+    );
 }

@@ -26,6 +26,21 @@
 //!
 //! Barriers (`OpControlBarrier`) are region boundaries, not fences: every work-item of the
 //! group finishes the region before any starts the next, on the same thread.
+//!
+//! Modules declaring the Vulkan memory model (`OpMemoryModel Physical64 VulkanKHR`,
+//! `SPV_KHR_vulkan_memory_model`, core in SPIR-V 1.5) add *availability* and *visibility*
+//! operations: `MakeAvailable`/`MakeVisible` semantics bits on atomics and barriers, and
+//! `MakePointerAvailable`/`MakePointerVisible`/`NonPrivatePointer` operands on loads and
+//! stores. On a CPU with coherent caches a store is available to every thread, and a load
+//! sees what is available, as soon as the instruction is performed; what the model still
+//! needs is *ordering*, and that comes from the ordering bits those operations must travel
+//! with (Release for MakeAvailable, Acquire for MakeVisible), lowered by the same rows as
+//! in the OpenCL model. Cranelift moves no load or store across an atomic, a fence or a
+//! call (its alias analysis treats them as touching all memory), so a plain access the
+//! module marks `NonPrivatePointer` stays where the program put it relative to them. The
+//! `Volatile` semantics bit asks for no more than an atomic already is. So these bits and
+//! operands select no instruction of their own; `compiler/tests/litmus.rs` runs the litmus
+//! tests again with every module rewritten into the Vulkan model.
 
 use rspirv::spirv::{MemorySemantics, Scope, StorageClass};
 

@@ -116,6 +116,11 @@ fn capability_supported(c: Capability) -> bool {
             | Capability::AtomicFloat32MinMaxEXT
             | Capability::AtomicFloat64MinMaxEXT
             | Capability::ArbitraryPrecisionIntegersINTEL
+            // The Vulkan memory model (`OpMemoryModel … VulkanKHR`, core in SPIR-V 1.5):
+            // its availability/visibility bits and `NonPrivatePointer` accesses need no
+            // instruction of their own on a CPU (see `memory_model.rs`).
+            | Capability::VulkanMemoryModel
+            | Capability::VulkanMemoryModelDeviceScope
     )
 }
 

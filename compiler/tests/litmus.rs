@@ -4,11 +4,18 @@
 //! group), iterating over fresh locations; the roles meet at a spin barrier every
 //! `BATCH` iterations so they run the same iterations at the same time. A forbidden
 //! outcome fails the test; the histogram of outcomes is printed (`--nocapture`).
+//!
+//! Every test runs twice: with the module as clang and llvm-spirv write it (OpenCL memory
+//! model), and rewritten into the Vulkan memory model (SPIR-V 1.5, `MakeAvailable`/
+//! `MakeVisible` semantics, `NonPrivatePointer` accesses; see `common/vulkan_model.rs`).
 
 #[path = "common/harness.rs"]
 mod harness;
+#[path = "common/vulkan_model.rs"]
+mod vulkan_model;
 
-use harness::{kernel, run_groups_concurrently, Args};
+use ferrite_compiler::{CompiledKernel, Module};
+use harness::{cl_to_spirv, run_groups_concurrently, Args};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
@@ -37,15 +44,38 @@ void meet(volatile global atomic_int *c, int roles, int round) {
 #define END }
 "#;
 
+/// The memory models each test runs in.
+#[derive(Clone, Copy, Debug)]
+enum Model {
+    OpenCl,
+    Vulkan,
+}
+
+const MODELS: [Model; 2] = [Model::OpenCl, Model::Vulkan];
+
+/// The kernel `name` of `src`, its module in `model`; `None` if the tools are missing.
+fn kernel_in(src: &str, name: &str, model: Model) -> Option<CompiledKernel> {
+    let mut spv = cl_to_spirv(src)?;
+    if let Model::Vulkan = model {
+        spv = vulkan_model::to_vulkan_memory_model(&spv);
+    }
+    let m = Module::from_spirv(&spv).unwrap_or_else(|e| panic!("{model:?} from_spirv: {e}"));
+    Some(
+        m.compile_kernel(name)
+            .unwrap_or_else(|e| panic!("{model:?} compile_kernel({name}): {e}")),
+    )
+}
+
 fn litmus(
     body: &str,
     name: &str,
     roles: u64,
     n: usize,
     results_per_iter: usize,
+    model: Model,
 ) -> Option<Vec<Vec<i32>>> {
     let src = format!("{PRELUDE}\n{body}");
-    let k = kernel(&src, name)?;
+    let k = kernel_in(&src, name, model)?;
     let _one_at_a_time = serial();
     let mut x = vec![0i32; n];
     let mut y = vec![0i32; n];
@@ -90,14 +120,16 @@ fn message_passing() {
         }}"#
     );
     let n = 200_000;
-    let Some(out) = litmus(&body, "mp", 2, n, 2) else {
-        return;
-    };
-    let h = histogram("MP", &out);
-    assert!(
-        !h.contains_key(&vec![1, 0]),
-        "MP: flag seen, data not: {h:?}"
-    );
+    for model in MODELS {
+        let Some(out) = litmus(&body, "mp", 2, n, 2, model) else {
+            return;
+        };
+        let h = histogram(&format!("MP {model:?}"), &out);
+        assert!(
+            !h.contains_key(&vec![1, 0]),
+            "MP: flag seen, data not: {h:?}"
+        );
+    }
 }
 
 #[test]
@@ -116,11 +148,13 @@ fn store_buffering_seq_cst() {
         }}"#
     );
     let n = 200_000;
-    let Some(out) = litmus(&body, "sb", 2, n, 2) else {
-        return;
-    };
-    let h = histogram("SB", &out);
-    assert!(!h.contains_key(&vec![0, 0]), "SB: both loads missed: {h:?}");
+    for model in MODELS {
+        let Some(out) = litmus(&body, "sb", 2, n, 2, model) else {
+            return;
+        };
+        let h = histogram(&format!("SB {model:?}"), &out);
+        assert!(!h.contains_key(&vec![0, 0]), "SB: both loads missed: {h:?}");
+    }
 }
 
 #[test]
@@ -139,14 +173,16 @@ fn load_buffering() {
         }}"#
     );
     let n = 200_000;
-    let Some(out) = litmus(&body, "lb", 2, n, 2) else {
-        return;
-    };
-    let h = histogram("LB", &out);
-    assert!(
-        !h.contains_key(&vec![1, 1]),
-        "LB: both loads saw the future: {h:?}"
-    );
+    for model in MODELS {
+        let Some(out) = litmus(&body, "lb", 2, n, 2, model) else {
+            return;
+        };
+        let h = histogram(&format!("LB {model:?}"), &out);
+        assert!(
+            !h.contains_key(&vec![1, 1]),
+            "LB: both loads saw the future: {h:?}"
+        );
+    }
 }
 
 #[test]
@@ -163,14 +199,16 @@ fn iriw_seq_cst() {
     );
     // Four roles on two cores: fewer iterations keep the run short.
     let n = 8_000;
-    let Some(out) = litmus(&body, "iriw", 4, n, 4) else {
-        return;
-    };
-    let h = histogram("IRIW", &out);
-    assert!(
-        !h.contains_key(&vec![1, 0, 1, 0]),
-        "IRIW: readers disagree on the order of independent writes: {h:?}"
-    );
+    for model in MODELS {
+        let Some(out) = litmus(&body, "iriw", 4, n, 4, model) else {
+            return;
+        };
+        let h = histogram(&format!("IRIW {model:?}"), &out);
+        assert!(
+            !h.contains_key(&vec![1, 0, 1, 0]),
+            "IRIW: readers disagree on the order of independent writes: {h:?}"
+        );
+    }
 }
 
 #[test]
@@ -189,14 +227,16 @@ fn read_read_coherence() {
         }}"#
     );
     let n = 200_000;
-    let Some(out) = litmus(&body, "corr", 2, n, 2) else {
-        return;
-    };
-    let h = histogram("CoRR", &out);
-    assert!(
-        !h.contains_key(&vec![1, 0]),
-        "CoRR: a later read saw an older value: {h:?}"
-    );
+    for model in MODELS {
+        let Some(out) = litmus(&body, "corr", 2, n, 2, model) else {
+            return;
+        };
+        let h = histogram(&format!("CoRR {model:?}"), &out);
+        assert!(
+            !h.contains_key(&vec![1, 0]),
+            "CoRR: a later read saw an older value: {h:?}"
+        );
+    }
 }
 
 #[test]
@@ -216,21 +256,82 @@ fn rmw_atomicity_opencl12_and_c11() {
     );
     let n = 500_000;
     let src = format!("{PRELUDE}\n{body}");
-    let Some(k) = kernel(&src, "rmw") else { return };
-    let _one_at_a_time = serial();
-    let mut x = vec![0i32; 3];
-    let mut y = vec![0i32; 1];
-    let mut r = vec![0i32; 1];
-    let mut sync = vec![0i32; 1];
-    let mut args = Args::new(&k.info);
-    args.buf(0, &mut x)
-        .buf(1, &mut y)
-        .buf(2, &mut r)
-        .buf(3, &mut sync)
-        .val(4, n);
-    run_groups_concurrently(&k, &args, 2, 1);
-    eprintln!("RMW: 2 groups x {n} iterations: x = {x:?}, y = {y:?}");
-    assert_eq!(x[0], 2 * n, "atomic_add lost updates");
-    assert_eq!(y[0], 4 * n, "atomic_fetch_add lost updates");
-    assert_eq!(&x[1..], &[n, n]);
+    for model in MODELS {
+        let Some(k) = kernel_in(&src, "rmw", model) else {
+            return;
+        };
+        let _one_at_a_time = serial();
+        let mut x = vec![0i32; 3];
+        let mut y = vec![0i32; 1];
+        let mut r = vec![0i32; 1];
+        let mut sync = vec![0i32; 1];
+        let mut args = Args::new(&k.info);
+        args.buf(0, &mut x)
+            .buf(1, &mut y)
+            .buf(2, &mut r)
+            .buf(3, &mut sync)
+            .val(4, n);
+        run_groups_concurrently(&k, &args, 2, 1);
+        eprintln!("RMW {model:?}: 2 groups x {n} iterations: x = {x:?}, y = {y:?}");
+        assert_eq!(x[0], 2 * n, "atomic_add lost updates");
+        assert_eq!(y[0], 4 * n, "atomic_fetch_add lost updates");
+        assert_eq!(&x[1..], &[n, n]);
+    }
+}
+
+#[test]
+fn the_vulkan_rewrite_says_what_it_claims() {
+    let src = format!(
+        "{PRELUDE}\nkernel void mp({ARGS}) {{ LOOP(2) if (role == 0) {{ *(global int *)&x[i] = 1; \
+         atomic_store_explicit(&y[i], 1, memory_order_release, memory_scope_device); }} \
+         else r[i] = atomic_load_explicit(&y[i], memory_order_acquire, memory_scope_device) \
+         + *(global int *)&x[i]; END }}"
+    );
+    let Some(spv) = cl_to_spirv(&src) else { return };
+    let v = vulkan_model::to_vulkan_memory_model(&spv);
+    let words: Vec<u32> = v
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(words[1], 0x0001_0500, "version 1.5");
+    let m = rspirv::dr::load_words(&words).expect("reloads");
+    use rspirv::dr::Operand;
+    use rspirv::spirv::{MemoryAccess, MemoryModel, MemorySemantics, Op};
+    assert_eq!(
+        m.memory_model.as_ref().unwrap().operands[1],
+        Operand::MemoryModel(MemoryModel::Vulkan)
+    );
+    let insts: Vec<_> = m
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter().flat_map(|b| b.instructions.iter()))
+        .collect();
+    let non_private = insts.iter().any(|i| {
+        i.operands.iter().any(
+            |o| matches!(o, Operand::MemoryAccess(a) if a.contains(MemoryAccess::NON_PRIVATE_POINTER)),
+        )
+    });
+    assert!(non_private, "some load or store became NonPrivatePointer");
+    let sem = |i: &rspirv::dr::Instruction| match i.operands[2] {
+        Operand::IdMemorySemantics(id) => m
+            .types_global_values
+            .iter()
+            .find(|c| c.result_id == Some(id))
+            .and_then(|c| match c.operands[0] {
+                Operand::LiteralBit32(v) => Some(v),
+                _ => None,
+            }),
+        _ => None,
+    };
+    let has = |op: Op, bit: MemorySemantics| {
+        insts
+            .iter()
+            .filter(|i| i.class.opcode == op)
+            .any(|i| sem(i).is_some_and(|s| s & bit.bits() != 0))
+    };
+    assert!(has(Op::AtomicStore, MemorySemantics::MAKE_AVAILABLE));
+    assert!(has(Op::AtomicLoad, MemorySemantics::MAKE_VISIBLE));
+    // And Ferrite builds and runs it: the message-passing test above in the Vulkan model.
+    let m = Module::from_spirv(&v).expect("from_spirv");
+    m.compile_kernel("mp").expect("compile");
 }

@@ -150,6 +150,11 @@ pub const ILS: &[NameVersion] = &[
         name: "SPIR-V",
         version: v(1, 4, 0),
     },
+    // 1.5 makes the Vulkan memory model core (compiler/src/memory_model.rs).
+    NameVersion {
+        name: "SPIR-V",
+        version: v(1, 5, 0),
+    },
 ];
 
 /// OpenCL C versions accepted by `-cl-std`.
