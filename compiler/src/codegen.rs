@@ -1210,6 +1210,9 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
         match op {
             Nop | Line | NoLine | SelectionMerge | LoopMerge | LifetimeStart | LifetimeStop
             | Name | Decorate | ModuleProcessed => Ok(()),
+            // `SPV_KHR_expect_assume`: hints for an optimiser; an assumption that is false
+            // is undefined behaviour, so ignoring it is always correct.
+            AssumeTrueKHR => Ok(()),
             Undef => {
                 let ty = result_type(inst)?;
                 let z = self.zero(ty)?;
@@ -1241,7 +1244,9 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             | PtrNotEqual
             | PtrDiff => self.memory(inst),
             CompositeConstruct | CompositeExtract | CompositeInsert | VectorShuffle
-            | VectorExtractDynamic | VectorInsertDynamic | CopyObject => self.composite(inst),
+            | VectorExtractDynamic | VectorInsertDynamic | CopyObject | CopyLogical | ExpectKHR => {
+                self.composite(inst)
+            }
             ConvertFToU
             | ConvertFToS
             | ConvertSToF
@@ -1305,6 +1310,9 @@ pub fn opcode_supported(op: Op) -> bool {
             | VectorExtractDynamic
             | VectorInsertDynamic
             | CopyObject
+            | CopyLogical
+            | ExpectKHR
+            | AssumeTrueKHR
             | ConvertFToU
             | ConvertFToS
             | ConvertSToF

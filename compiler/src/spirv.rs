@@ -121,6 +121,7 @@ fn capability_supported(c: Capability) -> bool {
             // instruction of their own on a CPU (see `memory_model.rs`).
             | Capability::VulkanMemoryModel
             | Capability::VulkanMemoryModelDeviceScope
+            | Capability::ExpectAssumeKHR
     )
 }
 

@@ -352,3 +352,65 @@ fn kernel_info_names_types_qualifiers_attributes() {
     assert_eq!(offsets, [0, 8, 16, 24, 32, 48]);
     assert_eq!(k.args_size, 56);
 }
+
+/// `OpCopyLogical` (SPIR-V 1.4) between a laid-out struct and one without offsets, and
+/// `OpExpectKHR`/`OpAssumeTrueKHR` (`SPV_KHR_expect_assume`), which must not change results.
+const COPY_LOGICAL_EXPECT: &str = r#"
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Int64
+               OpCapability ExpectAssumeKHR
+               OpExtension "SPV_KHR_expect_assume"
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "k" %gid
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %gid Constant
+               OpMemberDecorate %laid 0 Offset 0
+               OpMemberDecorate %laid 1 Offset 4
+       %void = OpTypeVoid
+       %bool = OpTypeBool
+       %uint = OpTypeInt 32 0
+      %ulong = OpTypeInt 64 0
+    %v3ulong = OpTypeVector %ulong 3
+     %in_ptr = OpTypePointer Input %v3ulong
+       %laid = OpTypeStruct %uint %uint
+      %plain = OpTypeStruct %uint %uint
+        %ptr = OpTypePointer CrossWorkgroup %uint
+         %fn = OpTypeFunction %void %ptr
+        %gid = OpVariable %in_ptr Input
+     %uint_0 = OpConstant %uint 0
+     %uint_1 = OpConstant %uint 1
+     %uint_3 = OpConstant %uint 3
+          %k = OpFunction %void None %fn
+        %out = OpFunctionParameter %ptr
+      %entry = OpLabel
+        %ids = OpLoad %v3ulong %gid Aligned 32
+       %i64 = OpCompositeExtract %ulong %ids 0
+          %i = OpUConvert %uint %i64
+      %small = OpULessThan %bool %i %uint_3
+               OpAssumeTrueKHR %small
+       %hint = OpExpectKHR %uint %i %uint_0
+          %s = OpCompositeConstruct %laid %hint %uint_3
+          %c = OpCopyLogical %plain %s
+          %a = OpCompositeExtract %uint %c 0
+          %b = OpCompositeExtract %uint %c 1
+        %sum = OpIMul %uint %a %b
+       %slot = OpInBoundsPtrAccessChain %ptr %out %i64
+               OpStore %slot %sum Aligned 4
+               OpReturn
+               OpFunctionEnd
+"#;
+
+#[test]
+fn copy_logical_and_expect_assume() {
+    let Some(spv) = spvasm(COPY_LOGICAL_EXPECT) else {
+        return;
+    };
+    let m = Module::from_spirv(&spv).expect("from_spirv");
+    let k = m.compile_kernel("k").expect("compile");
+    let mut out = vec![0u32; 3];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut out);
+    run1(&k, &args, 3, 3);
+    assert_eq!(out, vec![0, 3, 6]);
+}

@@ -38,8 +38,16 @@ const fn v(major: u32, minor: u32, patch: u32) -> Version {
     Version::new(major, minor, patch)
 }
 
-/// Extensions of the device that are not OpenCL C extensions.
-const API_EXTENSIONS: &[&str] = &["cl_khr_il_program", "cl_khr_icd"];
+/// Extensions of the device that are not OpenCL C extensions. The two SPIR-V ones:
+/// `NoSignedWrap`/`NoUnsignedWrap` decorations are accepted and need no code (wrapping is
+/// what the instructions do anyway), and `OpExpectKHR`/`OpAssumeTrueKHR` are hints
+/// (compiler `codegen.rs`); both are tested by `test_spirv_new`.
+const API_EXTENSIONS: &[&str] = &[
+    "cl_khr_il_program",
+    "cl_khr_icd",
+    "cl_khr_spirv_no_integer_wrap_decoration",
+    "cl_khr_expect_assume",
+];
 
 const N_EXTENSIONS: usize = clc::OPENCL_C_EXTENSIONS.len() + API_EXTENSIONS.len();
 

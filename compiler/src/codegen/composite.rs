@@ -65,7 +65,10 @@ impl FnTx<'_, '_, '_> {
                 *slot = obj;
                 comp
             }
-            Op::CopyObject => self.val(op_id(inst, 0)?)?,
+            // `OpCopyLogical` copies between types that differ only in decorations (the
+            // explicit layout of one, none on the other): values are kept by structure, so
+            // it is a copy. `OpExpectKHR` returns its value; the expectation is a hint.
+            Op::CopyObject | Op::CopyLogical | Op::ExpectKHR => self.val(op_id(inst, 0)?)?,
             Op::VectorShuffle => {
                 let a = self.val(op_id(inst, 0)?)?.flat();
                 let b = self.val(op_id(inst, 1)?)?.flat();
