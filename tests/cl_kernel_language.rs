@@ -247,3 +247,64 @@ fn c_exp(x: f64) -> String {
     let e: i32 = e.parse().unwrap_or(0);
     format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
 }
+
+/// `cl_ext_float_atomics`: the device claims it, reports what it claims through the
+/// extension's queries, and a kernel using float and double add/min/max in global and local
+/// memory builds without any option and counts right.
+#[test]
+fn float_atomics_extension() {
+    const SINGLE: cl_device_info = 0x4231; // CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT
+    const DOUBLE: cl_device_info = 0x4232;
+    let exts = device_string(CL_DEVICE_EXTENSIONS);
+    if !require(
+        exts.contains("cl_ext_float_atomics"),
+        "cl_ext_float_atomics",
+    ) {
+        return;
+    }
+    let all = 0b111 | 0b111 << 16; // load/store, add, min/max in global and local memory
+    assert_eq!(
+        device_get::<cl_bitfield>(SINGLE) & all,
+        all,
+        "fp32 capabilities"
+    );
+    let fp64 = device_has_fp64();
+    if fp64 {
+        assert_eq!(
+            device_get::<cl_bitfield>(DOUBLE) & all,
+            all,
+            "fp64 capabilities"
+        );
+    }
+    let env = Env::new();
+    let src = r#"
+#if !defined(__opencl_c_ext_fp32_global_atomic_add) || !defined(__opencl_c_ext_fp32_local_atomic_min_max)
+#error the feature macros must follow the claims
+#endif
+kernel void k(global atomic_float *sum, global atomic_float *mm, global atomic_double *dsum) {
+    local atomic_float lmax;
+    if (get_local_id(0) == 0)
+        atomic_init(&lmax, -1.0f);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float v = (float)(get_global_id(0) % 8);
+    atomic_fetch_add(sum, 0.5f);
+    atomic_fetch_min(&mm[0], v - 3.0f);
+    atomic_fetch_max(&mm[1], v + 3.0f);
+    atomic_fetch_max(&lmax, v);
+    atomic_fetch_add(dsum, 0.25);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0)
+        atomic_fetch_add(&mm[2], atomic_load(&lmax));
+}
+"#;
+    let n = 1024;
+    let sum = env.buffer_from(&[0.0f32]);
+    let mm = env.buffer_from(&[100.0f32, -100.0, 0.0]);
+    let dsum = env.buffer_from(&[0.0f64]);
+    let k = env.build(src, "-cl-std=CL3.0").kernel("k");
+    k.buf(0, &sum).buf(1, &mm).buf(2, &dsum);
+    run_1d(&env.queue, &k, n, Some(64));
+    assert_eq!(sum.read::<f32>(&env.queue, 1), vec![512.0]);
+    assert_eq!(mm.read::<f32>(&env.queue, 3), vec![-3.0, 10.0, 7.0 * 16.0]);
+    assert_eq!(dsum.read::<f64>(&env.queue, 1), vec![256.0]);
+}

@@ -114,6 +114,91 @@ const fn has_feature(name: &str) -> bool {
     false
 }
 
+const fn claims_extension_feature(name: &str) -> bool {
+    let mut i = 0;
+    while i < clc::OPENCL_C_EXTENSION_FEATURES.len() {
+        if const_str_eq(clc::OPENCL_C_EXTENSION_FEATURES[i], name) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+const fn const_str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut k = 0;
+    while k < a.len() {
+        if a[k] != b[k] {
+            return false;
+        }
+        k += 1;
+    }
+    true
+}
+
+/// Floating-point atomics of one type (`cl_ext_float_atomics`), for
+/// `CL_DEVICE_{SINGLE,DOUBLE,HALF}_FP_ATOMIC_CAPABILITIES_EXT` (the icd maps them to the
+/// `cl_*` bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FpAtomicCapabilities {
+    pub global_load_store: bool,
+    pub global_add: bool,
+    pub global_min_max: bool,
+    pub local_load_store: bool,
+    pub local_add: bool,
+    pub local_min_max: bool,
+}
+
+/// `fp`: "fp32" or "fp64". Load, store and exchange of `atomic_float`/`atomic_double` are
+/// core OpenCL C and work wherever the type does; add and min/max as the extension's
+/// feature macros claim them.
+const fn fp_atomics(fp: &str, has_type: bool) -> FpAtomicCapabilities {
+    let is32 = const_str_eq(fp, "fp32");
+    FpAtomicCapabilities {
+        global_load_store: has_type,
+        global_add: if is32 {
+            claims_extension_feature("__opencl_c_ext_fp32_global_atomic_add")
+        } else {
+            claims_extension_feature("__opencl_c_ext_fp64_global_atomic_add")
+        },
+        global_min_max: if is32 {
+            claims_extension_feature("__opencl_c_ext_fp32_global_atomic_min_max")
+        } else {
+            claims_extension_feature("__opencl_c_ext_fp64_global_atomic_min_max")
+        },
+        local_load_store: has_type,
+        local_add: if is32 {
+            claims_extension_feature("__opencl_c_ext_fp32_local_atomic_add")
+        } else {
+            claims_extension_feature("__opencl_c_ext_fp64_local_atomic_add")
+        },
+        local_min_max: if is32 {
+            claims_extension_feature("__opencl_c_ext_fp32_local_atomic_min_max")
+        } else {
+            claims_extension_feature("__opencl_c_ext_fp64_local_atomic_min_max")
+        },
+    }
+}
+
+/// `CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT`.
+pub const SINGLE_FP_ATOMICS: FpAtomicCapabilities = fp_atomics("fp32", true);
+/// `CL_DEVICE_DOUBLE_FP_ATOMIC_CAPABILITIES_EXT`.
+pub const DOUBLE_FP_ATOMICS: FpAtomicCapabilities =
+    fp_atomics("fp64", has_feature("__opencl_c_fp64"));
+/// `CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT`: none, fp16 is not claimed.
+pub const HALF_FP_ATOMICS: FpAtomicCapabilities = FpAtomicCapabilities {
+    global_load_store: false,
+    global_add: false,
+    global_min_max: false,
+    local_load_store: false,
+    local_add: false,
+    local_min_max: false,
+};
+
 /// Atomic functions: every order and scope (all map up to SeqCst, device-wide; see the
 /// compiler's `memory_model.rs`), as far as the OpenCL C features claim them.
 pub const ATOMIC_MEMORY_CAPABILITIES: AtomicCapabilities = AtomicCapabilities {

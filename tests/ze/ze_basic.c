@@ -18,10 +18,11 @@ static void test_driver(env_t *env) {
 
     uint32_t n = 0;
     EXPECT_OK(zeDriverGetExtensionProperties(env->driver, &n, NULL));
-    EXPECT(n == 1);
+    EXPECT(n == 2);
     ze_driver_extension_properties_t ext[4];
     EXPECT_OK(zeDriverGetExtensionProperties(env->driver, &n, ext));
-    EXPECT(n == 1 && strcmp(ext[0].name, ZE_GLOBAL_OFFSET_EXP_NAME) == 0);
+    EXPECT(n == 2 && strcmp(ext[0].name, ZE_GLOBAL_OFFSET_EXP_NAME) == 0);
+    EXPECT(strcmp(ext[1].name, ZE_FLOAT_ATOMICS_EXT_NAME) == 0);
     void *fn = NULL;
     EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT,
                   zeDriverGetExtensionFunctionAddress(env->driver, "zexNothing", &fn));
@@ -62,8 +63,16 @@ static void test_device(env_t *env) {
     EXPECT(cp.maxSharedLocalMemory >= 32768);
 
     ze_device_module_properties_t mp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES};
+    ze_float_atomic_ext_properties_t fa = {.stype = ZE_STRUCTURE_TYPE_FLOAT_ATOMIC_EXT_PROPERTIES};
+    mp.pNext = &fa;
     EXPECT_OK(zeDeviceGetModuleProperties(env->device, &mp));
-    EXPECT(mp.spirvVersionSupported == ZE_MAKE_VERSION(1, 4));
+    EXPECT(mp.spirvVersionSupported == ZE_MAKE_VERSION(1, 5));
+    const ze_device_fp_atomic_ext_flags_t all_fp_atomics =
+        ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_LOAD_STORE | ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_ADD |
+        ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_MIN_MAX | ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_LOAD_STORE |
+        ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_ADD | ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_MIN_MAX;
+    EXPECT(fa.fp32Flags == all_fp_atomics && fa.fp64Flags == all_fp_atomics);
+    EXPECT(fa.fp16Flags == 0);
     EXPECT(mp.flags & ZE_DEVICE_MODULE_FLAG_FP64);
     EXPECT(mp.fp64flags & ZE_DEVICE_FP_FLAG_FMA);
 

@@ -102,6 +102,29 @@ fn atomic_bits(c: rt::AtomicCapabilities) -> cl_device_atomic_capabilities {
     }
     bits
 }
+/// `cl_ext_float_atomics` queries and bits (not in `opencl-sys`; values from the Khronos
+/// `cl_ext.h`).
+pub const CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT: cl_device_info = 0x4231;
+pub const CL_DEVICE_DOUBLE_FP_ATOMIC_CAPABILITIES_EXT: cl_device_info = 0x4232;
+pub const CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT: cl_device_info = 0x4233;
+
+fn fp_atomic_bits(c: rt::FpAtomicCapabilities) -> cl_bitfield {
+    let mut bits = 0;
+    for (on, bit) in [
+        (c.global_load_store, 1 << 0),
+        (c.global_add, 1 << 1),
+        (c.global_min_max, 1 << 2),
+        (c.local_load_store, 1 << 16),
+        (c.local_add, 1 << 17),
+        (c.local_min_max, 1 << 18),
+    ] {
+        if on {
+            bits |= bit;
+        }
+    }
+    bits
+}
+
 /// Host queues: out-of-order execution and profiling.
 pub const QUEUE_PROPERTIES: cl_command_queue_properties =
     CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
@@ -265,6 +288,13 @@ pub unsafe extern "C" fn get_device_info(
             CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => {
                 info(&rt::PREFERRED_WORK_GROUP_SIZE_MULTIPLE)
             }
+            CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT => {
+                info(&fp_atomic_bits(rt::SINGLE_FP_ATOMICS))
+            }
+            CL_DEVICE_DOUBLE_FP_ATOMIC_CAPABILITIES_EXT => {
+                info(&fp_atomic_bits(rt::DOUBLE_FP_ATOMICS))
+            }
+            CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT => info(&fp_atomic_bits(rt::HALF_FP_ATOMICS)),
             // Not yet run through the conformance process. The CTS checks the vYYYY-MM-DD-XX
             // form (month and day from 01): a valid date no conformance run had (as rusticl).
             CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => info("v0000-01-01-00"),

@@ -116,6 +116,32 @@ const FP_FLAGS: ze_device_fp_flags_t = ZE_DEVICE_FP_FLAG_DENORM
     | ZE_DEVICE_FP_FLAG_ROUND_TO_NEAREST
     | ZE_DEVICE_FP_FLAG_FMA;
 
+fn fp_atomic_flags(c: rt::FpAtomicCapabilities) -> ze_device_fp_atomic_ext_flags_t {
+    let mut flags = 0;
+    for (on, flag) in [
+        (
+            c.global_load_store,
+            ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_LOAD_STORE,
+        ),
+        (c.global_add, ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_ADD),
+        (
+            c.global_min_max,
+            ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_MIN_MAX,
+        ),
+        (
+            c.local_load_store,
+            ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_LOAD_STORE,
+        ),
+        (c.local_add, ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_ADD),
+        (c.local_min_max, ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_MIN_MAX),
+    ] {
+        if on {
+            flags |= flag;
+        }
+    }
+    flags
+}
+
 pub(super) unsafe extern "C" fn zeDeviceGetModuleProperties(
     h_device: ze_device_handle_t,
     props: *mut ze_device_module_properties_t,
@@ -124,8 +150,10 @@ pub(super) unsafe extern "C" fn zeDeviceGetModuleProperties(
         get(h_device)?;
         // SAFETY: `props` is NULL or the application's struct (API contract).
         let p = unsafe { output(props)? };
-        // SPIR-V 1.0 to 1.4.
-        p.spirvVersionSupported = super::make_version(1, 4);
+        // The highest SPIR-V version the OpenCL side claims too (CL_DEVICE_ILS_WITH_VERSION).
+        let spirv = rt::ILS.iter().map(|il| il.version).max();
+        let (major, minor) = spirv.map_or((1, 0), |v| (v.major, v.minor));
+        p.spirvVersionSupported = super::make_version(major, minor);
         p.flags = ZE_DEVICE_MODULE_FLAG_FP64;
         p.fp16flags = 0;
         p.fp32flags = FP_FLAGS;
@@ -133,6 +161,21 @@ pub(super) unsafe extern "C" fn zeDeviceGetModuleProperties(
         p.maxArgumentsSize = rt::MAX_PARAMETER_SIZE as u32;
         p.printfBufferSize = rt::PRINTF_BUFFER_SIZE as u32;
         p.nativeKernelSupported.id = [0; 16];
+        // Extension structs the application chained (ZE_extension_float_atomics).
+        let mut next = p.pNext;
+        while !next.is_null() {
+            // SAFETY: every struct of a pNext chain starts with `stype` and `pNext`
+            // (ze_base_properties_t); the application built the chain (API contract).
+            let base = unsafe { &mut *next.cast::<ze_base_properties_t>() };
+            if base.stype == ZE_STRUCTURE_TYPE_FLOAT_ATOMIC_EXT_PROPERTIES {
+                // SAFETY: `stype` says this is a ze_float_atomic_ext_properties_t.
+                let f = unsafe { &mut *next.cast::<ze_float_atomic_ext_properties_t>() };
+                f.fp16Flags = fp_atomic_flags(rt::HALF_FP_ATOMICS);
+                f.fp32Flags = fp_atomic_flags(rt::SINGLE_FP_ATOMICS);
+                f.fp64Flags = fp_atomic_flags(rt::DOUBLE_FP_ATOMICS);
+            }
+            next = base.pNext;
+        }
         Ok(ZE_RESULT_SUCCESS)
     })
 }

@@ -115,11 +115,18 @@ pub(super) unsafe extern "C" fn zeDriverGetIpcProperties(
 }
 
 /// Extensions Ferrite implements, with their versions.
-const EXTENSIONS: &[(&str, u32)] = &[(
+const EXTENSIONS: &[(&str, u32)] = &[
     // zeKernelSetGlobalOffsetExp
-    "ZE_experimental_global_offset",
-    ZE_GLOBAL_OFFSET_EXP_VERSION_1_0,
-)];
+    (
+        "ZE_experimental_global_offset",
+        ZE_GLOBAL_OFFSET_EXP_VERSION_1_0,
+    ),
+    // ze_float_atomic_ext_properties_t in zeDeviceGetModuleProperties' pNext chain
+    (
+        "ZE_extension_float_atomics",
+        ZE_FLOAT_ATOMICS_EXT_VERSION_1_0,
+    ),
+];
 
 pub(super) unsafe extern "C" fn zeDriverGetExtensionProperties(
     h_driver: ze_driver_handle_t,

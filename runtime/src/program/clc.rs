@@ -48,7 +48,35 @@ pub const OPENCL_C_EXTENSIONS: &[&str] = &[
     "cl_khr_local_int32_extended_atomics",
     "cl_khr_int64_base_atomics",
     "cl_khr_int64_extended_atomics",
+    "cl_ext_float_atomics",
 ];
+
+/// The feature macros of OpenCL C extensions ([`OPENCL_C_EXTENSIONS`]) the device
+/// supports. They are defined for every compile like the features, but are not OpenCL C
+/// 3.0 features, so `CL_DEVICE_OPENCL_C_FEATURES` does not list them; the device reports
+/// them through the extension's own queries (`device.rs` derives
+/// `CL_DEVICE_{SINGLE,DOUBLE}_FP_ATOMIC_CAPABILITIES_EXT` from this list).
+/// `cl_ext_float_atomics`: `OpAtomicFAddEXT/FMinEXT/FMaxEXT` on 32- and 64-bit floats in
+/// global and local memory (compiler `codegen/atomic.rs`: a compare-and-swap loop on the
+/// bit pattern for global memory, load-op-store for local). No half: fp16 is not claimed.
+pub const OPENCL_C_EXTENSION_FEATURES: &[&str] = &[
+    "__opencl_c_ext_fp32_global_atomic_add",
+    "__opencl_c_ext_fp32_local_atomic_add",
+    "__opencl_c_ext_fp32_global_atomic_min_max",
+    "__opencl_c_ext_fp32_local_atomic_min_max",
+    "__opencl_c_ext_fp64_global_atomic_add",
+    "__opencl_c_ext_fp64_local_atomic_add",
+    "__opencl_c_ext_fp64_global_atomic_min_max",
+    "__opencl_c_ext_fp64_local_atomic_min_max",
+];
+
+/// Whether a macro names something the device claims (an extension, a feature, or an
+/// extension's feature).
+fn claimed(m: &str) -> bool {
+    OPENCL_C_EXTENSIONS.contains(&m)
+        || OPENCL_C_FEATURES.contains(&m)
+        || OPENCL_C_EXTENSION_FEATURES.contains(&m)
+}
 
 /// OpenCL C 3.0 optional features the device supports (`CL_DEVICE_OPENCL_C_FEATURES` is
 /// built from this list). Atomic orders and scopes: every order maps up to sequential
@@ -118,7 +146,7 @@ pub const HEADER_DEFINED_MACROS: &[&str] = &[
 fn source_prelude() -> String {
     let mut prelude = String::new();
     for m in HEADER_DEFINED_MACROS {
-        if !OPENCL_C_EXTENSIONS.contains(m) && !OPENCL_C_FEATURES.contains(m) {
+        if !claimed(m) {
             prelude.push_str("#undef ");
             prelude.push_str(m);
             prelude.push('\n');
@@ -313,7 +341,11 @@ impl BuildOptions {
             args.extend(["-O2", "-Xclang", "-disable-llvm-passes"].map(String::from));
         }
         let mut ext = String::from("-cl-ext=-all");
-        for e in OPENCL_C_EXTENSIONS.iter().chain(OPENCL_C_FEATURES) {
+        for e in OPENCL_C_EXTENSIONS
+            .iter()
+            .chain(OPENCL_C_FEATURES)
+            .chain(OPENCL_C_EXTENSION_FEATURES)
+        {
             ext.push_str(",+");
             ext.push_str(e);
         }
@@ -538,7 +570,12 @@ pub fn compile_with(
             Err(_) => {}
         }
     }
-    let mut spirv_args = vec!["--spirv-ext=+SPV_INTEL_arbitrary_precision_integers".to_string()];
+    // Float atomics (cl_ext_float_atomics) become OpAtomicF*EXT only with their SPIR-V
+    // extensions enabled.
+    let mut spirv_args = vec!["--spirv-ext=+SPV_INTEL_arbitrary_precision_integers,\
+                               +SPV_EXT_shader_atomic_float_add,\
+                               +SPV_EXT_shader_atomic_float_min_max"
+        .to_string()];
     if opts.kernel_arg_info {
         // Keeps argument type names as `kernel_arg_type.<kernel>.<types>` strings.
         spirv_args.push("--preserve-ocl-kernel-arg-type-metadata-through-string".into());
