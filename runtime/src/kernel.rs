@@ -180,21 +180,18 @@ impl Kernel {
 
     /// Indices of the arguments not set yet.
     pub fn missing_args(&self) -> Vec<usize> {
-        let args = self.args.lock();
-        args.iter()
-            .enumerate()
-            .filter(|(_, a)| a.is_none())
-            .map(|(i, _)| i)
-            .collect()
+        missing(&self.args.lock())
     }
 
     /// Snapshot the arguments for a launch over `range`.
     pub fn snapshot(&self, range: NdRange) -> Result<LaunchData> {
         let info = &self.compiled.info;
-        let missing = self.missing_args();
+        // One lock for the check and the copy: what is checked is what is launched.
         let args = self.args.lock();
-        if !missing.is_empty() {
-            return Err(Error::KernelArgsNotSet { missing });
+        if args.iter().any(Option::is_none) {
+            return Err(Error::KernelArgsNotSet {
+                missing: missing(&args),
+            });
         }
         let block_size = info
             .args
@@ -315,4 +312,13 @@ impl LaunchData {
     pub fn buffers(&self) -> &[Arc<Mem>] {
         &self.buffers
     }
+}
+
+/// Indices of the arguments not set yet.
+fn missing(args: &[Option<ArgValue>]) -> Vec<usize> {
+    args.iter()
+        .enumerate()
+        .filter(|(_, a)| a.is_none())
+        .map(|(i, _)| i)
+        .collect()
 }
