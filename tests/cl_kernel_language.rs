@@ -308,3 +308,57 @@ kernel void k(global atomic_float *sum, global atomic_float *mm, global atomic_d
     assert_eq!(mm.read::<f32>(&env.queue, 3), vec![-3.0, 10.0, 7.0 * 16.0]);
     assert_eq!(dsum.read::<f64>(&env.queue, 1), vec![256.0]);
 }
+
+/// `cl_khr_integer_dot_product` 2.0: claimed with both input forms, its queries answer, and
+/// a kernel using the vector and packed forms builds without options and computes right.
+#[test]
+fn integer_dot_product_extension() {
+    const CAPS: cl_device_info = 0x1073; // CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR
+    const ACCEL_8BIT: cl_device_info = 0x1074;
+    let exts = device_string(CL_DEVICE_EXTENSIONS);
+    if !require(
+        exts.contains("cl_khr_integer_dot_product"),
+        "cl_khr_integer_dot_product",
+    ) {
+        return;
+    }
+    assert_eq!(
+        device_get::<cl_bitfield>(CAPS) & 0b11,
+        0b11,
+        "packed and 4x8bit inputs"
+    );
+    let accel: [cl_bool; 6] = device_get(ACCEL_8BIT);
+    assert!(accel.iter().all(|&b| b == CL_FALSE || b == CL_TRUE));
+    let env = Env::new();
+    let src = r#"
+kernel void k(global const uint *a, global const uint *b, global int *out) {
+    size_t i = get_global_id(0);
+    out[3 * i] = dot(as_char4(a[i]), as_uchar4(b[i]));
+    out[3 * i + 1] = dot_acc_sat_4x8packed_ss_int(a[i], b[i], 2147483600);
+    out[3 * i + 2] = (int)dot_4x8packed_uu_uint(a[i], b[i]);
+}
+"#;
+    let a = [0xff80_7f01u32, 0x0102_0304];
+    let b = [0xff80_7f01u32, 0x0506_0708];
+    let ba = env.buffer_from(&a);
+    let bb = env.buffer_from(&b);
+    let out = env.buffer_zeroed::<i32>(6);
+    let k = env.build(src, "-cl-std=CL3.0").kernel("k");
+    k.buf(0, &ba).buf(1, &bb).buf(2, &out);
+    run_1d(&env.queue, &k, 2, None);
+    // [-1, -128, 127, 1] . [255, 128, 127, 1] = -255 - 16384 + 16129 + 1 = -509
+    // ss: 1 + 16384 + 16129 + 1 = 32515, + 2147483600 saturates
+    // uu: 65025 + 16384 + 16129 + 1 = 97539
+    // [4, 3, 2, 1] . [8, 7, 6, 5] = 32 + 21 + 12 + 5 = 70
+    assert_eq!(
+        out.read::<i32>(&env.queue, 6),
+        vec![
+            -509,
+            i32::MAX,
+            97539,
+            70,
+            2147483670i64.min(i32::MAX as i64) as i32,
+            70
+        ]
+    );
+}

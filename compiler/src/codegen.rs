@@ -36,6 +36,7 @@ mod builtins_ids;
 mod composite;
 mod control;
 mod convert;
+pub mod dot;
 mod ext_extra;
 mod ext_memory;
 mod extinst;
@@ -1263,6 +1264,7 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             | SatConvertSToU
             | SatConvertUToS => self.convert(inst),
             ExtInst => self.ext_inst(inst),
+            _ if dot::is_dot(op) => self.dot(inst),
             _ if arith::is_arith(op) => self.arith(inst),
             _ => Err(self.unsupported(inst)),
         }
@@ -1332,5 +1334,6 @@ pub fn opcode_supported(op: Op) -> bool {
             | GroupAsyncCopy
     ) || arith::is_arith(op)
         || atomic::is_atomic(op)
+        || dot::is_dot(op)
         || crate::workgroup::regions::is_boundary(op)
 }

@@ -7,6 +7,7 @@
 //! (`OpSelectionMerge`/`OpLoopMerge`) is kept in the instruction lists but ignored later:
 //! llvm-spirv's merge blocks are not always valid, and kernels do not need them.
 
+mod library;
 mod spec;
 mod types;
 pub mod words;
@@ -122,6 +123,10 @@ fn capability_supported(c: Capability) -> bool {
             | Capability::VulkanMemoryModel
             | Capability::VulkanMemoryModelDeviceScope
             | Capability::ExpectAssumeKHR
+            | Capability::DotProduct
+            | Capability::DotProductInputAll
+            | Capability::DotProductInput4x8Bit
+            | Capability::DotProductInput4x8BitPacked
     )
 }
 
@@ -176,6 +181,7 @@ impl Program {
         let bound = module.header.as_ref().map_or(0, |h| h.bound);
         p.copy_byval_params(bound)?;
         p.resolve_imports()?;
+        p.lower_library_calls();
         p.lift_entry_points(&module.entry_points, &module.execution_modes)?;
         Ok(p)
     }
@@ -616,6 +622,17 @@ impl Program {
             }
         }
         Ok(())
+    }
+
+    /// The `LinkageAttributes` name of `id`, if it has one.
+    pub fn linkage_name(&self, id: Word) -> Option<String> {
+        self.decorations
+            .get(&id)?
+            .iter()
+            .find_map(|(d, ops)| match (d, ops.first()) {
+                (Decoration::LinkageAttributes, Some(Operand::LiteralString(n))) => Some(n.clone()),
+                _ => None,
+            })
     }
 
     // ---- typed lookups -----------------------------------------------------------------

@@ -77,10 +77,41 @@ const fn name_versions<const N: usize>(
     out
 }
 
+/// Extensions whose version is not 1.0.0: the version whose requirements Ferrite meets.
+/// `cl_khr_integer_dot_product` 2.0.0 adds the non-packed 8-bit inputs and the
+/// acceleration queries.
+const EXTENSION_VERSIONS: &[(&str, Version)] = &[("cl_khr_integer_dot_product", v(2, 0, 0))];
+
+const fn with_versions<const N: usize>(mut list: [NameVersion; N]) -> [NameVersion; N] {
+    let mut i = 0;
+    while i < N {
+        let mut k = 0;
+        while k < EXTENSION_VERSIONS.len() {
+            if const_str_eq(list[i].name, EXTENSION_VERSIONS[k].0) {
+                list[i].version = EXTENSION_VERSIONS[k].1;
+            }
+            k += 1;
+        }
+        i += 1;
+    }
+    list
+}
+
 /// Device extensions (also the platform's): the OpenCL C extensions the compiler is told
-/// about ([`clc::OPENCL_C_EXTENSIONS`]), then the API ones, all at version 1.0.0.
-pub const EXTENSIONS: &[NameVersion] =
-    &name_versions::<N_EXTENSIONS>(clc::OPENCL_C_EXTENSIONS, API_EXTENSIONS, v(1, 0, 0));
+/// about ([`clc::OPENCL_C_EXTENSIONS`]), then the API ones, at version 1.0.0 unless
+/// [`EXTENSION_VERSIONS`] says otherwise.
+pub const EXTENSIONS: &[NameVersion] = &with_versions(name_versions::<N_EXTENSIONS>(
+    clc::OPENCL_C_EXTENSIONS,
+    API_EXTENSIONS,
+    v(1, 0, 0),
+));
+
+/// `cl_khr_integer_dot_product`: which input forms work, for
+/// `CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR` (compiler `codegen/dot.rs`).
+pub const INTEGER_DOT_PRODUCT_4X8BIT: bool =
+    claims_extension_feature("__opencl_c_integer_dot_product_input_4x8bit");
+pub const INTEGER_DOT_PRODUCT_4X8BIT_PACKED: bool =
+    claims_extension_feature("__opencl_c_integer_dot_product_input_4x8bit_packed");
 
 /// Atomic orders and scopes the device supports, for `CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES`
 /// and `CL_DEVICE_ATOMIC_FENCE_CAPABILITIES` (the icd maps them to the `cl_*` bits).

@@ -108,6 +108,29 @@ pub const CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT: cl_device_info = 0x4231;
 pub const CL_DEVICE_DOUBLE_FP_ATOMIC_CAPABILITIES_EXT: cl_device_info = 0x4232;
 pub const CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT: cl_device_info = 0x4233;
 
+/// `cl_khr_integer_dot_product` queries and bits (not in `opencl-sys`).
+pub const CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR: cl_device_info = 0x1073;
+pub const CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_8BIT_KHR: cl_device_info = 0x1074;
+pub const CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4X8BIT_PACKED_KHR: cl_device_info =
+    0x1075;
+
+/// `cl_device_integer_dot_product_acceleration_properties_khr`: six `cl_bool`s (signed,
+/// unsigned, mixed signedness, and the same three accumulating with saturation).
+/// All false: Ferrite computes dot products with scalar multiplies and adds, no faster
+/// than the same arithmetic written out in OpenCL C.
+const NOT_ACCELERATED: [cl_bool; 6] = [CL_FALSE; 6];
+
+fn dot_product_bits() -> cl_bitfield {
+    let mut bits = 0;
+    if rt::INTEGER_DOT_PRODUCT_4X8BIT_PACKED {
+        bits |= 1 << 0; // CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_PACKED_KHR
+    }
+    if rt::INTEGER_DOT_PRODUCT_4X8BIT {
+        bits |= 1 << 1; // CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_KHR
+    }
+    bits
+}
+
 fn fp_atomic_bits(c: rt::FpAtomicCapabilities) -> cl_bitfield {
     let mut bits = 0;
     for (on, bit) in [
@@ -295,6 +318,11 @@ pub unsafe extern "C" fn get_device_info(
                 info(&fp_atomic_bits(rt::DOUBLE_FP_ATOMICS))
             }
             CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT => info(&fp_atomic_bits(rt::HALF_FP_ATOMICS)),
+            CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR => info(&dot_product_bits()),
+            CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_8BIT_KHR
+            | CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4X8BIT_PACKED_KHR => {
+                info(&NOT_ACCELERATED)
+            }
             // Not yet run through the conformance process. The CTS checks the vYYYY-MM-DD-XX
             // form (month and day from 01): a valid date no conformance run had (as rusticl).
             CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => info("v0000-01-01-00"),

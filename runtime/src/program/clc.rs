@@ -49,6 +49,7 @@ pub const OPENCL_C_EXTENSIONS: &[&str] = &[
     "cl_khr_int64_base_atomics",
     "cl_khr_int64_extended_atomics",
     "cl_ext_float_atomics",
+    "cl_khr_integer_dot_product",
 ];
 
 /// The feature macros of OpenCL C extensions ([`OPENCL_C_EXTENSIONS`]) the device
@@ -59,6 +60,7 @@ pub const OPENCL_C_EXTENSIONS: &[&str] = &[
 /// `cl_ext_float_atomics`: `OpAtomicFAddEXT/FMinEXT/FMaxEXT` on 32- and 64-bit floats in
 /// global and local memory (compiler `codegen/atomic.rs`: a compare-and-swap loop on the
 /// bit pattern for global memory, load-op-store for local). No half: fp16 is not claimed.
+/// `cl_khr_integer_dot_product`: see below.
 pub const OPENCL_C_EXTENSION_FEATURES: &[&str] = &[
     "__opencl_c_ext_fp32_global_atomic_add",
     "__opencl_c_ext_fp32_local_atomic_add",
@@ -68,6 +70,10 @@ pub const OPENCL_C_EXTENSION_FEATURES: &[&str] = &[
     "__opencl_c_ext_fp64_local_atomic_add",
     "__opencl_c_ext_fp64_global_atomic_min_max",
     "__opencl_c_ext_fp64_local_atomic_min_max",
+    // cl_khr_integer_dot_product: OpSDot/OpUDot/OpSUDot(AccSat) on char4/uchar4 and packed
+    // into a uint (compiler `codegen/dot.rs`, `spirv/library.rs`).
+    "__opencl_c_integer_dot_product_input_4x8bit",
+    "__opencl_c_integer_dot_product_input_4x8bit_packed",
 ];
 
 /// Whether a macro names something the device claims (an extension, a feature, or an
@@ -570,11 +576,12 @@ pub fn compile_with(
             Err(_) => {}
         }
     }
-    // Float atomics (cl_ext_float_atomics) become OpAtomicF*EXT only with their SPIR-V
-    // extensions enabled.
+    // Float atomics (cl_ext_float_atomics) and integer dot products become OpAtomicF*EXT
+    // and Op*Dot only with their SPIR-V extensions enabled.
     let mut spirv_args = vec!["--spirv-ext=+SPV_INTEL_arbitrary_precision_integers,\
                                +SPV_EXT_shader_atomic_float_add,\
-                               +SPV_EXT_shader_atomic_float_min_max"
+                               +SPV_EXT_shader_atomic_float_min_max,\
+                               +SPV_KHR_integer_dot_product"
         .to_string()];
     if opts.kernel_arg_info {
         // Keeps argument type names as `kernel_arg_type.<kernel>.<types>` strings.
