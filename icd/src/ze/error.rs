@@ -1,8 +1,7 @@
-//! Ferrite's typed runtime errors as `ze_result_t`.
-//!
-//! `icd/src/error.rs` is meant to be the one place where runtime errors become API codes;
-//! this is its Level-Zero half, kept beside the Level-Zero layer until the two files are
-//! merged (the OpenCL half is being edited concurrently).
+//! Ferrite's typed runtime errors as `ze_result_t`: the Level-Zero counterpart of
+//! `icd/src/error.rs` (OpenCL codes), kept beside the layer whose codes it produces. Both
+//! matches are exhaustive, so a new runtime error cannot be added without deciding its code
+//! in each API.
 
 use super::sys::*;
 use super::ZeError;
