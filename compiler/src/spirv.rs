@@ -123,6 +123,9 @@ fn capability_supported(c: Capability) -> bool {
             | Capability::VulkanMemoryModel
             | Capability::VulkanMemoryModelDeviceScope
             | Capability::ExpectAssumeKHR
+            // SPIR-V 1.6: `Uniform`/`UniformId` on any value, a promise Ferrite has no use
+            // for (it does not vectorise by divergence analysis).
+            | Capability::UniformDecoration
             | Capability::DotProduct
             | Capability::DotProductInputAll
             | Capability::DotProductInput4x8Bit

@@ -158,9 +158,13 @@ fn spec_constants_and_extended_arithmetic() {
 #[test]
 fn version_word_is_checked() {
     let Some(mut spv) = spvasm(SPEC) else { return };
-    spv[4..8].copy_from_slice(&0x0001_0600u32.to_le_bytes());
+    spv[4..8].copy_from_slice(&0x0001_0700u32.to_le_bytes());
     let e = Module::from_spirv(&spv).err().unwrap().to_string();
-    assert!(e.contains("SPIR-V version 1.6"), "{e}");
-    spv[4..8].copy_from_slice(&0x0001_0000u32.to_le_bytes());
-    assert!(Module::from_spirv(&spv).is_ok());
+    assert!(e.contains("SPIR-V version 1.7"), "{e}");
+    spv[4..8].copy_from_slice(&0x0002_0000u32.to_le_bytes());
+    assert!(Module::from_spirv(&spv).is_err());
+    for minor in 0..=6u32 {
+        spv[4..8].copy_from_slice(&(0x0001_0000 | minor << 8).to_le_bytes());
+        assert!(Module::from_spirv(&spv).is_ok(), "SPIR-V 1.{minor}");
+    }
 }

@@ -5,7 +5,7 @@
 mod harness;
 
 use ferrite_compiler::{AddressSpace, ArgKind, CompileError, Module};
-use harness::{cl_to_spirv, cl_to_spirv_with, run1, spvasm, Args};
+use harness::{cl_to_spirv, cl_to_spirv_with, run1, spvasm, spvasm_for, Args};
 
 fn kernel_file(name: &str) -> String {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -413,4 +413,55 @@ fn copy_logical_and_expect_assume() {
     args.buf(0, &mut out);
     run1(&k, &args, 3, 3);
     assert_eq!(out, vec![0, 3, 6]);
+}
+
+/// SPIR-V 1.6's `Uniform` decoration on a constant, a parameter and a result (the CTS's
+/// spirv16_uniformdecoration shape): accepted and without effect on the result.
+const UNIFORM_DECORATION: &str = r#"
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Int64
+               OpCapability UniformDecoration
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "k" %gid
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %gid Constant
+               OpDecorate %uint_1 Uniform
+               OpDecorate %value Uniform
+               OpDecorate %sum Uniform
+       %void = OpTypeVoid
+       %uint = OpTypeInt 32 0
+      %ulong = OpTypeInt 64 0
+    %v3ulong = OpTypeVector %ulong 3
+     %in_ptr = OpTypePointer Input %v3ulong
+        %ptr = OpTypePointer CrossWorkgroup %uint
+         %fn = OpTypeFunction %void %ptr %uint
+        %gid = OpVariable %in_ptr Input
+     %uint_1 = OpConstant %uint 1
+          %k = OpFunction %void None %fn
+        %out = OpFunctionParameter %ptr
+      %value = OpFunctionParameter %uint
+      %entry = OpLabel
+        %ids = OpLoad %v3ulong %gid Aligned 32
+          %i = OpCompositeExtract %ulong %ids 0
+        %sum = OpIAdd %uint %value %uint_1
+       %slot = OpInBoundsPtrAccessChain %ptr %out %i
+               OpStore %slot %sum Aligned 4
+               OpReturn
+               OpFunctionEnd
+"#;
+
+#[test]
+fn uniform_decoration_of_spirv_1_6() {
+    let Some(spv) = spvasm_for(UNIFORM_DECORATION, "spv1.6") else {
+        return;
+    };
+    assert_eq!(spv[4..8], [0, 6, 1, 0], "a SPIR-V 1.6 module");
+    let m = Module::from_spirv(&spv).expect("from_spirv");
+    let k = m.compile_kernel("k").expect("compile");
+    let mut out = vec![0u32; 4];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut out).val(1, 41u32);
+    run1(&k, &args, 4, 4);
+    assert_eq!(out, vec![42; 4]);
 }

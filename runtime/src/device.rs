@@ -279,6 +279,12 @@ pub const ILS: &[NameVersion] = &[
         name: "SPIR-V",
         version: v(1, 5, 0),
     },
+    // 1.6: the `Uniform` decoration on any value, integer dot products (claimed with
+    // cl_khr_integer_dot_product); the rest is shader-only.
+    NameVersion {
+        name: "SPIR-V",
+        version: v(1, 6, 0),
+    },
 ];
 
 /// OpenCL C versions accepted by `-cl-std`.

@@ -66,7 +66,7 @@ static void test_device(env_t *env) {
     ze_float_atomic_ext_properties_t fa = {.stype = ZE_STRUCTURE_TYPE_FLOAT_ATOMIC_EXT_PROPERTIES};
     mp.pNext = &fa;
     EXPECT_OK(zeDeviceGetModuleProperties(env->device, &mp));
-    EXPECT(mp.spirvVersionSupported == ZE_MAKE_VERSION(1, 5));
+    EXPECT(mp.spirvVersionSupported == ZE_MAKE_VERSION(1, 6));
     const ze_device_fp_atomic_ext_flags_t all_fp_atomics =
         ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_LOAD_STORE | ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_ADD |
         ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_MIN_MAX | ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_LOAD_STORE |

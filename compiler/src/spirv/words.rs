@@ -51,12 +51,12 @@ pub fn prepare(bytes: &[u8]) -> Result<Prepared, CompileError> {
             }
         })
         .collect();
-    // Version word: 0x00MMmm00. Ferrite reads SPIR-V 1.0 to 1.5.
+    // Version word: 0x00MMmm00. Ferrite reads SPIR-V 1.0 to 1.6.
     let version = words[1];
     let (major, minor) = ((version >> 16) & 0xff, (version >> 8) & 0xff);
-    if major != 1 || minor > 5 || version & 0xff00_00ff != 0 {
+    if major != 1 || minor > 6 || version & 0xff00_00ff != 0 {
         return Err(CompileError::Unsupported(format!(
-            "SPIR-V version {major}.{minor} (Ferrite reads 1.0 to 1.5)"
+            "SPIR-V version {major}.{minor} (Ferrite reads 1.0 to 1.6)"
         )));
     }
     let mut int_widths = HashMap::new();

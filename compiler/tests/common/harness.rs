@@ -106,6 +106,11 @@ pub fn cl_to_spirv_with(
 
 /// Assemble SPIR-V text; `None` (with a message) if spirv-as is missing.
 pub fn spvasm(src: &str) -> Option<Vec<u8>> {
+    spvasm_for(src, "spv1.4")
+}
+
+/// [`spvasm`] for a target environment (`spv1.6`: the module's version word too).
+pub fn spvasm_for(src: &str, target_env: &str) -> Option<Vec<u8>> {
     if Command::new("spirv-as").arg("--version").output().is_err() {
         eprintln!("skipping: spirv-as not installed");
         return None;
@@ -114,7 +119,7 @@ pub fn spvasm(src: &str) -> Option<Vec<u8>> {
     let spv = scratch("spv");
     std::fs::write(&asm, src).expect("write .spvasm");
     let out = Command::new("spirv-as")
-        .args(["--target-env", "spv1.4"])
+        .args(["--target-env", target_env])
         .arg(&asm)
         .arg("-o")
         .arg(&spv)
