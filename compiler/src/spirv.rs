@@ -126,6 +126,7 @@ fn capability_supported(c: Capability) -> bool {
             // SPIR-V 1.6: `Uniform`/`UniformId` on any value, a promise Ferrite has no use
             // for (it does not vectorise by divergence analysis).
             | Capability::UniformDecoration
+            | Capability::BitInstructions
             | Capability::DotProduct
             | Capability::DotProductInputAll
             | Capability::DotProductInput4x8Bit

@@ -36,6 +36,9 @@ pub fn is_arith(op: Op) -> bool {
             | BitwiseXor
             | BitCount
             | BitReverse
+            | BitFieldInsert
+            | BitFieldSExtract
+            | BitFieldUExtract
             | FAdd
             | FSub
             | FMul
@@ -128,6 +131,66 @@ fn float_cc(op: Op) -> Option<FloatCC> {
 }
 
 impl FnTx<'_, '_, '_> {
+    /// `OpBitField{Insert,SExtract,UExtract}` on one component of `w` bits: the field is
+    /// `count` bits from bit `offset` (a zero count gives `base`, or zero when extracting;
+    /// `offset + count > w` is undefined in SPIR-V and gives whatever the shifts give).
+    fn bit_field(
+        &mut self,
+        op: Op,
+        base: Value,
+        insert: Option<Value>,
+        offset: Value,
+        count: Value,
+        w: u32,
+    ) -> Value {
+        let t = self.value_type(base);
+        let fit = |s: &mut Self, v: Value| match s.value_type(v).bits().cmp(&t.bits()) {
+            std::cmp::Ordering::Greater => s.b.ins().ireduce(t, v),
+            std::cmp::Ordering::Less => s.b.ins().uextend(t, v),
+            std::cmp::Ordering::Equal => v,
+        };
+        let offset = fit(self, offset);
+        let count = fit(self, count);
+        let zero = self.b.ins().iconst(t, 0);
+        let empty = self.b.ins().icmp_imm_s(IntCC::Equal, count, 0);
+        // The low `count` bits: `w` ones shifted right by `w - count`.
+        let ones = if w >= 64 {
+            -1
+        } else {
+            ((1u64 << w) - 1) as i64
+        };
+        let ones = self.b.ins().iconst(t, ones);
+        let width = self.b.ins().iconst(t, i64::from(w));
+        let rest = self.b.ins().isub(width, count);
+        let low = self.b.ins().ushr(ones, rest);
+        let low = self.b.ins().select(empty, zero, low);
+        let r = match (op, insert) {
+            (Op::BitFieldInsert, Some(insert)) => {
+                let mask = self.b.ins().ishl(low, offset);
+                let keep = self.b.ins().bnot(mask);
+                let kept = self.b.ins().band(base, keep);
+                let moved = self.b.ins().ishl(insert, offset);
+                let moved = self.b.ins().band(moved, mask);
+                self.b.ins().bor(kept, moved)
+            }
+            (Op::BitFieldUExtract, _) => {
+                let shifted = self.b.ins().ushr(base, offset);
+                self.b.ins().band(shifted, low)
+            }
+            _ => {
+                // Move the field's top bit to the type's top bit, then shift it back
+                // arithmetically.
+                let shifted = self.b.ins().ushr(base, offset);
+                let bits = self.b.ins().iconst(t, i64::from(t.bits()));
+                let up = self.b.ins().isub(bits, count);
+                let top = self.b.ins().ishl(shifted, up);
+                let field = self.b.ins().sshr(top, up);
+                self.b.ins().select(empty, zero, field)
+            }
+        };
+        self.wrap(r, w)
+    }
+
     /// `y` with zero (and, for signed division, -1) replaced by 1.
     pub(super) fn safe_divisor(&mut self, y: Value, signed: bool) -> Value {
         let t = self.value_type(y);
@@ -289,6 +352,19 @@ impl FnTx<'_, '_, '_> {
                     } else {
                         r
                     })
+                })?
+            }
+            BitFieldInsert | BitFieldSExtract | BitFieldUExtract => {
+                // Offset and Count are scalars shared by every component.
+                let n = if op == BitFieldInsert { 2 } else { 1 };
+                need(n + 2)?;
+                let w = self.int_width(rt)?.ok_or_else(|| {
+                    CompileError::Invalid(format!("Op{op:?} on a non-integer type"))
+                })?;
+                let offset = ops[n].scalar()?;
+                let count = ops[n + 1].scalar()?;
+                self.map_n(rt, &ops[..n], &mut |s, a| {
+                    Ok(s.bit_field(op, a[0], a.get(1).copied(), offset, count, w))
                 })?
             }
             FAdd | FSub | FMul | FDiv => {

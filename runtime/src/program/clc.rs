@@ -50,6 +50,9 @@ pub const OPENCL_C_EXTENSIONS: &[&str] = &[
     "cl_khr_int64_extended_atomics",
     "cl_ext_float_atomics",
     "cl_khr_integer_dot_product",
+    // bitfield_insert/bitfield_extract_{signed,unsigned}/bit_reverse: OpBitField* and
+    // OpBitReverse (compiler `codegen/arith.rs`).
+    "cl_khr_extended_bit_ops",
 ];
 
 /// The feature macros of OpenCL C extensions ([`OPENCL_C_EXTENSIONS`]) the device
@@ -576,12 +579,14 @@ pub fn compile_with(
             Err(_) => {}
         }
     }
-    // Float atomics (cl_ext_float_atomics) and integer dot products become OpAtomicF*EXT
-    // and Op*Dot only with their SPIR-V extensions enabled.
+    // Float atomics (cl_ext_float_atomics), integer dot products and extended bit
+    // operations become OpAtomicF*EXT, Op*Dot and OpBitField* only with their SPIR-V
+    // extensions enabled.
     let mut spirv_args = vec!["--spirv-ext=+SPV_INTEL_arbitrary_precision_integers,\
                                +SPV_EXT_shader_atomic_float_add,\
                                +SPV_EXT_shader_atomic_float_min_max,\
-                               +SPV_KHR_integer_dot_product"
+                               +SPV_KHR_integer_dot_product,\
+                               +SPV_KHR_bit_instructions"
         .to_string()];
     if opts.kernel_arg_info {
         // Keeps argument type names as `kernel_arg_type.<kernel>.<types>` strings.
