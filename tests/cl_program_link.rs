@@ -485,3 +485,90 @@ fn spirv_1_5_with_the_vulkan_memory_model() {
         "each item saw a distinct count"
     );
 }
+
+/// `cl_khr_spirv_linkonce_odr`: a helper defined `LinkOnceODR` in two modules (the second
+/// also defining it for its own use) and imported by a third links into one executable.
+const LINK_ONCE_HELPER: &str = r#"
+               OpCapability Addresses
+               OpCapability Linkage
+               OpCapability Kernel
+               OpExtension "SPV_KHR_linkonce_odr"
+               OpMemoryModel Physical64 OpenCL
+               OpDecorate %a LinkageAttributes "a" LinkOnceODR
+       %uint = OpTypeInt 32 0
+     %uint_5 = OpConstant %uint 5
+         %fn = OpTypeFunction %uint %uint
+          %a = OpFunction %uint Pure %fn
+          %x = OpFunctionParameter %uint
+          %l = OpLabel
+          %r = OpIAdd %uint %x %uint_5
+               OpReturnValue %r
+               OpFunctionEnd
+"#;
+
+const LINK_ONCE_MAIN: &str = r#"
+               OpCapability Addresses
+               OpCapability Linkage
+               OpCapability Kernel
+               OpCapability Int64
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "k" %gid
+               OpDecorate %a LinkageAttributes "a" Import
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %gid Constant
+       %void = OpTypeVoid
+       %uint = OpTypeInt 32 0
+      %ulong = OpTypeInt 64 0
+    %v3ulong = OpTypeVector %ulong 3
+     %in_ptr = OpTypePointer Input %v3ulong
+        %ptr = OpTypePointer CrossWorkgroup %uint
+       %afn = OpTypeFunction %uint %uint
+       %kfn = OpTypeFunction %void %ptr
+        %gid = OpVariable %in_ptr Input
+          %a = OpFunction %uint Pure %afn
+         %ax = OpFunctionParameter %uint
+               OpFunctionEnd
+          %k = OpFunction %void None %kfn
+        %out = OpFunctionParameter %ptr
+      %entry = OpLabel
+        %ids = OpLoad %v3ulong %gid Aligned 32
+          %i = OpCompositeExtract %ulong %ids 0
+         %iu = OpUConvert %uint %i
+          %v = OpFunctionCall %uint %a %iu
+       %slot = OpInBoundsPtrAccessChain %ptr %out %i
+               OpStore %slot %v Aligned 4
+               OpReturn
+               OpFunctionEnd
+"#;
+
+#[test]
+fn link_once_odr_definitions_resolve_imports() {
+    let exts = device_string(CL_DEVICE_EXTENSIONS);
+    if !require(
+        exts.contains("cl_khr_spirv_linkonce_odr"),
+        "cl_khr_spirv_linkonce_odr",
+    ) {
+        return;
+    }
+    let env = Env::new();
+    let objects: Vec<Program> = [LINK_ONCE_MAIN, LINK_ONCE_HELPER, LINK_ONCE_HELPER]
+        .iter()
+        .map(|asm| {
+            let p = Program::from_il(&env.ctx, &assemble(asm)).expect("clCreateProgramWithIL");
+            check(compile(&p, "", &[]), "clCompileProgram");
+            p
+        })
+        .collect();
+    let refs: Vec<&Program> = objects.iter().collect();
+    let (linked, rc) = link(&env.ctx, "", &refs);
+    check(
+        rc,
+        "clLinkProgram of two LinkOnceODR definitions and an import",
+    );
+    let linked = Program(linked);
+    let out = env.buffer_zeroed::<u32>(4);
+    let k = linked.kernel("k");
+    k.buf(0, &out);
+    run_1d(&env.queue, &k, 4, None);
+    assert_eq!(out.read::<u32>(&env.queue, 4), vec![5, 6, 7, 8]);
+}

@@ -47,6 +47,8 @@ const API_EXTENSIONS: &[&str] = &[
     "cl_khr_icd",
     "cl_khr_spirv_no_integer_wrap_decoration",
     "cl_khr_expect_assume",
+    // LinkOnceODR definitions resolve other modules' imports (program/link.rs).
+    "cl_khr_spirv_linkonce_odr",
 ];
 
 const N_EXTENSIONS: usize = clc::OPENCL_C_EXTENSIONS.len() + API_EXTENSIONS.len();

@@ -10,6 +10,13 @@
 //! version each module needs: 1.0 for one, 1.4 for another). Versions only grow
 //! compatibly for kernel modules, so every input's header is raised to the highest version
 //! among them first.
+//!
+//! `LinkOnceODR` (`cl_khr_spirv_linkonce_odr`): `spirv-link` (SPIRV-Tools 2023.1, measured)
+//! accepts several modules defining the same `LinkOnceODR` function but does not let one
+//! resolve another module's `Import` of it. So before linking, [`resolve_link_once`] makes
+//! the first definition of each name an `Export` and drops the linkage of the later ones,
+//! which stay as private copies in their modules (the one-definition rule says they are
+//! the same function).
 
 use std::path::Path;
 use std::process::Command;
@@ -43,6 +50,58 @@ fn with_version(module: &[u8], v: u32) -> Vec<u8> {
     out
 }
 
+const OP_DECORATE: u32 = 71;
+const DECORATION_LINKAGE_ATTRIBUTES: u32 = 41;
+const LINKAGE_EXPORT: u32 = 0;
+const LINKAGE_LINK_ONCE_ODR: u32 = 2;
+
+/// See the module documentation. Little-endian modules only (what every producer writes);
+/// anything this pass cannot read is left as it is for `spirv-link` to judge.
+fn resolve_link_once(modules: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let mut defined = std::collections::HashSet::new();
+    modules
+        .iter()
+        .map(|m| {
+            let words: Vec<u32> = m
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            if m.len() % 4 != 0 || words.len() < 5 || words[0] != 0x0723_0203 {
+                return m.clone();
+            }
+            let mut out = words[..5].to_vec();
+            let mut i = 5;
+            while i < words.len() {
+                let count = (words[i] >> 16) as usize;
+                if count == 0 || i + count > words.len() {
+                    return m.clone();
+                }
+                let inst = &words[i..i + count];
+                i += count;
+                let linkage = inst[0] & 0xffff == OP_DECORATE
+                    && count >= 5
+                    && inst[2] == DECORATION_LINKAGE_ATTRIBUTES
+                    && inst[count - 1] == LINKAGE_LINK_ONCE_ODR;
+                if !linkage {
+                    out.extend_from_slice(inst);
+                    continue;
+                }
+                let name: Vec<u8> = inst[3..count - 1]
+                    .iter()
+                    .flat_map(|w| w.to_le_bytes())
+                    .take_while(|&b| b != 0)
+                    .collect();
+                if defined.insert(name) {
+                    out.extend_from_slice(&inst[..count - 1]);
+                    out.push(LINKAGE_EXPORT);
+                }
+                // A later definition: no linkage, a private copy.
+            }
+            out.iter().flat_map(|w| w.to_le_bytes()).collect()
+        })
+        .collect()
+}
+
 /// Link `modules` into one: a library (exports kept, imports may stay unresolved) or a
 /// module for an executable (every import resolved). `Err` carries the log.
 pub fn link(modules: &[&[u8]], library: bool, scratch: &Path) -> LinkResult {
@@ -56,10 +115,10 @@ pub fn link(modules: &[&[u8]], library: bool, scratch: &Path) -> LinkResult {
         args.push("--create-library".to_string());
         args.push("--allow-partial-linkage".to_string());
     }
-    for (i, m) in modules.iter().enumerate() {
+    let versioned: Vec<Vec<u8>> = modules.iter().map(|m| with_version(m, max)).collect();
+    for (i, m) in resolve_link_once(&versioned).iter().enumerate() {
         let path = scratch.join(format!("in{i}.spv"));
-        std::fs::write(&path, with_version(m, max))
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        std::fs::write(&path, m).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         args.push(path.display().to_string());
     }
     let out_path = scratch.join("linked.spv");
@@ -83,6 +142,43 @@ pub fn link(modules: &[&[u8]], library: bool, scratch: &Path) -> LinkResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn module(body: &[u32]) -> Vec<u8> {
+        [0x0723_0203, 0x0001_0000, 0, 100, 0]
+            .iter()
+            .chain(body)
+            .flat_map(|w| w.to_le_bytes())
+            .collect()
+    }
+
+    /// `OpDecorate %id LinkageAttributes "a" <type>`.
+    fn linkage(id: u32, ty: u32) -> [u32; 5] {
+        [
+            5 << 16 | OP_DECORATE,
+            id,
+            DECORATION_LINKAGE_ATTRIBUTES,
+            u32::from(b'a'),
+            ty,
+        ]
+    }
+
+    #[test]
+    fn first_link_once_definition_is_exported_later_ones_become_private() {
+        let nop = [1u32 << 16];
+        let a = module(&[&nop[..], &linkage(7, LINKAGE_LINK_ONCE_ODR)].concat());
+        let b = module(&linkage(9, LINKAGE_LINK_ONCE_ODR));
+        let import = module(&linkage(3, 1));
+        let out = resolve_link_once(&[a, b, import.clone()]);
+        assert_eq!(
+            out[0],
+            module(&[&nop[..], &linkage(7, LINKAGE_EXPORT)].concat())
+        );
+        assert_eq!(out[1], module(&[]));
+        assert_eq!(out[2], import, "imports are untouched");
+        // Garbage passes through for spirv-link to reject.
+        let junk = vec![1u8, 2, 3];
+        assert_eq!(resolve_link_once(std::slice::from_ref(&junk))[0], junk);
+    }
 
     #[test]
     fn version_is_patched_in_either_byte_order() {
