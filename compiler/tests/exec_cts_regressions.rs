@@ -1,6 +1,7 @@
 //! Regressions from the CTS: `normalize` of float vectors whose float length overflows
-//! (geometrics `geom_normalize`) and private variables aligned above 16 bytes, on the stack
-//! and in barrier kernels' work-item frames (vectors `vec_align_struct`).
+//! (geometrics `geom_normalize`), private variables aligned above 16 bytes, on the stack
+//! and in barrier kernels' work-item frames (vectors `vec_align_struct`), and saturating
+//! 64→32-bit conversions in kernels the vectoriser takes (conversions `convert_uint_sat`).
 
 #[path = "common/harness.rs"]
 mod harness;
@@ -190,4 +191,58 @@ fn private_struct_with_32_byte_aligned_member_is_aligned() {
             }
         }
     }
+}
+
+/// `convert_uint_sat(ulong)` and `convert_int_sat(long)` in a straight-line kernel: the
+/// vectoriser handled `OpUConvert`/`OpSConvert` and ignored their `SaturatedConversion`
+/// decoration, truncating (test_conversions: 0xfffffffffffffffd gave 0xfffffffd).
+#[test]
+fn saturating_narrowing_in_a_vectorised_kernel() {
+    let src = r#"
+        kernel void k(global const ulong *u, global const long *s, global uint *ou,
+                      global int *os) {
+            size_t i = get_global_id(0);
+            ou[i] = convert_uint_sat(u[i]);
+            os[i] = convert_int_sat(s[i]);
+        }"#;
+    let Some(k) = kernel(src, "k") else { return };
+    let mut u: Vec<u64> = vec![
+        0,
+        1,
+        0xffff_ffff,
+        0x1_0000_0000,
+        u64::MAX - 2,
+        1 << 63,
+        7,
+        1 << 40,
+    ];
+    let mut s: Vec<i64> = vec![
+        0,
+        -1,
+        i64::MAX - 2,
+        i64::MIN,
+        1 << 31,
+        -(1 << 31) - 1,
+        5,
+        -5,
+    ];
+    let n = u.len();
+    let mut ou = vec![0u32; n];
+    let mut os = vec![0i32; n];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut u)
+        .buf(1, &mut s)
+        .buf(2, &mut ou)
+        .buf(3, &mut os);
+    run1(&k, &args, n as u64, n as u64);
+    let want_u: Vec<u32> = u
+        .iter()
+        .map(|&v| v.min(u64::from(u32::MAX)) as u32)
+        .collect();
+    let want_s: Vec<i32> = s
+        .iter()
+        .map(|&v| v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32)
+        .collect();
+    assert_eq!(ou, want_u);
+    assert_eq!(os, want_s);
 }

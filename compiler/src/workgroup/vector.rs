@@ -488,6 +488,13 @@ impl VTx<'_, '_, '_> {
                 self.set(inst, t, v)
             }
             Op::UConvert | Op::SConvert => {
+                // `convert_T_sat` is a converting instruction decorated `SaturatedConversion`:
+                // clamping is codegen's (`codegen/convert.rs`), not done here.
+                if let Some(r) = inst.result_id {
+                    if self.p.has_decoration(r, Decoration::SaturatedConversion) {
+                        return Err(refuse("saturating conversion"));
+                    }
+                }
                 let x_id = op_id(inst, 0)?;
                 let ts = self.ty(x_id)?;
                 let td = scalar_ty(p, result_type(inst)?)?;
