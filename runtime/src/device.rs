@@ -111,9 +111,9 @@ pub const EXTENSIONS: &[NameVersion] = &with_versions(name_versions::<N_EXTENSIO
 /// `cl_khr_integer_dot_product`: which input forms work, for
 /// `CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR` (compiler `codegen/dot.rs`).
 pub const INTEGER_DOT_PRODUCT_4X8BIT: bool =
-    claims_extension_feature("__opencl_c_integer_dot_product_input_4x8bit");
+    has_feature("__opencl_c_integer_dot_product_input_4x8bit");
 pub const INTEGER_DOT_PRODUCT_4X8BIT_PACKED: bool =
-    claims_extension_feature("__opencl_c_integer_dot_product_input_4x8bit_packed");
+    has_feature("__opencl_c_integer_dot_product_input_4x8bit_packed");
 
 /// Atomic orders and scopes the device supports, for `CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES`
 /// and `CL_DEVICE_ATOMIC_FENCE_CAPABILITIES` (the icd maps them to the `cl_*` bits).
