@@ -450,3 +450,90 @@ fn zero_global_size_is_a_no_op() {
         "a zero-sized NDRange ran work-items"
     );
 }
+
+type SuggestFn = unsafe extern "C" fn(
+    cl_command_queue,
+    cl_kernel,
+    cl_uint,
+    *const usize,
+    *const usize,
+    *mut usize,
+) -> cl_int;
+
+/// `cl_khr_suggested_local_work_size`: the suggestion is a valid local size for the range
+/// (dividing it when the program needs uniform groups, within the kernel's limit), and the
+/// errors are the extension's.
+#[test]
+fn suggested_local_work_size() {
+    let exts = device_string(CL_DEVICE_EXTENSIONS);
+    if !require(
+        exts.contains("cl_khr_suggested_local_work_size"),
+        "cl_khr_suggested_local_work_size",
+    ) {
+        return;
+    }
+    let name = c"clGetKernelSuggestedLocalWorkSizeKHR";
+    // SAFETY: a valid platform and a NUL-terminated name.
+    let f = unsafe { clGetExtensionFunctionAddressForPlatform(dev().platform, name.as_ptr()) };
+    assert!(!f.is_null(), "the extension's function is reachable");
+    // SAFETY: the extension's signature.
+    let suggest: SuggestFn = unsafe { std::mem::transmute(f) };
+    let env = Env::new();
+    let k = env.build(IDS_SRC, "").kernel("ids");
+    let out = env.buffer_zeroed::<u32>(RECORD * 1000);
+    let mut local = [0usize; 3];
+    // SAFETY: live handles, arrays of work_dim values.
+    let call = |k: cl_kernel, dims: cl_uint, global: *const usize, out: *mut usize| unsafe {
+        suggest(env.queue.raw(), k, dims, ptr::null(), global, out)
+    };
+    expect_code(
+        call(k.raw(), 1, [10usize].as_ptr(), local.as_mut_ptr()),
+        CL_INVALID_KERNEL_ARGS,
+        "arguments not set",
+    );
+    k.buf(0, &out);
+    for global in [[1000usize, 1, 1], [97, 1, 1], [40, 30, 1], [6, 10, 12]] {
+        let dims = if global[2] > 1 {
+            3
+        } else if global[1] > 1 {
+            2
+        } else {
+            1
+        };
+        check(
+            call(k.raw(), dims, global.as_ptr(), local.as_mut_ptr()),
+            "clGetKernelSuggestedLocalWorkSizeKHR",
+        );
+        let total: usize = local[..dims as usize].iter().product();
+        assert!((1..=4096).contains(&total), "{local:?} for {global:?}");
+        for d in 0..dims as usize {
+            // An OpenCL C 1.2 program needs uniform work-groups.
+            assert_eq!(global[d] % local[d], 0, "{local:?} divides {global:?}");
+        }
+    }
+    expect_code(
+        call(k.raw(), 0, [10usize].as_ptr(), local.as_mut_ptr()),
+        CL_INVALID_WORK_DIMENSION,
+        "work_dim 0",
+    );
+    expect_code(
+        call(k.raw(), 1, ptr::null(), local.as_mut_ptr()),
+        CL_INVALID_GLOBAL_WORK_SIZE,
+        "NULL global size",
+    );
+    expect_code(
+        call(k.raw(), 1, [0usize].as_ptr(), local.as_mut_ptr()),
+        CL_INVALID_GLOBAL_WORK_SIZE,
+        "zero global size",
+    );
+    expect_code(
+        call(k.raw(), 1, [10usize].as_ptr(), ptr::null_mut()),
+        CL_INVALID_VALUE,
+        "NULL result",
+    );
+    expect_code(
+        call(ptr::null_mut(), 1, [10usize].as_ptr(), local.as_mut_ptr()),
+        CL_INVALID_KERNEL,
+        "NULL kernel",
+    );
+}

@@ -49,6 +49,8 @@ const API_EXTENSIONS: &[&str] = &[
     "cl_khr_expect_assume",
     // LinkOnceODR definitions resolve other modules' imports (program/link.rs).
     "cl_khr_spirv_linkonce_odr",
+    // clGetKernelSuggestedLocalWorkSizeKHR: the local size a NULL one gets.
+    "cl_khr_suggested_local_work_size",
 ];
 
 const N_EXTENSIONS: usize = clc::OPENCL_C_EXTENSIONS.len() + API_EXTENSIONS.len();

@@ -690,6 +690,60 @@ unsafe fn enqueue_kernel(
     unsafe { submit(&q, command_type, wait, work, event, false) }
 }
 
+/// `clGetKernelSuggestedLocalWorkSizeKHR` (`cl_khr_suggested_local_work_size`): the local
+/// size `clEnqueueNDRangeKernel` would choose for a NULL `local_work_size`, after the same
+/// checks.
+///
+/// # Safety
+/// The pointers follow the extension's contract.
+pub unsafe extern "C" fn get_kernel_suggested_local_work_size(
+    command_queue: cl_command_queue,
+    kernel: cl_kernel,
+    work_dim: cl_uint,
+    global_work_offset: *const usize,
+    global_work_size: *const usize,
+    suggested_local_work_size: *mut usize,
+) -> cl_int {
+    cl_call(|| {
+        // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
+        let q = get::<Queue>(command_queue)?;
+        // CL_INVALID_KERNEL if kernel is not a valid kernel object.
+        let k = get::<Kernel>(kernel)?;
+        // CL_INVALID_CONTEXT if the contexts of command_queue and kernel differ.
+        check(
+            Arc::ptr_eq(&q.context, &k.program.context),
+            CL_INVALID_CONTEXT,
+        )?;
+        // CL_INVALID_KERNEL_ARGS if all argument values for kernel have not been set.
+        check(k.missing_args().is_empty(), CL_INVALID_KERNEL_ARGS)?;
+        // CL_INVALID_WORK_DIMENSION if work_dim is not a valid value.
+        check((1..=3).contains(&work_dim), CL_INVALID_WORK_DIMENSION)?;
+        // CL_INVALID_GLOBAL_WORK_SIZE if global_work_size is NULL or if any of the values
+        // specified in global_work_size are 0 (unlike an enqueue, which succeeds trivially).
+        check(!global_work_size.is_null(), CL_INVALID_GLOBAL_WORK_SIZE)?;
+        // SAFETY: global_work_size points to work_dim size_t values (API contract).
+        let gws = unsafe { slice(global_work_size, work_dim as usize) };
+        check(!gws.contains(&0), CL_INVALID_GLOBAL_WORK_SIZE)?;
+        // CL_INVALID_VALUE if suggested_local_work_size is NULL.
+        check(!suggested_local_work_size.is_null(), CL_INVALID_VALUE)?;
+        // SAFETY: per the caller; a NULL local size asks for the driver's choice.
+        let range = unsafe {
+            nd_range(
+                &k,
+                work_dim,
+                global_work_offset,
+                global_work_size,
+                std::ptr::null(),
+            )
+        }?;
+        for d in 0..work_dim as usize {
+            // SAFETY: suggested_local_work_size has room for work_dim values (API contract).
+            unsafe { *suggested_local_work_size.add(d) = range.local_size[d] as usize };
+        }
+        Ok(())
+    })
+}
+
 pub unsafe extern "C" fn enqueue_nd_range_kernel(
     command_queue: cl_command_queue,
     kernel: cl_kernel,
