@@ -1228,6 +1228,8 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             MemoryBarrier => self.memory_barrier(inst),
             _ if atomic::is_atomic(op) => self.atomic(inst),
             GroupAsyncCopy => self.async_copy(inst),
+            _ if group::is_ballot_local(op) => self.ballot_local(inst),
+            _ if group::is_block_io(op) => self.block_io(inst),
             Variable
             | Load
             | Store
@@ -1325,4 +1327,6 @@ pub fn opcode_supported(op: Op) -> bool {
     ) || arith::is_arith(op)
         || atomic::is_atomic(op)
         || crate::workgroup::regions::is_boundary(op)
+        || group::is_ballot_local(op)
+        || group::is_block_io(op)
 }

@@ -111,6 +111,15 @@ fn capability_supported(c: Capability) -> bool {
             | Capability::GenericPointer
             | Capability::Int64Atomics
             | Capability::Groups
+            | Capability::GroupNonUniform
+            | Capability::GroupNonUniformVote
+            | Capability::GroupNonUniformArithmetic
+            | Capability::GroupNonUniformBallot
+            | Capability::GroupNonUniformShuffle
+            | Capability::GroupNonUniformShuffleRelative
+            | Capability::GroupNonUniformClustered
+            | Capability::SubgroupShuffleINTEL
+            | Capability::SubgroupBufferBlockIOINTEL
             | Capability::AtomicFloat32AddEXT
             | Capability::AtomicFloat64AddEXT
             | Capability::AtomicFloat32MinMaxEXT

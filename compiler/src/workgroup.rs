@@ -38,7 +38,7 @@ pub mod combine;
 pub mod regions;
 pub mod vector;
 
-use crate::codegen::regions::{FramePlan, PointKind, EXIT};
+use crate::codegen::regions::{FramePlan, PointKind, EXIT, SUB_GROUP_STATE};
 use crate::codegen::{
     self, flat_types, load_typed, trusted, Env, FnTx, Inline, Result, WI_CTX, WI_FRAME_HI,
     WI_FRAME_LO, WI_GID, WI_LID, WI_STACK,
@@ -449,8 +449,7 @@ fn build_inline<'p>(
         return Ok(());
     };
     let round = open_round(&mut tx.b, plan, &pro, false);
-    let after = tx.b.create_block();
-    let r = tx.b.append_block_param(after, types::I32);
+    let after = round.after;
     tx.inline = Some(Inline {
         lid: round.nest.lid,
         gid: round.nest.gid,
@@ -465,7 +464,7 @@ fn build_inline<'p>(
     tx.step = Some(step);
     tx.run_inline(pro.args)?;
     tx.b.switch_to_block(after);
-    close_round(&mut tx.b, round, r, plan, &pro.ls)
+    close_round(&mut tx.b, round, plan, &pro.ls)
 }
 
 /// The reference shapes: a call per work-item of the kernel's function, or (`plan`) of
@@ -499,7 +498,9 @@ fn build_calls(
         .first()
         .copied()
         .ok_or_else(|| CompileError::Codegen("step without result".into()))?;
-    close_round(b, round, r, plan, &pro.ls)
+    b.ins().jump(round.after, &[BlockArg::Value(r)]);
+    b.switch_to_block(round.after);
+    close_round(b, round, plan, &pro.ls)
 }
 
 /// The region loop, opened by [`open_round`] and closed by [`close_round`].
@@ -508,33 +509,60 @@ struct Round {
     /// The block that starts a round.
     head: Block,
     frame: Value,
-    state: Variable,
-    next: Variable,
-    /// The round's state (where every work-item resumes).
+    /// Is this the first round (every work-item starts at state 0, whatever its frame
+    /// holds)?
+    first: Variable,
+    /// May work-items waiting at a work-group boundary go on this round?
+    release: Variable,
+    /// Did a work-item not exit / stop at a sub-group boundary this round?
+    alive: Variable,
+    sub_pending: Variable,
+    /// The work-group boundary work-items stopped at this round.
+    wg_state: Variable,
+    /// This work-item's state (where it resumes).
     state_now: Value,
     /// This work-item's linear local id and frame.
     linear: Value,
     item: Value,
+    /// Reached with the state the work-item is in after this round (`i32` parameter).
+    after: Block,
 }
 
-/// Open round after round (until work-item 0 exits) and the loop nest over the work-items
-/// inside; the builder is left in the innermost body, where the caller runs one
-/// work-item's step from `state_now` with frame `item`. With `record`, the ids are
+/// Open round after round and the loop nest over the work-items inside; the builder is
+/// left in the block that runs one work-item's step from `state_now` with frame `item`
+/// (a work-item that exited, or waits at a work-group boundary while others still have a
+/// sub-group boundary to reach, goes straight to `after`). With `record`, the ids are
 /// stored in the work-item record for every work-item.
+///
+/// Scheduling: every work-item keeps its state in its frame (`plan.state_off`). A round
+/// runs every work-item that has not exited from its state to its next boundary, except
+/// that work-items at a work-group boundary wait until no work-item stopped at a
+/// sub-group boundary in the previous round (then every live work-item is at the same
+/// work-group boundary, a precondition of barriers and work-group collectives, and its
+/// combine has run). Sub-group boundaries thus never wait for other sub-groups, and the
+/// work-items of a sub-group that reach the same boundary in the same round are the ones
+/// a sub-group collective combines: those converged there.
 fn open_round(b: &mut FunctionBuilder, plan: &FramePlan, pro: &Prologue, record: bool) -> Round {
     let frame = b
         .ins()
         .load(types::I64, trusted(), pro.gctx, GroupContext::OFFSET_FRAME);
-    let state = b.declare_var(types::I32);
-    let next = b.declare_var(types::I32);
-    let zero32 = b.ins().iconst(types::I32, 0);
-    b.def_var(state, zero32);
+    let first = b.declare_var(types::I8);
+    let release = b.declare_var(types::I8);
+    let alive = b.declare_var(types::I8);
+    let sub_pending = b.declare_var(types::I8);
+    let wg_state = b.declare_var(types::I32);
+    let one8 = b.ins().iconst(types::I8, 1);
+    let zero8 = b.ins().iconst(types::I8, 0);
+    b.def_var(first, one8);
+    b.def_var(release, zero8);
     let round = b.create_block();
     b.ins().jump(round, &[]);
     b.switch_to_block(round);
+    let zero8 = b.ins().iconst(types::I8, 0);
     let exit32 = b.ins().iconst(types::I32, EXIT);
-    b.def_var(next, exit32);
-    let state_now = b.use_var(state);
+    b.def_var(alive, zero8);
+    b.def_var(sub_pending, zero8);
+    b.def_var(wg_state, exit32);
     let ls = &pro.ls;
     let nest = open_loops(b, record.then_some(pro.wi), ls, &pro.base, false);
     let [x, y, z] = nest.lid;
@@ -544,50 +572,115 @@ fn open_round(b: &mut FunctionBuilder, plan: &FramePlan, pro: &Prologue, record:
     let linear = b.ins().iadd(zyx, x);
     let off = b.ins().imul_imm_s(linear, plan.size as i64);
     let item = b.ins().iadd(frame, off);
+    let is_first = b.use_var(first);
+    let saved = b
+        .ins()
+        .load(types::I32, trusted(), item, plan.state_off as i32);
+    let zero32 = b.ins().iconst(types::I32, 0);
+    let st = b.ins().select(is_first, zero32, saved);
+    let rel = b.use_var(release);
+    let live = b.ins().icmp_imm_s(IntCC::NotEqual, st, EXIT);
+    let start = b.ins().icmp_imm_s(IntCC::Equal, st, 0);
+    let sub = b
+        .ins()
+        .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, st, SUB_GROUP_STATE);
+    let go = b.ins().bor(rel, start);
+    let go = b.ins().bor(go, sub);
+    let go = b.ins().band(go, live);
+    let run = b.create_block();
+    let after = b.create_block();
+    b.append_block_param(after, types::I32);
+    b.ins().brif(go, run, &[], after, &[BlockArg::Value(st)]);
+    b.switch_to_block(run);
     Round {
         nest,
         head: round,
         frame,
-        state,
-        next,
-        state_now,
+        first,
+        release,
+        alive,
+        sub_pending,
+        wg_state,
+        state_now: st,
         linear,
         item,
+        after,
     }
 }
 
-/// Close the round from the current block with `r`, the state this work-item reached
-/// (work-item 0's is the next round's): the loop nest, then the combine step of a
-/// collective, then the next round or the end.
+/// Close the round from `round.after` (the builder is in it): record the work-item's
+/// state, close the loop nest, then run the combine steps of the sub-group collectives
+/// work-items stopped at, or of the work-group collective, and start the next round (or
+/// return when every work-item has exited).
 fn close_round(
     b: &mut FunctionBuilder,
     round: Round,
-    r: Value,
     plan: &FramePlan,
     ls: &[Value],
 ) -> Result<()> {
-    let first = b.ins().icmp_imm_s(IntCC::Equal, round.linear, 0);
-    let prev = b.use_var(round.next);
-    let n = b.ins().select(first, r, prev);
-    b.def_var(round.next, n);
-    let (frame, state, next, head) = (round.frame, round.state, round.next, round.head);
+    let r = b.block_params(round.after)[0];
+    b.ins()
+        .store(trusted(), r, round.item, plan.state_off as i32);
+    let live = b.ins().icmp_imm_s(IntCC::NotEqual, r, EXIT);
+    let sub = b
+        .ins()
+        .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, r, SUB_GROUP_STATE);
+    let a = b.use_var(round.alive);
+    let a = b.ins().bor(a, live);
+    b.def_var(round.alive, a);
+    let sp = b.use_var(round.sub_pending);
+    let sp = b.ins().bor(sp, sub);
+    b.def_var(round.sub_pending, sp);
+    let not_sub = b.ins().bxor_imm_s(sub, 1);
+    let wg = b.ins().band(live, not_sub);
+    let prev = b.use_var(round.wg_state);
+    let w = b.ins().select(wg, r, prev);
+    b.def_var(round.wg_state, w);
+    let _ = round.linear;
+    let (frame, head) = (round.frame, round.head);
     close_loops(b, round.nest, false);
-    let n = b.use_var(next);
+    let zero8 = b.ins().iconst(types::I8, 0);
+    b.def_var(round.first, zero8);
+    let alive = b.use_var(round.alive);
     let done = b.create_block();
-    let dispatch = b.create_block();
-    let resume = b.create_block();
-    let is_exit = b.ins().icmp_imm_s(IntCC::Equal, n, EXIT);
-    b.ins().brif(is_exit, done, &[], dispatch, &[]);
+    let more = b.create_block();
+    b.ins().brif(alive, more, &[], done, &[]);
 
-    b.switch_to_block(dispatch);
+    b.switch_to_block(more);
     let fs = plan.size as i64;
+    let subs = b.create_block();
+    let wgs = b.create_block();
+    let resume = b.create_block();
+    let sp = b.use_var(round.sub_pending);
+    b.ins().brif(sp, subs, &[], wgs, &[]);
+
+    // Sub-group boundaries reached: their combines, and work-group boundaries wait.
+    b.switch_to_block(subs);
+    for (i, kind) in plan.points.iter().enumerate() {
+        if let PointKind::Collective(c) = kind {
+            if c.sub {
+                combine::emit_sub(b, c, plan.state(i), frame, fs, ls, plan.state_off)?;
+            }
+        }
+    }
+    let zero8 = b.ins().iconst(types::I8, 0);
+    b.def_var(round.release, zero8);
+    b.ins().jump(head, &[]);
+
+    // Every live work-item is at one work-group boundary: its combine, then release.
+    b.switch_to_block(wgs);
+    let one8 = b.ins().iconst(types::I8, 1);
+    b.def_var(round.release, one8);
+    let n = b.use_var(round.wg_state);
     let mut sw = Switch::new();
     let mut combines = Vec::new();
     for (i, kind) in plan.points.iter().enumerate() {
         if let PointKind::Collective(c) = kind {
-            let blk = b.create_block();
-            sw.set_entry((i + 1) as u128, blk);
-            combines.push((blk, *c));
+            if !c.sub {
+                let blk = b.create_block();
+                sw.set_entry(plan.state(i) as u128, blk);
+                combines.push((blk, *c));
+            }
         }
     }
     sw.emit(b, n, resume);
@@ -597,7 +690,6 @@ fn close_round(
         b.ins().jump(resume, &[]);
     }
     b.switch_to_block(resume);
-    b.def_var(state, n);
     b.ins().jump(head, &[]);
 
     b.switch_to_block(done);
