@@ -38,7 +38,7 @@ pub mod combine;
 pub mod regions;
 pub mod vector;
 
-use crate::codegen::regions::{FramePlan, PointKind, EXIT, SUB_GROUP_STATE};
+use crate::codegen::regions::{FramePlan, PointKind, EXIT, SUB_GROUP_STATE, SUB_GROUP_WAIT};
 use crate::codegen::{
     self, flat_types, load_typed, trusted, Env, FnTx, Inline, Result, WI_CTX, WI_FRAME_HI,
     WI_FRAME_LO, WI_GID, WI_LID, WI_STACK,
@@ -539,9 +539,14 @@ struct Round {
 /// that work-items at a work-group boundary wait until no work-item stopped at a
 /// sub-group boundary in the previous round (then every live work-item is at the same
 /// work-group boundary, a precondition of barriers and work-group collectives, and its
-/// combine has run). Sub-group boundaries thus never wait for other sub-groups, and the
-/// work-items of a sub-group that reach the same boundary in the same round are the ones
-/// a sub-group collective combines: those converged there.
+/// combine has run). Sub-group boundaries never wait for other sub-groups. Within a
+/// sub-group, after a round, only the work-items at its earliest sub-group boundary (the
+/// lowest state: boundaries are numbered in block layout order, where SPIR-V puts a block
+/// after its dominators) are combined and go on; the others wait (their state gets
+/// [`SUB_GROUP_WAIT`] added for a round). So work-items that diverged within a sub-group
+/// reconverge: after `if (odd) a = f(x);` the work-items that skipped `f` wait at the next
+/// sub-group boundary until the others reach it, and a collective combines the work-items
+/// that reached it together, the active ones of non-uniform control flow.
 fn open_round(b: &mut FunctionBuilder, plan: &FramePlan, pro: &Prologue, record: bool) -> Round {
     let frame = b
         .ins()
@@ -584,6 +589,10 @@ fn open_round(b: &mut FunctionBuilder, plan: &FramePlan, pro: &Prologue, record:
     let sub = b
         .ins()
         .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, st, SUB_GROUP_STATE);
+    let not_waiting = b
+        .ins()
+        .icmp_imm_s(IntCC::SignedLessThan, st, SUB_GROUP_WAIT);
+    let sub = b.ins().band(sub, not_waiting);
     let go = b.ins().bor(rel, start);
     let go = b.ins().bor(go, sub);
     let go = b.ins().band(go, live);
@@ -656,6 +665,7 @@ fn close_round(
 
     // Sub-group boundaries reached: their combines, and work-group boundaries wait.
     b.switch_to_block(subs);
+    combine::emit_sub_schedule(b, frame, fs, ls, plan.state_off);
     for (i, kind) in plan.points.iter().enumerate() {
         if let PointKind::Collective(c) = kind {
             if c.sub {

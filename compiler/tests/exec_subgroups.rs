@@ -498,3 +498,59 @@ fn intel_shuffles() {
         );
     }
 }
+
+#[test]
+fn diverged_work_items_reconverge_at_the_next_sub_group_collective() {
+    // Odd lanes reduce first; every lane then reduces again, which must see the whole
+    // sub-group (the even lanes wait for the odd ones), also inside a loop with a
+    // lane-dependent trip count.
+    let src = r#"
+        kernel void k(global const int *in, global int *out) {
+            size_t g = get_global_id(0);
+            int x = in[g];
+            uint j = get_sub_group_local_id();
+            int a = 0;
+            if (j & 1) {
+                a = sub_group_non_uniform_reduce_add(x);
+            }
+            int b = sub_group_non_uniform_reduce_add(x);
+            int c = 0;
+            for (uint i = 0; i < j; i++) {
+                c += sub_group_non_uniform_reduce_add(1);
+            }
+            int d = sub_group_non_uniform_reduce_max(x);
+            out[g * 4] = a;
+            out[g * 4 + 1] = b;
+            out[g * 4 + 2] = c;
+            out[g * 4 + 3] = d;
+        }"#;
+    let Some(k) = kernel(src, "k") else { return };
+    let (global, local) = (22usize, 11usize);
+    let input = pseudo(global, 19);
+    let mut inp = input.clone();
+    let mut out = vec![0i32; global * 4];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut inp).buf(1, &mut out);
+    run1(&k, &args, global as u64, local as u64);
+    for g0 in (0..global).step_by(local) {
+        for r in sub_groups(local.min(global - g0)) {
+            let n = r.len();
+            let at = |j: usize| input[g0 + r.start + j];
+            for j in 0..n {
+                let o = &out[(g0 + r.start + j) * 4..][..4];
+                let a = if j % 2 == 1 {
+                    (0..n).filter(|k| k % 2 == 1).map(at).sum()
+                } else {
+                    0
+                };
+                let b: i32 = (0..n).map(at).sum();
+                // Iteration i runs in the lanes with j > i.
+                let c: i32 = (0..j)
+                    .map(|i| (0..n).filter(|k| *k > i).count() as i32)
+                    .sum();
+                let d = (0..n).map(at).max().unwrap_or(0);
+                assert_eq!(o, [a, b, c, d], "sub-group {r:?} lane {j}");
+            }
+        }
+    }
+}

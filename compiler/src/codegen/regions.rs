@@ -47,6 +47,10 @@ pub const EXIT: i64 = -1;
 /// alone ([`FramePlan::state`]).
 pub const SUB_GROUP_STATE: i64 = 1 << 20;
 
+/// Added to the state of a work-item that stopped at a sub-group boundary but must wait a
+/// round for the work-items of its sub-group at an earlier one (see `workgroup.rs`).
+pub const SUB_GROUP_WAIT: i64 = 1 << 29;
+
 /// The combining operator of a collective (the logical operators of
 /// `OpGroupNonUniformLogical*` are `And`/`Or`/`Xor` on booleans, which are 0 or 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -207,6 +211,10 @@ pub struct FramePlan {
     pub fences: Vec<bool>,
     /// Offset of the work-item's state (`i32`: the boundary it waits at, or [`EXIT`]).
     pub state_off: u32,
+    /// Boundary `i + 1`'s rank in reverse post-order of the kernel's CFG: a sub-group
+    /// boundary's state grows with it, so the earliest one a sub-group waits at has the
+    /// lowest state (`workgroup.rs`).
+    pub order: Vec<u32>,
     /// Bytes per work-item (a multiple of 16 and of every variable's alignment, ≤ 128).
     pub size: u64,
     /// Bytes of `OpVariable` storage per work-item.
@@ -216,8 +224,11 @@ pub struct FramePlan {
 impl FramePlan {
     /// The state a work-item is in when it has reached boundary `i` (0-based).
     pub fn state(&self, i: usize) -> i64 {
-        let sub = self.points.get(i).is_some_and(PointKind::sub);
-        (i as i64 + 1) + if sub { SUB_GROUP_STATE } else { 0 }
+        if self.points.get(i).is_some_and(PointKind::sub) {
+            SUB_GROUP_STATE + 1 + i64::from(self.order.get(i).copied().unwrap_or(0))
+        } else {
+            i as i64 + 1
+        }
     }
 }
 
@@ -482,8 +493,70 @@ pub fn plan(p: &Program, split: &Split) -> Result<FramePlan> {
         plan.points.push(kind);
         plan.fences.push(fence);
     }
+    plan.order = rpo_ranks(split)?;
     plan.size = align_up(off, max_align);
     Ok(plan)
+}
+
+/// Each boundary's rank in a reverse post-order of the split kernel's CFG (a block comes
+/// before every block it branches to, except along loop back edges).
+fn rpo_ranks(split: &Split) -> Result<Vec<u32>> {
+    let blocks = &split.func.blocks;
+    let index: HashMap<Word, usize> = blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.label, i))
+        .collect();
+    let mut seen = vec![false; blocks.len()];
+    let mut post = Vec::with_capacity(blocks.len());
+    if !blocks.is_empty() {
+        // Iterative DFS: (block, its successors, next successor to visit).
+        let mut stack = vec![(0usize, super::control_successors(&blocks[0])?, 0usize)];
+        seen[0] = true;
+        while let Some((b, succs, next)) = stack.last_mut() {
+            if let Some(s) = succs.get(*next).copied() {
+                *next += 1;
+                if let Some(&j) = index.get(&s) {
+                    if !seen[j] {
+                        seen[j] = true;
+                        let ss = super::control_successors(&blocks[j])?;
+                        stack.push((j, ss, 0));
+                    }
+                }
+            } else {
+                post.push(*b);
+                stack.pop();
+            }
+        }
+    }
+    let mut rank = vec![u32::MAX; blocks.len()];
+    for (r, b) in post.iter().rev().enumerate() {
+        rank[*b] = r as u32;
+    }
+    // Unreachable blocks: distinct ranks after the reachable ones.
+    let mut next = post.len() as u32;
+    for r in rank.iter_mut().filter(|r| **r == u32::MAX) {
+        *r = next;
+        next += 1;
+    }
+    if next >= SUB_GROUP_WAIT as u32 - SUB_GROUP_STATE as u32 - 1 {
+        return Err(CompileError::Unsupported(
+            "kernels with more than 500 million blocks".into(),
+        ));
+    }
+    split
+        .points
+        .iter()
+        .map(|pt| {
+            index
+                .get(&pt.block)
+                .map(|i| rank[*i])
+                .ok_or(CompileError::InvalidId {
+                    id: pt.block,
+                    expected: "boundary block",
+                })
+        })
+        .collect()
 }
 
 /// Step-mode state of the translator.

@@ -7,7 +7,9 @@
 //! add, the type's largest value (`+inf` for floats) for min, its smallest (`-inf`) for
 //! max. Float min/max follow `fmin`/`fmax`: a NaN operand is ignored.
 
-use crate::codegen::regions::{Collective, CollectiveOp, Combine, Scan, Shuffle};
+use crate::codegen::regions::{
+    Collective, CollectiveOp, Combine, Scan, Shuffle, SUB_GROUP_STATE, SUB_GROUP_WAIT,
+};
 use crate::codegen::{trusted, Result};
 use crate::SUB_GROUP_SIZE;
 use cranelift_codegen::ir::{
@@ -471,4 +473,67 @@ fn sub_group(b: &mut FunctionBuilder, c: &Collective, lanes: &[Lane], size: Valu
         b.ins().jump(next, &[]);
         b.switch_to_block(next);
     }
+}
+
+/// After a round in which work-items stopped at sub-group boundaries: in every sub-group,
+/// the work-items at its lowest sub-group state (earliest boundary) stay there; those at
+/// later ones are marked waiting ([`SUB_GROUP_WAIT`]) for the coming round, and last
+/// round's waiting marks are cleared. Work-items at work-group boundaries or exited are
+/// left alone.
+pub fn emit_sub_schedule(
+    b: &mut FunctionBuilder,
+    frame: Value,
+    frame_size: i64,
+    ls: &[Value],
+    state_off: u32,
+) {
+    let sgs = i64::from(SUB_GROUP_SIZE);
+    let n = {
+        let a = b.ins().imul(ls[0], ls[1]);
+        b.ins().imul(a, ls[2])
+    };
+    let count = b.ins().iadd_imm_s(n, sgs - 1);
+    let count = b.ins().ushr_imm_s(count, sgs.trailing_zeros() as i64);
+    let unit = b.ins().iconst(types::I8, 0);
+    let off = state_off as i32;
+    fold(b, count, unit, &mut |b, s, unit| {
+        let base = b.ins().imul_imm_s(s, sgs);
+        let mut lanes = Vec::new();
+        let mut min = b.ins().iconst(types::I32, SUB_GROUP_WAIT);
+        for k in 0..sgs {
+            let idx = b.ins().iadd_imm_s(base, k);
+            let inside = b.ins().icmp(IntCC::UnsignedLessThan, idx, n);
+            let idx = b.ins().select(inside, idx, base);
+            let o = b.ins().imul_imm_s(idx, frame_size);
+            let addr = b.ins().iadd(frame, o);
+            let st = b.ins().load(types::I32, trusted(), addr, off);
+            let waiting = b
+                .ins()
+                .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, st, SUB_GROUP_WAIT);
+            let cleared = b.ins().iadd_imm_s(st, -SUB_GROUP_WAIT);
+            let st = b.ins().select(waiting, cleared, st);
+            let sub = b
+                .ins()
+                .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, st, SUB_GROUP_STATE);
+            let sub = b.ins().band(sub, inside);
+            let m = b.ins().smin(min, st);
+            min = b.ins().select(sub, m, min);
+            lanes.push((inside, sub, addr, st));
+        }
+        for (inside, sub, addr, st) in lanes {
+            // Only lanes of this group store (a clamped lane is lane 0's frame).
+            let later = b.ins().icmp(IntCC::NotEqual, st, min);
+            let wait = b.ins().band(sub, later);
+            let marked = b.ins().iadd_imm_s(st, SUB_GROUP_WAIT);
+            let v = b.ins().select(wait, marked, st);
+            let store = b.create_block();
+            let next = b.create_block();
+            b.ins().brif(inside, store, &[], next, &[]);
+            b.switch_to_block(store);
+            b.ins().store(trusted(), v, addr, off);
+            b.ins().jump(next, &[]);
+            b.switch_to_block(next);
+        }
+        unit
+    });
 }
