@@ -107,6 +107,7 @@ fn extension_function(name: &CStr) -> *mut c_void {
         // CL_PLATFORM_ICD_SUFFIX_KHR) and skips the ICD if it gets NULL (measured).
         b"clGetPlatformInfo" => get_platform_info as *const (),
         b"clCreateProgramWithILKHR" => super::program::create_program_with_il as *const (),
+        b"clGetKernelSubGroupInfoKHR" => super::kernel::get_kernel_sub_group_info as *const (),
         _ => return std::ptr::null_mut(),
     };
     f as *mut c_void

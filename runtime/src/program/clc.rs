@@ -48,6 +48,18 @@ pub const OPENCL_C_EXTENSIONS: &[&str] = &[
     "cl_khr_local_int32_extended_atomics",
     "cl_khr_int64_base_atomics",
     "cl_khr_int64_extended_atomics",
+    // Sub-groups of 4 work-items (compiler `SUB_GROUP_SIZE`; collectives are region
+    // boundaries combined per sub-group, `compiler/src/workgroup/combine.rs`; tested in
+    // `compiler/tests/exec_subgroups.rs`). The non-uniform ones combine the work-items
+    // that reached the call together, diverged work-items reconverging at the next one.
+    "cl_khr_subgroups",
+    "cl_khr_subgroup_extended_types",
+    "cl_khr_subgroup_shuffle",
+    "cl_khr_subgroup_shuffle_relative",
+    "cl_khr_subgroup_clustered_reduce",
+    "cl_khr_subgroup_ballot",
+    "cl_khr_subgroup_non_uniform_vote",
+    "cl_khr_subgroup_non_uniform_arithmetic",
 ];
 
 /// OpenCL C 3.0 optional features the device supports (`CL_DEVICE_OPENCL_C_FEATURES` is
@@ -63,6 +75,7 @@ pub const OPENCL_C_FEATURES: &[&str] = &[
     "__opencl_c_atomic_scope_device",
     "__opencl_c_atomic_scope_all_devices",
     "__opencl_c_work_group_collective_functions",
+    "__opencl_c_subgroups",
 ];
 
 /// The `opt-15` pass pipeline run on clang's output (see the module documentation for why
