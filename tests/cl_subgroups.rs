@@ -1,4 +1,4 @@
-//! Sub-groups through the ICD loader: the device's claims, `clGetKernelSubGroupInfo`
+//! Sub-groups through the ICD loader: the device's claims (`__opencl_c_subgroups`), `clGetKernelSubGroupInfo`
 //! (core and the `clGetKernelSubGroupInfoKHR` extension address) with its error codes,
 //! and a kernel whose sub-group built-ins and collectives agree with those answers.
 
@@ -6,10 +6,27 @@ use ferrite_tests::*;
 use std::ffi::{c_void, CString};
 use std::ptr;
 
+/// The OpenCL C features the device claims.
+fn features() -> Vec<String> {
+    let feats = device_info(dev().device, CL_DEVICE_OPENCL_C_FEATURES).expect("features");
+    feats
+        .chunks(std::mem::size_of::<cl_name_version>())
+        .map(|c| {
+            let v: cl_name_version = pod(c);
+            let s: Vec<u8> = v
+                .name
+                .iter()
+                .take_while(|c| **c != 0)
+                .map(|c| *c as u8)
+                .collect();
+            String::from_utf8_lossy(&s).into_owned()
+        })
+        .collect()
+}
+
+/// Sub-groups are the OpenCL 3.0 feature `__opencl_c_subgroups`.
 fn has_subgroups() -> bool {
-    device_string(CL_DEVICE_EXTENSIONS)
-        .split_whitespace()
-        .any(|e| e == "cl_khr_subgroups")
+    features().iter().any(|f| f == "__opencl_c_subgroups")
 }
 
 const SRC: &str = r#"
@@ -59,7 +76,7 @@ fn sg_info(
 
 #[test]
 fn device_claims_sub_groups() {
-    if !require(has_subgroups(), "cl_khr_subgroups") {
+    if !require(has_subgroups(), "__opencl_c_subgroups") {
         return;
     }
     let n: cl_uint = device_get(CL_DEVICE_MAX_NUM_SUB_GROUPS);
@@ -73,29 +90,20 @@ fn device_claims_sub_groups() {
         let ifp: cl_bool = device_get(CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS);
         assert_eq!(ifp, CL_FALSE);
     }
-    let feats = device_info(dev().device, CL_DEVICE_OPENCL_C_FEATURES).expect("features");
-    let names: Vec<String> = feats
-        .chunks(std::mem::size_of::<cl_name_version>())
-        .map(|c| {
-            let v: cl_name_version = pod(c);
-            let s: Vec<u8> = v
-                .name
-                .iter()
-                .take_while(|c| **c != 0)
-                .map(|c| *c as u8)
-                .collect();
-            String::from_utf8_lossy(&s).into_owned()
-        })
-        .collect();
-    assert!(
-        names.iter().any(|f| f == "__opencl_c_subgroups"),
-        "{names:?}"
-    );
+    // cl_khr_subgroups requires independent forward progress: not claimed without it.
+    let ifp: cl_bool = device_get(CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS);
+    let ext = device_string(CL_DEVICE_EXTENSIONS);
+    if ifp == CL_FALSE {
+        assert!(
+            !ext.split_whitespace().any(|e| e == "cl_khr_subgroups"),
+            "cl_khr_subgroups without independent forward progress: {ext}"
+        );
+    }
 }
 
 #[test]
 fn kernel_sub_group_info_answers_and_errors() {
-    if !require(has_subgroups(), "cl_khr_subgroups") {
+    if !require(has_subgroups(), "__opencl_c_subgroups") {
         return;
     }
     let env = Env::new();

@@ -50,9 +50,12 @@ pub const OPENCL_C_EXTENSIONS: &[&str] = &[
     "cl_khr_int64_extended_atomics",
     // Sub-groups of 4 work-items (compiler `SUB_GROUP_SIZE`; collectives are region
     // boundaries combined per sub-group, `compiler/src/workgroup/combine.rs`; tested in
-    // `compiler/tests/exec_subgroups.rs`). The non-uniform ones combine the work-items
-    // that reached the call together, diverged work-items reconverging at the next one.
-    "cl_khr_subgroups",
+    // `compiler/tests/exec_subgroups.rs`), the OpenCL 3.0 feature `__opencl_c_subgroups`
+    // below. The non-uniform ones combine the work-items that reached the call together,
+    // diverged work-items reconverging at the next one. Not `cl_khr_subgroups`: that
+    // extension requires CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS, and a group's
+    // work-items run one after another on one thread (a sub-group spinning on another
+    // one's progress never ends).
     "cl_khr_subgroup_extended_types",
     "cl_khr_subgroup_shuffle",
     "cl_khr_subgroup_shuffle_relative",
