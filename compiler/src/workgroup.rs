@@ -8,14 +8,17 @@
 //! Two loop structures:
 //! - **No boundaries**: one pass of the loop nest.
 //! - **With boundaries** (barriers, collectives, `wait_group_events`; see [`regions`] and
-//!   `codegen/regions.rs`): a loop over *regions*. Each round runs the step for every
-//!   work-item from the current state with that work-item's frame
-//!   (`ctx.frame + linear_local_id * frame_size`); every work-item of a group reaches the
-//!   same boundary (uniform control flow is a precondition of barriers and collectives),
-//!   so the state work-item 0 reaches is the next round's state and the others are not
-//!   checked. Between two rounds, a collective's combine step ([`combine`]) reads every
-//!   work-item's operand from its frame and writes each one's result back. The round
-//!   after which work-item 0 reaches `EXIT` is the last.
+//!   `codegen/regions.rs`): a loop over *rounds*. Each round runs the step of every
+//!   work-item from its own state (kept in its frame, `ctx.frame + linear_local_id *
+//!   frame_size`) to its next boundary. Work-group boundaries (barriers, work-group
+//!   collectives) are reached by every work-item (uniform control flow is their
+//!   precondition); work-items wait there until no work-item is at a sub-group boundary,
+//!   then that boundary's combine step ([`combine`]) reads every work-item's operand from
+//!   its frame and writes each one's result back, and all go on. Sub-group boundaries
+//!   (sub-group collectives, shuffles, ballots, `sub_group_barrier`) are combined per
+//!   sub-group after every round over the work-items that reached them
+//!   ([`open_round`] has the scheduling rules). The round after which every work-item has
+//!   reached `EXIT` is the last.
 //!
 //! and two ways to run a work-item in the innermost loop ([`Shape`]):
 //! - **Inline** (the default): the kernel's body (or its step) is translated right there by

@@ -282,6 +282,11 @@ fn ballots_masks_and_elect() {
             o[10] = get_sub_group_lt_mask().x | (get_sub_group_eq_mask().x << 8)
                 | (get_sub_group_gt_mask().x << 16);
             o[11] = sub_group_broadcast_first(x);
+            // Bits past the sub-group's lanes are ignored by the counts and searches.
+            uint4 h = (uint4)(0xfff0u | b.x, ~0u, 0, 0);
+            o[4] += 100 * (sub_group_ballot_bit_count(h) - sub_group_ballot_bit_count(b));
+            o[7] = b.x ? sub_group_ballot_find_lsb(h) : 99;
+            o[8] = b.x ? sub_group_ballot_find_msb(h) : 99;
         }"#;
     let Some(k) = kernel(src, "k") else { return };
     let (global, local) = (26usize, 13usize);

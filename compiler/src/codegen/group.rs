@@ -98,9 +98,10 @@ impl FnTx<'_, '_, '_> {
 
 /// Sub-group operations on a ballot (`uvec4`) that need no other work-item's value:
 /// `OpGroupNonUniformInverseBallot`, `…BallotBitExtract`, `…BallotBitCount`,
-/// `…BallotFindLSB/MSB`. Only the sub-group's [`crate::SUB_GROUP_SIZE`] bits of the first
-/// component can be set by a ballot; `BitCount` counts only the bits of the work-item's
-/// sub-group (`Reduce`) or of those before it (the scans), `BitExtract` reads any bit.
+/// `…BallotFindLSB/MSB`. Only the bits below the maximum sub-group size (of the first
+/// component) can be set by a ballot: `BitCount` (`Reduce`) and `FindLSB/MSB` look at
+/// those alone (as the CTS does, also in a shorter last sub-group), the scans at the bits
+/// up to the work-item's own, `BitExtract` at any bit.
 pub fn is_ballot_local(op: Op) -> bool {
     matches!(
         op,
@@ -138,6 +139,11 @@ impl FnTx<'_, '_, '_> {
         let lid32 = self.b.ins().ireduce(types::I32, lid);
         let x = comps[0];
         let one = self.b.ins().iconst(types::I32, 1);
+        // The bits a sub-group's ballot can hold: below the maximum sub-group size.
+        let max = self.builtin_components(BuiltIn::SubgroupMaxSize)?[0];
+        let max = self.b.ins().ireduce(types::I32, max);
+        let lanes = self.b.ins().ishl(one, max);
+        let lanes = self.b.ins().iadd_imm_s(lanes, -1);
         let bit_of = |s: &mut Self, idx: Value| -> Value {
             // Bit `idx` of the 128-bit ballot.
             let word = s.b.ins().ushr_imm_s(idx, 5);
@@ -156,13 +162,7 @@ impl FnTx<'_, '_, '_> {
             }
             Op::GroupNonUniformBallotBitCount => {
                 let mask = match inst.operands.get(1) {
-                    Some(Operand::GroupOperation(GroupOperation::Reduce)) => {
-                        // The lanes of this work-item's sub-group.
-                        let n = self.builtin_components(BuiltIn::SubgroupSize)?[0];
-                        let n = self.b.ins().ireduce(types::I32, n);
-                        let m = self.b.ins().ishl(one, n);
-                        self.b.ins().iadd_imm_s(m, -1)
-                    }
+                    Some(Operand::GroupOperation(GroupOperation::Reduce)) => lanes,
                     Some(Operand::GroupOperation(GroupOperation::InclusiveScan)) => {
                         let m = self.b.ins().ishl(one, lid32);
                         let m = self.b.ins().iadd_imm_s(m, -1);
@@ -182,8 +182,12 @@ impl FnTx<'_, '_, '_> {
                 let v = self.b.ins().band(x, mask);
                 self.b.ins().popcnt(v)
             }
-            Op::GroupNonUniformBallotFindLSB => self.b.ins().ctz(x),
+            Op::GroupNonUniformBallotFindLSB => {
+                let x = self.b.ins().band(x, lanes);
+                self.b.ins().ctz(x)
+            }
             _ => {
+                let x = self.b.ins().band(x, lanes);
                 let z = self.b.ins().clz(x);
                 let c = self.b.ins().iconst(types::I32, 31);
                 self.b.ins().isub(c, z)

@@ -6,8 +6,8 @@
 //! ```text
 //! step(kernel params…, wi: i64, frame: i64, state: i32) -> i32
 //! ```
-//! It runs one work-item from the point `state` (0 = kernel entry, `i` = just after
-//! boundary `i`) until the next boundary `j` (returns `j`) or the end of the kernel
+//! It runs one work-item from the point `state` (0 = kernel entry, else just after the
+//! boundary with that state) until the next boundary (returns its state) or the end of the kernel
 //! (returns [`EXIT`]). The work-group function (`workgroup.rs`) calls it for every
 //! work-item, region after region.
 //!
@@ -20,8 +20,11 @@
 //!   Cranelift `Variable` in the step, spilled to its slot at each boundary it is live
 //!   across and reloaded in the resume stub of that boundary's continuation, so Cranelift's
 //!   SSA construction merges "defined in this call" and "reloaded after a boundary";
-//! - per collective, a 32-byte slot: the work-item's operand (and the broadcast local id),
-//!   overwritten with the result by the combine step that runs once between the regions.
+//! - per collective, a slot ([`Collective`]): the work-item's operand components, extra
+//!   operands (broadcast local id, shuffle index or delta, cluster size) and, for a
+//!   sub-group collective, its result, written by the combine step between two rounds;
+//! - the work-item's state (`i32`): the boundary it stopped at ([`FramePlan::state`]:
+//!   sub-group boundaries are numbered from [`SUB_GROUP_STATE`] in reverse post-order).
 //!
 //! Invariant that makes the rest correct: a value *not* live across any boundary is defined
 //! on every path from every resume point to its uses, so it dominates them in the step's

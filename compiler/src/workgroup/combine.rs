@@ -1,7 +1,12 @@
-//! The combine step of a work-group collective, run once between two regions: read every
-//! work-item's operand from its frame slot (linear local id order), compute, and write each
-//! work-item's result over its operand. Reductions and scans fold left to right in linear
-//! local id order, so float results are the sequential sum/min/max (deterministic).
+//! The combine step of a collective, run between two rounds: read every work-item's
+//! operand from its frame slot (linear local id order), compute, and write each work-item's
+//! result. A work-group collective ([`emit`]) writes its result over the operand; a
+//! sub-group collective ([`emit_sub`]) runs per sub-group of [`SUB_GROUP_SIZE`] work-items,
+//! over those that reached it this round (the active ones), and writes its results after
+//! the operands, since a shuffle reads operands of work-items it writes. Reductions and
+//! scans fold left to right in linear local id order, so float results are the sequential
+//! sum/min/max (deterministic). [`emit_sub_schedule`] decides which work-items of a
+//! sub-group wait a round (reconvergence, see `workgroup.rs`).
 //!
 //! Identities (exclusive scans give work-item 0 the identity, as OpenCL C requires): 0 for
 //! add, the type's largest value (`+inf` for floats) for min, its smallest (`-inf`) for
