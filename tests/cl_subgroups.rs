@@ -116,7 +116,10 @@ fn kernel_sub_group_info_answers_and_errors() {
     for local in [&[64usize][..], &[10, 3], &[3, 2, 2], &[1]] {
         let n: usize = local.iter().product();
         let m = sg_info(k.raw(), CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, local, 1).unwrap();
-        assert_eq!(m, [n.min(sgs)], "max size for {local:?}");
+        assert!(
+            m[0] >= n.min(sgs) && m[0] <= sgs,
+            "max size {m:?} for {local:?}"
+        );
         let c = sg_info(k.raw(), CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE, local, 1).unwrap();
         assert_eq!(c, [n.div_ceil(sgs)], "count for {local:?}");
     }

@@ -118,6 +118,7 @@ fn capability_supported(c: Capability) -> bool {
             | Capability::GroupNonUniformShuffle
             | Capability::GroupNonUniformShuffleRelative
             | Capability::GroupNonUniformClustered
+            | Capability::GroupNonUniformRotateKHR
             | Capability::SubgroupShuffleINTEL
             | Capability::SubgroupBufferBlockIOINTEL
             | Capability::AtomicFloat32AddEXT

@@ -74,7 +74,7 @@ fn ids_and_sizes_in_one_two_and_three_dimensions() {
                 let base = lin / SGS * SGS;
                 let want = [
                     (n - base).min(SGS) as u32,
-                    en.min(SGS) as u32,
+                    SGS as u32,
                     n.div_ceil(SGS) as u32,
                     en.div_ceil(SGS) as u32,
                     (lin / SGS) as u32,
@@ -557,5 +557,35 @@ fn diverged_work_items_reconverge_at_the_next_sub_group_collective() {
                 assert_eq!(o, [a, b, c, d], "sub-group {r:?} lane {j}");
             }
         }
+    }
+}
+
+#[test]
+fn rotates_whole_and_clustered() {
+    let src = r#"
+        kernel void k(global const int *in, global int *out) {
+            size_t g = get_global_id(0);
+            int x = in[g];
+            out[g * 3] = sub_group_rotate(x, 1);
+            out[g * 3 + 1] = sub_group_clustered_rotate(x, 3, 2);
+            out[g * 3 + 2] = sub_group_clustered_rotate(x, 1, 4);
+        }"#;
+    let Some(k) = kernel_with(src, "k", &[], ",+SPV_KHR_subgroup_rotate") else {
+        return;
+    };
+    let (global, local) = (24usize, 12usize);
+    let input = pseudo(global, 23);
+    let mut inp = input.clone();
+    let mut out = vec![0i32; global * 3];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut inp).buf(1, &mut out);
+    run1(&k, &args, global as u64, local as u64);
+    for i in 0..global {
+        let base = i / SGS * SGS;
+        let j = i - base;
+        let x = |k: usize| input[base + k];
+        assert_eq!(out[i * 3], x((j + 1) % SGS), "rotate {i}");
+        assert_eq!(out[i * 3 + 1], x(j / 2 * 2 + (j + 3) % 2), "cluster 2 {i}");
+        assert_eq!(out[i * 3 + 2], x((j + 1) % 4), "cluster 4 {i}");
     }
 }

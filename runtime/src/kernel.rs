@@ -179,10 +179,10 @@ impl Kernel {
     }
 
     /// `CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE`: every sub-group is
-    /// [`SUB_GROUP_SIZE`] consecutive work-items, the last one of a smaller group shorter.
-    pub fn max_sub_group_size_for(local: &[usize]) -> usize {
-        let n: usize = local.iter().product();
-        n.min(SUB_GROUP_SIZE as usize)
+    /// [`SUB_GROUP_SIZE`] consecutive work-items, the last one of a group maybe shorter;
+    /// the maximum is that width for every local size (as `get_max_sub_group_size()`).
+    pub fn max_sub_group_size_for(_local: &[usize]) -> usize {
+        SUB_GROUP_SIZE as usize
     }
 
     /// `CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE`.

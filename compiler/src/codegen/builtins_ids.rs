@@ -140,11 +140,9 @@ impl FnTx<'_, '_, '_> {
                 let max = self.b.ins().iconst(types::I64, SGS);
                 vec![self.b.ins().umin(left, max)]
             }
-            BuiltIn::SubgroupMaxSize => {
-                let n = self.group_items(GroupContext::OFFSET_ENQUEUED_LOCAL_SIZE);
-                let max = self.b.ins().iconst(types::I64, SGS);
-                vec![self.b.ins().umin(n, max)]
-            }
+            // The sub-group width, whatever the group's size (a group of fewer work-items
+            // has one shorter sub-group; `CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE` agrees).
+            BuiltIn::SubgroupMaxSize => vec![self.b.ins().iconst(types::I64, SGS)],
             BuiltIn::NumSubgroups | BuiltIn::NumEnqueuedSubgroups => {
                 let off = if b == BuiltIn::NumSubgroups {
                     GroupContext::OFFSET_LOCAL_SIZE

@@ -85,13 +85,18 @@ pub enum Scan {
 }
 
 /// Where a shuffle reads: the work-item with sub-group local id `extra`, `own ^ extra`,
-/// `own - extra` or `own + extra`.
+/// `own - extra`, `own + extra`, or rotated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shuffle {
     Index,
     Xor,
     Up,
     Down,
+    /// `OpGroupNonUniformRotateKHR`: `(own + extra) mod cluster` within the work-item's
+    /// cluster (the second extra operand when `clustered`, else the whole sub-group).
+    Rotate {
+        clustered: bool,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -273,6 +278,7 @@ pub fn operand_positions(op: Op) -> (&'static [usize], &'static [usize], bool) {
         | GroupNonUniformShuffleXor
         | GroupNonUniformShuffleUp
         | GroupNonUniformShuffleDown => (&[1], &[2], true),
+        GroupNonUniformRotateKHR => (&[1], &[2, 3], true),
         GroupNonUniformElect => (&[], &[], true),
         SubgroupShuffleINTEL | SubgroupShuffleXorINTEL => (&[0], &[1], false),
         SubgroupShuffleDownINTEL | SubgroupShuffleUpINTEL => (&[0, 1], &[2], false),
@@ -344,6 +350,9 @@ fn collective_op(
         GroupNonUniformShuffleXor | SubgroupShuffleXorINTEL => CollectiveOp::Shuffle(Shuffle::Xor),
         GroupNonUniformShuffleUp => CollectiveOp::Shuffle(Shuffle::Up),
         GroupNonUniformShuffleDown => CollectiveOp::Shuffle(Shuffle::Down),
+        GroupNonUniformRotateKHR => CollectiveOp::Shuffle(Shuffle::Rotate {
+            clustered: inst.operands.len() > 3,
+        }),
         SubgroupShuffleDownINTEL => CollectiveOp::IntelShuffle { up: false },
         SubgroupShuffleUpINTEL => CollectiveOp::IntelShuffle { up: true },
         GroupNonUniformBallot => CollectiveOp::Ballot,
@@ -721,12 +730,13 @@ impl FnTx<'_, '_, '_> {
                         .store(trusted(), x, frame, c.operand(v as u32, k as u32));
                 }
             }
-            for pos in extras {
+            for (e, pos) in extras.iter().enumerate() {
                 let Ok(id) = op_id(inst, *pos) else {
                     continue;
                 };
                 let comps = self.val(id)?.flat();
-                for (k, x) in comps.into_iter().enumerate().take(3) {
+                for (k, x) in comps.into_iter().enumerate().take(3 - e) {
+                    let k = k + e;
                     let x = if self.value_type(x).bits() < 64 {
                         self.b.ins().uextend(types::I64, x)
                     } else {

@@ -241,8 +241,9 @@ struct Lane {
     /// Operand components, of the first and (INTEL two-value shuffles) second value.
     x: Vec<Value>,
     y: Vec<Value>,
-    /// The first extra operand (index, delta, local id, cluster size).
+    /// The first extra operand (index, delta, local id, cluster size) and the second.
     e: Value,
+    e2: Value,
 }
 
 /// Emit the combine step of sub-group collective `c` at state `state`: for every
@@ -296,12 +297,14 @@ pub fn emit_sub(
                     Vec::new()
                 };
                 let e = b.ins().load(types::I64, trusted(), addr, c.extra(0));
+                let e2 = b.ins().load(types::I64, trusted(), addr, c.extra(1));
                 Lane {
                     active,
                     addr,
                     x,
                     y,
                     e,
+                    e2,
                 }
             })
             .collect();
@@ -414,6 +417,20 @@ fn sub_group(b: &mut FunctionBuilder, c: &Collective, lanes: &[Lane], size: Valu
                         b.ins().isub(kk, e)
                     }
                     Shuffle::Down => b.ins().iadd_imm_s(e, k as i64),
+                    Shuffle::Rotate { clustered } => {
+                        // base + (k + delta) mod cluster (a power of two).
+                        let cs = if clustered {
+                            lanes[k].e2
+                        } else {
+                            b.ins().iconst(types::I64, w as i64)
+                        };
+                        let m = b.ins().iadd_imm_s(cs, -1);
+                        let kk = b.ins().iconst(types::I64, k as i64);
+                        let base = b.ins().band_not(kk, m);
+                        let t = b.ins().iadd_imm_s(e, k as i64);
+                        let t = b.ins().band(t, m);
+                        b.ins().iadd(base, t)
+                    }
                 };
                 (0..c.n as usize)
                     .map(|j| {

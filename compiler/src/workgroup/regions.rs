@@ -81,6 +81,7 @@ pub fn is_boundary(op: Op) -> bool {
             | GroupNonUniformLogicalAnd
             | GroupNonUniformLogicalOr
             | GroupNonUniformLogicalXor
+            | GroupNonUniformRotateKHR
             | SubgroupShuffleINTEL
             | SubgroupShuffleDownINTEL
             | SubgroupShuffleUpINTEL

@@ -63,6 +63,7 @@ pub const OPENCL_C_EXTENSIONS: &[&str] = &[
     "cl_khr_subgroup_ballot",
     "cl_khr_subgroup_non_uniform_vote",
     "cl_khr_subgroup_non_uniform_arithmetic",
+    "cl_khr_subgroup_rotate",
 ];
 
 /// OpenCL C 3.0 optional features the device supports (`CL_DEVICE_OPENCL_C_FEATURES` is
@@ -555,6 +556,8 @@ pub fn compile_with(
         }
     }
     let mut spirv_args = vec!["--spirv-ext=+SPV_INTEL_arbitrary_precision_integers".to_string()];
+    // `sub_group_rotate` (cl_khr_subgroup_rotate) is OpGroupNonUniformRotateKHR.
+    spirv_args.push("--spirv-ext=+SPV_KHR_subgroup_rotate".into());
     if opts.kernel_arg_info {
         // Keeps argument type names as `kernel_arg_type.<kernel>.<types>` strings.
         spirv_args.push("--preserve-ocl-kernel-arg-type-metadata-through-string".into());
