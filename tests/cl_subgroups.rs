@@ -17,7 +17,7 @@ fn features() -> Vec<String> {
                 .name
                 .iter()
                 .take_while(|c| **c != 0)
-                .map(|c| *c as u8)
+                .map(|c| c.to_ne_bytes()[0])
                 .collect();
             String::from_utf8_lossy(&s).into_owned()
         })

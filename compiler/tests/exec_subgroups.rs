@@ -4,10 +4,6 @@
 //! `sub_group_barrier`, shuffles, relative shuffles, ballots and masks, clustered
 //! reductions, divergent control flow (collectives over the work-items that reach them),
 //! and the INTEL shuffles. Every result is checked against a host reference.
-#![expect(
-    clippy::needless_range_loop,
-    reason = "host references index like the kernels they check"
-)]
 
 #[path = "common/harness.rs"]
 mod harness;
@@ -170,7 +166,7 @@ fn collectives_reduce_scan_broadcast_vote() {
                         .iter()
                         .enumerate()
                         .map(|(k, v)| {
-                            if k >= 8 && k <= 9 {
+                            if (8..=9).contains(&k) {
                                 i32::from(*v != 0)
                             } else {
                                 *v

@@ -305,7 +305,9 @@ pub unsafe extern "C" fn get_kernel_sub_group_info(
         let local = || -> ClResult<Vec<usize>> {
             let n = input_value_size / word;
             check(
-                !input_value.is_null() && input_value_size % word == 0 && (1..=3).contains(&n),
+                !input_value.is_null()
+                    && input_value_size.is_multiple_of(word)
+                    && (1..=3).contains(&n),
                 CL_INVALID_VALUE,
             )?;
             // SAFETY: input_value points to input_value_size bytes (API contract), n
@@ -336,7 +338,7 @@ pub unsafe extern "C" fn get_kernel_sub_group_info(
                 };
                 check(
                     (1..=3).contains(&dims)
-                        && (param_value.is_null() || param_value_size % word == 0),
+                        && (param_value.is_null() || param_value_size.is_multiple_of(word)),
                     CL_INVALID_VALUE,
                 )?;
                 info(&k.local_size_for_sub_group_count(count, dims))
