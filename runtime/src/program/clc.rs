@@ -675,9 +675,11 @@ mod tests {
         assert_eq!(&spirv[..4], &0x0723_0203u32.to_le_bytes());
 
         let claims = compile(
-            "#if defined(__opencl_c_read_write_images) || defined(cl_khr_subgroup_ballot) \
+            "#if defined(__opencl_c_read_write_images) || defined(cl_khr_extended_bit_ops) \
              || defined(__IMAGE_SUPPORT__)\n\
              #error unclaimed feature visible\n#endif\n\
+             #if !defined(__opencl_c_subgroups) || !defined(cl_khr_subgroup_ballot)\n\
+             #error claimed feature invisible\n#endif\n\
              #if !defined(__OPENCL_VERSION__) || __OPENCL_VERSION__ != 300\n\
              #error no __OPENCL_VERSION__\n#endif\n\
              kernel void k(global int* a) { a[0] = 1; }",
