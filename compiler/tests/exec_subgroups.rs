@@ -585,3 +585,50 @@ fn rotates_whole_and_clustered() {
         assert_eq!(out[i * 3 + 2], x((j + 1) % 4), "cluster 4 {i}");
     }
 }
+
+#[test]
+fn block_io_and_ballot_bits_without_boundaries() {
+    // No collective: the kernel is one loop nest (no rounds), the sub-group operations
+    // are plain code.
+    let src = r#"
+        kernel void k(global const uint *in, global uint *out) {
+            size_t g = get_global_id(0);
+            uint j = get_sub_group_local_id();
+            const global uint *p = in + (g - j);
+            uint v = intel_sub_group_block_read(p);
+            intel_sub_group_block_write(out + (g - j), v * 2);
+            uint4 b = (uint4)(in[g], 0, 0, 0);
+            out[64 + g] = sub_group_inverse_ballot(b) + 2 * sub_group_ballot_bit_count(b);
+        }"#;
+    let Some(k) = kernel_with(
+        src,
+        "k",
+        &[
+            "-Dcl_intel_subgroups",
+            "-Xclang",
+            "-include",
+            "-Xclang",
+            "opencl-c.h",
+        ],
+        ",+SPV_INTEL_subgroups",
+    ) else {
+        return;
+    };
+    assert_eq!(k.frame_size_per_item, 0, "no boundaries, no frame");
+    let (global, local) = (20usize, 10usize);
+    let input: Vec<u32> = (0..global as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 27)
+        .collect();
+    let mut inp = input.clone();
+    let mut out = vec![0u32; 64 + global];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut inp).buf(1, &mut out);
+    run1(&k, &args, global as u64, local as u64);
+    for i in 0..global {
+        let j = (i % local) % SGS;
+        assert_eq!(out[i], input[i] * 2, "block io {i}");
+        let b = input[i];
+        let want = ((b >> j) & 1) + 2 * (b & ((1 << SGS) - 1)).count_ones();
+        assert_eq!(out[64 + i], want, "ballot bits {i}");
+    }
+}
