@@ -632,3 +632,29 @@ fn block_io_and_ballot_bits_without_boundaries() {
         assert_eq!(out[64 + i], want, "ballot bits {i}");
     }
 }
+
+#[test]
+fn a_required_sub_group_size_other_than_ours_is_refused() {
+    let src = r#"
+        __attribute__((intel_reqd_sub_group_size(SIZE)))
+        kernel void k(global int *out) { out[get_global_id(0)] = get_sub_group_size(); }"#;
+    for (size, ok) in [(4, true), (16, false)] {
+        let Some(spv) = harness::cl_to_spirv_with(
+            &src.replace("SIZE", &size.to_string()),
+            "-O2",
+            &["-Dcl_intel_required_subgroup_size"],
+            ",+SPV_INTEL_subgroups",
+        ) else {
+            return;
+        };
+        let r = ferrite_compiler::Module::from_spirv(&spv)
+            .and_then(|m| m.compile_kernel("k").map(|_| ()));
+        match (r, ok) {
+            (Ok(()), true) => {}
+            (Err(ferrite_compiler::CompileError::Unsupported(msg)), false) => {
+                assert!(msg.contains("sub-group size of 16"), "{msg}")
+            }
+            (r, _) => panic!("size {size}: {r:?}"),
+        }
+    }
+}
