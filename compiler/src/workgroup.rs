@@ -524,8 +524,7 @@ struct Round {
     wg_state: Variable,
     /// This work-item's state (where it resumes).
     state_now: Value,
-    /// This work-item's linear local id and frame.
-    linear: Value,
+    /// This work-item's frame.
     item: Value,
     /// Reached with the state the work-item is in after this round (`i32` parameter).
     after: Block,
@@ -614,7 +613,6 @@ fn open_round(b: &mut FunctionBuilder, plan: &FramePlan, pro: &Prologue, record:
         sub_pending,
         wg_state,
         state_now: st,
-        linear,
         item,
         after,
     }
@@ -648,7 +646,6 @@ fn close_round(
     let prev = b.use_var(round.wg_state);
     let w = b.ins().select(wg, r, prev);
     b.def_var(round.wg_state, w);
-    let _ = round.linear;
     let (frame, head) = (round.frame, round.head);
     close_loops(b, round.nest, false);
     let zero8 = b.ins().iconst(types::I8, 0);
