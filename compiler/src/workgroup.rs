@@ -520,6 +520,9 @@ struct Round {
     /// Did a work-item not exit / stop at a sub-group boundary this round?
     alive: Variable,
     sub_pending: Variable,
+    /// Bit `rank % 64` set for every sub-group boundary a work-item is at (its combine runs
+    /// only then).
+    sub_mask: Variable,
     /// The work-group boundary work-items stopped at this round.
     wg_state: Variable,
     /// This work-item's state (where it resumes).
@@ -557,6 +560,7 @@ fn open_round(b: &mut FunctionBuilder, plan: &FramePlan, pro: &Prologue, record:
     let release = b.declare_var(types::I8);
     let alive = b.declare_var(types::I8);
     let sub_pending = b.declare_var(types::I8);
+    let sub_mask = b.declare_var(types::I64);
     let wg_state = b.declare_var(types::I32);
     let one8 = b.ins().iconst(types::I8, 1);
     let zero8 = b.ins().iconst(types::I8, 0);
@@ -569,6 +573,8 @@ fn open_round(b: &mut FunctionBuilder, plan: &FramePlan, pro: &Prologue, record:
     let exit32 = b.ins().iconst(types::I32, EXIT);
     b.def_var(alive, zero8);
     b.def_var(sub_pending, zero8);
+    let zero64 = b.ins().iconst(types::I64, 0);
+    b.def_var(sub_mask, zero64);
     b.def_var(wg_state, exit32);
     let ls = &pro.ls;
     let nest = open_loops(b, record.then_some(pro.wi), ls, &pro.base, false);
@@ -611,6 +617,7 @@ fn open_round(b: &mut FunctionBuilder, plan: &FramePlan, pro: &Prologue, record:
         release,
         alive,
         sub_pending,
+        sub_mask,
         wg_state,
         state_now: st,
         item,
@@ -641,6 +648,18 @@ fn close_round(
     let sp = b.use_var(round.sub_pending);
     let sp = b.ins().bor(sp, sub);
     b.def_var(round.sub_pending, sp);
+    // The boundary's rank (a waiting work-item's state has SUB_GROUP_WAIT, a multiple of
+    // 64, added).
+    let rank = b.ins().iadd_imm_s(r, -SUB_GROUP_STATE - 1);
+    let rank = b.ins().band_imm_s(rank, 63);
+    let rank = b.ins().uextend(types::I64, rank);
+    let one = b.ins().iconst(types::I64, 1);
+    let bit = b.ins().ishl(one, rank);
+    let zero = b.ins().iconst(types::I64, 0);
+    let bit = b.ins().select(sub, bit, zero);
+    let m = b.use_var(round.sub_mask);
+    let m = b.ins().bor(m, bit);
+    b.def_var(round.sub_mask, m);
     let not_sub = b.ins().bxor_imm_s(sub, 1);
     let wg = b.ins().band(live, not_sub);
     let prev = b.use_var(round.wg_state);
@@ -669,7 +688,18 @@ fn close_round(
     for (i, kind) in plan.points.iter().enumerate() {
         if let PointKind::Collective(c) = kind {
             if c.sub {
-                combine::emit_sub(b, c, plan.state(i), frame, fs, ls, plan.state_off)?;
+                let st = plan.state(i);
+                let m = b.use_var(round.sub_mask);
+                let hit = b
+                    .ins()
+                    .band_imm_s(m, 1 << ((st - SUB_GROUP_STATE - 1) & 63));
+                let run = b.create_block();
+                let next = b.create_block();
+                b.ins().brif(hit, run, &[], next, &[]);
+                b.switch_to_block(run);
+                combine::emit_sub(b, c, st, frame, fs, ls, plan.state_off)?;
+                b.ins().jump(next, &[]);
+                b.switch_to_block(next);
             }
         }
     }
