@@ -18,7 +18,8 @@
 //!   (sub-group collectives, shuffles, ballots, `sub_group_barrier`) are combined per
 //!   sub-group after every round over the work-items that reached them
 //!   ([`open_round`] has the scheduling rules). The round after which every work-item has
-//!   reached `EXIT` is the last.
+//!   reached `EXIT` is the last. A kernel without sub-group boundaries needs no state per
+//!   work-item: all run from one state, work-item 0's next one ([`close_uniform_round`]).
 //!
 //! and two ways to run a work-item in the innermost loop ([`Shape`]):
 //! - **Inline** (the default): the kernel's body (or its step) is translated right there by
@@ -531,6 +532,12 @@ struct Round {
     item: Value,
     /// Reached with the state the work-item is in after this round (`i32` parameter).
     after: Block,
+    /// A kernel without sub-group boundaries: every work-item runs from the same state
+    /// (`.0`), and the state work-item 0 reaches (`.1`) is the next round's: no state per
+    /// work-item (the shape before sub-groups, and the faster one).
+    uniform: Option<(Variable, Variable)>,
+    /// This work-item's linear local id.
+    linear: Value,
 }
 
 /// Open round after round and the loop nest over the work-items inside; the builder is
@@ -566,9 +573,20 @@ fn open_round(b: &mut FunctionBuilder, plan: &FramePlan, pro: &Prologue, record:
     let zero8 = b.ins().iconst(types::I8, 0);
     b.def_var(first, one8);
     b.def_var(release, zero8);
+    let uniform = (!plan.points.iter().any(PointKind::sub)).then(|| {
+        let state = b.declare_var(types::I32);
+        let next = b.declare_var(types::I32);
+        let zero32 = b.ins().iconst(types::I32, 0);
+        b.def_var(state, zero32);
+        (state, next)
+    });
     let round = b.create_block();
     b.ins().jump(round, &[]);
     b.switch_to_block(round);
+    if let Some((_, next)) = uniform {
+        let exit32 = b.ins().iconst(types::I32, EXIT);
+        b.def_var(next, exit32);
+    }
     let zero8 = b.ins().iconst(types::I8, 0);
     let exit32 = b.ins().iconst(types::I32, EXIT);
     b.def_var(alive, zero8);
@@ -585,6 +603,30 @@ fn open_round(b: &mut FunctionBuilder, plan: &FramePlan, pro: &Prologue, record:
     let linear = b.ins().iadd(zyx, x);
     let off = b.ins().imul_imm_s(linear, plan.size as i64);
     let item = b.ins().iadd(frame, off);
+    let run = b.create_block();
+    let after = b.create_block();
+    b.append_block_param(after, types::I32);
+    if let Some((state, _)) = uniform {
+        let st = b.use_var(state);
+        b.ins().jump(run, &[]);
+        b.switch_to_block(run);
+        return Round {
+            nest,
+            head: round,
+            frame,
+            first,
+            release,
+            alive,
+            sub_pending,
+            sub_mask,
+            wg_state,
+            state_now: st,
+            item,
+            after,
+            uniform,
+            linear,
+        };
+    }
     let is_first = b.use_var(first);
     let saved = b
         .ins()
@@ -604,9 +646,6 @@ fn open_round(b: &mut FunctionBuilder, plan: &FramePlan, pro: &Prologue, record:
     let go = b.ins().bor(rel, start);
     let go = b.ins().bor(go, sub);
     let go = b.ins().band(go, live);
-    let run = b.create_block();
-    let after = b.create_block();
-    b.append_block_param(after, types::I32);
     b.ins().brif(go, run, &[], after, &[BlockArg::Value(st)]);
     b.switch_to_block(run);
     Round {
@@ -622,6 +661,8 @@ fn open_round(b: &mut FunctionBuilder, plan: &FramePlan, pro: &Prologue, record:
         state_now: st,
         item,
         after,
+        uniform,
+        linear,
     }
 }
 
@@ -636,6 +677,9 @@ fn close_round(
     ls: &[Value],
 ) -> Result<()> {
     let r = b.block_params(round.after)[0];
+    if let Some((state, next)) = round.uniform {
+        return close_uniform_round(b, round, state, next, r, plan, ls);
+    }
     b.ins()
         .store(trusted(), r, round.item, plan.state_off as i32);
     let live = b.ins().icmp_imm_s(IntCC::NotEqual, r, EXIT);
@@ -730,6 +774,59 @@ fn close_round(
         b.ins().jump(resume, &[]);
     }
     b.switch_to_block(resume);
+    b.ins().jump(head, &[]);
+
+    b.switch_to_block(done);
+    b.ins().return_(&[]);
+    Ok(())
+}
+
+/// [`close_round`] of a kernel without sub-group boundaries: every work-item of a group
+/// reaches the same boundary (uniform control flow is a precondition of barriers and
+/// work-group collectives), so the state work-item 0 reaches is the next round's and the
+/// others are not checked; that boundary's combine runs before the next round, and the
+/// round after which work-item 0 exits is the last.
+fn close_uniform_round(
+    b: &mut FunctionBuilder,
+    round: Round,
+    state: Variable,
+    next: Variable,
+    r: Value,
+    plan: &FramePlan,
+    ls: &[Value],
+) -> Result<()> {
+    let first = b.ins().icmp_imm_s(IntCC::Equal, round.linear, 0);
+    let prev = b.use_var(next);
+    let n = b.ins().select(first, r, prev);
+    b.def_var(next, n);
+    let (frame, head) = (round.frame, round.head);
+    close_loops(b, round.nest, false);
+    let n = b.use_var(next);
+    let done = b.create_block();
+    let dispatch = b.create_block();
+    let resume = b.create_block();
+    let is_exit = b.ins().icmp_imm_s(IntCC::Equal, n, EXIT);
+    b.ins().brif(is_exit, done, &[], dispatch, &[]);
+
+    b.switch_to_block(dispatch);
+    let fs = plan.size as i64;
+    let mut sw = Switch::new();
+    let mut combines = Vec::new();
+    for (i, kind) in plan.points.iter().enumerate() {
+        if let PointKind::Collective(c) = kind {
+            let blk = b.create_block();
+            sw.set_entry(plan.state(i) as u128, blk);
+            combines.push((blk, *c));
+        }
+    }
+    sw.emit(b, n, resume);
+    for (blk, c) in combines {
+        b.switch_to_block(blk);
+        combine::emit(b, &c, frame, fs, ls)?;
+        b.ins().jump(resume, &[]);
+    }
+    b.switch_to_block(resume);
+    b.def_var(state, n);
     b.ins().jump(head, &[]);
 
     b.switch_to_block(done);

@@ -217,7 +217,8 @@ pub struct FramePlan {
     pub points: Vec<PointKind>,
     /// Does boundary `i + 1` need a fence before it (device-scope barrier semantics)?
     pub fences: Vec<bool>,
-    /// Offset of the work-item's state (`i32`: the boundary it waits at, or [`EXIT`]).
+    /// Offset of the work-item's state (`i32`: the boundary it waits at, or [`EXIT`]), in
+    /// kernels with sub-group boundaries.
     pub state_off: u32,
     /// Boundary `i + 1`'s rank in reverse post-order of the kernel's CFG: a sub-group
     /// boundary's state grows with it, so the earliest one a sub-group waits at has the
@@ -478,9 +479,6 @@ pub fn plan(p: &Program, split: &Split) -> Result<FramePlan> {
         plan.cross.insert(*id, (slot_u32(off)?, tys));
         off = off.checked_add(8 * n).ok_or_else(overflow)?;
     }
-    off = align_up(off, 8);
-    plan.state_off = slot_u32(off)?;
-    off += 8;
     for pt in &split.points {
         let inst = &pt.inst;
         let (kind, fence) = match inst.class.opcode {
@@ -506,6 +504,12 @@ pub fn plan(p: &Program, split: &Split) -> Result<FramePlan> {
         plan.fences.push(fence);
     }
     plan.order = rpo_ranks(split)?;
+    // Only kernels with sub-group boundaries keep a state per work-item (`workgroup.rs`).
+    if plan.points.iter().any(PointKind::sub) {
+        off = align_up(off, 8);
+        plan.state_off = slot_u32(off)?;
+        off += 8;
+    }
     plan.size = align_up(off, max_align);
     Ok(plan)
 }
