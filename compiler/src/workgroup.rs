@@ -524,6 +524,11 @@ struct Round {
     /// Bit `rank % 64` set for every sub-group boundary a work-item is at (its combine runs
     /// only then).
     sub_mask: Variable,
+    /// Lowest and highest state of the work-items at sub-group boundaries: equal when
+    /// all are at one boundary and none waits, and then no sub-group has work-items to
+    /// hold back.
+    sub_lo: Variable,
+    sub_hi: Variable,
     /// The work-group boundary work-items stopped at this round.
     wg_state: Variable,
     /// This work-item's state (where it resumes).
@@ -568,6 +573,8 @@ fn open_round(b: &mut FunctionBuilder, plan: &FramePlan, pro: &Prologue, record:
     let alive = b.declare_var(types::I8);
     let sub_pending = b.declare_var(types::I8);
     let sub_mask = b.declare_var(types::I64);
+    let sub_lo = b.declare_var(types::I32);
+    let sub_hi = b.declare_var(types::I32);
     let wg_state = b.declare_var(types::I32);
     let one8 = b.ins().iconst(types::I8, 1);
     let zero8 = b.ins().iconst(types::I8, 0);
@@ -593,6 +600,10 @@ fn open_round(b: &mut FunctionBuilder, plan: &FramePlan, pro: &Prologue, record:
     b.def_var(sub_pending, zero8);
     let zero64 = b.ins().iconst(types::I64, 0);
     b.def_var(sub_mask, zero64);
+    let lo = b.ins().iconst(types::I32, i64::from(i32::MAX));
+    let hi = b.ins().iconst(types::I32, i64::from(i32::MIN));
+    b.def_var(sub_lo, lo);
+    b.def_var(sub_hi, hi);
     b.def_var(wg_state, exit32);
     let ls = &pro.ls;
     let nest = open_loops(b, record.then_some(pro.wi), ls, &pro.base, false);
@@ -619,6 +630,8 @@ fn open_round(b: &mut FunctionBuilder, plan: &FramePlan, pro: &Prologue, record:
             alive,
             sub_pending,
             sub_mask,
+            sub_lo,
+            sub_hi,
             wg_state,
             state_now: st,
             item,
@@ -657,6 +670,8 @@ fn open_round(b: &mut FunctionBuilder, plan: &FramePlan, pro: &Prologue, record:
         alive,
         sub_pending,
         sub_mask,
+        sub_lo,
+        sub_hi,
         wg_state,
         state_now: st,
         item,
@@ -704,6 +719,14 @@ fn close_round(
     let m = b.use_var(round.sub_mask);
     let m = b.ins().bor(m, bit);
     b.def_var(round.sub_mask, m);
+    let lo = b.use_var(round.sub_lo);
+    let lo2 = b.ins().smin(lo, r);
+    let lo = b.ins().select(sub, lo2, lo);
+    b.def_var(round.sub_lo, lo);
+    let hi = b.use_var(round.sub_hi);
+    let hi2 = b.ins().smax(hi, r);
+    let hi = b.ins().select(sub, hi2, hi);
+    b.def_var(round.sub_hi, hi);
     let not_sub = b.ins().bxor_imm_s(sub, 1);
     let wg = b.ins().band(live, not_sub);
     let prev = b.use_var(round.wg_state);
@@ -728,7 +751,21 @@ fn close_round(
 
     // Sub-group boundaries reached: their combines, and work-group boundaries wait.
     b.switch_to_block(subs);
+    let lo = b.use_var(round.sub_lo);
+    let hi = b.use_var(round.sub_hi);
+    let one_point = b.ins().icmp(IntCC::Equal, lo, hi);
+    // (Work-items all waiting at one boundary still need their marks cleared.)
+    let unmarked = b
+        .ins()
+        .icmp_imm_s(IntCC::SignedLessThan, lo, SUB_GROUP_WAIT);
+    let one_point = b.ins().band(one_point, unmarked);
+    let schedule = b.create_block();
+    let combines = b.create_block();
+    b.ins().brif(one_point, combines, &[], schedule, &[]);
+    b.switch_to_block(schedule);
     combine::emit_sub_schedule(b, frame, fs, ls, plan.state_off);
+    b.ins().jump(combines, &[]);
+    b.switch_to_block(combines);
     for (i, kind) in plan.points.iter().enumerate() {
         if let PointKind::Collective(c) = kind {
             if c.sub {

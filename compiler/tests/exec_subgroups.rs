@@ -658,3 +658,37 @@ fn a_required_sub_group_size_other_than_ours_is_refused() {
         }
     }
 }
+
+#[test]
+fn work_items_left_waiting_alone_are_released() {
+    // Lane 0 of each sub-group goes to an early collective then exits; the others wait
+    // for it at a later one and must still be combined (without lane 0) afterwards.
+    let src = r#"
+        kernel void k(global const int *in, global int *out) {
+            size_t g = get_global_id(0);
+            int x = in[g];
+            uint j = get_sub_group_local_id();
+            if (j == 0) {
+                out[g] = sub_group_non_uniform_reduce_add(x) + 1000;
+                return;
+            }
+            out[g] = sub_group_non_uniform_reduce_max(x);
+        }"#;
+    let Some(k) = kernel(src, "k") else { return };
+    let (global, local) = (16usize, 8usize);
+    let input = pseudo(global, 29);
+    let mut inp = input.clone();
+    let mut out = vec![0i32; global];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut inp).buf(1, &mut out);
+    run1(&k, &args, global as u64, local as u64);
+    for i in 0..global {
+        let base = i / SGS * SGS;
+        let want = if i == base {
+            input[i] + 1000
+        } else {
+            (base + 1..base + SGS).map(|k| input[k]).max().unwrap_or(0)
+        };
+        assert_eq!(out[i], want, "item {i}");
+    }
+}
