@@ -675,7 +675,7 @@ mod tests {
         assert_eq!(&spirv[..4], &0x0723_0203u32.to_le_bytes());
 
         let claims = compile(
-            "#if defined(__opencl_c_read_write_images) || defined(cl_khr_extended_bit_ops) \
+            "#if defined(__opencl_c_read_write_images) || defined(__opencl_c_device_enqueue) \
              || defined(__IMAGE_SUPPORT__)\n\
              #error unclaimed feature visible\n#endif\n\
              #if !defined(__opencl_c_subgroups) || !defined(cl_khr_subgroup_ballot)\n\
