@@ -1232,6 +1232,8 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             MemoryBarrier => self.memory_barrier(inst),
             _ if atomic::is_atomic(op) => self.atomic(inst),
             GroupAsyncCopy => self.async_copy(inst),
+            _ if group::is_ballot_local(op) => self.ballot_local(inst),
+            _ if group::is_block_io(op) => self.block_io(inst),
             Variable
             | Load
             | Store
@@ -1336,4 +1338,6 @@ pub fn opcode_supported(op: Op) -> bool {
         || atomic::is_atomic(op)
         || dot::is_dot(op)
         || crate::workgroup::regions::is_boundary(op)
+        || group::is_ballot_local(op)
+        || group::is_block_io(op)
 }

@@ -48,6 +48,13 @@ mod workgroup;
 pub use error::CompileError;
 pub use printf::PrintfBuffer;
 
+/// Work-items per sub-group: the 4 lanes of 32 bits of Cranelift's 128-bit vectors, the
+/// width of the vector loop (`workgroup/vector.rs`). A sub-group is a run of consecutive
+/// linear local ids (`get_sub_group_id() = linear / 4`, `get_sub_group_local_id() =
+/// linear % 4`); the last sub-group of a work-group whose size is not a multiple of 4 is
+/// shorter. Every kernel has this sub-group size, whatever its local size.
+pub const SUB_GROUP_SIZE: u32 = 4;
+
 /// Everything a work-group function needs to know about the launch and its group.
 /// Shared with JIT code: the layout is part of the ABI, every field is 64-bit so the
 /// offsets are `8 * index` (see [`GroupContext::OFFSET_*`](GroupContext)).

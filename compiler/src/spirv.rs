@@ -112,6 +112,19 @@ fn capability_supported(c: Capability) -> bool {
             | Capability::GenericPointer
             | Capability::Int64Atomics
             | Capability::Groups
+            | Capability::GroupNonUniform
+            | Capability::GroupNonUniformVote
+            | Capability::GroupNonUniformArithmetic
+            | Capability::GroupNonUniformBallot
+            | Capability::GroupNonUniformShuffle
+            | Capability::GroupNonUniformShuffleRelative
+            | Capability::GroupNonUniformClustered
+            | Capability::GroupNonUniformRotateKHR
+            // The `SubgroupSize` execution mode (checked against ours); its opcodes
+            // (`OpGetKernel*SubGroup*`, device-side enqueue) are rejected one by one.
+            | Capability::SubgroupDispatch
+            | Capability::SubgroupShuffleINTEL
+            | Capability::SubgroupBufferBlockIOINTEL
             | Capability::AtomicFloat32AddEXT
             | Capability::AtomicFloat64AddEXT
             | Capability::AtomicFloat32MinMaxEXT
@@ -498,6 +511,27 @@ impl Program {
                     }
                     Some(Operand::ExecutionMode(ExecutionMode::VecTypeHint)) => {
                         e.vec_type_hint = Some(op_lit(m, 2)?)
+                    }
+                    // `intel_reqd_sub_group_size`: every sub-group is SUB_GROUP_SIZE wide.
+                    Some(Operand::ExecutionMode(ExecutionMode::SubgroupSize)) => {
+                        let n = op_lit(m, 2)?;
+                        if n != crate::SUB_GROUP_SIZE {
+                            return Err(CompileError::Unsupported(format!(
+                                "kernel {} requires a sub-group size of {n}; Ferrite's \
+                                 sub-groups have {} work-items",
+                                e.name,
+                                crate::SUB_GROUP_SIZE
+                            )));
+                        }
+                    }
+                    Some(Operand::ExecutionMode(
+                        mode @ (ExecutionMode::SubgroupsPerWorkgroup
+                        | ExecutionMode::SubgroupsPerWorkgroupId),
+                    )) => {
+                        return Err(CompileError::Unsupported(format!(
+                            "execution mode {mode:?} of kernel {}",
+                            e.name
+                        )));
                     }
                     _ => {}
                 }

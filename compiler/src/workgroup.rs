@@ -8,14 +8,18 @@
 //! Two loop structures:
 //! - **No boundaries**: one pass of the loop nest.
 //! - **With boundaries** (barriers, collectives, `wait_group_events`; see [`regions`] and
-//!   `codegen/regions.rs`): a loop over *regions*. Each round runs the step for every
-//!   work-item from the current state with that work-item's frame
-//!   (`ctx.frame + linear_local_id * frame_size`); every work-item of a group reaches the
-//!   same boundary (uniform control flow is a precondition of barriers and collectives),
-//!   so the state work-item 0 reaches is the next round's state and the others are not
-//!   checked. Between two rounds, a collective's combine step ([`combine`]) reads every
-//!   work-item's operand from its frame and writes each one's result back. The round
-//!   after which work-item 0 reaches `EXIT` is the last.
+//!   `codegen/regions.rs`): a loop over *rounds*. Each round runs the step of every
+//!   work-item from its own state (kept in its frame, `ctx.frame + linear_local_id *
+//!   frame_size`) to its next boundary. Work-group boundaries (barriers, work-group
+//!   collectives) are reached by every work-item (uniform control flow is their
+//!   precondition); work-items wait there until no work-item is at a sub-group boundary,
+//!   then that boundary's combine step ([`combine`]) reads every work-item's operand from
+//!   its frame and writes each one's result back, and all go on. Sub-group boundaries
+//!   (sub-group collectives, shuffles, ballots, `sub_group_barrier`) are combined per
+//!   sub-group after every round over the work-items that reached them
+//!   ([`open_round`] has the scheduling rules). The round after which every work-item has
+//!   reached `EXIT` is the last. A kernel without sub-group boundaries needs no state per
+//!   work-item: all run from one state, work-item 0's next one ([`close_uniform_round`]).
 //!
 //! and two ways to run a work-item in the innermost loop ([`Shape`]):
 //! - **Inline** (the default): the kernel's body (or its step) is translated right there by
@@ -38,7 +42,7 @@ pub mod combine;
 pub mod regions;
 pub mod vector;
 
-use crate::codegen::regions::{FramePlan, PointKind, EXIT};
+use crate::codegen::regions::{FramePlan, PointKind, EXIT, SUB_GROUP_STATE, SUB_GROUP_WAIT};
 use crate::codegen::{
     self, flat_types, load_typed, trusted, Env, FnTx, Inline, Result, WI_CTX, WI_FRAME_HI,
     WI_FRAME_LO, WI_GID, WI_LID, WI_STACK,
@@ -449,8 +453,7 @@ fn build_inline<'p>(
         return Ok(());
     };
     let round = open_round(&mut tx.b, plan, &pro, false);
-    let after = tx.b.create_block();
-    let r = tx.b.append_block_param(after, types::I32);
+    let after = round.after;
     tx.inline = Some(Inline {
         lid: round.nest.lid,
         gid: round.nest.gid,
@@ -465,7 +468,7 @@ fn build_inline<'p>(
     tx.step = Some(step);
     tx.run_inline(pro.args)?;
     tx.b.switch_to_block(after);
-    close_round(&mut tx.b, round, r, plan, &pro.ls)
+    close_round(&mut tx.b, round, plan, &pro.ls)
 }
 
 /// The reference shapes: a call per work-item of the kernel's function, or (`plan`) of
@@ -499,7 +502,9 @@ fn build_calls(
         .first()
         .copied()
         .ok_or_else(|| CompileError::Codegen("step without result".into()))?;
-    close_round(b, round, r, plan, &pro.ls)
+    b.ins().jump(round.after, &[BlockArg::Value(r)]);
+    b.switch_to_block(round.after);
+    close_round(b, round, plan, &pro.ls)
 }
 
 /// The region loop, opened by [`open_round`] and closed by [`close_round`].
@@ -508,33 +513,98 @@ struct Round {
     /// The block that starts a round.
     head: Block,
     frame: Value,
-    state: Variable,
-    next: Variable,
-    /// The round's state (where every work-item resumes).
+    /// Is this the first round (every work-item starts at state 0, whatever its frame
+    /// holds)?
+    first: Variable,
+    /// May work-items waiting at a work-group boundary go on this round?
+    release: Variable,
+    /// Did a work-item not exit / stop at a sub-group boundary this round?
+    alive: Variable,
+    sub_pending: Variable,
+    /// Bit `rank % 64` set for every sub-group boundary a work-item is at (its combine runs
+    /// only then).
+    sub_mask: Variable,
+    /// Lowest and highest state of the work-items at sub-group boundaries: equal when
+    /// all are at one boundary and none waits, and then no sub-group has work-items to
+    /// hold back.
+    sub_lo: Variable,
+    sub_hi: Variable,
+    /// The work-group boundary work-items stopped at this round.
+    wg_state: Variable,
+    /// This work-item's state (where it resumes).
     state_now: Value,
-    /// This work-item's linear local id and frame.
-    linear: Value,
+    /// This work-item's frame.
     item: Value,
+    /// Reached with the state the work-item is in after this round (`i32` parameter).
+    after: Block,
+    /// A kernel without sub-group boundaries: every work-item runs from the same state
+    /// (`.0`), and the state work-item 0 reaches (`.1`) is the next round's: no state per
+    /// work-item (the shape before sub-groups, and the faster one).
+    uniform: Option<(Variable, Variable)>,
+    /// This work-item's linear local id.
+    linear: Value,
 }
 
-/// Open round after round (until work-item 0 exits) and the loop nest over the work-items
-/// inside; the builder is left in the innermost body, where the caller runs one
-/// work-item's step from `state_now` with frame `item`. With `record`, the ids are
+/// Open round after round and the loop nest over the work-items inside; the builder is
+/// left in the block that runs one work-item's step from `state_now` with frame `item`
+/// (a work-item that exited, or waits at a work-group boundary while others still have a
+/// sub-group boundary to reach, goes straight to `after`). With `record`, the ids are
 /// stored in the work-item record for every work-item.
+///
+/// Scheduling: every work-item keeps its state in its frame (`plan.state_off`). A round
+/// runs every work-item that has not exited from its state to its next boundary, except
+/// that work-items at a work-group boundary wait until no work-item stopped at a
+/// sub-group boundary in the previous round (then every live work-item is at the same
+/// work-group boundary, a precondition of barriers and work-group collectives, and its
+/// combine has run). Sub-group boundaries never wait for other sub-groups. Within a
+/// sub-group, after a round, only the work-items at its earliest sub-group boundary (the
+/// lowest state: boundaries are numbered in block layout order, where SPIR-V puts a block
+/// after its dominators) are combined and go on; the others wait (their state gets
+/// [`SUB_GROUP_WAIT`] added for a round). So work-items that diverged within a sub-group
+/// reconverge: after `if (odd) a = f(x);` the work-items that skipped `f` wait at the next
+/// sub-group boundary until the others reach it, and a collective combines the work-items
+/// that reached it together, the active ones of non-uniform control flow.
 fn open_round(b: &mut FunctionBuilder, plan: &FramePlan, pro: &Prologue, record: bool) -> Round {
     let frame = b
         .ins()
         .load(types::I64, trusted(), pro.gctx, GroupContext::OFFSET_FRAME);
-    let state = b.declare_var(types::I32);
-    let next = b.declare_var(types::I32);
-    let zero32 = b.ins().iconst(types::I32, 0);
-    b.def_var(state, zero32);
+    let first = b.declare_var(types::I8);
+    let release = b.declare_var(types::I8);
+    let alive = b.declare_var(types::I8);
+    let sub_pending = b.declare_var(types::I8);
+    let sub_mask = b.declare_var(types::I64);
+    let sub_lo = b.declare_var(types::I32);
+    let sub_hi = b.declare_var(types::I32);
+    let wg_state = b.declare_var(types::I32);
+    let one8 = b.ins().iconst(types::I8, 1);
+    let zero8 = b.ins().iconst(types::I8, 0);
+    b.def_var(first, one8);
+    b.def_var(release, zero8);
+    let uniform = (!plan.points.iter().any(PointKind::sub)).then(|| {
+        let state = b.declare_var(types::I32);
+        let next = b.declare_var(types::I32);
+        let zero32 = b.ins().iconst(types::I32, 0);
+        b.def_var(state, zero32);
+        (state, next)
+    });
     let round = b.create_block();
     b.ins().jump(round, &[]);
     b.switch_to_block(round);
+    if let Some((_, next)) = uniform {
+        let exit32 = b.ins().iconst(types::I32, EXIT);
+        b.def_var(next, exit32);
+    }
+    let zero8 = b.ins().iconst(types::I8, 0);
     let exit32 = b.ins().iconst(types::I32, EXIT);
-    b.def_var(next, exit32);
-    let state_now = b.use_var(state);
+    b.def_var(alive, zero8);
+    b.def_var(sub_pending, zero8);
+    let zero64 = b.ins().iconst(types::I64, 0);
+    b.def_var(sub_mask, zero64);
+    let lo = b.ins().iconst(types::I32, i64::from(i32::MAX));
+    let hi = b.ins().iconst(types::I32, i64::from(i32::MIN));
+    b.def_var(sub_lo, lo);
+    b.def_var(sub_hi, hi);
+    b.def_var(wg_state, exit32);
     let ls = &pro.ls;
     let nest = open_loops(b, record.then_some(pro.wi), ls, &pro.base, false);
     let [x, y, z] = nest.lid;
@@ -544,33 +614,229 @@ fn open_round(b: &mut FunctionBuilder, plan: &FramePlan, pro: &Prologue, record:
     let linear = b.ins().iadd(zyx, x);
     let off = b.ins().imul_imm_s(linear, plan.size as i64);
     let item = b.ins().iadd(frame, off);
+    let run = b.create_block();
+    let after = b.create_block();
+    b.append_block_param(after, types::I32);
+    if let Some((state, _)) = uniform {
+        let st = b.use_var(state);
+        b.ins().jump(run, &[]);
+        b.switch_to_block(run);
+        return Round {
+            nest,
+            head: round,
+            frame,
+            first,
+            release,
+            alive,
+            sub_pending,
+            sub_mask,
+            sub_lo,
+            sub_hi,
+            wg_state,
+            state_now: st,
+            item,
+            after,
+            uniform,
+            linear,
+        };
+    }
+    let is_first = b.use_var(first);
+    let saved = b
+        .ins()
+        .load(types::I32, trusted(), item, plan.state_off as i32);
+    let zero32 = b.ins().iconst(types::I32, 0);
+    let st = b.ins().select(is_first, zero32, saved);
+    let rel = b.use_var(release);
+    let live = b.ins().icmp_imm_s(IntCC::NotEqual, st, EXIT);
+    let start = b.ins().icmp_imm_s(IntCC::Equal, st, 0);
+    let sub = b
+        .ins()
+        .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, st, SUB_GROUP_STATE);
+    let not_waiting = b
+        .ins()
+        .icmp_imm_s(IntCC::SignedLessThan, st, SUB_GROUP_WAIT);
+    let sub = b.ins().band(sub, not_waiting);
+    let go = b.ins().bor(rel, start);
+    let go = b.ins().bor(go, sub);
+    let go = b.ins().band(go, live);
+    b.ins().brif(go, run, &[], after, &[BlockArg::Value(st)]);
+    b.switch_to_block(run);
     Round {
         nest,
         head: round,
         frame,
-        state,
-        next,
-        state_now,
-        linear,
+        first,
+        release,
+        alive,
+        sub_pending,
+        sub_mask,
+        sub_lo,
+        sub_hi,
+        wg_state,
+        state_now: st,
         item,
+        after,
+        uniform,
+        linear,
     }
 }
 
-/// Close the round from the current block with `r`, the state this work-item reached
-/// (work-item 0's is the next round's): the loop nest, then the combine step of a
-/// collective, then the next round or the end.
+/// Close the round from `round.after` (the builder is in it): record the work-item's
+/// state, close the loop nest, then run the combine steps of the sub-group collectives
+/// work-items stopped at, or of the work-group collective, and start the next round (or
+/// return when every work-item has exited).
 fn close_round(
     b: &mut FunctionBuilder,
     round: Round,
+    plan: &FramePlan,
+    ls: &[Value],
+) -> Result<()> {
+    let r = b.block_params(round.after)[0];
+    if let Some((state, next)) = round.uniform {
+        return close_uniform_round(b, round, state, next, r, plan, ls);
+    }
+    b.ins()
+        .store(trusted(), r, round.item, plan.state_off as i32);
+    let live = b.ins().icmp_imm_s(IntCC::NotEqual, r, EXIT);
+    let sub = b
+        .ins()
+        .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, r, SUB_GROUP_STATE);
+    let a = b.use_var(round.alive);
+    let a = b.ins().bor(a, live);
+    b.def_var(round.alive, a);
+    let sp = b.use_var(round.sub_pending);
+    let sp = b.ins().bor(sp, sub);
+    b.def_var(round.sub_pending, sp);
+    // The boundary's rank (a waiting work-item's state has SUB_GROUP_WAIT, a multiple of
+    // 64, added).
+    let rank = b.ins().iadd_imm_s(r, -SUB_GROUP_STATE - 1);
+    let rank = b.ins().band_imm_s(rank, 63);
+    let rank = b.ins().uextend(types::I64, rank);
+    let one = b.ins().iconst(types::I64, 1);
+    let bit = b.ins().ishl(one, rank);
+    let zero = b.ins().iconst(types::I64, 0);
+    let bit = b.ins().select(sub, bit, zero);
+    let m = b.use_var(round.sub_mask);
+    let m = b.ins().bor(m, bit);
+    b.def_var(round.sub_mask, m);
+    let lo = b.use_var(round.sub_lo);
+    let lo2 = b.ins().smin(lo, r);
+    let lo = b.ins().select(sub, lo2, lo);
+    b.def_var(round.sub_lo, lo);
+    let hi = b.use_var(round.sub_hi);
+    let hi2 = b.ins().smax(hi, r);
+    let hi = b.ins().select(sub, hi2, hi);
+    b.def_var(round.sub_hi, hi);
+    let not_sub = b.ins().bxor_imm_s(sub, 1);
+    let wg = b.ins().band(live, not_sub);
+    let prev = b.use_var(round.wg_state);
+    let w = b.ins().select(wg, r, prev);
+    b.def_var(round.wg_state, w);
+    let (frame, head) = (round.frame, round.head);
+    close_loops(b, round.nest, false);
+    let zero8 = b.ins().iconst(types::I8, 0);
+    b.def_var(round.first, zero8);
+    let alive = b.use_var(round.alive);
+    let done = b.create_block();
+    let more = b.create_block();
+    b.ins().brif(alive, more, &[], done, &[]);
+
+    b.switch_to_block(more);
+    let fs = plan.size as i64;
+    let subs = b.create_block();
+    let wgs = b.create_block();
+    let resume = b.create_block();
+    let sp = b.use_var(round.sub_pending);
+    b.ins().brif(sp, subs, &[], wgs, &[]);
+
+    // Sub-group boundaries reached: their combines, and work-group boundaries wait.
+    b.switch_to_block(subs);
+    let lo = b.use_var(round.sub_lo);
+    let hi = b.use_var(round.sub_hi);
+    let one_point = b.ins().icmp(IntCC::Equal, lo, hi);
+    // (Work-items all waiting at one boundary still need their marks cleared.)
+    let unmarked = b
+        .ins()
+        .icmp_imm_s(IntCC::SignedLessThan, lo, SUB_GROUP_WAIT);
+    let one_point = b.ins().band(one_point, unmarked);
+    let schedule = b.create_block();
+    let combines = b.create_block();
+    b.ins().brif(one_point, combines, &[], schedule, &[]);
+    b.switch_to_block(schedule);
+    combine::emit_sub_schedule(b, frame, fs, ls, plan.state_off);
+    b.ins().jump(combines, &[]);
+    b.switch_to_block(combines);
+    for (i, kind) in plan.points.iter().enumerate() {
+        if let PointKind::Collective(c) = kind {
+            if c.sub {
+                let st = plan.state(i);
+                let m = b.use_var(round.sub_mask);
+                let hit = b
+                    .ins()
+                    .band_imm_s(m, 1 << ((st - SUB_GROUP_STATE - 1) & 63));
+                let run = b.create_block();
+                let next = b.create_block();
+                b.ins().brif(hit, run, &[], next, &[]);
+                b.switch_to_block(run);
+                combine::emit_sub(b, c, st, frame, fs, ls, plan.state_off)?;
+                b.ins().jump(next, &[]);
+                b.switch_to_block(next);
+            }
+        }
+    }
+    let zero8 = b.ins().iconst(types::I8, 0);
+    b.def_var(round.release, zero8);
+    b.ins().jump(head, &[]);
+
+    // Every live work-item is at one work-group boundary: its combine, then release.
+    b.switch_to_block(wgs);
+    let one8 = b.ins().iconst(types::I8, 1);
+    b.def_var(round.release, one8);
+    let n = b.use_var(round.wg_state);
+    let mut sw = Switch::new();
+    let mut combines = Vec::new();
+    for (i, kind) in plan.points.iter().enumerate() {
+        if let PointKind::Collective(c) = kind {
+            if !c.sub {
+                let blk = b.create_block();
+                sw.set_entry(plan.state(i) as u128, blk);
+                combines.push((blk, *c));
+            }
+        }
+    }
+    sw.emit(b, n, resume);
+    for (blk, c) in combines {
+        b.switch_to_block(blk);
+        combine::emit(b, &c, frame, fs, ls)?;
+        b.ins().jump(resume, &[]);
+    }
+    b.switch_to_block(resume);
+    b.ins().jump(head, &[]);
+
+    b.switch_to_block(done);
+    b.ins().return_(&[]);
+    Ok(())
+}
+
+/// [`close_round`] of a kernel without sub-group boundaries: every work-item of a group
+/// reaches the same boundary (uniform control flow is a precondition of barriers and
+/// work-group collectives), so the state work-item 0 reaches is the next round's and the
+/// others are not checked; that boundary's combine runs before the next round, and the
+/// round after which work-item 0 exits is the last.
+fn close_uniform_round(
+    b: &mut FunctionBuilder,
+    round: Round,
+    state: Variable,
+    next: Variable,
     r: Value,
     plan: &FramePlan,
     ls: &[Value],
 ) -> Result<()> {
     let first = b.ins().icmp_imm_s(IntCC::Equal, round.linear, 0);
-    let prev = b.use_var(round.next);
+    let prev = b.use_var(next);
     let n = b.ins().select(first, r, prev);
-    b.def_var(round.next, n);
-    let (frame, state, next, head) = (round.frame, round.state, round.next, round.head);
+    b.def_var(next, n);
+    let (frame, head) = (round.frame, round.head);
     close_loops(b, round.nest, false);
     let n = b.use_var(next);
     let done = b.create_block();
@@ -586,7 +852,7 @@ fn close_round(
     for (i, kind) in plan.points.iter().enumerate() {
         if let PointKind::Collective(c) = kind {
             let blk = b.create_block();
-            sw.set_entry((i + 1) as u128, blk);
+            sw.set_entry(plan.state(i) as u128, blk);
             combines.push((blk, *c));
         }
     }

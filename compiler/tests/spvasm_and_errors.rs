@@ -196,7 +196,7 @@ fn barrier_kernel_compiles_to_regions() {
 }
 
 #[test]
-fn sub_group_collective_is_rejected_with_a_clear_error() {
+fn device_scope_collective_is_rejected_with_a_clear_error() {
     let src = r#"
                OpCapability Addresses
                OpCapability Kernel
@@ -207,12 +207,12 @@ fn sub_group_collective_is_rejected_with_a_clear_error() {
        %uint = OpTypeInt 32 0
         %ptr = OpTypePointer CrossWorkgroup %uint
          %fn = OpTypeFunction %void %ptr
-         %u3 = OpConstant %uint 3
+         %u1 = OpConstant %uint 1
           %k = OpFunction %void None %fn
           %p = OpFunctionParameter %ptr
           %e = OpLabel
           %v = OpLoad %uint %p
-          %r = OpGroupIAdd %uint %u3 Reduce %v
+          %r = OpGroupIAdd %uint %u1 Reduce %v
                OpStore %p %r
                OpReturn
                OpFunctionEnd
@@ -224,7 +224,7 @@ fn sub_group_collective_is_rejected_with_a_clear_error() {
             assert!(msg.contains("GroupIAdd") && msg.contains("scope"), "{msg}")
         }
         Err(e) => panic!("unexpected error {e}"),
-        Ok(_) => panic!("sub-group collective accepted"),
+        Ok(_) => panic!("device-scope collective accepted"),
     }
 }
 

@@ -74,6 +74,7 @@ static void test_kernel_objects(env_t *env, ze_module_handle_t module) {
     ze_kernel_properties_t kp = {.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES};
     EXPECT_OK(zeKernelGetProperties(k, &kp));
     EXPECT(kp.numKernelArgs == 4);
+    EXPECT(kp.maxSubgroupSize == 4 && kp.maxNumSubgroups == 1024 && kp.requiredSubgroupSize == 0);
     size_t len = 0;
     EXPECT_OK(zeKernelGetName(k, &len, NULL));
     EXPECT(len == 5);

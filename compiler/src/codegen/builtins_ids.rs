@@ -13,6 +13,9 @@ use crate::{CompileError, GroupContext};
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value};
 use rspirv::spirv::{BuiltIn, Word};
 
+/// [`crate::SUB_GROUP_SIZE`] as the `i64` immediates want it.
+const SGS: i64 = crate::SUB_GROUP_SIZE as i64;
+
 /// Offset of the `*const GroupContext` in the work-item record.
 pub const WI_CTX: i32 = 0;
 /// Offset of `local_id[3]`.
@@ -121,10 +124,85 @@ impl FnTx<'_, '_, '_> {
                 let t = self.b.ins().imul(t, s[0]);
                 vec![self.b.ins().iadd(t, l[0])]
             }
+            BuiltIn::SubgroupLocalInvocationId => {
+                let l = self.linear_local_id();
+                vec![self.b.ins().band_imm_s(l, SGS - 1)]
+            }
+            BuiltIn::SubgroupId => {
+                let l = self.linear_local_id();
+                vec![self.b.ins().ushr_imm_s(l, SGS.trailing_zeros() as i64)]
+            }
+            BuiltIn::SubgroupSize => {
+                let l = self.linear_local_id();
+                let n = self.group_items(GroupContext::OFFSET_LOCAL_SIZE);
+                let base = self.b.ins().band_imm_s(l, !(SGS - 1));
+                let left = self.b.ins().isub(n, base);
+                let max = self.b.ins().iconst(types::I64, SGS);
+                vec![self.b.ins().umin(left, max)]
+            }
+            // The sub-group width, whatever the group's size (a group of fewer work-items
+            // has one shorter sub-group; `CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE` agrees).
+            BuiltIn::SubgroupMaxSize => vec![self.b.ins().iconst(types::I64, SGS)],
+            BuiltIn::NumSubgroups | BuiltIn::NumEnqueuedSubgroups => {
+                let off = if b == BuiltIn::NumSubgroups {
+                    GroupContext::OFFSET_LOCAL_SIZE
+                } else {
+                    GroupContext::OFFSET_ENQUEUED_LOCAL_SIZE
+                };
+                let n = self.group_items(off);
+                let n = self.b.ins().iadd_imm_s(n, SGS - 1);
+                vec![self.b.ins().ushr_imm_s(n, SGS.trailing_zeros() as i64)]
+            }
+            BuiltIn::SubgroupEqMask
+            | BuiltIn::SubgroupGeMask
+            | BuiltIn::SubgroupGtMask
+            | BuiltIn::SubgroupLeMask
+            | BuiltIn::SubgroupLtMask => {
+                // Bits of the sub-group's lanes only (below the maximum sub-group size).
+                let l = self.linear_local_id();
+                let lid = self.b.ins().band_imm_s(l, SGS - 1);
+                let one = self.b.ins().iconst(types::I64, 1);
+                let own = self.b.ins().ishl(one, lid);
+                let below = self.b.ins().iadd_imm_s(own, -1);
+                let lanes = self.b.ins().iconst(types::I64, (1 << SGS) - 1);
+                let m = match b {
+                    BuiltIn::SubgroupEqMask => own,
+                    BuiltIn::SubgroupLtMask => below,
+                    BuiltIn::SubgroupLeMask => self.b.ins().bor(below, own),
+                    BuiltIn::SubgroupGeMask => self.b.ins().band_not(lanes, below),
+                    _ => {
+                        let le = self.b.ins().bor(below, own);
+                        self.b.ins().band_not(lanes, le)
+                    }
+                };
+                let z = self.b.ins().iconst(types::I64, 0);
+                vec![m, z, z, z]
+            }
             b => {
                 return Err(CompileError::Unsupported(format!("builtin variable {b:?}")));
             }
         })
+    }
+
+    /// The work-item's linear local id.
+    pub(super) fn linear_local_id(&mut self) -> Value {
+        let l = [
+            self.wi_load(WI_LID),
+            self.wi_load(WI_LID + 8),
+            self.wi_load(WI_LID + 16),
+        ];
+        let s = self.ctx3(GroupContext::OFFSET_LOCAL_SIZE);
+        let t = self.b.ins().imul(l[2], s[1]);
+        let t = self.b.ins().iadd(t, l[1]);
+        let t = self.b.ins().imul(t, s[0]);
+        self.b.ins().iadd(t, l[0])
+    }
+
+    /// The product of the three components of a size in the [`GroupContext`].
+    fn group_items(&mut self, off: i32) -> Value {
+        let s = self.ctx3(off);
+        let t = self.b.ins().imul(s[0], s[1]);
+        self.b.ins().imul(t, s[2])
     }
 
     /// Element `idx` (a SPIR-V integer of any width) of `comps`, a builtin's components,

@@ -1,5 +1,6 @@
-//! Work-group functions that are not region boundaries: `OpGroupAsyncCopy`
-//! (`async_work_group_copy`, `async_work_group_strided_copy`).
+//! Work-group and sub-group functions that are not region boundaries: `OpGroupAsyncCopy`
+//! (`async_work_group_copy`, `async_work_group_strided_copy`) and the ballot operations
+//! that read only the work-item's own ballot value ([`is_ballot_local`]).
 //!
 //! The copy is performed by work-item 0 (linear local id 0) when it reaches the call:
 //! every work-item reaches it with the same arguments, and work-items of a group run one
@@ -17,8 +18,8 @@ use crate::spirv::{op_id, Type};
 use crate::CompileError;
 use cranelift_codegen::ir::{condcodes::IntCC, types, BlockArg, InstBuilder, Value};
 use cranelift_module::Module as _;
-use rspirv::dr::Instruction;
-use rspirv::spirv::{Op, StorageClass, Word};
+use rspirv::dr::{Instruction, Operand};
+use rspirv::spirv::{BuiltIn, GroupOperation, Op, Scope, StorageClass, Word};
 
 impl FnTx<'_, '_, '_> {
     fn as_i64(&mut self, id: Word) -> Result<Value> {
@@ -92,5 +93,184 @@ impl FnTx<'_, '_, '_> {
 
         self.b.switch_to_block(done);
         self.set_result(inst, Val::S(event))
+    }
+}
+
+/// Sub-group operations on a ballot (`uvec4`) that need no other work-item's value:
+/// `OpGroupNonUniformInverseBallot`, `…BallotBitExtract`, `…BallotBitCount`,
+/// `…BallotFindLSB/MSB`. Only the bits below the maximum sub-group size (of the first
+/// component) can be set by a ballot: `BitCount` (`Reduce`) and `FindLSB/MSB` look at
+/// those alone (as the CTS does, also in a shorter last sub-group), the scans at the bits
+/// up to the work-item's own, `BitExtract` at any bit.
+pub fn is_ballot_local(op: Op) -> bool {
+    matches!(
+        op,
+        Op::GroupNonUniformInverseBallot
+            | Op::GroupNonUniformBallotBitExtract
+            | Op::GroupNonUniformBallotBitCount
+            | Op::GroupNonUniformBallotFindLSB
+            | Op::GroupNonUniformBallotFindMSB
+    )
+}
+
+impl FnTx<'_, '_, '_> {
+    /// One of [`is_ballot_local`]'s opcodes.
+    pub(super) fn ballot_local(&mut self, inst: &Instruction) -> Result<()> {
+        let op = inst.class.opcode;
+        if self.p.const_u64(op_id(inst, 0)?)? != Scope::Subgroup as u64 {
+            return Err(CompileError::Unsupported(format!(
+                "Op{op:?} with a scope other than Subgroup"
+            )));
+        }
+        let ballot_pos = if op == Op::GroupNonUniformBallotBitCount {
+            2
+        } else {
+            1
+        };
+        let comps = self.val(op_id(inst, ballot_pos)?)?.flat();
+        if comps.len() != 4 || comps.iter().any(|c| self.value_type(*c) != types::I32) {
+            return Err(CompileError::Invalid(format!(
+                "Op{op:?}: the ballot is not a vector of four 32-bit integers"
+            )));
+        }
+        let sgs = i64::from(crate::SUB_GROUP_SIZE);
+        let l = self.linear_local_id();
+        let lid = self.b.ins().band_imm_s(l, sgs - 1);
+        let lid32 = self.b.ins().ireduce(types::I32, lid);
+        let x = comps[0];
+        let one = self.b.ins().iconst(types::I32, 1);
+        // The bits a sub-group's ballot can hold: below the maximum sub-group size.
+        let max = self.builtin_components(BuiltIn::SubgroupMaxSize)?[0];
+        let max = self.b.ins().ireduce(types::I32, max);
+        let lanes = self.b.ins().ishl(one, max);
+        let lanes = self.b.ins().iadd_imm_s(lanes, -1);
+        let bit_of = |s: &mut Self, idx: Value| -> Value {
+            // Bit `idx` of the 128-bit ballot.
+            let word = s.b.ins().ushr_imm_s(idx, 5);
+            let w = s.builtin_select(&comps, word);
+            let sh = s.b.ins().band_imm_s(idx, 31);
+            let sh = s.b.ins().ireduce(types::I32, sh);
+            let v = s.b.ins().ushr(w, sh);
+            let v = s.b.ins().band_imm_s(v, 1);
+            s.b.ins().icmp_imm_s(IntCC::NotEqual, v, 0)
+        };
+        let r = match op {
+            Op::GroupNonUniformInverseBallot => bit_of(self, lid),
+            Op::GroupNonUniformBallotBitExtract => {
+                let i = self.as_i64(op_id(inst, 2)?)?;
+                bit_of(self, i)
+            }
+            Op::GroupNonUniformBallotBitCount => {
+                let mask = match inst.operands.get(1) {
+                    Some(Operand::GroupOperation(GroupOperation::Reduce)) => lanes,
+                    Some(Operand::GroupOperation(GroupOperation::InclusiveScan)) => {
+                        let m = self.b.ins().ishl(one, lid32);
+                        let m = self.b.ins().iadd_imm_s(m, -1);
+                        let own = self.b.ins().ishl(one, lid32);
+                        self.b.ins().bor(m, own)
+                    }
+                    Some(Operand::GroupOperation(GroupOperation::ExclusiveScan)) => {
+                        let m = self.b.ins().ishl(one, lid32);
+                        self.b.ins().iadd_imm_s(m, -1)
+                    }
+                    o => {
+                        return Err(CompileError::Unsupported(format!(
+                            "group operation {o:?} of OpGroupNonUniformBallotBitCount"
+                        )))
+                    }
+                };
+                let v = self.b.ins().band(x, mask);
+                self.b.ins().popcnt(v)
+            }
+            Op::GroupNonUniformBallotFindLSB => {
+                let x = self.b.ins().band(x, lanes);
+                self.b.ins().ctz(x)
+            }
+            _ => {
+                let x = self.b.ins().band(x, lanes);
+                let z = self.b.ins().clz(x);
+                let c = self.b.ins().iconst(types::I32, 31);
+                self.b.ins().isub(c, z)
+            }
+        };
+        let rt = crate::spirv::result_type(inst)?;
+        let t = super::clif_scalar(self.p, rt)?;
+        let r = match (self.value_type(r).bits(), t.bits()) {
+            (a, b) if a == b => r,
+            (a, b) if a > b => self.b.ins().ireduce(t, r),
+            _ => self.b.ins().uextend(t, r),
+        };
+        self.set_result(inst, Val::S(r))
+    }
+
+    /// `vals[idx]` (an `i64` index; the last value past the end).
+    fn builtin_select(&mut self, vals: &[Value], idx: Value) -> Value {
+        let mut r = vals[vals.len() - 1];
+        for (i, v) in vals.iter().enumerate().rev().skip(1) {
+            let is = self.b.ins().icmp_imm_s(IntCC::Equal, idx, i as i64);
+            r = self.b.ins().select(is, *v, r);
+        }
+        r
+    }
+}
+
+/// `OpSubgroupBlockReadINTEL` / `OpSubgroupBlockWriteINTEL`: work-item `j` of a sub-group
+/// reads (writes) component `k` at `ptr[k * max_sub_group_size + j]`. Each work-item
+/// touches only its own elements, so no other work-item's value is needed.
+pub fn is_block_io(op: Op) -> bool {
+    matches!(op, Op::SubgroupBlockReadINTEL | Op::SubgroupBlockWriteINTEL)
+}
+
+impl FnTx<'_, '_, '_> {
+    pub(super) fn block_io(&mut self, inst: &Instruction) -> Result<()> {
+        let read = inst.class.opcode == Op::SubgroupBlockReadINTEL;
+        let ptr = self.scalar(op_id(inst, 0)?)?;
+        let comps = if read {
+            let mut tys = Vec::new();
+            super::flat_types(self.p, crate::spirv::result_type(inst)?, &mut tys)?;
+            tys.into_iter().map(|t| (t, None)).collect::<Vec<_>>()
+        } else {
+            self.val(op_id(inst, 1)?)?
+                .flat()
+                .into_iter()
+                .map(|v| (self.value_type(v), Some(v)))
+                .collect()
+        };
+        let Some((t, _)) = comps.first().copied() else {
+            return Err(CompileError::Invalid("empty sub-group block access".into()));
+        };
+        if comps.iter().any(|(u, _)| *u != t) || comps.len() > 16 || !t.is_int() {
+            return Err(CompileError::Unsupported(format!(
+                "Op{:?} of {} components of {t}",
+                inst.class.opcode,
+                comps.len()
+            )));
+        }
+        let lid = self.builtin_components(BuiltIn::SubgroupLocalInvocationId)?[0];
+        let max = self.builtin_components(BuiltIn::SubgroupMaxSize)?[0];
+        let size = i64::from(t.bytes());
+        let mut out = Vec::new();
+        for (k, (_, v)) in comps.into_iter().enumerate() {
+            let i = self.b.ins().imul_imm_s(max, k as i64);
+            let i = self.b.ins().iadd(i, lid);
+            let off = self.b.ins().imul_imm_s(i, size);
+            let a = self.b.ins().iadd(ptr, off);
+            let flags = cranelift_codegen::ir::MemFlagsData::new();
+            match v {
+                None => out.push(Val::S(self.b.ins().load(t, flags, a, 0))),
+                Some(v) => {
+                    self.b.ins().store(flags, v, a, 0);
+                }
+            }
+        }
+        if read {
+            let v = if out.len() == 1 {
+                out.remove(0)
+            } else {
+                Val::C(out)
+            };
+            self.set_result(inst, v)?;
+        }
+        Ok(())
     }
 }

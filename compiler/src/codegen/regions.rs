@@ -6,8 +6,8 @@
 //! ```text
 //! step(kernel params…, wi: i64, frame: i64, state: i32) -> i32
 //! ```
-//! It runs one work-item from the point `state` (0 = kernel entry, `i` = just after
-//! boundary `i`) until the next boundary `j` (returns `j`) or the end of the kernel
+//! It runs one work-item from the point `state` (0 = kernel entry, else just after the
+//! boundary with that state) until the next boundary (returns its state) or the end of the kernel
 //! (returns [`EXIT`]). The work-group function (`workgroup.rs`) calls it for every
 //! work-item, region after region.
 //!
@@ -20,8 +20,11 @@
 //!   Cranelift `Variable` in the step, spilled to its slot at each boundary it is live
 //!   across and reloaded in the resume stub of that boundary's continuation, so Cranelift's
 //!   SSA construction merges "defined in this call" and "reloaded after a boundary";
-//! - per collective, a 32-byte slot: the work-item's operand (and the broadcast local id),
-//!   overwritten with the result by the combine step that runs once between the regions.
+//! - per collective, a slot ([`Collective`]): the work-item's operand components, extra
+//!   operands (broadcast local id, shuffle index or delta, cluster size) and, for a
+//!   sub-group collective, its result, written by the combine step between two rounds;
+//! - the work-item's state (`i32`): the boundary it stopped at ([`FramePlan::state`]:
+//!   sub-group boundaries are numbered from [`SUB_GROUP_STATE`] in reverse post-order).
 //!
 //! Invariant that makes the rest correct: a value *not* live across any boundary is defined
 //! on every path from every resume point to its uses, so it dominates them in the step's
@@ -42,10 +45,17 @@ use std::collections::HashMap;
 /// The state a step returns when its work-item has finished the kernel.
 pub const EXIT: i64 = -1;
 
-/// Bytes of one collective's slot: the operand, then up to three local-id components.
-const COLLECTIVE_SLOT: u64 = 32;
+/// The state a step returns at sub-group boundary `i` (0-based) is `SUB_GROUP_STATE + i +
+/// 1`, at a work-group boundary `i + 1`: the work-group function tells them apart by value
+/// alone ([`FramePlan::state`]).
+pub const SUB_GROUP_STATE: i64 = 1 << 20;
 
-/// The combining operator of a collective.
+/// Added to the state of a work-item that stopped at a sub-group boundary but must wait a
+/// round for the work-items of its sub-group at an earlier one (see `workgroup.rs`).
+pub const SUB_GROUP_WAIT: i64 = 1 << 29;
+
+/// The combining operator of a collective (the logical operators of
+/// `OpGroupNonUniformLogical*` are `And`/`Or`/`Xor` on booleans, which are 0 or 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Combine {
     IAdd,
@@ -56,6 +66,11 @@ pub enum Combine {
     SMax,
     UMin,
     UMax,
+    IMul,
+    FMul,
+    And,
+    Or,
+    Xor,
 }
 
 /// Which values a collective produces.
@@ -64,39 +79,131 @@ pub enum Scan {
     Reduce,
     Inclusive,
     Exclusive,
+    /// Reduce within clusters of consecutive sub-group local ids (the cluster size is the
+    /// collective's extra operand).
+    Clustered,
+}
+
+/// Where a shuffle reads: the work-item with sub-group local id `extra`, `own ^ extra`,
+/// `own - extra`, `own + extra`, or rotated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shuffle {
+    Index,
+    Xor,
+    Up,
+    Down,
+    /// `OpGroupNonUniformRotateKHR`: `(own + extra) mod cluster` within the work-item's
+    /// cluster (the second extra operand when `clustered`, else the whole sub-group).
+    Rotate {
+        clustered: bool,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CollectiveOp {
     All,
     Any,
+    /// `OpGroupNonUniformAllEqual`.
+    AllEqual,
     /// `dims` local-id components follow the operand in the slot.
     Broadcast {
         dims: u32,
     },
+    /// The value of the active work-item with the lowest sub-group local id.
+    BroadcastFirst,
     Arith {
         combine: Combine,
         scan: Scan,
     },
+    Shuffle(Shuffle),
+    /// `OpSubgroupShuffleDownINTEL` (`up: false`: current, next, delta) and
+    /// `OpSubgroupShuffleUpINTEL` (`up: true`: previous, current, delta): two values, read
+    /// as one sequence twice the sub-group long.
+    IntelShuffle {
+        up: bool,
+    },
+    /// A `uvec4` whose bit `i` is the predicate of the active work-item `i`.
+    Ballot,
+    /// True in the active work-item with the lowest sub-group local id.
+    Elect,
 }
 
-/// A work-group collective at a boundary.
+/// A collective at a boundary.
+///
+/// Its slot in the work-item frame holds the operand's scalar components (8 bytes each;
+/// two values for [`CollectiveOp::IntelShuffle`]), then three 8-byte extra operands (the
+/// broadcast local id, shuffle index or delta, cluster size), then, for a sub-group
+/// collective, the result's components: a sub-group combine reads every operand before
+/// it writes a result. A work-group collective writes its (scalar) result over its
+/// operand.
 #[derive(Clone, Copy, Debug)]
 pub struct Collective {
     pub op: CollectiveOp,
-    /// Type of the operand and result (`i8` for the booleans of All/Any).
+    /// Type of one operand component (`i8` for booleans).
     pub ty: ir::Type,
+    /// Scalar components of the operand (a vector's count; 0 for `Elect`).
+    pub n: u32,
+    /// Type and number of the result's components.
+    pub rty: ir::Type,
+    pub rn: u32,
     /// Offset of the slot in the work-item frame.
     pub slot: u32,
+    /// Sub-group scope (the combine runs per sub-group over the work-items that reached
+    /// it in the same round) rather than work-group scope.
+    pub sub: bool,
 }
 
-/// What happens at a boundary once every work-item has reached it.
+impl Collective {
+    /// Operand values stored (two for the INTEL two-value shuffles).
+    fn values(&self) -> u32 {
+        match self.op {
+            CollectiveOp::IntelShuffle { .. } => 2,
+            _ => 1,
+        }
+    }
+
+    /// Frame offset of component `k` of operand value `v`.
+    pub fn operand(&self, v: u32, k: u32) -> i32 {
+        (self.slot + 8 * (v * self.n + k)) as i32
+    }
+
+    /// Frame offset of extra operand `e` (0..3).
+    pub fn extra(&self, e: u32) -> i32 {
+        (self.slot + 8 * (self.values() * self.n + e)) as i32
+    }
+
+    /// Frame offset of result component `k`.
+    pub fn out(&self, k: u32) -> i32 {
+        if self.sub {
+            self.extra(3) + 8 * k as i32
+        } else {
+            self.operand(0, k)
+        }
+    }
+
+    fn size(&self) -> u64 {
+        let out = if self.sub { self.rn } else { 0 };
+        8 * u64::from(self.values() * self.n + 3 + out)
+    }
+}
+
+/// What happens at a boundary once every work-item concerned has reached it.
 #[derive(Clone, Copy, Debug)]
 pub enum PointKind {
-    /// `OpControlBarrier` / `OpGroupWaitEvents`: nothing between the regions.
-    Barrier,
+    /// `OpControlBarrier` / `OpGroupWaitEvents`: nothing between the regions. `sub`: a
+    /// sub-group barrier.
+    Barrier { sub: bool },
     /// A collective: its combine step runs between the regions.
     Collective(Collective),
+}
+
+impl PointKind {
+    pub fn sub(&self) -> bool {
+        match self {
+            PointKind::Barrier { sub } => *sub,
+            PointKind::Collective(c) => c.sub,
+        }
+    }
 }
 
 /// The layout of one work-item's frame and what each boundary does.
@@ -110,10 +217,28 @@ pub struct FramePlan {
     pub points: Vec<PointKind>,
     /// Does boundary `i + 1` need a fence before it (device-scope barrier semantics)?
     pub fences: Vec<bool>,
+    /// Offset of the work-item's state (`i32`: the boundary it waits at, or [`EXIT`]), in
+    /// kernels with sub-group boundaries.
+    pub state_off: u32,
+    /// Boundary `i + 1`'s rank in reverse post-order of the kernel's CFG: a sub-group
+    /// boundary's state grows with it, so the earliest one a sub-group waits at has the
+    /// lowest state (`workgroup.rs`).
+    pub order: Vec<u32>,
     /// Bytes per work-item (a multiple of 16 and of every variable's alignment, ≤ 128).
     pub size: u64,
     /// Bytes of `OpVariable` storage per work-item.
     pub private_size: u64,
+}
+
+impl FramePlan {
+    /// The state a work-item is in when it has reached boundary `i` (0-based).
+    pub fn state(&self, i: usize) -> i64 {
+        if self.points.get(i).is_some_and(PointKind::sub) {
+            SUB_GROUP_STATE + 1 + i64::from(self.order.get(i).copied().unwrap_or(0))
+        } else {
+            i as i64 + 1
+        }
+    }
 }
 
 fn overflow() -> CompileError {
@@ -122,6 +247,45 @@ fn overflow() -> CompileError {
 
 fn slot_u32(off: u64) -> Result<u32> {
     u32::try_from(off).map_err(|_| overflow())
+}
+
+fn id_type(p: &Program, id: Word, result_types: &HashMap<Word, Word>) -> Result<Word> {
+    match (p.constants.get(&id), result_types.get(&id)) {
+        (Some(c), _) => Ok(c.ty()),
+        (None, Some(t)) => Ok(*t),
+        (None, None) => Err(CompileError::InvalidId {
+            id,
+            expected: "value with a type",
+        }),
+    }
+}
+
+/// Positions (in `inst.operands`) of a collective's operand values and of its extra
+/// operands, and whether it has a scope operand (the INTEL shuffles have none: they are
+/// sub-group operations).
+pub fn operand_positions(op: Op) -> (&'static [usize], &'static [usize], bool) {
+    use Op::*;
+    match op {
+        GroupAll
+        | GroupAny
+        | GroupNonUniformAll
+        | GroupNonUniformAny
+        | GroupNonUniformAllEqual
+        | GroupNonUniformBroadcastFirst
+        | GroupNonUniformBallot => (&[1], &[], true),
+        GroupBroadcast
+        | GroupNonUniformBroadcast
+        | GroupNonUniformShuffle
+        | GroupNonUniformShuffleXor
+        | GroupNonUniformShuffleUp
+        | GroupNonUniformShuffleDown => (&[1], &[2], true),
+        GroupNonUniformRotateKHR => (&[1], &[2, 3], true),
+        GroupNonUniformElect => (&[], &[], true),
+        SubgroupShuffleINTEL | SubgroupShuffleXorINTEL => (&[0], &[1], false),
+        SubgroupShuffleDownINTEL | SubgroupShuffleUpINTEL => (&[0, 1], &[2], false),
+        // Work-group and non-uniform arithmetic: scope, group operation, value [, cluster].
+        _ => (&[2], &[3], true),
+    }
 }
 
 fn collective_op(
@@ -134,6 +298,11 @@ fn collective_op(
             Some(Operand::GroupOperation(GroupOperation::Reduce)) => Ok(Scan::Reduce),
             Some(Operand::GroupOperation(GroupOperation::InclusiveScan)) => Ok(Scan::Inclusive),
             Some(Operand::GroupOperation(GroupOperation::ExclusiveScan)) => Ok(Scan::Exclusive),
+            Some(Operand::GroupOperation(GroupOperation::ClusteredReduce))
+                if inst.operands.len() > 3 =>
+            {
+                Ok(Scan::Clustered)
+            }
             o => Err(CompileError::Unsupported(format!(
                 "group operation {o:?} of Op{:?}",
                 inst.class.opcode
@@ -146,21 +315,13 @@ fn collective_op(
             scan: group_op()?,
         })
     };
+    use Op::*;
     Ok(match inst.class.opcode {
-        Op::GroupAll => CollectiveOp::All,
-        Op::GroupAny => CollectiveOp::Any,
-        Op::GroupBroadcast => {
-            let lid = op_id(inst, 2)?;
-            let ty = match (p.constants.get(&lid), result_types.get(&lid)) {
-                (Some(c), _) => c.ty(),
-                (None, Some(t)) => *t,
-                (None, None) => {
-                    return Err(CompileError::InvalidId {
-                        id: lid,
-                        expected: "local id value",
-                    })
-                }
-            };
+        GroupAll | GroupNonUniformAll => CollectiveOp::All,
+        GroupAny | GroupNonUniformAny => CollectiveOp::Any,
+        GroupNonUniformAllEqual => CollectiveOp::AllEqual,
+        GroupBroadcast | GroupNonUniformBroadcast => {
+            let ty = id_type(p, op_id(inst, 2)?, result_types)?;
             let dims = match p.ty(ty)? {
                 Type::Vector { count, .. } if *count <= 3 => *count,
                 Type::Vector { .. } => {
@@ -172,19 +333,112 @@ fn collective_op(
             };
             CollectiveOp::Broadcast { dims }
         }
-        Op::GroupIAdd => arith(Combine::IAdd)?,
-        Op::GroupFAdd => arith(Combine::FAdd)?,
-        Op::GroupFMin => arith(Combine::FMin)?,
-        Op::GroupFMax => arith(Combine::FMax)?,
-        Op::GroupSMin => arith(Combine::SMin)?,
-        Op::GroupSMax => arith(Combine::SMax)?,
-        Op::GroupUMin => arith(Combine::UMin)?,
-        Op::GroupUMax => arith(Combine::UMax)?,
+        GroupNonUniformBroadcastFirst => CollectiveOp::BroadcastFirst,
+        GroupIAdd | GroupNonUniformIAdd => arith(Combine::IAdd)?,
+        GroupFAdd | GroupNonUniformFAdd => arith(Combine::FAdd)?,
+        GroupFMin | GroupNonUniformFMin => arith(Combine::FMin)?,
+        GroupFMax | GroupNonUniformFMax => arith(Combine::FMax)?,
+        GroupSMin | GroupNonUniformSMin => arith(Combine::SMin)?,
+        GroupSMax | GroupNonUniformSMax => arith(Combine::SMax)?,
+        GroupUMin | GroupNonUniformUMin => arith(Combine::UMin)?,
+        GroupUMax | GroupNonUniformUMax => arith(Combine::UMax)?,
+        GroupNonUniformIMul => arith(Combine::IMul)?,
+        GroupNonUniformFMul => arith(Combine::FMul)?,
+        GroupNonUniformBitwiseAnd | GroupNonUniformLogicalAnd => arith(Combine::And)?,
+        GroupNonUniformBitwiseOr | GroupNonUniformLogicalOr => arith(Combine::Or)?,
+        GroupNonUniformBitwiseXor | GroupNonUniformLogicalXor => arith(Combine::Xor)?,
+        GroupNonUniformShuffle | SubgroupShuffleINTEL => CollectiveOp::Shuffle(Shuffle::Index),
+        GroupNonUniformShuffleXor | SubgroupShuffleXorINTEL => CollectiveOp::Shuffle(Shuffle::Xor),
+        GroupNonUniformShuffleUp => CollectiveOp::Shuffle(Shuffle::Up),
+        GroupNonUniformShuffleDown => CollectiveOp::Shuffle(Shuffle::Down),
+        GroupNonUniformRotateKHR => CollectiveOp::Shuffle(Shuffle::Rotate {
+            clustered: inst.operands.len() > 3,
+        }),
+        SubgroupShuffleDownINTEL => CollectiveOp::IntelShuffle { up: false },
+        SubgroupShuffleUpINTEL => CollectiveOp::IntelShuffle { up: true },
+        GroupNonUniformBallot => CollectiveOp::Ballot,
+        GroupNonUniformElect => CollectiveOp::Elect,
         op => {
             return Err(CompileError::Codegen(format!(
                 "Op{op:?} is not a collective"
             )))
         }
+    })
+}
+
+/// The [`Collective`] of boundary `inst` (its slot offset still 0).
+fn collective(
+    p: &Program,
+    inst: &Instruction,
+    result_types: &HashMap<Word, Word>,
+) -> Result<Collective> {
+    let opcode = inst.class.opcode;
+    let (values, _, scoped) = operand_positions(opcode);
+    let scope = if scoped {
+        p.const_u64(op_id(inst, 0)?)?
+    } else {
+        Scope::Subgroup as u64
+    };
+    let sub = if scope == Scope::Subgroup as u64 {
+        true
+    } else if scope == Scope::Workgroup as u64 && (opcode as u32) < Op::GroupNonUniformElect as u32
+    {
+        false
+    } else {
+        return Err(CompileError::Unsupported(format!(
+            "Op{opcode:?} with execution scope {scope} (only work-group and sub-group \
+             collectives are implemented)"
+        )));
+    };
+    let op = collective_op(p, inst, result_types)?;
+    let mut rtys = Vec::new();
+    flat_types(p, crate::spirv::result_type(inst)?, &mut rtys)?;
+    let mut tys = Vec::new();
+    if let Some(v) = values.first() {
+        flat_types(p, id_type(p, op_id(inst, *v)?, result_types)?, &mut tys)?;
+    }
+    let (Some(rty), ty) = (
+        rtys.first().copied(),
+        tys.first().copied().unwrap_or(types::I8),
+    ) else {
+        return Err(CompileError::Invalid(format!(
+            "Op{opcode:?} without a result"
+        )));
+    };
+    let scalar_ops = matches!(
+        op,
+        CollectiveOp::All
+            | CollectiveOp::Any
+            | CollectiveOp::AllEqual
+            | CollectiveOp::Arith { .. }
+            | CollectiveOp::Ballot
+    );
+    let bad = tys.iter().any(|t| *t != ty)
+        || rtys.iter().any(|t| *t != rty)
+        || tys.len() > 16
+        || (scalar_ops && tys.len() != 1)
+        || (!sub && (tys.len() != 1 || rtys.len() != 1))
+        || match op {
+            CollectiveOp::Ballot => rtys.len() != 4 || rty != types::I32,
+            CollectiveOp::All | CollectiveOp::Any | CollectiveOp::AllEqual => {
+                rtys.len() != 1 || rty != types::I8
+            }
+            CollectiveOp::Elect => rtys.len() != 1 || rty != types::I8,
+            _ => rtys.len() != tys.len() || rty != ty,
+        };
+    if bad {
+        return Err(CompileError::Unsupported(format!(
+            "Op{opcode:?} with operand types {tys:?} and result types {rtys:?}"
+        )));
+    }
+    Ok(Collective {
+        op,
+        ty,
+        n: tys.len() as u32,
+        rty,
+        rn: rtys.len() as u32,
+        slot: 0,
+        sub,
     })
 }
 
@@ -229,36 +483,96 @@ pub fn plan(p: &Program, split: &Split) -> Result<FramePlan> {
         let inst = &pt.inst;
         let (kind, fence) = match inst.class.opcode {
             Op::ControlBarrier => {
+                let exec_scope = p.const_u64(op_id(inst, 0)?).unwrap_or(2) as u32;
                 let mem_scope = p.const_u64(op_id(inst, 1)?).unwrap_or(0) as u32;
                 let sem = p.const_u64(op_id(inst, 2)?).unwrap_or(0x210) as u32;
                 let fence = memory_model::fence_lowering(FenceSite::ControlBarrier, mem_scope, sem)
                     == FenceLowering::Fence;
-                (PointKind::Barrier, fence)
+                let sub = exec_scope == Scope::Subgroup as u32;
+                (PointKind::Barrier { sub }, fence)
             }
-            Op::GroupWaitEvents => (PointKind::Barrier, false),
+            Op::GroupWaitEvents => (PointKind::Barrier { sub: false }, false),
             _ => {
-                let scope = p.const_u64(op_id(inst, 0)?)?;
-                if scope != Scope::Workgroup as u64 {
-                    return Err(CompileError::Unsupported(format!(
-                        "Op{:?} with execution scope {scope} (only work-group collectives \
-                         are implemented)",
-                        inst.class.opcode
-                    )));
-                }
-                let rt = crate::spirv::result_type(inst)?;
-                let ty = super::clif_scalar(p, rt)?;
-                let op = collective_op(p, inst, &result_types)?;
+                let mut c = collective(p, inst, &result_types)?;
                 off = align_up(off, 8);
-                let slot = slot_u32(off)?;
-                off = off.checked_add(COLLECTIVE_SLOT).ok_or_else(overflow)?;
-                (PointKind::Collective(Collective { op, ty, slot }), false)
+                c.slot = slot_u32(off)?;
+                off = off.checked_add(c.size()).ok_or_else(overflow)?;
+                (PointKind::Collective(c), false)
             }
         };
         plan.points.push(kind);
         plan.fences.push(fence);
     }
+    plan.order = rpo_ranks(split)?;
+    // Only kernels with sub-group boundaries keep a state per work-item (`workgroup.rs`).
+    if plan.points.iter().any(PointKind::sub) {
+        off = align_up(off, 8);
+        plan.state_off = slot_u32(off)?;
+        off += 8;
+    }
     plan.size = align_up(off, max_align);
     Ok(plan)
+}
+
+/// Each boundary's rank in a reverse post-order of the split kernel's CFG (a block comes
+/// before every block it branches to, except along loop back edges).
+fn rpo_ranks(split: &Split) -> Result<Vec<u32>> {
+    let blocks = &split.func.blocks;
+    let index: HashMap<Word, usize> = blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.label, i))
+        .collect();
+    let mut seen = vec![false; blocks.len()];
+    let mut post = Vec::with_capacity(blocks.len());
+    if !blocks.is_empty() {
+        // Iterative DFS: (block, its successors, next successor to visit).
+        let mut stack = vec![(0usize, super::control_successors(&blocks[0])?, 0usize)];
+        seen[0] = true;
+        while let Some((b, succs, next)) = stack.last_mut() {
+            if let Some(s) = succs.get(*next).copied() {
+                *next += 1;
+                if let Some(&j) = index.get(&s) {
+                    if !seen[j] {
+                        seen[j] = true;
+                        let ss = super::control_successors(&blocks[j])?;
+                        stack.push((j, ss, 0));
+                    }
+                }
+            } else {
+                post.push(*b);
+                stack.pop();
+            }
+        }
+    }
+    let mut rank = vec![u32::MAX; blocks.len()];
+    for (r, b) in post.iter().rev().enumerate() {
+        rank[*b] = r as u32;
+    }
+    // Unreachable blocks: distinct ranks after the reachable ones.
+    let mut next = post.len() as u32;
+    for r in rank.iter_mut().filter(|r| **r == u32::MAX) {
+        *r = next;
+        next += 1;
+    }
+    if next >= SUB_GROUP_WAIT as u32 - SUB_GROUP_STATE as u32 - 1 {
+        return Err(CompileError::Unsupported(
+            "kernels with more than 500 million blocks".into(),
+        ));
+    }
+    split
+        .points
+        .iter()
+        .map(|pt| {
+            index
+                .get(&pt.block)
+                .map(|i| rank[*i])
+                .ok_or(CompileError::InvalidId {
+                    id: pt.block,
+                    expected: "boundary block",
+                })
+        })
+        .collect()
 }
 
 /// Step-mode state of the translator.
@@ -322,7 +636,7 @@ impl FnTx<'_, '_, '_> {
         let mut stubs = Vec::new();
         for (i, pt) in split.points.iter().enumerate() {
             let stub = self.b.create_block();
-            sw.set_entry((i + 1) as u128, stub);
+            sw.set_entry(plan.state(i) as u128, stub);
             stubs.push((stub, pt.cont, i));
         }
         sw.emit(&mut self.b, state, first);
@@ -337,14 +651,14 @@ impl FnTx<'_, '_, '_> {
                 self.reload(*id, frame)?;
             }
             if let (Some(r), PointKind::Collective(c)) = (own, plan.points[i]) {
-                let v = self.b.ins().load(c.ty, trusted(), frame, c.slot as i32);
-                if let Some(vars) = self.step.as_ref().and_then(|s| s.cross_vars.get(&r)) {
-                    let var = vars[0];
-                    self.b.def_var(var, v);
-                } else {
-                    // Not live across a later boundary: an ordinary value of this region.
-                    let ty = self.type_of(r)?;
-                    self.set(r, ty, super::Val::S(v));
+                let vals = (0..c.rn)
+                    .map(|k| self.b.ins().load(c.rty, trusted(), frame, c.out(k)))
+                    .collect();
+                let ty = self.type_of(r)?;
+                let v = self.unflatten(ty, vals)?;
+                self.set(r, ty, v);
+                if let Some(e) = self.pending.take() {
+                    return Err(e);
                 }
             }
             let cb = self.block(cont)?;
@@ -404,38 +718,42 @@ impl FnTx<'_, '_, '_> {
             }
         }
         if let PointKind::Collective(c) = plan.points[i] {
-            let slot = c.slot as i32;
-            let (value, lid) = match c.op {
-                CollectiveOp::All | CollectiveOp::Any => (op_id(inst, 1)?, None),
-                CollectiveOp::Broadcast { .. } => (op_id(inst, 1)?, Some(op_id(inst, 2)?)),
-                CollectiveOp::Arith { .. } => (op_id(inst, 2)?, None),
-            };
-            let v = self.scalar(value)?;
-            if self.value_type(v) != c.ty {
-                return Err(CompileError::Invalid(format!(
-                    "Op{:?}: operand type differs from the result type",
-                    inst.class.opcode
-                )));
+            let (values, extras, _) = operand_positions(inst.class.opcode);
+            for (v, pos) in values.iter().enumerate() {
+                let comps = self.val(op_id(inst, *pos)?)?.flat();
+                if comps.len() != c.n as usize || comps.iter().any(|x| self.value_type(*x) != c.ty)
+                {
+                    return Err(CompileError::Invalid(format!(
+                        "Op{:?}: operand does not match its type",
+                        inst.class.opcode
+                    )));
+                }
+                for (k, x) in comps.into_iter().enumerate() {
+                    self.b
+                        .ins()
+                        .store(trusted(), x, frame, c.operand(v as u32, k as u32));
+                }
             }
-            self.b.ins().store(trusted(), v, frame, slot);
-            if let Some(lid) = lid {
-                let comps = self.val(lid)?.flat();
-                for (k, x) in comps.into_iter().enumerate().take(3) {
+            for (e, pos) in extras.iter().enumerate() {
+                let Ok(id) = op_id(inst, *pos) else {
+                    continue;
+                };
+                let comps = self.val(id)?.flat();
+                for (k, x) in comps.into_iter().enumerate().take(3 - e) {
+                    let k = k + e;
                     let x = if self.value_type(x).bits() < 64 {
                         self.b.ins().uextend(types::I64, x)
                     } else {
                         x
                     };
-                    self.b
-                        .ins()
-                        .store(trusted(), x, frame, slot + 8 + 8 * k as i32);
+                    self.b.ins().store(trusted(), x, frame, c.extra(k as u32));
                 }
             }
         }
         if plan.fences[i] {
             self.b.ins().fence();
         }
-        let n = self.b.ins().iconst(types::I32, (i + 1) as i64);
+        let n = self.b.ins().iconst(types::I32, plan.state(i));
         self.step_return(n);
         Ok(())
     }

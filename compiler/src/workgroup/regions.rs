@@ -1,9 +1,10 @@
 //! Region formation on the SPIR-V level: inlining, splitting at work-group boundaries and
 //! liveness across them.
 //!
-//! A *boundary* is an instruction every work-item of the group must reach before any goes
-//! on: `OpControlBarrier`, the work-group collectives (`OpGroupAll/Any/Broadcast/…`), and
-//! `OpGroupWaitEvents`. A kernel that (transitively) contains one is rewritten here into a
+//! A *boundary* is an instruction every work-item of the group (or of its sub-group) must
+//! reach before any goes on: `OpControlBarrier`, the work-group and sub-group collectives
+//! (`OpGroupAll/Any/Broadcast/…`, `OpGroupNonUniform*` that exchange values, the INTEL
+//! shuffles), and `OpGroupWaitEvents`. A kernel that (transitively) contains one is rewritten here into a
 //! single function without calls to boundary-containing functions:
 //!
 //! 1. **Inline** every call to a function that contains a boundary, transitively (the
@@ -53,6 +54,38 @@ pub fn is_boundary(op: Op) -> bool {
             | GroupUMin
             | GroupUMax
             | GroupWaitEvents
+            | GroupNonUniformElect
+            | GroupNonUniformAll
+            | GroupNonUniformAny
+            | GroupNonUniformAllEqual
+            | GroupNonUniformBroadcast
+            | GroupNonUniformBroadcastFirst
+            | GroupNonUniformBallot
+            | GroupNonUniformShuffle
+            | GroupNonUniformShuffleXor
+            | GroupNonUniformShuffleUp
+            | GroupNonUniformShuffleDown
+            | GroupNonUniformIAdd
+            | GroupNonUniformFAdd
+            | GroupNonUniformIMul
+            | GroupNonUniformFMul
+            | GroupNonUniformSMin
+            | GroupNonUniformUMin
+            | GroupNonUniformFMin
+            | GroupNonUniformSMax
+            | GroupNonUniformUMax
+            | GroupNonUniformFMax
+            | GroupNonUniformBitwiseAnd
+            | GroupNonUniformBitwiseOr
+            | GroupNonUniformBitwiseXor
+            | GroupNonUniformLogicalAnd
+            | GroupNonUniformLogicalOr
+            | GroupNonUniformLogicalXor
+            | GroupNonUniformRotateKHR
+            | SubgroupShuffleINTEL
+            | SubgroupShuffleDownINTEL
+            | SubgroupShuffleUpINTEL
+            | SubgroupShuffleXorINTEL
     )
 }
 

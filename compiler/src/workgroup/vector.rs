@@ -386,6 +386,10 @@ impl VTx<'_, '_, '_> {
                         let v = self.fit(w, t);
                         return self.set(inst, t, V::U(v));
                     }
+                    if !matches!(p.ty(rt)?, crate::spirv::Type::Vector { .. }) {
+                        // Sub-group ids and sizes, linear ids: computed by the scalar loop.
+                        return Err(refuse(format!("builtin {b:?}")));
+                    }
                     return self.set(inst, types::I64, V::Builtin(b));
                 }
                 if self.volatile(inst, 1, ptr) {

@@ -284,12 +284,12 @@ pub unsafe extern "C" fn get_kernel_work_group_info(
 pub unsafe extern "C" fn get_kernel_sub_group_info(
     kernel: cl_kernel,
     device: cl_device_id,
-    _param_name: cl_kernel_sub_group_info,
-    _input_value_size: usize,
-    _input_value: *const c_void,
-    _param_value_size: usize,
-    _param_value: *mut c_void,
-    _param_value_size_ret: *mut usize,
+    param_name: cl_kernel_sub_group_info,
+    input_value_size: usize,
+    input_value: *const c_void,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
 ) -> cl_int {
     cl_call(|| {
         // CL_INVALID_KERNEL if kernel is a not a valid kernel object.
@@ -297,8 +297,60 @@ pub unsafe extern "C" fn get_kernel_sub_group_info(
         // CL_INVALID_DEVICE if device is not in the list of devices associated with kernel
         // or if device is NULL but there is more than one device associated with kernel.
         kernel_device(&k, device)?;
-        // CL_INVALID_OPERATION if device does not support subgroups.
-        // (CL_DEVICE_MAX_NUM_SUB_GROUPS is 0: the device has no sub-groups.)
-        Err(ClError(CL_INVALID_OPERATION))
+        let word = std::mem::size_of::<usize>();
+        // The local size a query is about: one to three size_t values.
+        // CL_INVALID_VALUE if param_name is CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE or
+        // CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE and the size in bytes specified by
+        // input_value_size is not valid or if input_value is NULL.
+        let local = || -> ClResult<Vec<usize>> {
+            let n = input_value_size / word;
+            check(
+                !input_value.is_null()
+                    && input_value_size.is_multiple_of(word)
+                    && (1..=3).contains(&n),
+                CL_INVALID_VALUE,
+            )?;
+            // SAFETY: input_value points to input_value_size bytes (API contract), n
+            // size_t values.
+            Ok(unsafe { slice(input_value as *const usize, n) }.to_vec())
+        };
+        let v = match param_name {
+            CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE => {
+                info(&Kernel::max_sub_group_size_for(&local()?))
+            }
+            CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE => info(&Kernel::sub_group_count_for(&local()?)),
+            CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT => {
+                // CL_INVALID_VALUE if param_name is CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT
+                // and the size in bytes specified by input_value_size is not valid or if
+                // input_value is NULL.
+                check(
+                    !input_value.is_null() && input_value_size == word,
+                    CL_INVALID_VALUE,
+                )?;
+                // SAFETY: input_value points to one size_t (checked size, API contract).
+                let count = unsafe { *(input_value as *const usize) };
+                // The output is a local size of as many dimensions as param_value has
+                // room for (one to three).
+                let dims = if param_value.is_null() {
+                    3
+                } else {
+                    param_value_size / word
+                };
+                check(
+                    (1..=3).contains(&dims)
+                        && (param_value.is_null() || param_value_size.is_multiple_of(word)),
+                    CL_INVALID_VALUE,
+                )?;
+                info(&k.local_size_for_sub_group_count(count, dims))
+            }
+            CL_KERNEL_MAX_NUM_SUB_GROUPS => info(&k.max_num_sub_groups()),
+            // No kernel asks for a number of sub-groups (no `SubgroupsPerWorkgroup`
+            // execution mode is accepted).
+            CL_KERNEL_COMPILE_NUM_SUB_GROUPS => info(&0usize),
+            // CL_INVALID_VALUE if param_name is not one of the supported values.
+            _ => return Err(ClError(CL_INVALID_VALUE)),
+        };
+        // SAFETY: the out-pointers follow the API contract.
+        unsafe { write_info(&v, param_value_size, param_value, param_value_size_ret) }
     })
 }

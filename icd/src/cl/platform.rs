@@ -110,6 +110,7 @@ fn extension_function(name: &CStr) -> *mut c_void {
         b"clGetKernelSuggestedLocalWorkSizeKHR" => {
             super::enqueue::get_kernel_suggested_local_work_size as *const ()
         }
+        b"clGetKernelSubGroupInfoKHR" => super::kernel::get_kernel_sub_group_info as *const (),
         _ => return std::ptr::null_mut(),
     };
     f as *mut c_void

@@ -102,9 +102,9 @@ pub(super) unsafe extern "C" fn zeDeviceGetComputeProperties(
         p.maxGroupCountY = u32::MAX;
         p.maxGroupCountZ = u32::MAX;
         p.maxSharedLocalMemory = rt::LOCAL_MEM_SIZE as u32;
-        // A work-item is its own sub-group.
+        // Every kernel runs with sub-groups of SUB_GROUP_SIZE work-items.
         p.numSubGroupSizes = 1;
-        p.subGroupSizes = [1, 0, 0, 0, 0, 0, 0, 0];
+        p.subGroupSizes = [ferrite_compiler::SUB_GROUP_SIZE, 0, 0, 0, 0, 0, 0, 0];
         Ok(ZE_RESULT_SUCCESS)
     })
 }

@@ -219,8 +219,14 @@ pub(super) unsafe extern "C" fn zeKernelGetProperties(
         p.requiredGroupSizeZ = rz;
         p.requiredNumSubGroups = 0;
         p.requiredSubgroupSize = 0;
-        p.maxSubgroupSize = 1;
-        p.maxNumSubgroups = rt::MAX_WORK_GROUP_SIZE as u32;
+        // Sub-groups of SUB_GROUP_SIZE work-items, as many as the kernel's largest group
+        // holds (`requiredSubgroupSize` 0: no size was asked for).
+        p.maxSubgroupSize = ferrite_compiler::SUB_GROUP_SIZE;
+        let max_group = match info.reqd_work_group_size {
+            Some(r) => r.iter().product::<u32>(),
+            None => rt::MAX_WORK_GROUP_SIZE as u32,
+        };
+        p.maxNumSubgroups = max_group.div_ceil(ferrite_compiler::SUB_GROUP_SIZE);
         p.localMemSize = k.rt.compiled.static_local_size as u32;
         p.privateMemSize = k.rt.compiled.private_size as u32;
         p.spillMemSize = 0;

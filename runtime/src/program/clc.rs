@@ -53,6 +53,22 @@ pub const OPENCL_C_EXTENSIONS: &[&str] = &[
     // bitfield_insert/bitfield_extract_{signed,unsigned}/bit_reverse: OpBitField* and
     // OpBitReverse (compiler `codegen/arith.rs`).
     "cl_khr_extended_bit_ops",
+    // Sub-groups of 4 work-items (compiler `SUB_GROUP_SIZE`; collectives are region
+    // boundaries combined per sub-group, `compiler/src/workgroup/combine.rs`; tested in
+    // `compiler/tests/exec_subgroups.rs`), the OpenCL 3.0 feature `__opencl_c_subgroups`
+    // below. The non-uniform ones combine the work-items that reached the call together,
+    // diverged work-items reconverging at the next one. Not `cl_khr_subgroups`: that
+    // extension requires CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS, and a group's
+    // work-items run one after another on one thread (a sub-group spinning on another
+    // one's progress never ends).
+    "cl_khr_subgroup_extended_types",
+    "cl_khr_subgroup_shuffle",
+    "cl_khr_subgroup_shuffle_relative",
+    "cl_khr_subgroup_clustered_reduce",
+    "cl_khr_subgroup_ballot",
+    "cl_khr_subgroup_non_uniform_vote",
+    "cl_khr_subgroup_non_uniform_arithmetic",
+    "cl_khr_subgroup_rotate",
 ];
 
 /// The feature macros of OpenCL C extensions ([`OPENCL_C_EXTENSIONS`]) the device
@@ -95,6 +111,7 @@ pub const OPENCL_C_FEATURES: &[&str] = &[
     "__opencl_c_atomic_scope_device",
     "__opencl_c_atomic_scope_all_devices",
     "__opencl_c_work_group_collective_functions",
+    "__opencl_c_subgroups",
     // cl_khr_integer_dot_product: OpSDot/OpUDot/OpSUDot(AccSat) on char4/uchar4 and packed
     // into a uint (compiler `codegen/dot.rs`, `spirv/library.rs`). The OpenCL C 3.0 spec
     // lists these among the optional features (the CTS's features_macro checks them there).
@@ -579,14 +596,15 @@ pub fn compile_with(
             Err(_) => {}
         }
     }
-    // Float atomics (cl_ext_float_atomics), integer dot products and extended bit
-    // operations become OpAtomicF*EXT, Op*Dot and OpBitField* only with their SPIR-V
-    // extensions enabled.
+    // Float atomics (cl_ext_float_atomics), integer dot products, extended bit operations
+    // and `sub_group_rotate` become OpAtomicF*EXT, Op*Dot, OpBitField* and
+    // OpGroupNonUniformRotateKHR only with their SPIR-V extensions enabled.
     let mut spirv_args = vec!["--spirv-ext=+SPV_INTEL_arbitrary_precision_integers,\
                                +SPV_EXT_shader_atomic_float_add,\
                                +SPV_EXT_shader_atomic_float_min_max,\
                                +SPV_KHR_integer_dot_product,\
-                               +SPV_KHR_bit_instructions"
+                               +SPV_KHR_bit_instructions,\
+                               +SPV_KHR_subgroup_rotate"
         .to_string()];
     if opts.kernel_arg_info {
         // Keeps argument type names as `kernel_arg_type.<kernel>.<types>` strings.
@@ -705,9 +723,11 @@ mod tests {
         assert_eq!(&spirv[..4], &0x0723_0203u32.to_le_bytes());
 
         let claims = compile(
-            "#if defined(__opencl_c_read_write_images) || defined(cl_khr_subgroup_ballot) \
+            "#if defined(__opencl_c_read_write_images) || defined(__opencl_c_device_enqueue) \
              || defined(__IMAGE_SUPPORT__)\n\
              #error unclaimed feature visible\n#endif\n\
+             #if !defined(__opencl_c_subgroups) || !defined(cl_khr_subgroup_ballot)\n\
+             #error claimed feature invisible\n#endif\n\
              #if !defined(__OPENCL_VERSION__) || __OPENCL_VERSION__ != 300\n\
              #error no __OPENCL_VERSION__\n#endif\n\
              kernel void k(global int* a) { a[0] = 1; }",
