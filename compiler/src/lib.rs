@@ -178,7 +178,8 @@ pub struct KernelInfo {
 }
 
 mod module;
-pub use module::{spec_constants, CompiledKernel, Module, SpecConstant};
+pub use module::MAX_PROGRAM_SCOPE_BYTES;
+pub use module::{spec_constants, CompiledKernel, GlobalVariable, Module, SpecConstant};
 
 #[cfg(test)]
 mod tests {

@@ -99,6 +99,33 @@ impl FnTx<'_, '_, '_> {
         Ok(self.b.ins().select(ok, ptr, null))
     }
 
+    /// `OpGenericPtrMemSemantics` (`get_fence`): `WorkgroupMemory` for an address in the
+    /// group's local memory, else `CrossWorkgroupMemory`. A private address also gets
+    /// `CrossWorkgroupMemory`: any fence is valid for private memory (OpenCL C 3.0 §6.15.4:
+    /// "a valid memory fence value"), and telling the stack apart costs the fast shape
+    /// (`cast_explicit`).
+    fn generic_mem_semantics(&mut self, ptr: Value, rt: cranelift_codegen::ir::Type) -> Value {
+        use cranelift_codegen::ir::condcodes::IntCC;
+        let t = crate::codegen::trusted;
+        let lsize = self.b.ins().load(
+            types::I64,
+            t(),
+            self.ctx,
+            crate::GroupContext::OFFSET_LOCAL_MEM_SIZE,
+        );
+        let lend = self.b.ins().iadd(self.local_mem, lsize);
+        let a = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, ptr, self.local_mem);
+        let b = self.b.ins().icmp(IntCC::UnsignedLessThan, ptr, lend);
+        let local = self.b.ins().band(a, b);
+        // SPIR-V memory semantics: WorkgroupMemory 0x100, CrossWorkgroupMemory 0x200.
+        let wg = self.b.ins().iconst(rt, 0x100);
+        let cross = self.b.ins().iconst(rt, 0x200);
+        self.b.ins().select(local, wg, cross)
+    }
+
     fn int_info(&self, id: rspirv::spirv::Word) -> Result<(u32, bool)> {
         match self.p.ty(elem_of(self.p, id)?)? {
             Type::Int { width, signed } => Ok((*width, *signed)),
@@ -297,6 +324,11 @@ impl FnTx<'_, '_, '_> {
                 self.map_n(rt, &[x], &mut |s, a| s.resize_int(a[0], ws, false, 64))?
             }
             Op::PtrCastToGeneric | Op::GenericCastToPtr => x,
+            Op::GenericPtrMemSemantics => {
+                let t = clif_scalar(self.p, rt)?;
+                let ptr = x.scalar()?;
+                Val::S(self.generic_mem_semantics(ptr, t))
+            }
             Op::GenericCastToPtrExplicit => {
                 let class = match inst.operands.get(1) {
                     Some(rspirv::dr::Operand::StorageClass(c)) => *c,
