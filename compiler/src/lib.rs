@@ -42,6 +42,7 @@ pub mod memory_model;
               and formats with the C library's snprintf"
 )]
 pub mod printf;
+pub mod spaces;
 mod spirv;
 mod workgroup;
 

@@ -231,3 +231,46 @@ fn bad_address_initialisers_are_errors() {
         }
     }
 }
+
+#[test]
+fn casts_know_other_work_items_memory() {
+    // A private or local address another work-item (another group, another thread) made:
+    // not in this work-item's stack or this group's local memory, but registered by the
+    // executor (here: by the test) as such.
+    let Some(spv) = cl_to_spirv(
+        r#"
+        kernel void k(global const ulong *addrs, global int *out) {
+            for (int i = 0; i < 3; i++) {
+                int *p = (int *)addrs[i];
+                out[3 * i + 0] = to_global(p) != 0;
+                out[3 * i + 1] = to_local(p) != 0;
+                out[3 * i + 2] = to_private(p) != 0;
+            }
+        }
+        "#,
+    ) else {
+        return;
+    };
+    let m = Module::from_spirv(&spv).expect("from_spirv");
+    let k = m.compile_kernel("k").expect("compile");
+    let private = vec![0u64; 16];
+    let local = vec![0u64; 16];
+    let global = vec![0u64; 16];
+    let lo = |v: &Vec<u64>| v.as_ptr() as u64;
+    let _p = ferrite_compiler::spaces::register(
+        lo(&private),
+        lo(&private) + 128,
+        ferrite_compiler::spaces::Space::Private,
+    );
+    let _l = ferrite_compiler::spaces::register(
+        lo(&local),
+        lo(&local) + 128,
+        ferrite_compiler::spaces::Space::Local,
+    );
+    let mut addrs = [lo(&global) + 8, lo(&local) + 8, lo(&private) + 8];
+    let mut out = [0i32; 9];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut addrs).buf(1, &mut out);
+    run1(&k, &args, 1, 1);
+    assert_eq!(out, [1, 0, 0, 0, 1, 0, 0, 0, 1]);
+}

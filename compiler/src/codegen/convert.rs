@@ -82,12 +82,16 @@ impl FnTx<'_, '_, '_> {
             .load(types::I64, t(), self.wi, crate::codegen::WI_FRAME_HI);
         let frame = in_range(self, flo, fhi);
         let private = self.b.ins().bor(stack, frame);
-        let ok = match class {
-            S::Workgroup => local,
-            S::Function => private,
+        // The work-item's own memory answers inline; an address it does not own may
+        // still be another work-item's private or local memory (`crate::spaces`).
+        let null = self.b.ins().iconst(types::I64, 0);
+        let (fast_yes, fast_no, want) = match class {
+            S::Workgroup => (local, private, crate::spaces::Space::Local as i64),
+            S::Function => (private, local, crate::spaces::Space::Private as i64),
             S::CrossWorkgroup => {
                 let either = self.b.ins().bor(local, private);
-                self.b.ins().bxor_imm_s(either, 1)
+                let never = self.b.ins().iconst(types::I8, 0);
+                (never, either, 0)
             }
             c => {
                 return Err(CompileError::Unsupported(format!(
@@ -95,8 +99,24 @@ impl FnTx<'_, '_, '_> {
                 )))
             }
         };
-        let null = self.b.ins().iconst(types::I64, 0);
-        Ok(self.b.ins().select(ok, ptr, null))
+        let slow = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.append_block_param(done, types::I64);
+        let decided = self.b.ins().bor(fast_yes, fast_no);
+        let fast = self.b.ins().select(fast_yes, ptr, null);
+        self.b.ins().brif(decided, done, &[fast.into()], slow, &[]);
+        self.b.seal_block(slow);
+        self.b.switch_to_block(slow);
+        let space = self.call_convert("ferrite_space_of", &[ptr])?;
+        let ok =
+            self.b
+                .ins()
+                .icmp_imm_s(cranelift_codegen::ir::condcodes::IntCC::Equal, space, want);
+        let r = self.b.ins().select(ok, ptr, null);
+        self.b.ins().jump(done, &[r.into()]);
+        self.b.seal_block(done);
+        self.b.switch_to_block(done);
+        Ok(self.b.block_params(done)[0])
     }
 
     /// `OpGenericPtrMemSemantics` (`get_fence`): `WorkgroupMemory` for an address in the
