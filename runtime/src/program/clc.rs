@@ -54,7 +54,12 @@ pub const OPENCL_C_EXTENSIONS: &[&str] = &[
 /// built from this list). Atomic orders and scopes: every order maps up to sequential
 /// consistency and global atomics are device-wide whatever their scope
 /// (`compiler/src/memory_model.rs`, litmus tests in `compiler/tests/litmus.rs`); work-group
-/// collectives are region boundaries (`compiler/src/workgroup.rs`).
+/// collectives are region boundaries (`compiler/src/workgroup.rs`). Program-scope global
+/// variables: one storage per built program, initialised at build, pointer initialisers
+/// included (`compiler/src/module.rs`, `compiler/tests/exec_globals.rs`). The generic
+/// address space: a generic pointer is a plain address; casts to a named space test the
+/// address against the group's local memory and the work-item's stack
+/// (`compiler/src/codegen/convert.rs`).
 pub const OPENCL_C_FEATURES: &[&str] = &[
     "__opencl_c_fp64",
     "__opencl_c_int64",
@@ -63,6 +68,8 @@ pub const OPENCL_C_FEATURES: &[&str] = &[
     "__opencl_c_atomic_scope_device",
     "__opencl_c_atomic_scope_all_devices",
     "__opencl_c_work_group_collective_functions",
+    "__opencl_c_program_scope_global_variables",
+    "__opencl_c_generic_address_space",
 ];
 
 /// The `opt-15` pass pipeline run on clang's output (see the module documentation for why
@@ -543,13 +550,34 @@ pub fn compile_with(
         // Keeps argument type names as `kernel_arg_type.<kernel>.<types>` strings.
         spirv_args.push("--preserve-ocl-kernel-arg-type-metadata-through-string".into());
     }
-    spirv_args.extend([
-        translate_input.display().to_string(),
-        "-o".to_string(),
-        spv.display().to_string(),
-    ]);
-    let (ok, spirv_log) = run_tool(&llvm_spirv, &spirv_args, &[])?;
-    log.push_str(&spirv_log);
+    let translate = |input: &Path| {
+        let mut args = spirv_args.clone();
+        args.extend([
+            input.display().to_string(),
+            "-o".to_string(),
+            spv.display().to_string(),
+        ]);
+        run_tool(&llvm_spirv, &args, &[])
+    };
+    let (mut ok, spirv_log) = translate(&translate_input)?;
+    if !ok && translate_input != bitcode {
+        // LLVM's constant folding can make IR llvm-spirv refuses: early-cse folds
+        // `(global int *)(generic int *)(local int *)NULL` into a local → global
+        // `addrspacecast` (CTS generic_address_space compare_pointers), which SPIR-V
+        // forbids. The unoptimised module is correct input; use it.
+        let (ok2, log2) = translate(&bitcode)?;
+        ok = ok2;
+        if ok {
+            log.push_str(
+                "warning: llvm-spirv rejected the optimised module, using the unoptimised one:\n",
+            );
+            log.push_str(&spirv_log);
+        } else {
+            log.push_str(&log2);
+        }
+    } else {
+        log.push_str(&spirv_log);
+    }
     if !ok {
         return Ok(ClcOutput { spirv: None, log });
     }
