@@ -8,13 +8,15 @@
 //! before the front end dereferences anything.
 
 use crate::error::Error;
-use ferrite_compiler::{CompiledKernel, Module};
+use ferrite_compiler::{CompiledKernel, GlobalVariable, Module};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
 /// A built module.
 pub struct ZeModule {
     kernels: Vec<CompiledKernel>,
+    /// The compiled module: its program-scope variables, for `zeModuleGetGlobalPointer`.
+    module: Module,
     /// Warnings of a successful build (empty when there were none).
     pub build_log: String,
     /// What it was built from, for [`ZeModule::native_binary`].
@@ -69,10 +71,17 @@ impl ZeModule {
         }
         Ok(ZeModule {
             kernels,
+            module,
             build_log: log,
             spirv: spirv.to_vec(),
             spec_constants: spec_constants.clone(),
         })
+    }
+
+    /// `zeModuleGetGlobalPointer`: the program-scope variable exported (or named) `name`,
+    /// in the storage every kernel of the module uses.
+    pub fn global_variable(&self, name: &str) -> Option<GlobalVariable> {
+        self.module.global_variable(name)
     }
 
     /// `zeModuleGetNativeBinary`.
