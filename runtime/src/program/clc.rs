@@ -21,6 +21,9 @@
 //! with its passes disabled and `opt-15` (`FERRITE_OPT`) runs [`OPT_PIPELINE`]: promotion of
 //! locals to registers, inlining, CSE/GVN, LICM, constant propagation and CFG clean-up,
 //! without `instcombine`. Without `opt-15` the unoptimised module is used: slower, correct.
+//! So it is when llvm-spirv rejects the optimised module: LLVM's constant folding can turn
+//! a cast through the generic address space into a cast between two named ones, which
+//! SPIR-V forbids.
 //! llvm-spirv may still meet odd-width integers, so it runs with
 //! `SPV_INTEL_arbitrary_precision_integers`; the compiler accepts those widths.
 //!
