@@ -11,12 +11,7 @@ fn has_feature(name: &str) -> bool {
     let n = bytes.len() / std::mem::size_of::<cl_name_version>();
     let feats: Vec<cl_name_version> = pod_vec(&bytes[..n * std::mem::size_of::<cl_name_version>()]);
     feats.iter().any(|f| {
-        let raw: Vec<u8> = f
-            .name
-            .iter()
-            .take_while(|c| **c != 0)
-            .map(|c| *c as u8)
-            .collect();
+        let raw: Vec<u8> = f.name.iter().copied().take_while(|c| *c != 0).collect();
         raw == name.as_bytes()
     })
 }

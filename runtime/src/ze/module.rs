@@ -227,8 +227,23 @@ mod tests {
 
     #[test]
     fn native_binaries_round_trip_and_reject_garbage() {
+        // The smallest module: the header, `OpCapability Kernel`, `OpMemoryModel`.
+        let words: [u32; 10] = [
+            0x0723_0203,
+            0x0001_0000,
+            0,
+            1,
+            0,
+            (2 << 16) | 17,
+            6,
+            (3 << 16) | 14,
+            2,
+            2,
+        ];
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         let m = ZeModule {
             kernels: Vec::new(),
+            module: Module::from_spirv(&bytes).unwrap(),
             build_log: String::new(),
             spirv: vec![1, 2, 3, 4],
             spec_constants: HashMap::from([(7, 0x1_0000_0002), (1, 5)]),
