@@ -274,3 +274,56 @@ fn casts_know_other_work_items_memory() {
     run1(&k, &args, 1, 1);
     assert_eq!(out, [1, 0, 0, 0, 1, 0, 0, 0, 1]);
 }
+
+/// Mutated modules with address initialisers build or fail with an error; nothing panics
+/// (`Module` turns a panic into `CompileError::Codegen("compiler panicked: …")`).
+#[test]
+fn mutated_initialisers_never_panic() {
+    let mut inputs = Vec::new();
+    if let Some(spv) = spvasm(&kernel_file("global_inits.spvasm")) {
+        inputs.push(spv);
+    }
+    if let Some(spv) = cl_to_spirv(POINTER_INITS) {
+        inputs.push(spv);
+    }
+    let mut seed = 0x9e37_79b9u32;
+    let mut rnd = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    };
+    let check = |e: CompileError| {
+        if let CompileError::Codegen(m) = &e {
+            assert!(!m.starts_with("compiler panicked"), "{m}");
+        }
+    };
+    for spv in &inputs {
+        let base: Vec<u32> = spv
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        for _ in 0..400 {
+            let mut words = base.clone();
+            for _ in 0..2 {
+                let i = 5 + (rnd() as usize) % (words.len() - 5);
+                words[i] = match rnd() % 3 {
+                    0 => rnd(),
+                    1 => words[i] ^ (1 << (rnd() % 32)),
+                    _ => rnd() % 64,
+                };
+            }
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            match Module::from_spirv(&bytes) {
+                Ok(m) => {
+                    for k in m.kernels().to_vec() {
+                        if let Err(e) = m.compile_kernel(&k.name) {
+                            check(e);
+                        }
+                    }
+                }
+                Err(e) => check(e),
+            }
+        }
+    }
+}
