@@ -572,3 +572,65 @@ fn link_once_odr_definitions_resolve_imports() {
     run_1d(&env.queue, &k, 4, None);
     assert_eq!(out.read::<u32>(&env.queue, 4), vec![5, 6, 7, 8]);
 }
+
+/// Program-scope variables across `clLinkProgram`: one object defines the variable, the
+/// other declares it `extern`; the linked program's kernels share one storage.
+#[test]
+fn linked_programs_share_program_scope_variables() {
+    let env = Env::new();
+    let features = device_info(env.dev.device, CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE).unwrap();
+    if !require(
+        pod::<usize>(&features) > 0,
+        "program-scope global variables",
+    ) {
+        return;
+    }
+    let writer = Program::from_source(
+        &env.ctx,
+        "global int shared = 5;\n\
+         global int *shared_ptr = &shared;\n\
+         kernel void writer(int v) { *shared_ptr += v; }\n",
+    );
+    let reader = Program::from_source(
+        &env.ctx,
+        "extern global int shared;\n\
+         kernel void reader(global int *out) { out[0] = shared; }\n",
+    );
+    check(
+        compile(&writer, "-cl-std=CL3.0", &[]),
+        "clCompileProgram(writer)",
+    );
+    check(
+        compile(&reader, "-cl-std=CL3.0", &[]),
+        "clCompileProgram(reader)",
+    );
+    let (linked, rc) = link(&env.ctx, "", &[&writer, &reader]);
+    check(rc, "clLinkProgram");
+    let linked = Program(linked);
+    let total: usize = pod(&build_info(
+        linked.raw(),
+        env.dev.device,
+        CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE,
+    )
+    .unwrap());
+    assert!(
+        total >= 12,
+        "CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE = {total}"
+    );
+    let out = env.buffer_zeroed::<i32>(1);
+    let (w, r) = (linked.kernel("writer"), linked.kernel("reader"));
+    w.arg(0, &10i32);
+    r.buf(0, &out);
+    run_1d(&env.queue, &w, 1, None);
+    run_1d(&env.queue, &w, 1, None);
+    run_1d(&env.queue, &r, 1, None);
+    assert_eq!(out.read::<i32>(&env.queue, 1), [25]);
+
+    // A program built from the linked program's binary starts from the initialisers.
+    let p2 = from_binary(&env, &binary_of(&linked)).expect("clCreateProgramWithBinary");
+    p2.build("").expect("build from binary");
+    let r2 = p2.kernel("reader");
+    r2.buf(0, &out);
+    run_1d(&env.queue, &r2, 1, None);
+    assert_eq!(out.read::<i32>(&env.queue, 1), [5]);
+}

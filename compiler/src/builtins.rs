@@ -12,7 +12,8 @@
 //! - math in single precision: the double function, rounded once (see [`math`]);
 //! - conversions with a rounding mode Cranelift lacks ([`convert`]);
 //! - half-precision loads and stores (`vload_half`, `vstore_half_r*`);
-//! - `printf` ([`crate::printf`]).
+//! - `printf` ([`crate::printf`]);
+//! - the address-space lookup of explicit generic casts ([`crate::spaces`]).
 
 pub mod convert;
 #[expect(
@@ -197,6 +198,9 @@ builtins! {
 
     // ---- printf ---------------------------------------------------------------------
     ferrite_printf(sink: u64, record: u64) -> i32 = crate::printf::record(sink, record);
+
+    // ---- generic casts of another work-item's address ---------------------------------
+    ferrite_space_of(addr: u64) -> i32 = crate::spaces::space_of(addr);
 }
 
 /// Every built-in.

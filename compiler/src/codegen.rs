@@ -367,6 +367,8 @@ pub fn compile(
                 for o in &i.operands {
                     if let rspirv::dr::Operand::IdRef(id) = o {
                         used.insert(*id);
+                        // Variables whose address a constant holds count as used.
+                        p.const_refs(*id, &mut used, 0);
                     }
                 }
             }
@@ -1056,9 +1058,24 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             Constant::Composite { parts, .. } => {
                 let mut v = Vec::new();
                 for part in parts {
-                    v.push(self.constant(part, depth + 1)?);
+                    // A part may be a module-scope variable: its address.
+                    if self.p.globals.contains_key(&part) {
+                        v.push(self.val(part)?);
+                    } else {
+                        v.push(self.constant(part, depth + 1)?);
+                    }
                 }
                 Ok(Val::C(v))
+            }
+            Constant::Address { base, offset, ty } => {
+                let a = self.val(base)?.scalar()?;
+                let a = self.b.ins().iadd_imm_s(a, offset);
+                let t = clif_scalar(self.p, ty)?;
+                Ok(Val::S(if t.bits() < 64 {
+                    self.b.ins().ireduce(t, a)
+                } else {
+                    a
+                }))
             }
         }
     }
@@ -1263,6 +1280,7 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             | PtrCastToGeneric
             | GenericCastToPtr
             | GenericCastToPtrExplicit
+            | GenericPtrMemSemantics
             | SatConvertSToU
             | SatConvertUToS => self.convert(inst),
             ExtInst => self.ext_inst(inst),
@@ -1330,6 +1348,7 @@ pub fn opcode_supported(op: Op) -> bool {
             | PtrCastToGeneric
             | GenericCastToPtr
             | GenericCastToPtrExplicit
+            | GenericPtrMemSemantics
             | SatConvertSToU
             | SatConvertUToS
             | ExtInst

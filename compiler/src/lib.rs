@@ -42,6 +42,7 @@ pub mod memory_model;
               and formats with the C library's snprintf"
 )]
 pub mod printf;
+pub mod spaces;
 mod spirv;
 mod workgroup;
 
@@ -185,7 +186,8 @@ pub struct KernelInfo {
 }
 
 mod module;
-pub use module::{spec_constants, CompiledKernel, Module, SpecConstant};
+pub use module::MAX_PROGRAM_SCOPE_BYTES;
+pub use module::{spec_constants, CompiledKernel, GlobalVariable, Module, SpecConstant};
 
 #[cfg(test)]
 mod tests {

@@ -27,6 +27,7 @@ pub struct Module {
     kernels: Vec<KernelInfo>,
     memory: Arc<ProgramMemory>,
     global_addr: HashMap<Word, u64>,
+    global_bytes: u64,
 }
 
 fn guard<T>(f: impl FnOnce() -> Result<T, CompileError>) -> Result<T, CompileError> {
@@ -77,9 +78,13 @@ impl Module {
         for ep in &prog.entry_points {
             kernels.push(args::kernel_info(&prog, ep)?);
         }
-        // Program-scope variables.
+        // Program-scope variables: every `CrossWorkgroup` (`__global`, function-scope
+        // `static`) and `UniformConstant` (`__constant`) variable gets its place in one
+        // allocation per module, shared by every kernel of the program and kept for the
+        // program's life (so values persist from launch to launch and kernel to kernel).
         let mut offsets = Vec::new();
         let mut size = 0u64;
+        let mut global_bytes = 0u64;
         for g in &prog.global_order {
             let gl = &prog.globals[g];
             match gl.class {
@@ -90,6 +95,9 @@ impl Module {
                     size = size
                         .checked_add(l.size)
                         .ok_or_else(|| CompileError::Invalid("globals too large".into()))?;
+                    if gl.class == StorageClass::CrossWorkgroup {
+                        global_bytes = global_bytes.saturating_add(l.size);
+                    }
                 }
                 StorageClass::Input if gl.builtin.is_some() => {}
                 StorageClass::Workgroup => {}
@@ -100,10 +108,9 @@ impl Module {
                 }
             }
         }
-        // The device claims no program-scope global variables of its own
-        // (CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE is 0); what remains is `__constant` data and
-        // what a SPIR-V producer puts at module scope. A bound keeps a malformed or hostile
-        // module (the fuzzer built a 2e9-element array) from allocating gigabytes.
+        // The device reports this bound as CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE (one variable
+        // may use all of it). It also keeps a malformed or hostile module (the fuzzer built
+        // a 2e9-element array) from allocating gigabytes.
         if size > MAX_PROGRAM_SCOPE_BYTES {
             return Err(CompileError::Unsupported(format!(
                 "program-scope variables need {size} bytes, more than Ferrite's limit of {} MiB",
@@ -113,13 +120,17 @@ impl Module {
         let size =
             usize::try_from(size).map_err(|_| CompileError::Invalid("globals too large".into()))?;
         let mut memory = ProgramMemory::new(size)?;
-        let mut global_addr = HashMap::new();
+        // Every address first: an initialiser may point at a variable declared after it
+        // is laid out (`global int *p = &a;` with `a` anywhere in the module).
+        let global_addr: HashMap<Word, u64> = offsets
+            .iter()
+            .map(|(g, off)| (*g, memory.base() + off))
+            .collect();
         for (g, off) in offsets {
-            global_addr.insert(g, memory.base() + off);
             if let Some(init) = prog.globals[&g].init {
                 let mut bytes = Vec::new();
                 let ty = prog.globals[&g].pointee;
-                const_bytes(&prog, init, ty, &mut bytes, 0)?;
+                const_bytes(&prog, &global_addr, init, ty, &mut bytes, 0, 0)?;
                 memory.write(off as usize, &bytes)?;
             }
         }
@@ -128,12 +139,49 @@ impl Module {
             kernels,
             memory: Arc::new(memory),
             global_addr,
+            global_bytes,
         })
     }
 
     /// The kernels in the module, in `OpEntryPoint` order.
     pub fn kernels(&self) -> &[KernelInfo] {
         &self.kernels
+    }
+
+    /// Bytes of the module's program-scope variables in the global address space
+    /// (`CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE`): `__global` and `static` variables,
+    /// not `__constant` data.
+    pub fn global_variable_bytes(&self) -> u64 {
+        self.global_bytes
+    }
+
+    /// The program-scope variable exported (or named) `name`: its address and size in
+    /// bytes (for `zeModuleGetGlobalPointer`). The storage lives as long as the module or
+    /// any kernel compiled from it.
+    pub fn global_variable(&self, name: &str) -> Option<GlobalVariable> {
+        let p = &self.prog;
+        p.global_order.iter().find_map(|g| {
+            let addr = *self.global_addr.get(g)?;
+            let export = p.decorations.get(g).and_then(|d| {
+                d.iter().find_map(|(dec, ops)| match (dec, ops.first()) {
+                    (
+                        rspirv::spirv::Decoration::LinkageAttributes,
+                        Some(rspirv::dr::Operand::LiteralString(s)),
+                    ) => Some(s.as_str()),
+                    _ => None,
+                })
+            });
+            let named = export.or(p.names.get(g).map(String::as_str))?;
+            if named != name {
+                return None;
+            }
+            let size = layout(p, p.globals.get(g)?.pointee).ok()?.size;
+            Some(GlobalVariable {
+                addr,
+                size: size as usize,
+                memory: self.memory.clone(),
+            })
+        })
     }
 
     /// Compile one kernel to a native work-group function.
@@ -170,19 +218,60 @@ impl Module {
     }
 }
 
-/// Serialise constant `id` of type `ty` into `out` at `off` (growing `out`).
+/// A program-scope variable found by [`Module::global_variable`]; holds the storage.
+#[derive(Clone)]
+pub struct GlobalVariable {
+    pub addr: u64,
+    pub size: usize,
+    /// Keeps the storage alive as long as this handle.
+    #[expect(dead_code, reason = "held only to keep the storage alive")]
+    memory: Arc<ProgramMemory>,
+}
+
+impl std::fmt::Debug for GlobalVariable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GlobalVariable")
+            .field("addr", &format_args!("{:#x}", self.addr))
+            .field("size", &self.size)
+            .finish()
+    }
+}
+
+/// Serialise constant `id` of type `ty` into `out` at `off` (growing `out`). `id` may also
+/// be a program-scope variable, whose address (`addrs`) is the value.
 fn const_bytes(
     p: &Program,
+    addrs: &HashMap<Word, u64>,
     id: Word,
     ty: Word,
     out: &mut Vec<u8>,
     off: u64,
+    depth: u32,
 ) -> Result<(), CompileError> {
+    if depth > 64 {
+        return Err(CompileError::Invalid("initialiser nesting too deep".into()));
+    }
     let l = layout(p, ty)?;
     let end = usize::try_from(off + l.size)
         .map_err(|_| CompileError::Invalid("initialiser too large".into()))?;
     if out.len() < end {
         out.resize(end, 0);
+    }
+    let mut put = |bits: u64| {
+        let n = (l.size as usize).min(8);
+        out[off as usize..off as usize + n].copy_from_slice(&bits.to_le_bytes()[..n]);
+    };
+    let address = |base: Word| {
+        addrs.get(&base).copied().ok_or_else(|| {
+            CompileError::Unsupported(format!(
+                "an initialiser takes the address of %{base}, which is not a program-scope \
+                 variable"
+            ))
+        })
+    };
+    if p.globals.contains_key(&id) {
+        put(address(id)?);
+        return Ok(());
     }
     let c = p.constants.get(&id).ok_or(CompileError::InvalidId {
         id,
@@ -191,9 +280,11 @@ fn const_bytes(
     match c {
         Constant::Null { .. } => Ok(()),
         Constant::Scalar { bits, .. } => {
-            let n = l.size as usize;
-            let b = bits.to_le_bytes();
-            out[off as usize..off as usize + n.min(8)].copy_from_slice(&b[..n.min(8)]);
+            put(*bits);
+            Ok(())
+        }
+        Constant::Address { base, offset, .. } => {
+            put(address(*base)?.wrapping_add(*offset as u64));
             Ok(())
         }
         Constant::Composite { parts, .. } => {
@@ -216,7 +307,7 @@ fn const_bytes(
                 return Err(CompileError::Invalid("composite constant size".into()));
             }
             for ((part, t), o) in parts.iter().zip(tys).zip(offs) {
-                const_bytes(p, *part, t, out, off + o)?;
+                const_bytes(p, addrs, *part, t, out, off + o, depth + 1)?;
             }
             Ok(())
         }

@@ -190,7 +190,12 @@ impl Program {
         }
         p.lift_decorations(&module.annotations)?;
         for inst in &module.types_global_values {
-            p.lift_global_inst(inst, &prepared.int_widths, spec)?;
+            match inst.result_id.and_then(|id| prepared.spec_ops.get(&id)) {
+                Some(raw) if inst.class.opcode == Op::Undef => {
+                    p.fold_raw_spec_op(result_id(inst)?, raw)?
+                }
+                _ => p.lift_global_inst(inst, &prepared.int_widths, spec)?,
+            }
         }
         for f in &module.functions {
             p.lift_function(f)?;
@@ -363,7 +368,9 @@ impl Program {
                 let mut parts = Vec::new();
                 for i in 0..inst.operands.len() {
                     let part = op_id(inst, i)?;
-                    if !self.constants.contains_key(&part) {
+                    // A part may be a module-scope variable: its address (llvm-spirv's
+                    // `{ &a, 7 }`).
+                    if !self.constants.contains_key(&part) && !self.globals.contains_key(&part) {
                         return Err(CompileError::InvalidId {
                             id: part,
                             expected: "constant",
@@ -383,7 +390,17 @@ impl Program {
                 let ptr_ty = result_type(inst)?;
                 let (class, pointee) = self.pointer_type(ptr_ty)?;
                 let init = match inst.operands.get(1) {
-                    Some(Operand::IdRef(i)) => Some(*i),
+                    Some(Operand::IdRef(i)) => {
+                        // A constant, or another variable (`global int *p = &a;`), defined
+                        // before this one.
+                        if !self.constants.contains_key(i) && !self.globals.contains_key(i) {
+                            return Err(CompileError::InvalidId {
+                                id: *i,
+                                expected: "constant or variable initialiser",
+                            });
+                        }
+                        Some(*i)
+                    }
                     _ => None,
                 };
                 let builtin = self.decorations.get(&id).and_then(|d| {
@@ -715,6 +732,28 @@ impl Program {
             id,
             expected: "constant",
         })
+    }
+
+    /// Add to `out` the module-scope variables constant `id` takes the address of.
+    pub fn const_refs(&self, id: Word, out: &mut std::collections::HashSet<Word>, depth: u32) {
+        if depth > 64 {
+            return;
+        }
+        match self.constants.get(&id) {
+            Some(Constant::Address { base, .. }) => {
+                out.insert(*base);
+            }
+            Some(Constant::Composite { parts, .. }) => {
+                for part in parts {
+                    if self.globals.contains_key(part) {
+                        out.insert(*part);
+                    } else {
+                        self.const_refs(*part, out, depth + 1);
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 
     /// An integer constant's value, zero-extended.

@@ -252,6 +252,22 @@ pub const ATOMIC_FENCE_CAPABILITIES: AtomicCapabilities = AtomicCapabilities {
     ..ATOMIC_MEMORY_CAPABILITIES
 };
 
+/// `CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT`.
+pub const GENERIC_ADDRESS_SPACE: bool = has_feature("__opencl_c_generic_address_space");
+
+/// `CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE`: the compiler's bound on a program's program-scope
+/// storage, which one variable may fill (0 without the feature).
+pub const MAX_GLOBAL_VARIABLE_SIZE: usize =
+    if has_feature("__opencl_c_program_scope_global_variables") {
+        ferrite_compiler::MAX_PROGRAM_SCOPE_BYTES as usize
+    } else {
+        0
+    };
+
+/// `CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE`: the same bound; program-scope storage
+/// is host memory like any buffer, so no smaller size is faster.
+pub const GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE: usize = MAX_GLOBAL_VARIABLE_SIZE;
+
 /// `CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT`.
 pub const WORK_GROUP_COLLECTIVE_FUNCTIONS: bool =
     has_feature("__opencl_c_work_group_collective_functions");
@@ -526,6 +542,8 @@ mod claim_tests {
             assert!(ATOMIC_MEMORY_CAPABILITIES.order_seq_cst);
             assert!(ATOMIC_MEMORY_CAPABILITIES.scope_all_devices);
             assert!(WORK_GROUP_COLLECTIVE_FUNCTIONS);
+            assert!(GENERIC_ADDRESS_SPACE);
+            assert!(MAX_GLOBAL_VARIABLE_SIZE as u64 == ferrite_compiler::MAX_PROGRAM_SCOPE_BYTES);
         }
     }
 }

@@ -24,7 +24,7 @@
 //! A launch of a single work-group runs on the calling thread: waking the pool costs more
 //! than it saves there.
 
-use ferrite_compiler::{CompiledKernel, GroupContext, PrintfBuffer};
+use ferrite_compiler::{spaces, CompiledKernel, GroupContext, PrintfBuffer};
 use rayon::prelude::*;
 use std::cell::RefCell;
 use std::sync::OnceLock;
@@ -110,9 +110,11 @@ fn pool() -> &'static rayon::ThreadPool {
 }
 
 /// Local memory of one worker: 128-byte aligned blocks, grown on demand, never shrunk.
+/// Registered as local memory for the generic casts (`ferrite_compiler::spaces`).
 #[derive(Default)]
 struct LocalArena {
     blocks: Vec<Block>,
+    registered: Option<spaces::Registered>,
 }
 
 #[derive(Clone, Copy)]
@@ -122,8 +124,16 @@ struct Block([u8; 128]);
 impl LocalArena {
     fn base(&mut self, bytes: usize) -> *mut u8 {
         let need = bytes.div_ceil(128).max(1);
-        if self.blocks.len() < need {
-            self.blocks.resize(need, Block([0; 128]));
+        if self.blocks.len() < need || self.registered.is_none() {
+            self.blocks
+                .resize(need.max(self.blocks.len()), Block([0; 128]));
+            let lo = self.blocks.as_ptr() as u64;
+            self.registered = None;
+            self.registered = Some(spaces::register(
+                lo,
+                lo + (self.blocks.len() * 128) as u64,
+                spaces::Space::Local,
+            ));
         }
         self.blocks.as_mut_ptr().cast()
     }
@@ -131,9 +141,11 @@ impl LocalArena {
 
 /// A worker's frame arena: 128-byte aligned, uninitialised (only JIT code reads it, and
 /// it writes every frame slot before reading it).
+/// Registered as private memory (work-items' private variables live there).
 struct FrameArena {
     ptr: *mut u8,
     layout: std::alloc::Layout,
+    _registered: spaces::Registered,
 }
 
 impl FrameArena {
@@ -141,7 +153,32 @@ impl FrameArena {
         let layout = std::alloc::Layout::from_size_align(bytes.max(128), 128).ok()?;
         // SAFETY: `layout` has a non-zero size.
         let ptr = unsafe { std::alloc::alloc(layout) };
-        (!ptr.is_null()).then_some(FrameArena { ptr, layout })
+        (!ptr.is_null()).then(|| FrameArena {
+            ptr,
+            layout,
+            _registered: spaces::register(
+                ptr as u64,
+                ptr as u64 + layout.size() as u64,
+                spaces::Space::Private,
+            ),
+        })
+    }
+}
+
+/// The current thread's stack, `[lo, hi)`, from pthreads.
+fn thread_stack() -> Option<(u64, u64)> {
+    // SAFETY: `attr` is initialised by `pthread_getattr_np` before it is read and
+    // destroyed once; `addr` and `size` are plain out-parameters.
+    unsafe {
+        let mut attr = std::mem::MaybeUninit::<libc::pthread_attr_t>::zeroed();
+        if libc::pthread_getattr_np(libc::pthread_self(), attr.as_mut_ptr()) != 0 {
+            return None;
+        }
+        let mut addr = std::ptr::null_mut();
+        let mut size = 0usize;
+        let r = libc::pthread_attr_getstack(attr.as_ptr(), &mut addr, &mut size);
+        libc::pthread_attr_destroy(attr.as_mut_ptr());
+        (r == 0).then(|| (addr as u64, addr as u64 + size as u64))
     }
 }
 
@@ -153,6 +190,10 @@ impl Drop for FrameArena {
 }
 
 thread_local! {
+    /// This thread's stack, registered as private memory while the thread runs kernels
+    /// (work-items' private variables live there), unregistered when it exits.
+    static STACK: Option<spaces::Registered> =
+        thread_stack().map(|(lo, hi)| spaces::register(lo, hi, spaces::Space::Private));
     static ARENA: RefCell<LocalArena> = RefCell::new(LocalArena::default());
     static FRAMES: RefCell<Option<FrameArena>> = const { RefCell::new(None) };
 }
@@ -298,6 +339,7 @@ fn run_groups_in(launch: &Launch<'_>, groups: std::ops::Range<u64>, printf: usiz
     // the allocation (and abort) rather than run with a short arena.
     let frame_size = launch.frame_size().unwrap_or(usize::MAX);
     let entry = launch.kernel.entry();
+    STACK.with(|_| {});
     with_frame(frame_size, |frame| {
         ARENA.with(|arena| {
             let mut arena = arena.borrow_mut();

@@ -68,6 +68,10 @@ pub struct Built {
     pub kernels: Vec<CompiledKernel>,
     /// Argument names and types are available (`-cl-kernel-arg-info` on OpenCL C).
     pub kernel_arg_info: bool,
+    /// Bytes of program-scope `__global` variables (`CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE`).
+    /// Their storage is the module's, shared by every kernel of the build and kept alive
+    /// by them (`CompiledKernel` holds it), so it lives as long as this `Built`.
+    pub global_variable_bytes: usize,
     /// Whether every work-group must be full size (`-cl-uniform-work-group-size`, or an
     /// OpenCL C 1.x program: non-uniform groups need OpenCL C 2.0 or later).
     pub uniform_work_groups: bool,
@@ -563,6 +567,8 @@ fn executable(
         spirv,
         kernels,
         kernel_arg_info,
+        global_variable_bytes: usize::try_from(module.global_variable_bytes())
+            .unwrap_or(usize::MAX),
         uniform_work_groups,
     })
 }

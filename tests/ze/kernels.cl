@@ -42,3 +42,9 @@ kernel void reverse_groups(global const int *in, global int *out, local int *tmp
 kernel void global_ids(global uint *out) {
     out[get_global_id(0) - get_global_offset(0)] = (uint)get_global_id(0);
 }
+
+// A program-scope variable the host reaches through zeModuleGetGlobalPointer.
+global int ze_counter = 41;
+kernel void bump_counter(global int *out) {
+    out[0] = ++ze_counter;
+}

@@ -58,8 +58,8 @@ static void test_module_errors(env_t *env) {
 static void test_kernel_objects(env_t *env, ze_module_handle_t module) {
     uint32_t n = 0;
     EXPECT_OK(zeModuleGetKernelNames(module, &n, NULL));
-    EXPECT(n == 6);
-    const char *names[6] = {0};
+    EXPECT(n == 7);
+    const char *names[7] = {0};
     EXPECT_OK(zeModuleGetKernelNames(module, &n, names));
     int found = 0;
     for (uint32_t i = 0; i < n; i++) found += names[i] && strcmp(names[i], "vadd") == 0;
@@ -320,7 +320,7 @@ static void test_launch_variants(env_t *env, ze_module_handle_t module) {
     EXPECT_OK(zeModuleCreate(env->context, env->device, &nd, &again, NULL));
     uint32_t nk = 0;
     EXPECT_OK(zeModuleGetKernelNames(again, &nk, NULL));
-    EXPECT(nk == 6);
+    EXPECT(nk == 7);
     EXPECT_OK(zeModuleDestroy(again));
     free(bin);
 
@@ -365,6 +365,39 @@ static void test_double(env_t *env, ze_module_handle_t module) {
     EXPECT_OK(zeMemFree(env->context, y));
 }
 
+/* zeModuleGetGlobalPointer: the storage the module's kernels use, readable and writable
+ * by the host (device memory is host memory). */
+static void test_global_pointer(env_t *env, ze_module_handle_t module) {
+    ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+    size_t size = 0;
+    int *counter = NULL;
+    EXPECT_OK(zeModuleGetGlobalPointer(module, "ze_counter", &size, (void **)&counter));
+    EXPECT(size == sizeof(int));
+    EXPECT(counter != NULL && *counter == 41);
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_GLOBAL_NAME,
+                  zeModuleGetGlobalPointer(module, "no_such_variable", &size, NULL));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+                  zeModuleGetGlobalPointer(module, NULL, &size, NULL));
+    if (!counter) return;
+    *counter = 100;
+    int *out;
+    EXPECT_OK(zeMemAllocHost(env->context, &hd, sizeof(int), 0, (void **)&out));
+    ze_kernel_handle_t k;
+    ze_kernel_desc_t kd = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC,
+                           .pKernelName = "bump_counter"};
+    EXPECT_OK(zeKernelCreate(module, &kd, &k));
+    EXPECT_OK(zeKernelSetGroupSize(k, 1, 1, 1));
+    EXPECT_OK(zeKernelSetArgumentValue(k, 0, sizeof out, &out));
+    ze_command_list_handle_t list = new_list(env);
+    ze_group_count_t g = {1, 1, 1};
+    EXPECT_OK(zeCommandListAppendLaunchKernel(list, k, &g, NULL, 0, NULL));
+    run_list(env, list);
+    EXPECT(*out == 101 && *counter == 101);
+    EXPECT_OK(zeCommandListDestroy(list));
+    EXPECT_OK(zeKernelDestroy(k));
+    EXPECT_OK(zeMemFree(env->context, out));
+}
+
 int main(int argc, char **argv) {
     argv0 = "ze_kernel";
     if (argc < 2) {
@@ -393,6 +426,7 @@ int main(int argc, char **argv) {
     test_barrier(&env, module, 64, 16);
     test_barrier(&env, module, 250, 4);
     test_launch_variants(&env, module);
+    test_global_pointer(&env, module);
     EXPECT_OK(zeModuleDestroy(module));
     EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zeModuleDestroy(module));
     EXPECT_OK(zeCommandQueueDestroy(queue));

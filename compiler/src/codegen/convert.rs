@@ -82,12 +82,16 @@ impl FnTx<'_, '_, '_> {
             .load(types::I64, t(), self.wi, crate::codegen::WI_FRAME_HI);
         let frame = in_range(self, flo, fhi);
         let private = self.b.ins().bor(stack, frame);
-        let ok = match class {
-            S::Workgroup => local,
-            S::Function => private,
+        // The work-item's own memory answers inline; an address it does not own may
+        // still be another work-item's private or local memory (`crate::spaces`).
+        let null = self.b.ins().iconst(types::I64, 0);
+        let (fast_yes, fast_no, want) = match class {
+            S::Workgroup => (local, private, crate::spaces::Space::Local as i64),
+            S::Function => (private, local, crate::spaces::Space::Private as i64),
             S::CrossWorkgroup => {
                 let either = self.b.ins().bor(local, private);
-                self.b.ins().bxor_imm_s(either, 1)
+                let never = self.b.ins().iconst(types::I8, 0);
+                (never, either, 0)
             }
             c => {
                 return Err(CompileError::Unsupported(format!(
@@ -95,8 +99,51 @@ impl FnTx<'_, '_, '_> {
                 )))
             }
         };
-        let null = self.b.ins().iconst(types::I64, 0);
-        Ok(self.b.ins().select(ok, ptr, null))
+        let slow = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.append_block_param(done, types::I64);
+        let decided = self.b.ins().bor(fast_yes, fast_no);
+        let fast = self.b.ins().select(fast_yes, ptr, null);
+        self.b.ins().brif(decided, done, &[fast.into()], slow, &[]);
+        self.b.seal_block(slow);
+        self.b.switch_to_block(slow);
+        let space = self.call_convert("ferrite_space_of", &[ptr])?;
+        let ok =
+            self.b
+                .ins()
+                .icmp_imm_s(cranelift_codegen::ir::condcodes::IntCC::Equal, space, want);
+        let r = self.b.ins().select(ok, ptr, null);
+        self.b.ins().jump(done, &[r.into()]);
+        self.b.seal_block(done);
+        self.b.switch_to_block(done);
+        Ok(self.b.block_params(done)[0])
+    }
+
+    /// `OpGenericPtrMemSemantics` (`get_fence`): `WorkgroupMemory` for an address in the
+    /// group's local memory, else `CrossWorkgroupMemory`. A private address also gets
+    /// `CrossWorkgroupMemory`: any fence is valid for private memory (OpenCL C 3.0 §6.15.4:
+    /// "a valid memory fence value"), and telling the stack apart costs the fast shape
+    /// (`cast_explicit`).
+    fn generic_mem_semantics(&mut self, ptr: Value, rt: cranelift_codegen::ir::Type) -> Value {
+        use cranelift_codegen::ir::condcodes::IntCC;
+        let t = crate::codegen::trusted;
+        let lsize = self.b.ins().load(
+            types::I64,
+            t(),
+            self.ctx,
+            crate::GroupContext::OFFSET_LOCAL_MEM_SIZE,
+        );
+        let lend = self.b.ins().iadd(self.local_mem, lsize);
+        let a = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, ptr, self.local_mem);
+        let b = self.b.ins().icmp(IntCC::UnsignedLessThan, ptr, lend);
+        let local = self.b.ins().band(a, b);
+        // SPIR-V memory semantics: WorkgroupMemory 0x100, CrossWorkgroupMemory 0x200.
+        let wg = self.b.ins().iconst(rt, 0x100);
+        let cross = self.b.ins().iconst(rt, 0x200);
+        self.b.ins().select(local, wg, cross)
     }
 
     fn int_info(&self, id: rspirv::spirv::Word) -> Result<(u32, bool)> {
@@ -297,6 +344,11 @@ impl FnTx<'_, '_, '_> {
                 self.map_n(rt, &[x], &mut |s, a| s.resize_int(a[0], ws, false, 64))?
             }
             Op::PtrCastToGeneric | Op::GenericCastToPtr => x,
+            Op::GenericPtrMemSemantics => {
+                let t = clif_scalar(self.p, rt)?;
+                let ptr = x.scalar()?;
+                Val::S(self.generic_mem_semantics(ptr, t))
+            }
             Op::GenericCastToPtrExplicit => {
                 let class = match inst.operands.get(1) {
                     Some(rspirv::dr::Operand::StorageClass(c)) => *c,

@@ -2,8 +2,16 @@
 //! their values (`Module::from_spirv_with_spec_constants`), into an ordinary constant.
 //! Scalar integer, boolean and floating operations, conversions, `OpSelect` and
 //! `OpCompositeExtract` are folded; anything else is an error naming the operation.
+//!
+//! Operations on the address of a module-scope variable (what llvm-spirv makes of a
+//! program-scope initialiser like `global int *p = &arr[2];`: `Bitcast`, then
+//! `PtrAccessChain` on a `uchar` pointer, then `Bitcast` back; other producers use typed
+//! access chains, `PtrCastToGeneric`, or `ConvertPtrToU` + `IAdd`) fold to
+//! [`Constant::Address`]: the variable and a byte offset, resolved to an address when the
+//! module's storage is laid out.
 
 use super::{op_id, op_lit, result_id, result_type, Constant, Program, Result, Type};
+use crate::layout::{layout, member_offsets};
 use crate::CompileError;
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{Op, Word};
@@ -26,6 +34,186 @@ impl Program {
             Constant::Composite { .. } => Err(CompileError::Unsupported(
                 "OpSpecConstantOp on a composite constant".into(),
             )),
+            Constant::Address { .. } => Err(CompileError::Unsupported(format!(
+                "OpSpecConstantOp: arithmetic on the address %{id}"
+            ))),
+        }
+    }
+
+    /// `id` as an address: a module-scope variable or an address constant, as (variable,
+    /// byte offset).
+    pub(crate) fn address_operand(&self, id: Word) -> Option<(Word, i64)> {
+        if self.globals.contains_key(&id) {
+            return Some((id, 0));
+        }
+        match self.constants.get(&id) {
+            Some(Constant::Address { base, offset, .. }) => Some((*base, *offset)),
+            _ => None,
+        }
+    }
+
+    /// The type of constant or module-scope variable `id`.
+    fn const_type(&self, id: Word) -> Result<Word> {
+        if let Some(g) = self.globals.get(&id) {
+            return Ok(g.ptr_ty);
+        }
+        Ok(self.constant(id)?.ty())
+    }
+
+    /// A signed integer constant (an index).
+    fn const_index(&self, id: Word) -> Result<i64> {
+        let s = self.scalar_const(id)?;
+        let w = self.width_of(s.ty)?;
+        Ok(if w >= 64 || w == 0 {
+            s.bits as i64
+        } else {
+            ((s.bits << (64 - w)) as i64) >> (64 - w)
+        })
+    }
+
+    /// Byte offset of an (`Ptr`)`AccessChain` from its base pointer `base` with the index
+    /// operands `indices` (the element index first for the `Ptr` forms).
+    fn chain_offset(&self, base: Word, indices: &[Word], ptr_chain: bool) -> Result<i64> {
+        let Type::Pointer { mut pointee, .. } = self.ty(self.const_type(base)?)?.clone() else {
+            return Err(CompileError::Invalid(
+                "OpSpecConstantOp: access chain on a non-pointer".into(),
+            ));
+        };
+        let overflow = || CompileError::Invalid("OpSpecConstantOp: offset overflows".into());
+        let mut off = 0i64;
+        let mut rest = indices;
+        if ptr_chain {
+            let Some((first, tail)) = indices.split_first() else {
+                return Err(CompileError::Invalid(
+                    "OpSpecConstantOp PtrAccessChain without an element index".into(),
+                ));
+            };
+            let size = i64::try_from(layout(self, pointee)?.size).map_err(|_| overflow())?;
+            off = self
+                .const_index(*first)?
+                .checked_mul(size)
+                .ok_or_else(overflow)?;
+            rest = tail;
+        }
+        for idx in rest {
+            let i = self.const_index(*idx)?;
+            let (step, next) = match self.ty(pointee)?.clone() {
+                Type::Struct { members, .. } => {
+                    let k = usize::try_from(i)
+                        .ok()
+                        .filter(|k| *k < members.len())
+                        .ok_or_else(|| {
+                            CompileError::Invalid(format!(
+                                "OpSpecConstantOp: struct member {i} out of range"
+                            ))
+                        })?;
+                    let offs = member_offsets(self, pointee)?;
+                    (offs[k] as i64, members[k])
+                }
+                Type::Array { elem, .. }
+                | Type::RuntimeArray { elem }
+                | Type::Vector { elem, .. } => {
+                    let size = i64::try_from(layout(self, elem)?.size).map_err(|_| overflow())?;
+                    (i.checked_mul(size).ok_or_else(overflow)?, elem)
+                }
+                _ => {
+                    return Err(CompileError::Invalid(
+                        "OpSpecConstantOp: access chain into a scalar".into(),
+                    ))
+                }
+            };
+            off = off.checked_add(step).ok_or_else(overflow)?;
+            pointee = next;
+        }
+        Ok(off)
+    }
+
+    /// Fold an `OpSpecConstantOp` that computes an address, or `None` when `op` with these
+    /// operands is not one.
+    fn fold_address(&self, op: Op, inst: &Instruction, rt: Word) -> Result<Option<Constant>> {
+        let operands: Vec<Word> = (1..inst.operands.len())
+            .filter_map(|i| op_id(inst, i).ok())
+            .collect();
+        let Some(&first) = operands.first() else {
+            return Ok(None);
+        };
+        let addr = |base: Word, offset: i64| -> Result<Option<Constant>> {
+            if let Type::Int { width, .. } = self.ty(rt)? {
+                if *width < 64 {
+                    return Err(CompileError::Unsupported(format!(
+                        "OpSpecConstantOp {op:?}: the address of variable %{base} in a \
+                         {width}-bit integer"
+                    )));
+                }
+            }
+            Ok(Some(Constant::Address {
+                ty: rt,
+                base,
+                offset,
+            }))
+        };
+        match op {
+            Op::Bitcast
+            | Op::PtrCastToGeneric
+            | Op::GenericCastToPtr
+            | Op::ConvertPtrToU
+            | Op::ConvertUToPtr
+            | Op::UConvert
+            | Op::SConvert => match self.address_operand(first) {
+                Some((base, offset)) => addr(base, offset),
+                None => Ok(None),
+            },
+            Op::PtrAccessChain
+            | Op::InBoundsPtrAccessChain
+            | Op::AccessChain
+            | Op::InBoundsAccessChain => {
+                let ptr_chain = matches!(op, Op::PtrAccessChain | Op::InBoundsPtrAccessChain);
+                let off = self.chain_offset(first, &operands[1..], ptr_chain)?;
+                match self.address_operand(first) {
+                    Some((base, offset)) => {
+                        let offset = offset.checked_add(off).ok_or_else(|| {
+                            CompileError::Invalid("OpSpecConstantOp: offset overflows".into())
+                        })?;
+                        addr(base, offset)
+                    }
+                    // An access chain on a null (or other constant) pointer: an integer.
+                    None => {
+                        let start = self.scalar_const(first)?.bits as i64;
+                        Ok(Some(Constant::Scalar {
+                            ty: rt,
+                            bits: start.wrapping_add(off) as u64,
+                        }))
+                    }
+                }
+            }
+            Op::IAdd | Op::ISub if operands.len() == 2 => {
+                let (a, b) = (operands[0], operands[1]);
+                match (self.address_operand(a), self.address_operand(b)) {
+                    (Some((base, offset)), None) => {
+                        let v = self.const_index(b)?;
+                        let v = if op == Op::ISub { v.wrapping_neg() } else { v };
+                        addr(base, offset.wrapping_add(v))
+                    }
+                    (None, Some((base, offset))) if op == Op::IAdd => {
+                        addr(base, offset.wrapping_add(self.const_index(a)?))
+                    }
+                    (None, None) => Ok(None),
+                    _ => Err(CompileError::Unsupported(format!(
+                        "OpSpecConstantOp {op:?} of two addresses"
+                    ))),
+                }
+            }
+            _ => {
+                if let Some(a) = operands
+                    .iter()
+                    .find(|o| self.address_operand(**o).is_some())
+                {
+                    return Err(CompileError::Unsupported(format!(
+                        "OpSpecConstantOp {op:?} on the address %{a}"
+                    )));
+                }
+                Ok(None)
+            }
         }
     }
 
@@ -36,6 +224,36 @@ impl Program {
             Type::Int { width, .. } | Type::Float { width } => width,
             _ => 0,
         })
+    }
+
+    /// Fold an `OpSpecConstantOp` the word pre-pass took from rspirv
+    /// ([`super::words::RawSpecOp`]), rebuilt as the instruction rspirv would have made.
+    pub(super) fn fold_raw_spec_op(
+        &mut self,
+        id: Word,
+        raw: &super::words::RawSpecOp,
+    ) -> Result<()> {
+        let op = Op::from_u32(raw.op).ok_or_else(|| {
+            CompileError::Invalid(format!(
+                "OpSpecConstantOp with unknown operation {}",
+                raw.op
+            ))
+        })?;
+        let mut operands = vec![Operand::LiteralSpecConstantOpInteger(op)];
+        for (k, w) in raw.operands.iter().enumerate() {
+            operands.push(if op == Op::CompositeExtract && k > 0 {
+                Operand::LiteralBit32(*w)
+            } else {
+                Operand::IdRef(*w)
+            });
+        }
+        let inst = Instruction::new(
+            Op::SpecConstantOp,
+            Some(raw.result_type),
+            Some(id),
+            operands,
+        );
+        self.fold_spec_op(&inst)
     }
 
     /// Fold `OpSpecConstantOp` into `self.constants`.
@@ -60,7 +278,7 @@ impl Program {
                         self.constants.insert(id, Constant::Null { ty: rt });
                         return Ok(());
                     }
-                    Constant::Scalar { .. } => {
+                    Constant::Scalar { .. } | Constant::Address { .. } => {
                         return Err(CompileError::Invalid(
                             "OpSpecConstantOp: extract from a scalar".into(),
                         ))
@@ -69,6 +287,10 @@ impl Program {
             }
             let v = self.constant(c)?.clone();
             self.constants.insert(id, v);
+            return Ok(());
+        }
+        if let Some(c) = self.fold_address(op, inst, rt)? {
+            self.constants.insert(id, c);
             return Ok(());
         }
         let mut ops = Vec::new();

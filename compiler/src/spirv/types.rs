@@ -59,6 +59,16 @@ pub enum Constant {
     Null {
         ty: Word,
     },
+    /// An address `offset` bytes from the module-scope variable `base`: what an
+    /// `OpSpecConstantOp` over a variable folds to (`PtrAccessChain`, `Bitcast`,
+    /// `PtrCastToGeneric`, `ConvertPtrToU`, …). `ty` is a pointer or, after
+    /// `ConvertPtrToU`, an integer type. Where the variable lives is known only once the
+    /// module's storage is laid out (`module.rs`) or the kernel runs (local memory).
+    Address {
+        ty: Word,
+        base: Word,
+        offset: i64,
+    },
 }
 
 impl Constant {
@@ -66,7 +76,8 @@ impl Constant {
         match self {
             Constant::Scalar { ty, .. }
             | Constant::Composite { ty, .. }
-            | Constant::Null { ty } => *ty,
+            | Constant::Null { ty }
+            | Constant::Address { ty, .. } => *ty,
         }
     }
 }

@@ -6,18 +6,43 @@
 //! rspirv, whose literal parser only knows 8/16/32/64 bits. Such a type is rewritten to the
 //! 32- or 64-bit type whose literals have the same word count, and its real width is
 //! reported in [`Prepared::int_widths`] so the lifter can restore it.
+//!
+//! A third: rspirv 0.13 decodes the operands of `OpSpecConstantOp` as if each operand of
+//! the inner operation occurred exactly once, so an access chain (`Indexes` is a variable
+//! list: llvm-spirv's `PtrAccessChain %base %offset` has none) or a `CompositeExtract`
+//! with other than one index fails to load. Those instructions are taken out here and
+//! replaced by an `OpUndef` of the same type and id at the same place, and handed to the
+//! lifter in [`Prepared::spec_ops`], which folds them as if rspirv had read them.
 
 use crate::CompileError;
 use std::collections::HashMap;
 
 const MAGIC: u32 = 0x0723_0203;
 const OP_TYPE_INT: u32 = 21;
+const OP_UNDEF: u32 = 1;
+const OP_SPEC_CONSTANT_OP: u32 = 52;
+/// Inner operations of `OpSpecConstantOp` with a variable number of operands:
+/// `CompositeExtract`, `AccessChain`, `InBoundsAccessChain`, `PtrAccessChain`,
+/// `InBoundsPtrAccessChain`.
+const VARIADIC_SPEC_OPS: [u32; 5] = [81, 65, 66, 67, 70];
+
+/// An `OpSpecConstantOp` rspirv cannot decode, as its words.
+#[derive(Clone, Debug)]
+pub struct RawSpecOp {
+    pub result_type: u32,
+    /// The inner opcode.
+    pub op: u32,
+    /// The inner operation's operands (ids; `CompositeExtract`'s indexes are literals).
+    pub operands: Vec<u32>,
+}
 
 /// Host-order words ready for `rspirv::dr::load_words`.
 pub struct Prepared {
     pub words: Vec<u32>,
     /// Result id of each `OpTypeInt` whose width is not 8/16/32/64 → its real width.
     pub int_widths: HashMap<u32, u32>,
+    /// Result id → the `OpSpecConstantOp` replaced by an `OpUndef` with that id.
+    pub spec_ops: HashMap<u32, RawSpecOp>,
 }
 
 pub fn prepare(bytes: &[u8]) -> Result<Prepared, CompileError> {
@@ -60,6 +85,9 @@ pub fn prepare(bytes: &[u8]) -> Result<Prepared, CompileError> {
         )));
     }
     let mut int_widths = HashMap::new();
+    let mut spec_ops = HashMap::new();
+    let mut out = Vec::with_capacity(words.len());
+    out.extend_from_slice(&words[..5]);
     let mut i = 5;
     while i < words.len() {
         let count = (words[i] >> 16) as usize;
@@ -81,7 +109,26 @@ pub fn prepare(bytes: &[u8]) -> Result<Prepared, CompileError> {
                 words[i + 2] = if width <= 32 { 32 } else { 64 };
             }
         }
+        if opcode == OP_SPEC_CONSTANT_OP && count >= 5 && VARIADIC_SPEC_OPS.contains(&words[i + 3])
+        {
+            let (result_type, id) = (words[i + 1], words[i + 2]);
+            spec_ops.insert(
+                id,
+                RawSpecOp {
+                    result_type,
+                    op: words[i + 3],
+                    operands: words[i + 4..i + count].to_vec(),
+                },
+            );
+            out.extend_from_slice(&[(3 << 16) | OP_UNDEF, result_type, id]);
+        } else {
+            out.extend_from_slice(&words[i..i + count]);
+        }
         i += count;
     }
-    Ok(Prepared { words, int_widths })
+    Ok(Prepared {
+        words: out,
+        int_widths,
+        spec_ops,
+    })
 }

@@ -231,9 +231,9 @@ pub unsafe extern "C" fn get_device_info(
             CL_DEVICE_GLOBAL_MEM_SIZE => info(&d.global_mem_size),
             CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE => info(&rt::MAX_CONSTANT_BUFFER_SIZE),
             CL_DEVICE_MAX_CONSTANT_ARGS => info(&rt::MAX_CONSTANT_ARGS),
-            // No __opencl_c_program_scope_global_variables.
-            CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE | CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => {
-                zero_usize()
+            CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE => info(&rt::MAX_GLOBAL_VARIABLE_SIZE),
+            CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => {
+                info(&rt::GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE)
             }
             CL_DEVICE_LOCAL_MEM_TYPE => info(&CL_GLOBAL),
             CL_DEVICE_LOCAL_MEM_SIZE => info(&(rt::LOCAL_MEM_SIZE as u64)),
@@ -314,7 +314,7 @@ pub unsafe extern "C" fn get_device_info(
             CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT => {
                 info(&cl_bool(rt::WORK_GROUP_COLLECTIVE_FUNCTIONS))
             }
-            CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT => info(&cl_bool(false)),
+            CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT => info(&cl_bool(rt::GENERIC_ADDRESS_SPACE)),
             CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => {
                 info(&rt::PREFERRED_WORK_GROUP_SIZE_MULTIPLE)
             }

@@ -323,9 +323,11 @@ pub unsafe extern "C" fn get_program_build_info(
                 BinaryType::Library => CL_PROGRAM_BINARY_TYPE_LIBRARY,
                 BinaryType::Executable => CL_PROGRAM_BINARY_TYPE_EXECUTABLE,
             }),
-            // No program-scope global variables (the device does not claim
-            // __opencl_c_program_scope_global_variables).
-            CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => info(&0usize),
+            // The last successful build's program-scope __global storage (0 when the
+            // program has no executable).
+            CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => {
+                info(&p.built().map_or(0usize, |b| b.global_variable_bytes))
+            }
             // CL_INVALID_VALUE if param_name is not valid.
             _ => return Err(ClError(CL_INVALID_VALUE)),
         };

@@ -227,7 +227,7 @@ ddi_tables! {
         pfnDestroy (1, 0) zeModuleDestroy(ze_module_handle_t) => module::zeModuleDestroy;
         pfnDynamicLink (1, 0) zeModuleDynamicLink(u32, *mut ze_module_handle_t, *mut ze_module_build_log_handle_t) => module::zeModuleDynamicLink;
         pfnGetNativeBinary (1, 0) zeModuleGetNativeBinary(ze_module_handle_t, *mut usize, *mut u8) => module::zeModuleGetNativeBinary;
-        pfnGetGlobalPointer (1, 0) zeModuleGetGlobalPointer(ze_module_handle_t, *const ::core::ffi::c_char, *mut usize, *mut *mut ::core::ffi::c_void);
+        pfnGetGlobalPointer (1, 0) zeModuleGetGlobalPointer(ze_module_handle_t, *const ::core::ffi::c_char, *mut usize, *mut *mut ::core::ffi::c_void) => module::zeModuleGetGlobalPointer;
         pfnGetKernelNames (1, 0) zeModuleGetKernelNames(ze_module_handle_t, *mut u32, *mut *const ::core::ffi::c_char) => module::zeModuleGetKernelNames;
         pfnGetProperties (1, 0) zeModuleGetProperties(ze_module_handle_t, *mut ze_module_properties_t) => module::zeModuleGetProperties;
         pfnGetFunctionPointer (1, 0) zeModuleGetFunctionPointer(ze_module_handle_t, *const ::core::ffi::c_char, *mut *mut ::core::ffi::c_void);

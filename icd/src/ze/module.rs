@@ -256,3 +256,37 @@ pub(super) unsafe extern "C" fn zeModuleGetNativeBinary(
         Ok(ZE_RESULT_SUCCESS)
     })
 }
+
+pub(super) unsafe extern "C" fn zeModuleGetGlobalPointer(
+    h_module: ze_module_handle_t,
+    p_global_name: *const c_char,
+    p_size: *mut usize,
+    pptr: *mut *mut std::ffi::c_void,
+) -> ze_result_t {
+    ze_call(|| {
+        let m = get(h_module)?;
+        check(
+            !p_global_name.is_null(),
+            ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+        )?;
+        // SAFETY: pGlobalName is a NUL-terminated string (API contract), checked non-NULL.
+        let name = unsafe { CStr::from_ptr(p_global_name) };
+        let name = name
+            .to_str()
+            .map_err(|_| ZeError(ZE_RESULT_ERROR_INVALID_GLOBAL_NAME))?;
+        let var =
+            m.rt.global_variable(name)
+                .ok_or(ZeError(ZE_RESULT_ERROR_INVALID_GLOBAL_NAME))?;
+        // The storage belongs to the module, which the application keeps alive while it
+        // uses the pointer.
+        if !p_size.is_null() {
+            // SAFETY: non-NULL optional output (API contract).
+            unsafe { write_out(p_size, var.size)? };
+        }
+        if !pptr.is_null() {
+            // SAFETY: non-NULL optional output (API contract).
+            unsafe { write_out(pptr, var.addr as *mut std::ffi::c_void)? };
+        }
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}

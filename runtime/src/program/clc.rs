@@ -21,6 +21,9 @@
 //! with its passes disabled and `opt-15` (`FERRITE_OPT`) runs [`OPT_PIPELINE`]: promotion of
 //! locals to registers, inlining, CSE/GVN, LICM, constant propagation and CFG clean-up,
 //! without `instcombine`. Without `opt-15` the unoptimised module is used: slower, correct.
+//! So it is when llvm-spirv rejects the optimised module: LLVM's constant folding can turn
+//! a cast through the generic address space into a cast between two named ones, which
+//! SPIR-V forbids.
 //! llvm-spirv may still meet odd-width integers, so it runs with
 //! `SPV_INTEL_arbitrary_precision_integers`; the compiler accepts those widths.
 //!
@@ -102,7 +105,12 @@ fn claimed(m: &str) -> bool {
 /// built from this list). Atomic orders and scopes: every order maps up to sequential
 /// consistency and global atomics are device-wide whatever their scope
 /// (`compiler/src/memory_model.rs`, litmus tests in `compiler/tests/litmus.rs`); work-group
-/// collectives are region boundaries (`compiler/src/workgroup.rs`).
+/// collectives are region boundaries (`compiler/src/workgroup.rs`). Program-scope global
+/// variables: one storage per built program, initialised at build, pointer initialisers
+/// included (`compiler/src/module.rs`, `compiler/tests/exec_globals.rs`). The generic
+/// address space: a generic pointer is a plain address; casts to a named space test the
+/// address against the group's local memory and the work-item's stack
+/// (`compiler/src/codegen/convert.rs`).
 pub const OPENCL_C_FEATURES: &[&str] = &[
     "__opencl_c_fp64",
     "__opencl_c_int64",
@@ -111,6 +119,8 @@ pub const OPENCL_C_FEATURES: &[&str] = &[
     "__opencl_c_atomic_scope_device",
     "__opencl_c_atomic_scope_all_devices",
     "__opencl_c_work_group_collective_functions",
+    "__opencl_c_program_scope_global_variables",
+    "__opencl_c_generic_address_space",
     "__opencl_c_subgroups",
     // cl_khr_integer_dot_product: OpSDot/OpUDot/OpSUDot(AccSat) on char4/uchar4 and packed
     // into a uint (compiler `codegen/dot.rs`, `spirv/library.rs`). The OpenCL C 3.0 spec
@@ -610,13 +620,34 @@ pub fn compile_with(
         // Keeps argument type names as `kernel_arg_type.<kernel>.<types>` strings.
         spirv_args.push("--preserve-ocl-kernel-arg-type-metadata-through-string".into());
     }
-    spirv_args.extend([
-        translate_input.display().to_string(),
-        "-o".to_string(),
-        spv.display().to_string(),
-    ]);
-    let (ok, spirv_log) = run_tool(&llvm_spirv, &spirv_args, &[])?;
-    log.push_str(&spirv_log);
+    let translate = |input: &Path| {
+        let mut args = spirv_args.clone();
+        args.extend([
+            input.display().to_string(),
+            "-o".to_string(),
+            spv.display().to_string(),
+        ]);
+        run_tool(&llvm_spirv, &args, &[])
+    };
+    let (mut ok, spirv_log) = translate(&translate_input)?;
+    if !ok && translate_input != bitcode {
+        // LLVM's constant folding can make IR llvm-spirv refuses: early-cse folds
+        // `(global int *)(generic int *)(local int *)NULL` into a local → global
+        // `addrspacecast` (CTS generic_address_space compare_pointers), which SPIR-V
+        // forbids. The unoptimised module is correct input; use it.
+        let (ok2, log2) = translate(&bitcode)?;
+        ok = ok2;
+        if ok {
+            log.push_str(
+                "warning: llvm-spirv rejected the optimised module, using the unoptimised one:\n",
+            );
+            log.push_str(&spirv_log);
+        } else {
+            log.push_str(&log2);
+        }
+    } else {
+        log.push_str(&spirv_log);
+    }
     if !ok {
         return Ok(ClcOutput { spirv: None, log });
     }

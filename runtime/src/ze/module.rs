@@ -8,13 +8,15 @@
 //! before the front end dereferences anything.
 
 use crate::error::Error;
-use ferrite_compiler::{CompiledKernel, Module};
+use ferrite_compiler::{CompiledKernel, GlobalVariable, Module};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
 /// A built module.
 pub struct ZeModule {
     kernels: Vec<CompiledKernel>,
+    /// The compiled module: its program-scope variables, for `zeModuleGetGlobalPointer`.
+    module: Module,
     /// Warnings of a successful build (empty when there were none).
     pub build_log: String,
     /// What it was built from, for [`ZeModule::native_binary`].
@@ -69,10 +71,17 @@ impl ZeModule {
         }
         Ok(ZeModule {
             kernels,
+            module,
             build_log: log,
             spirv: spirv.to_vec(),
             spec_constants: spec_constants.clone(),
         })
+    }
+
+    /// `zeModuleGetGlobalPointer`: the program-scope variable exported (or named) `name`,
+    /// in the storage every kernel of the module uses.
+    pub fn global_variable(&self, name: &str) -> Option<GlobalVariable> {
+        self.module.global_variable(name)
     }
 
     /// `zeModuleGetNativeBinary`.
@@ -218,8 +227,23 @@ mod tests {
 
     #[test]
     fn native_binaries_round_trip_and_reject_garbage() {
+        // The smallest module: the header, `OpCapability Kernel`, `OpMemoryModel`.
+        let words: [u32; 10] = [
+            0x0723_0203,
+            0x0001_0000,
+            0,
+            1,
+            0,
+            (2 << 16) | 17,
+            6,
+            (3 << 16) | 14,
+            2,
+            2,
+        ];
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         let m = ZeModule {
             kernels: Vec::new(),
+            module: Module::from_spirv(&bytes).unwrap(),
             build_log: String::new(),
             spirv: vec![1, 2, 3, 4],
             spec_constants: HashMap::from([(7, 0x1_0000_0002), (1, 5)]),
