@@ -514,12 +514,7 @@ fn translate_function(
         let b = FunctionBuilder::new(&mut ctx.func, fbc);
         let mut tx = FnTx::new(env, b, f);
         let r = tx.run();
-        if r.is_ok() {
-            tx.b.seal_all_blocks();
-            let cfg = tx.env.module.target_config();
-            tx.b.finalize(cfg);
-        }
-        r
+        tx.finish(r)
     };
     if let Err(e) = res {
         env.module.clear_context(ctx);
@@ -555,16 +550,7 @@ fn translate_step<'p>(
         let mut tx = FnTx::new(env, b, f);
         tx.step = Some(regions::StepCtx::new(split, plan));
         let r = tx.run();
-        let r = match (r, tx.pending.take()) {
-            (Ok(()), Some(e)) => Err(e),
-            (r, _) => r,
-        };
-        if r.is_ok() {
-            tx.b.seal_all_blocks();
-            let cfg = tx.env.module.target_config();
-            tx.b.finalize(cfg);
-        }
-        r
+        tx.finish(r)
     };
     if let Err(e) = res {
         env.module.clear_context(ctx);
@@ -669,8 +655,19 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
     }
 
     /// An error recorded where the builder API gives no `Result`, if any.
-    pub(crate) fn take_pending(&mut self) -> Option<CompileError> {
-        self.pending.take()
+    /// End a translation: an error a value definition left pending wins over success; on
+    /// success the function's blocks are sealed and the function finalised.
+    pub(crate) fn finish(mut self, r: Result<()>) -> Result<()> {
+        let r = match (r, self.pending.take()) {
+            (Ok(()), Some(e)) => Err(e),
+            (r, _) => r,
+        };
+        if r.is_ok() {
+            self.b.seal_all_blocks();
+            let cfg = self.env.module.target_config();
+            self.b.finalize(cfg);
+        }
+        r
     }
 
     pub fn unsupported(&self, inst: &Instruction) -> CompileError {

@@ -214,16 +214,7 @@ pub fn build<'p>(
             let b = FunctionBuilder::new(&mut ctx.func, fbc);
             let mut tx = FnTx::new(env, b, f);
             let r = build_inline(&mut tx, kernel, info, split);
-            let r = match (r, tx.take_pending()) {
-                (Ok(()), Some(e)) => Err(e),
-                (r, _) => r,
-            };
-            if r.is_ok() {
-                tx.b.seal_all_blocks();
-                let cfg = tx.env.module.target_config();
-                tx.b.finalize(cfg);
-            }
-            r
+            tx.finish(r)
         }
     };
     if let Err(e) = res {
@@ -617,49 +608,34 @@ fn open_round(b: &mut FunctionBuilder, plan: &FramePlan, pro: &Prologue, record:
     let run = b.create_block();
     let after = b.create_block();
     b.append_block_param(after, types::I32);
-    if let Some((state, _)) = uniform {
+    // The state this work-item resumes from: the group's one state, or its own.
+    let st = if let Some((state, _)) = uniform {
         let st = b.use_var(state);
         b.ins().jump(run, &[]);
-        b.switch_to_block(run);
-        return Round {
-            nest,
-            head: round,
-            frame,
-            first,
-            release,
-            alive,
-            sub_pending,
-            sub_mask,
-            sub_lo,
-            sub_hi,
-            wg_state,
-            state_now: st,
-            item,
-            after,
-            uniform,
-            linear,
-        };
-    }
-    let is_first = b.use_var(first);
-    let saved = b
-        .ins()
-        .load(types::I32, trusted(), item, plan.state_off as i32);
-    let zero32 = b.ins().iconst(types::I32, 0);
-    let st = b.ins().select(is_first, zero32, saved);
-    let rel = b.use_var(release);
-    let live = b.ins().icmp_imm_s(IntCC::NotEqual, st, EXIT);
-    let start = b.ins().icmp_imm_s(IntCC::Equal, st, 0);
-    let sub = b
-        .ins()
-        .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, st, SUB_GROUP_STATE);
-    let not_waiting = b
-        .ins()
-        .icmp_imm_s(IntCC::SignedLessThan, st, SUB_GROUP_WAIT);
-    let sub = b.ins().band(sub, not_waiting);
-    let go = b.ins().bor(rel, start);
-    let go = b.ins().bor(go, sub);
-    let go = b.ins().band(go, live);
-    b.ins().brif(go, run, &[], after, &[BlockArg::Value(st)]);
+        st
+    } else {
+        let is_first = b.use_var(first);
+        let saved = b
+            .ins()
+            .load(types::I32, trusted(), item, plan.state_off as i32);
+        let zero32 = b.ins().iconst(types::I32, 0);
+        let st = b.ins().select(is_first, zero32, saved);
+        let rel = b.use_var(release);
+        let live = b.ins().icmp_imm_s(IntCC::NotEqual, st, EXIT);
+        let start = b.ins().icmp_imm_s(IntCC::Equal, st, 0);
+        let sub = b
+            .ins()
+            .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, st, SUB_GROUP_STATE);
+        let not_waiting = b
+            .ins()
+            .icmp_imm_s(IntCC::SignedLessThan, st, SUB_GROUP_WAIT);
+        let sub = b.ins().band(sub, not_waiting);
+        let go = b.ins().bor(rel, start);
+        let go = b.ins().bor(go, sub);
+        let go = b.ins().band(go, live);
+        b.ins().brif(go, run, &[], after, &[BlockArg::Value(st)]);
+        st
+    };
     b.switch_to_block(run);
     Round {
         nest,

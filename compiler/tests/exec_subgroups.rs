@@ -20,6 +20,20 @@ fn pseudo(n: usize, seed: u32) -> Vec<i32> {
 }
 
 /// The sub-groups (ranges of linear ids) of a group of `n` work-items.
+/// `o` with the values at `flags` (OpenCL C truth values: any non-zero) turned into 0/1.
+fn as_flags<T: Copy + Default + PartialEq + From<bool>>(o: &[T], flags: &[usize]) -> Vec<T> {
+    o.iter()
+        .enumerate()
+        .map(|(k, v)| {
+            if flags.contains(&k) {
+                T::from(*v != T::default())
+            } else {
+                *v
+            }
+        })
+        .collect()
+}
+
 fn sub_groups(n: usize) -> Vec<std::ops::Range<usize>> {
     (0..n.div_ceil(SGS))
         .map(|s| s * SGS..(s * SGS + SGS).min(n))
@@ -162,17 +176,7 @@ fn collectives_reduce_scan_broadcast_vote() {
                         xs.iter().map(|x| *x as f32).sum::<f32>() as i32,
                         xs.iter().map(|x| i64::from(*x) * 3).max().unwrap_or(0) as i32,
                     ];
-                    let o: Vec<i32> = o
-                        .iter()
-                        .enumerate()
-                        .map(|(k, v)| {
-                            if (8..=9).contains(&k) {
-                                i32::from(*v != 0)
-                            } else {
-                                *v
-                            }
-                        })
-                        .collect();
+                    let o = as_flags(o, &[8, 9]);
                     assert_eq!(o, want, "local {local} group at {g0} item {i}");
                 }
             }
@@ -327,17 +331,7 @@ fn ballots_masks_and_elect() {
                     lt | (1 << j) << 8 | (lanes & !(lt | 1 << j)) << 16,
                     input[g0 + r.start] as u32,
                 ];
-                let o: Vec<u32> = o
-                    .iter()
-                    .enumerate()
-                    .map(|(k, v)| {
-                        if matches!(k, 2 | 3 | 9) {
-                            u32::from(*v != 0)
-                        } else {
-                            *v
-                        }
-                    })
-                    .collect();
+                let o = as_flags(o, &[2, 3, 9]);
                 assert_eq!(o, want, "group at {g0}, sub-group {r:?}, lane {j}");
             }
         }

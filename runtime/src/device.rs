@@ -130,34 +130,24 @@ pub struct AtomicCapabilities {
     pub scope_all_devices: bool,
 }
 
-const fn has_feature(name: &str) -> bool {
+/// Whether `list` holds `name` (in a constant context, where `contains` is not available).
+const fn listed(list: &[&str], name: &str) -> bool {
     let mut i = 0;
-    while i < clc::OPENCL_C_FEATURES.len() {
-        let f = clc::OPENCL_C_FEATURES[i].as_bytes();
-        let n = name.as_bytes();
-        if f.len() == n.len() {
-            let mut k = 0;
-            while k < f.len() && f[k] == n[k] {
-                k += 1;
-            }
-            if k == f.len() {
-                return true;
-            }
+    while i < list.len() {
+        if const_str_eq(list[i], name) {
+            return true;
         }
         i += 1;
     }
     false
 }
 
+const fn has_feature(name: &str) -> bool {
+    listed(clc::OPENCL_C_FEATURES, name)
+}
+
 const fn claims_extension_feature(name: &str) -> bool {
-    let mut i = 0;
-    while i < clc::OPENCL_C_EXTENSION_FEATURES.len() {
-        if const_str_eq(clc::OPENCL_C_EXTENSION_FEATURES[i], name) {
-            return true;
-        }
-        i += 1;
-    }
-    false
+    listed(clc::OPENCL_C_EXTENSION_FEATURES, name)
 }
 
 const fn const_str_eq(a: &str, b: &str) -> bool {
@@ -188,42 +178,40 @@ pub struct FpAtomicCapabilities {
     pub local_min_max: bool,
 }
 
-/// `fp`: "fp32" or "fp64". Load, store and exchange of `atomic_float`/`atomic_double` are
-/// core OpenCL C and work wherever the type does; add and min/max as the extension's
-/// feature macros claim them.
-const fn fp_atomics(fp: &str, has_type: bool) -> FpAtomicCapabilities {
-    let is32 = const_str_eq(fp, "fp32");
+/// Load, store and exchange of `atomic_float`/`atomic_double` are core OpenCL C and work
+/// wherever the type does; add and min/max as the extension's feature macros (`[global add,
+/// global min/max, local add, local min/max]`) claim them.
+const fn fp_atomics(has_type: bool, macros: [&str; 4]) -> FpAtomicCapabilities {
     FpAtomicCapabilities {
         global_load_store: has_type,
-        global_add: if is32 {
-            claims_extension_feature("__opencl_c_ext_fp32_global_atomic_add")
-        } else {
-            claims_extension_feature("__opencl_c_ext_fp64_global_atomic_add")
-        },
-        global_min_max: if is32 {
-            claims_extension_feature("__opencl_c_ext_fp32_global_atomic_min_max")
-        } else {
-            claims_extension_feature("__opencl_c_ext_fp64_global_atomic_min_max")
-        },
+        global_add: claims_extension_feature(macros[0]),
+        global_min_max: claims_extension_feature(macros[1]),
         local_load_store: has_type,
-        local_add: if is32 {
-            claims_extension_feature("__opencl_c_ext_fp32_local_atomic_add")
-        } else {
-            claims_extension_feature("__opencl_c_ext_fp64_local_atomic_add")
-        },
-        local_min_max: if is32 {
-            claims_extension_feature("__opencl_c_ext_fp32_local_atomic_min_max")
-        } else {
-            claims_extension_feature("__opencl_c_ext_fp64_local_atomic_min_max")
-        },
+        local_add: claims_extension_feature(macros[2]),
+        local_min_max: claims_extension_feature(macros[3]),
     }
 }
 
 /// `CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT`.
-pub const SINGLE_FP_ATOMICS: FpAtomicCapabilities = fp_atomics("fp32", true);
+pub const SINGLE_FP_ATOMICS: FpAtomicCapabilities = fp_atomics(
+    true,
+    [
+        "__opencl_c_ext_fp32_global_atomic_add",
+        "__opencl_c_ext_fp32_global_atomic_min_max",
+        "__opencl_c_ext_fp32_local_atomic_add",
+        "__opencl_c_ext_fp32_local_atomic_min_max",
+    ],
+);
 /// `CL_DEVICE_DOUBLE_FP_ATOMIC_CAPABILITIES_EXT`.
-pub const DOUBLE_FP_ATOMICS: FpAtomicCapabilities =
-    fp_atomics("fp64", has_feature("__opencl_c_fp64"));
+pub const DOUBLE_FP_ATOMICS: FpAtomicCapabilities = fp_atomics(
+    has_feature("__opencl_c_fp64"),
+    [
+        "__opencl_c_ext_fp64_global_atomic_add",
+        "__opencl_c_ext_fp64_global_atomic_min_max",
+        "__opencl_c_ext_fp64_local_atomic_add",
+        "__opencl_c_ext_fp64_local_atomic_min_max",
+    ],
+);
 /// `CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT`: none, fp16 is not claimed.
 pub const HALF_FP_ATOMICS: FpAtomicCapabilities = FpAtomicCapabilities {
     global_load_store: false,

@@ -223,9 +223,9 @@ impl Kernel {
         }
     }
 
-    /// Indices of the arguments not set yet.
-    pub fn missing_args(&self) -> Vec<usize> {
-        missing(&self.args.lock())
+    /// Whether every argument has been set (checked on every enqueue: no allocation).
+    pub fn all_args_set(&self) -> bool {
+        self.args.lock().iter().all(Option::is_some)
     }
 
     /// Snapshot the arguments for a launch over `range`.

@@ -9,30 +9,34 @@ pub const RTZ: i32 = 1;
 pub const RTP: i32 = 2;
 pub const RTN: i32 = 3;
 
-/// Fix the nearest `f32` `r` of an exact value for `mode`; `cmp` tells where `r` lies
-/// relative to the exact value (`Greater`: `r` is above it).
-fn fix_f32(r: f32, cmp: std::cmp::Ordering, mode: i32) -> f32 {
+/// Fix the nearest float `r` of an exact value for `mode`; `cmp` tells where `r` lies
+/// relative to the exact value (`Greater`: `r` is above it). `up`/`down` step to the next
+/// representable value of `r`'s type.
+fn fix<T: PartialOrd + Default>(
+    r: T,
+    cmp: std::cmp::Ordering,
+    mode: i32,
+    up: fn(T) -> T,
+    down: fn(T) -> T,
+) -> T {
     use std::cmp::Ordering::*;
+    let zero = T::default();
     match (mode, cmp) {
         (_, Equal) | (RTE, _) => r,
-        (RTZ, Greater) if r > 0.0 => r.next_down(),
-        (RTZ, Less) if r < 0.0 => r.next_up(),
-        (RTP, Less) => r.next_up(),
-        (RTN, Greater) => r.next_down(),
+        (RTZ, Greater) if r > zero => down(r),
+        (RTZ, Less) if r < zero => up(r),
+        (RTP, Less) => up(r),
+        (RTN, Greater) => down(r),
         _ => r,
     }
 }
 
+fn fix_f32(r: f32, cmp: std::cmp::Ordering, mode: i32) -> f32 {
+    fix(r, cmp, mode, f32::next_up, f32::next_down)
+}
+
 fn fix_f64(r: f64, cmp: std::cmp::Ordering, mode: i32) -> f64 {
-    use std::cmp::Ordering::*;
-    match (mode, cmp) {
-        (_, Equal) | (RTE, _) => r,
-        (RTZ, Greater) if r > 0.0 => r.next_down(),
-        (RTZ, Less) if r < 0.0 => r.next_up(),
-        (RTP, Less) => r.next_up(),
-        (RTN, Greater) => r.next_down(),
-        _ => r,
-    }
+    fix(r, cmp, mode, f64::next_up, f64::next_down)
 }
 
 /// `double → float` with `mode` (NaN stays NaN; overflow follows the mode).

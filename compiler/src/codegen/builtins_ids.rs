@@ -112,18 +112,7 @@ impl FnTx<'_, '_, '_> {
                 let t = self.b.ins().imul(t, s[0]);
                 vec![self.b.ins().iadd(t, x)]
             }
-            BuiltIn::LocalInvocationIndex => {
-                let l = [
-                    self.wi_load(WI_LID),
-                    self.wi_load(WI_LID + 8),
-                    self.wi_load(WI_LID + 16),
-                ];
-                let s = self.ctx3(GroupContext::OFFSET_LOCAL_SIZE);
-                let t = self.b.ins().imul(l[2], s[1]);
-                let t = self.b.ins().iadd(t, l[1]);
-                let t = self.b.ins().imul(t, s[0]);
-                vec![self.b.ins().iadd(t, l[0])]
-            }
+            BuiltIn::LocalInvocationIndex => vec![self.linear_local_id()],
             BuiltIn::SubgroupLocalInvocationId => {
                 let l = self.linear_local_id();
                 vec![self.b.ins().band_imm_s(l, SGS - 1)]

@@ -45,33 +45,44 @@ impl FnTx<'_, '_, '_> {
         self.call_builtin(&bi, args)
     }
 
+    /// Whether `lo <= ptr < hi` (unsigned).
+    fn in_range(&mut self, ptr: Value, lo: Value, hi: Value) -> Value {
+        use cranelift_codegen::ir::condcodes::IntCC;
+        let a = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, ptr, lo);
+        let b = self.b.ins().icmp(IntCC::UnsignedLessThan, ptr, hi);
+        self.b.ins().band(a, b)
+    }
+
+    /// Whether `ptr` points into the group's local memory,
+    /// `[local_mem, local_mem + local_mem_size)`.
+    fn in_group_local_memory(&mut self, ptr: Value) -> Value {
+        let lsize = self.b.ins().load(
+            types::I64,
+            crate::codegen::trusted(),
+            self.ctx,
+            crate::GroupContext::OFFSET_LOCAL_MEM_SIZE,
+        );
+        let lend = self.b.ins().iadd(self.local_mem, lsize);
+        self.in_range(ptr, self.local_mem, lend)
+    }
+
     /// `to_global`/`to_local`/`to_private`: `ptr` if it points into that address space,
     /// else NULL. Local memory is the group's `[local_mem, local_mem + local_mem_size)`;
     /// private memory is the work-item's stack (between the current stack pointer and the
     /// work-group function's) or the group's frame arena; global is everything else.
     fn cast_explicit(&mut self, ptr: Value, class: rspirv::spirv::StorageClass) -> Result<Value> {
-        use cranelift_codegen::ir::condcodes::IntCC;
         use rspirv::spirv::StorageClass as S;
         let t = crate::codegen::trusted;
-        let in_range = |s: &mut Self, lo: Value, hi: Value| {
-            let a = s.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, ptr, lo);
-            let b = s.b.ins().icmp(IntCC::UnsignedLessThan, ptr, hi);
-            s.b.ins().band(a, b)
-        };
-        let lsize = self.b.ins().load(
-            types::I64,
-            t(),
-            self.ctx,
-            crate::GroupContext::OFFSET_LOCAL_MEM_SIZE,
-        );
-        let lend = self.b.ins().iadd(self.local_mem, lsize);
-        let local = in_range(self, self.local_mem, lend);
+        let local = self.in_group_local_memory(ptr);
         let sp = self.b.ins().get_stack_pointer(types::I64);
         let top = self
             .b
             .ins()
             .load(types::I64, t(), self.wi, crate::codegen::WI_STACK);
-        let stack = in_range(self, sp, top);
+        let stack = self.in_range(ptr, sp, top);
         let flo = self
             .b
             .ins()
@@ -80,7 +91,7 @@ impl FnTx<'_, '_, '_> {
             .b
             .ins()
             .load(types::I64, t(), self.wi, crate::codegen::WI_FRAME_HI);
-        let frame = in_range(self, flo, fhi);
+        let frame = self.in_range(ptr, flo, fhi);
         let private = self.b.ins().bor(stack, frame);
         // The work-item's own memory answers inline; an address it does not own may
         // still be another work-item's private or local memory (`crate::spaces`).
@@ -125,21 +136,7 @@ impl FnTx<'_, '_, '_> {
     /// "a valid memory fence value"), and telling the stack apart costs the fast shape
     /// (`cast_explicit`).
     fn generic_mem_semantics(&mut self, ptr: Value, rt: cranelift_codegen::ir::Type) -> Value {
-        use cranelift_codegen::ir::condcodes::IntCC;
-        let t = crate::codegen::trusted;
-        let lsize = self.b.ins().load(
-            types::I64,
-            t(),
-            self.ctx,
-            crate::GroupContext::OFFSET_LOCAL_MEM_SIZE,
-        );
-        let lend = self.b.ins().iadd(self.local_mem, lsize);
-        let a = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, ptr, self.local_mem);
-        let b = self.b.ins().icmp(IntCC::UnsignedLessThan, ptr, lend);
-        let local = self.b.ins().band(a, b);
+        let local = self.in_group_local_memory(ptr);
         // SPIR-V memory semantics: WorkgroupMemory 0x100, CrossWorkgroupMemory 0x200.
         let wg = self.b.ins().iconst(rt, 0x100);
         let cross = self.b.ins().iconst(rt, 0x200);

@@ -133,10 +133,7 @@ pub fn emit(
 ) -> Result<()> {
     let t = c.ty;
     let slot = c.slot as i32;
-    let n = {
-        let a = b.ins().imul(ls[0], ls[1]);
-        b.ins().imul(a, ls[2])
-    };
+    let n = group_items(b, ls);
     let item = |b: &mut FunctionBuilder, idx: Value| {
         let off = b.ins().imul_imm_s(idx, frame_size);
         b.ins().iadd(frame, off)
@@ -246,6 +243,21 @@ struct Lane {
     e2: Value,
 }
 
+/// The group's work-item count (`ls` are the local sizes in x, y, z).
+fn group_items(b: &mut FunctionBuilder, ls: &[Value]) -> Value {
+    let a = b.ins().imul(ls[0], ls[1]);
+    b.ins().imul(a, ls[2])
+}
+
+/// The group's work-item count and its number of sub-groups (the last may be partial).
+fn group_and_sub_group_counts(b: &mut FunctionBuilder, ls: &[Value]) -> (Value, Value) {
+    let sgs = i64::from(SUB_GROUP_SIZE);
+    let n = group_items(b, ls);
+    let count = b.ins().iadd_imm_s(n, sgs - 1);
+    let count = b.ins().ushr_imm_s(count, sgs.trailing_zeros() as i64);
+    (n, count)
+}
+
 /// Emit the combine step of sub-group collective `c` at state `state`: for every
 /// sub-group (consecutive runs of [`SUB_GROUP_SIZE`] linear local ids, the last one maybe
 /// shorter), over the work-items that reached `state` this round (the active ones; the
@@ -263,12 +275,7 @@ pub fn emit_sub(
     state_off: u32,
 ) -> Result<()> {
     let sgs = i64::from(SUB_GROUP_SIZE);
-    let n = {
-        let a = b.ins().imul(ls[0], ls[1]);
-        b.ins().imul(a, ls[2])
-    };
-    let count = b.ins().iadd_imm_s(n, sgs - 1);
-    let count = b.ins().ushr_imm_s(count, sgs.trailing_zeros() as i64);
+    let (n, count) = group_and_sub_group_counts(b, ls);
     let unit = b.ins().iconst(types::I8, 0);
     fold(b, count, unit, &mut |b, s, unit| {
         let base = b.ins().imul_imm_s(s, sgs);
@@ -510,12 +517,7 @@ pub fn emit_sub_schedule(
     state_off: u32,
 ) {
     let sgs = i64::from(SUB_GROUP_SIZE);
-    let n = {
-        let a = b.ins().imul(ls[0], ls[1]);
-        b.ins().imul(a, ls[2])
-    };
-    let count = b.ins().iadd_imm_s(n, sgs - 1);
-    let count = b.ins().ushr_imm_s(count, sgs.trailing_zeros() as i64);
+    let (n, count) = group_and_sub_group_counts(b, ls);
     let unit = b.ins().iconst(types::I8, 0);
     let off = state_off as i32;
     fold(b, count, unit, &mut |b, s, unit| {

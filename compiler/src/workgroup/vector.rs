@@ -375,6 +375,16 @@ impl VTx<'_, '_, '_> {
     fn inst(&mut self, inst: &Instruction, depth: u32) -> Result<()> {
         let p = self.p;
         let flags = MemFlagsData::new();
+        // Decorations that change what an instruction computes (`convert_T_sat`,
+        // `convert_T_rtz`, …) are codegen's (`codegen/convert.rs`); the lane code below
+        // knows only the plain instructions.
+        if let Some(r) = inst.result_id {
+            for d in [Decoration::SaturatedConversion, Decoration::FPRoundingMode] {
+                if p.has_decoration(r, d) {
+                    return Err(refuse(format!("{d:?} on %{r}")));
+                }
+            }
+        }
         match inst.class.opcode {
             Op::Load => {
                 let ptr = op_id(inst, 0)?;
@@ -492,13 +502,6 @@ impl VTx<'_, '_, '_> {
                 self.set(inst, t, v)
             }
             Op::UConvert | Op::SConvert => {
-                // `convert_T_sat` is a converting instruction decorated `SaturatedConversion`:
-                // clamping is codegen's (`codegen/convert.rs`), not done here.
-                if let Some(r) = inst.result_id {
-                    if self.p.has_decoration(r, Decoration::SaturatedConversion) {
-                        return Err(refuse("saturating conversion"));
-                    }
-                }
                 let x_id = op_id(inst, 0)?;
                 let ts = self.ty(x_id)?;
                 let td = scalar_ty(p, result_type(inst)?)?;

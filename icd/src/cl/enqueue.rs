@@ -636,6 +636,24 @@ unsafe fn nd_range(
     Ok(range)
 }
 
+/// The queue and kernel of a kernel command, checked: each valid, and of one context.
+fn queue_and_kernel(
+    command_queue: cl_command_queue,
+    kernel: cl_kernel,
+) -> ClResult<(Arc<Queue>, Arc<Kernel>)> {
+    // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
+    let q = get::<Queue>(command_queue)?;
+    // CL_INVALID_KERNEL if kernel is not a valid kernel object.
+    let k = get::<Kernel>(kernel)?;
+    // CL_INVALID_CONTEXT if context associated with command_queue and kernel are not the
+    // same.
+    check(
+        Arc::ptr_eq(&q.context, &k.program.context),
+        CL_INVALID_CONTEXT,
+    )?;
+    Ok((q, k))
+}
+
 /// Enqueue a kernel over an NDRange (shared by `clEnqueueNDRangeKernel`/`clEnqueueTask`).
 ///
 /// # Safety
@@ -653,20 +671,11 @@ unsafe fn enqueue_kernel(
     event_wait_list: *const cl_event,
     event: *mut cl_event,
 ) -> ClResult<()> {
-    // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
-    let q = get::<Queue>(command_queue)?;
-    // CL_INVALID_KERNEL if kernel is not a valid kernel object.
-    let k = get::<Kernel>(kernel)?;
-    // CL_INVALID_CONTEXT if context associated with command_queue and kernel are not the
-    // same.
-    check(
-        Arc::ptr_eq(&q.context, &k.program.context),
-        CL_INVALID_CONTEXT,
-    )?;
+    let (q, k) = queue_and_kernel(command_queue, kernel)?;
     // SAFETY: API contract on the wait list.
     let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
     // CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified.
-    check(k.missing_args().is_empty(), CL_INVALID_KERNEL_ARGS)?;
+    check(k.all_args_set(), CL_INVALID_KERNEL_ARGS)?;
     // SAFETY: per the caller.
     let range = unsafe {
         nd_range(
@@ -705,17 +714,9 @@ pub unsafe extern "C" fn get_kernel_suggested_local_work_size(
     suggested_local_work_size: *mut usize,
 ) -> cl_int {
     cl_call(|| {
-        // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
-        let q = get::<Queue>(command_queue)?;
-        // CL_INVALID_KERNEL if kernel is not a valid kernel object.
-        let k = get::<Kernel>(kernel)?;
-        // CL_INVALID_CONTEXT if the contexts of command_queue and kernel differ.
-        check(
-            Arc::ptr_eq(&q.context, &k.program.context),
-            CL_INVALID_CONTEXT,
-        )?;
+        let (_, k) = queue_and_kernel(command_queue, kernel)?;
         // CL_INVALID_KERNEL_ARGS if all argument values for kernel have not been set.
-        check(k.missing_args().is_empty(), CL_INVALID_KERNEL_ARGS)?;
+        check(k.all_args_set(), CL_INVALID_KERNEL_ARGS)?;
         // CL_INVALID_WORK_DIMENSION if work_dim is not a valid value.
         check((1..=3).contains(&work_dim), CL_INVALID_WORK_DIMENSION)?;
         // CL_INVALID_GLOBAL_WORK_SIZE if global_work_size is NULL or if any of the values
