@@ -144,6 +144,28 @@ impl Device {
         )
     }
 
+    /// Enqueue a fill of all of `b` (`bytes` long) with `pattern`; no wait.
+    pub fn fill(&self, b: &Buffer, pattern: &[u8], bytes: usize) -> Result<()> {
+        check(
+            // SAFETY: `pattern` is readable for its length during the call (the
+            // implementation copies it before returning); no events.
+            unsafe {
+                clEnqueueFillBuffer(
+                    self.queue,
+                    b.0,
+                    pattern.as_ptr().cast(),
+                    pattern.len(),
+                    0,
+                    bytes,
+                    0,
+                    ptr::null(),
+                    ptr::null_mut(),
+                )
+            },
+            "clEnqueueFillBuffer",
+        )
+    }
+
     /// Create a program from OpenCL C source and build it with `options`.
     pub fn program_from_source(&self, src: &str, options: &str) -> Result<Program> {
         let mut err = CL_SUCCESS;

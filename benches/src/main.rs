@@ -244,6 +244,22 @@ fn vecadd(d: &Device) -> Result<Iteration<'_>> {
     }))
 }
 
+/// `clEnqueueFillBuffer` with a 4-byte pattern, as the CTS math tests clear their output
+/// buffers before every kernel.
+fn fill(d: &Device) -> Result<Iteration<'_>> {
+    let b = d.buffer(M16 * 4, None)?;
+    let pattern = 0xffff_deadu32.to_ne_bytes();
+    d.fill(&b, &pattern, M16 * 4)?;
+    expect(
+        read_u32(d, &b, M16)?.iter().all(|&v| v == 0xffff_dead),
+        "fill",
+    )?;
+    Ok(Box::new(move || {
+        d.fill(&b, &pattern, M16 * 4)?;
+        d.finish()
+    }))
+}
+
 fn saxpy(d: &Device) -> Result<Iteration<'_>> {
     let (x, y) = (floats(M16, 3), floats(M16, 4));
     let bx = d.buffer(M16 * 4, Some(bytes_of(&x)))?;
@@ -398,6 +414,12 @@ const CASES: &[Case] = &[
         kernel: "vecadd",
         size: "16M",
         prepare: vecadd,
+    },
+    Case {
+        area: "mem",
+        kernel: "fill",
+        size: "16M",
+        prepare: fill,
     },
     Case {
         area: "compute",

@@ -155,6 +155,30 @@ impl Mem {
     }
 }
 
+/// Fill `out` with copies of `pattern`, the last one truncated (an empty pattern writes
+/// nothing). Every fill command — buffer, SVM and Level-Zero — goes through here.
+///
+/// The pattern is written once and the filled prefix then doubled with `memcpy`, so a 4-byte
+/// pattern over a megabyte is 18 large copies, not 262,144 small ones.
+pub fn fill_pattern(out: &mut [u8], pattern: &[u8]) {
+    match pattern {
+        [] => {}
+        [b] => out.fill(*b),
+        _ => {
+            let first = pattern.len().min(out.len());
+            out[..first].copy_from_slice(&pattern[..first]);
+            let mut filled = first;
+            while filled < out.len() {
+                let n = filled.min(out.len() - filled);
+                // The prefix is whole copies of the pattern, so copying it to `filled`
+                // (a multiple of the pattern's length) continues the repetition.
+                out.copy_within(..n, filled);
+                filled += n;
+            }
+        }
+    }
+}
+
 impl Drop for Mem {
     fn drop(&mut self) {
         let callbacks = std::mem::take(self.destructors.get_mut());
@@ -162,5 +186,36 @@ impl Drop for Mem {
             f();
         }
         // The storage is freed after the callbacks, when the fields are dropped.
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fill_pattern;
+
+    #[test]
+    fn fill_repeats_and_truncates() {
+        let mut out = [0u8; 7];
+        fill_pattern(&mut out, &[1, 2, 3]);
+        assert_eq!(out, [1, 2, 3, 1, 2, 3, 1]);
+        fill_pattern(&mut out, &[9]);
+        assert_eq!(out, [9; 7]);
+        fill_pattern(&mut out, &[]);
+        assert_eq!(out, [9; 7]);
+    }
+
+    /// The doubling fill matches byte-by-byte repetition for every length around the
+    /// pattern's powers of two and for patterns of every size OpenCL allows (1 to 128).
+    #[test]
+    fn fill_matches_naive_repetition() {
+        for plen in [1usize, 2, 3, 4, 8, 16, 32, 64, 128] {
+            let pattern: Vec<u8> = (0..plen).map(|i| (i * 37 + 11) as u8).collect();
+            for len in (0..=4100).filter(|l| l % 97 == 0 || l % 128 < 3 || *l < 300) {
+                let mut out = vec![0xEEu8; len];
+                fill_pattern(&mut out, &pattern);
+                let want: Vec<u8> = (0..len).map(|i| pattern[i % plen]).collect();
+                assert_eq!(out, want, "pattern {plen} bytes over {len}");
+            }
+        }
     }
 }

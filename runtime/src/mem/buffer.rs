@@ -241,9 +241,7 @@ impl Mem {
         // SAFETY: the range is inside the object (checked above); nothing else in this
         // process holds a Rust reference to the object's bytes.
         let bytes = unsafe { std::slice::from_raw_parts_mut(self.base().add(offset), len) };
-        for chunk in bytes.chunks_exact_mut(pattern.len()) {
-            chunk.copy_from_slice(pattern);
-        }
+        super::fill_pattern(bytes, pattern);
         Ok(())
     }
 }

@@ -111,9 +111,7 @@ pub unsafe fn fill(dst: usize, pattern: &[u8], len: usize) -> Result<()> {
     // SAFETY: per the caller; no Rust reference to these bytes exists in this process
     // while a command owns them.
     let bytes = unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, len) };
-    for chunk in bytes.chunks_exact_mut(pattern.len()) {
-        chunk.copy_from_slice(pattern);
-    }
+    super::fill_pattern(bytes, pattern);
     Ok(())
 }
 

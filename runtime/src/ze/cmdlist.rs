@@ -12,6 +12,7 @@ use super::event::ZeEvent;
 use super::kernel::ZeLaunch;
 use crate::error::{Error, Result};
 use crate::event::now_ns;
+use crate::mem::fill_pattern;
 use parking_lot::Mutex;
 use std::sync::Arc;
 
@@ -154,7 +155,7 @@ impl Command {
                 // SAFETY: per `new_memory`'s contract, `dst` is writable for `size` bytes
                 // for the duration of the command and nothing else of ours aliases it.
                 let out = unsafe { std::slice::from_raw_parts_mut(*dst as *mut u8, *size) };
-                fill(out, pattern);
+                fill_pattern(out, pattern);
             }
             Op::LaunchIndirect { launch, counts } => {
                 let mut c = [0u32; 3];
@@ -199,19 +200,6 @@ impl Command {
         }
         if let Some(e) = &self.signal {
             e.signal_with_times(start, now_ns());
-        }
-    }
-}
-
-/// Fill `out` with copies of `pattern` (the last one truncated).
-fn fill(out: &mut [u8], pattern: &[u8]) {
-    match pattern {
-        [] => {}
-        [b] => out.fill(*b),
-        _ => {
-            for chunk in out.chunks_mut(pattern.len()) {
-                chunk.copy_from_slice(&pattern[..chunk.len()]);
-            }
         }
     }
 }
@@ -309,15 +297,6 @@ impl ImmediateList {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fill_repeats_and_truncates() {
-        let mut out = [0u8; 7];
-        fill(&mut out, &[1, 2, 3]);
-        assert_eq!(out, [1, 2, 3, 1, 2, 3, 1]);
-        fill(&mut out, &[9]);
-        assert_eq!(out, [9; 7]);
-    }
 
     #[test]
     fn region_extents() {
