@@ -1004,6 +1004,14 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             return self.constant(id, 0);
         }
         if let Some(g) = self.p.globals.get(&id) {
+            if let Some(b) = g.builtin {
+                // A builtin has no memory to point at: loads and constant access chains
+                // are answered from the work-item record (`codegen/builtins_ids.rs`), and
+                // DPC++'s load through a cast is rewritten (`spirv/builtin_casts.rs`).
+                return Err(CompileError::Unsupported(format!(
+                    "builtin variable {b:?} used as a pointer value"
+                )));
+            }
             return match g.class {
                 StorageClass::Workgroup => {
                     let off = *self

@@ -181,6 +181,9 @@ pub struct KernelInfo {
     pub reqd_work_group_size: Option<[u32; 3]>,
     /// `work_group_size_hint` (`OpExecutionMode LocalSizeHint`), if given.
     pub work_group_size_hint: Option<[u32; 3]>,
+    /// `intel_reqd_sub_group_size` (`OpExecutionMode SubgroupSize`), if given (always
+    /// [`SUB_GROUP_SIZE`]: any other is rejected).
+    pub reqd_sub_group_size: Option<u32>,
     /// `CL_KERNEL_ATTRIBUTES` string.
     pub attributes: String,
 }

@@ -7,6 +7,7 @@
 //! (`OpSelectionMerge`/`OpLoopMerge`) is kept in the instruction lists but ignored later:
 //! llvm-spirv's merge blocks are not always valid, and kernels do not need them.
 
+mod builtin_casts;
 mod library;
 mod spec;
 mod types;
@@ -144,6 +145,15 @@ fn capability_supported(c: Capability) -> bool {
             | Capability::DotProductInputAll
             | Capability::DotProductInput4x8Bit
             | Capability::DotProductInput4x8BitPacked
+            // `SPV_INTEL_memory_access_aliasing`: no-alias promises, which Ferrite does
+            // not use (their declarations are dropped by `words.rs`).
+            | Capability::MemoryAccessAliasingINTEL
+            // `SPV_KHR_uniform_group_instructions`: work- and sub-group multiplication and
+            // bitwise reductions and scans (`codegen/regions.rs`).
+            | Capability::GroupUniformArithmeticKHR
+            // `SPV_INTEL_fp_fast_math_mode`: the contraction/reassociation bits of the
+            // `FPFastMathMode` decoration, permissions Ferrite does not use.
+            | Capability::FPFastMathModeINTEL
     )
 }
 
@@ -201,7 +211,8 @@ impl Program {
             p.lift_function(f)?;
         }
         let bound = module.header.as_ref().map_or(0, |h| h.bound);
-        p.copy_byval_params(bound)?;
+        let next = p.copy_byval_params(bound)?;
+        p.lower_builtin_casts(next)?;
         p.resolve_imports()?;
         p.lower_library_calls();
         p.lift_entry_points(&module.entry_points, &module.execution_modes)?;
@@ -511,6 +522,7 @@ impl Program {
                 local_size: None,
                 local_size_hint: None,
                 vec_type_hint: None,
+                sub_group_size: None,
             };
             for m in modes {
                 if op_id(m, 0)? != func {
@@ -540,6 +552,7 @@ impl Program {
                                 crate::SUB_GROUP_SIZE
                             )));
                         }
+                        e.sub_group_size = Some(n);
                     }
                     Some(Operand::ExecutionMode(
                         mode @ (ExecutionMode::SubgroupsPerWorkgroup
@@ -563,7 +576,8 @@ impl Program {
     /// `Function` variable initialised from it (`OpCopyMemory`). For a kernel the pointer
     /// points into the launch's shared argument block, which a kernel writing to its copy
     /// must not change under the other work-items.
-    fn copy_byval_params(&mut self, bound: Word) -> Result<()> {
+    /// Returns the first id still unused.
+    fn copy_byval_params(&mut self, bound: Word) -> Result<Word> {
         let mut next = bound.max(1);
         let ids: Vec<Word> = self.functions.keys().copied().collect();
         for fid in ids {
@@ -623,7 +637,7 @@ impl Program {
                 }
             }
         }
-        Ok(())
+        Ok(next)
     }
 
     /// `Linkage`: a function declared `LinkageAttributes "name" Import` is resolved to the

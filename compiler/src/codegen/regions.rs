@@ -342,11 +342,20 @@ fn collective_op(
         GroupSMax | GroupNonUniformSMax => arith(Combine::SMax)?,
         GroupUMin | GroupNonUniformUMin => arith(Combine::UMin)?,
         GroupUMax | GroupNonUniformUMax => arith(Combine::UMax)?,
-        GroupNonUniformIMul => arith(Combine::IMul)?,
-        GroupNonUniformFMul => arith(Combine::FMul)?,
-        GroupNonUniformBitwiseAnd | GroupNonUniformLogicalAnd => arith(Combine::And)?,
-        GroupNonUniformBitwiseOr | GroupNonUniformLogicalOr => arith(Combine::Or)?,
-        GroupNonUniformBitwiseXor | GroupNonUniformLogicalXor => arith(Combine::Xor)?,
+        GroupNonUniformIMul | GroupIMulKHR => arith(Combine::IMul)?,
+        GroupNonUniformFMul | GroupFMulKHR => arith(Combine::FMul)?,
+        GroupNonUniformBitwiseAnd
+        | GroupNonUniformLogicalAnd
+        | GroupBitwiseAndKHR
+        | GroupLogicalAndKHR => arith(Combine::And)?,
+        GroupNonUniformBitwiseOr
+        | GroupNonUniformLogicalOr
+        | GroupBitwiseOrKHR
+        | GroupLogicalOrKHR => arith(Combine::Or)?,
+        GroupNonUniformBitwiseXor
+        | GroupNonUniformLogicalXor
+        | GroupBitwiseXorKHR
+        | GroupLogicalXorKHR => arith(Combine::Xor)?,
         GroupNonUniformShuffle | SubgroupShuffleINTEL => CollectiveOp::Shuffle(Shuffle::Index),
         GroupNonUniformShuffleXor | SubgroupShuffleXorINTEL => CollectiveOp::Shuffle(Shuffle::Xor),
         GroupNonUniformShuffleUp => CollectiveOp::Shuffle(Shuffle::Up),
@@ -366,6 +375,25 @@ fn collective_op(
     })
 }
 
+/// Whether `op` may have work-group scope: the OpenCL 2.0 `OpGroup*` instructions and
+/// `SPV_KHR_uniform_group_instructions`' multiplication and bitwise ones (the non-uniform
+/// instructions are sub-group only).
+fn work_group_capable(op: Op) -> bool {
+    use Op::*;
+    (op as u32) < GroupNonUniformElect as u32
+        || matches!(
+            op,
+            GroupIMulKHR
+                | GroupFMulKHR
+                | GroupBitwiseAndKHR
+                | GroupBitwiseOrKHR
+                | GroupBitwiseXorKHR
+                | GroupLogicalAndKHR
+                | GroupLogicalOrKHR
+                | GroupLogicalXorKHR
+        )
+}
+
 /// The [`Collective`] of boundary `inst` (its slot offset still 0).
 fn collective(
     p: &Program,
@@ -381,8 +409,7 @@ fn collective(
     };
     let sub = if scope == Scope::Subgroup as u64 {
         true
-    } else if scope == Scope::Workgroup as u64 && (opcode as u32) < Op::GroupNonUniformElect as u32
-    {
+    } else if scope == Scope::Workgroup as u64 && work_group_capable(opcode) {
         false
     } else {
         return Err(CompileError::Unsupported(format!(

@@ -165,12 +165,16 @@ pub fn kernel_info(p: &Program, ep: &EntryPoint) -> Result<KernelInfo, CompileEr
     if let Some([x, y, z]) = ep.local_size_hint {
         attrs.push(format!("work_group_size_hint({x},{y},{z})"));
     }
+    if let Some(n) = ep.sub_group_size {
+        attrs.push(format!("intel_reqd_sub_group_size({n})"));
+    }
     Ok(KernelInfo {
         name: ep.name.clone(),
         args,
         args_size: align_up(off, 8) as usize,
         reqd_work_group_size: ep.local_size,
         work_group_size_hint: ep.local_size_hint,
+        reqd_sub_group_size: ep.sub_group_size,
         attributes: attrs.join(" "),
     })
 }

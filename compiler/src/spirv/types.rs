@@ -122,4 +122,6 @@ pub struct EntryPoint {
     pub local_size: Option<[u32; 3]>,
     pub local_size_hint: Option<[u32; 3]>,
     pub vec_type_hint: Option<u32>,
+    /// `intel_reqd_sub_group_size` (`OpExecutionMode SubgroupSize`), if given.
+    pub sub_group_size: Option<u32>,
 }

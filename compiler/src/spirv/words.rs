@@ -13,6 +13,13 @@
 //! with other than one index fails to load. Those instructions are taken out here and
 //! replaced by an `OpUndef` of the same type and id at the same place, and handed to the
 //! lifter in [`Prepared::spec_ops`], which folds them as if rspirv had read them.
+//!
+//! A fourth: the alias-scope declarations of `SPV_INTEL_memory_access_aliasing`
+//! (`OpAliasDomainDeclINTEL`, `OpAliasScopeDeclINTEL`, `OpAliasScopeListDeclINTEL`, which
+//! DPC++ puts in every module it optimises) are module-level instructions rspirv's loader
+//! does not place, so it rejects the module. They only say which accesses may not alias,
+//! which Ferrite does not use, so they are dropped; the `AliasScopeINTEL`/`NoAliasINTEL`
+//! memory operands and decorations that name them are read and ignored.
 
 use crate::CompileError;
 use std::collections::HashMap;
@@ -21,6 +28,8 @@ const MAGIC: u32 = 0x0723_0203;
 const OP_TYPE_INT: u32 = 21;
 const OP_UNDEF: u32 = 1;
 const OP_SPEC_CONSTANT_OP: u32 = 52;
+/// `OpAliasDomainDeclINTEL`, `OpAliasScopeDeclINTEL`, `OpAliasScopeListDeclINTEL`.
+const ALIAS_DECLS: [u32; 3] = [5911, 5912, 5913];
 /// Inner operations of `OpSpecConstantOp` with a variable number of operands:
 /// `CompositeExtract`, `AccessChain`, `InBoundsAccessChain`, `PtrAccessChain`,
 /// `InBoundsPtrAccessChain`.
@@ -121,6 +130,8 @@ pub fn prepare(bytes: &[u8]) -> Result<Prepared, CompileError> {
                 },
             );
             out.extend_from_slice(&[(3 << 16) | OP_UNDEF, result_type, id]);
+        } else if ALIAS_DECLS.contains(&opcode) {
+            // Dropped: see the module comment.
         } else {
             out.extend_from_slice(&words[i..i + count]);
         }

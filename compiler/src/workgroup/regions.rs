@@ -53,6 +53,14 @@ pub fn is_boundary(op: Op) -> bool {
             | GroupSMax
             | GroupUMin
             | GroupUMax
+            | GroupIMulKHR
+            | GroupFMulKHR
+            | GroupBitwiseAndKHR
+            | GroupBitwiseOrKHR
+            | GroupBitwiseXorKHR
+            | GroupLogicalAndKHR
+            | GroupLogicalOrKHR
+            | GroupLogicalXorKHR
             | GroupWaitEvents
             | GroupNonUniformElect
             | GroupNonUniformAll

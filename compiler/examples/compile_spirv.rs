@@ -1,0 +1,79 @@
+//! Compile SPIR-V modules the way a program build does (every kernel of each module) and
+//! report what failed, grouped by error: a survey tool for modules from other compilers.
+//!
+//! `cargo run --release -p ferrite-compiler --example compile_spirv -- FILE_OR_DIR...`
+//!
+//! Prints one line per distinct error (with a count and the first file that showed it), then
+//! totals. Exits 1 if any module failed.
+
+use ferrite_compiler::Module;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn files(arg: &Path, out: &mut Vec<PathBuf>) {
+    match std::fs::read_dir(arg) {
+        Ok(dir) => {
+            for e in dir.flatten() {
+                files(&e.path(), out);
+            }
+        }
+        Err(_) => out.push(arg.to_path_buf()),
+    }
+}
+
+fn compile(bytes: &[u8]) -> Result<usize, String> {
+    let m = Module::from_spirv(bytes).map_err(|e| e.to_string())?;
+    let names: Vec<String> = m.kernels().iter().map(|k| k.name.clone()).collect();
+    for n in &names {
+        m.compile_kernel(n)
+            .map_err(|e| format!("kernel {n}: {e}"))?;
+    }
+    Ok(names.len())
+}
+
+/// The error without the parts that differ between modules (ids, names, numbers).
+fn shape(e: &str) -> String {
+    let e = e.split_once(": ").map_or(e, |(_, rest)| rest);
+    e.chars()
+        .map(|c| if c.is_ascii_digit() { '#' } else { c })
+        .take(160)
+        .collect()
+}
+
+fn main() {
+    let mut paths = Vec::new();
+    for a in std::env::args().skip(1) {
+        files(Path::new(&a), &mut paths);
+    }
+    paths.sort();
+    let (mut ok, mut kernels) = (0usize, 0usize);
+    let mut failures: BTreeMap<String, (usize, PathBuf, String)> = BTreeMap::new();
+    for p in &paths {
+        let Ok(bytes) = std::fs::read(p) else {
+            continue;
+        };
+        match compile(&bytes) {
+            Ok(n) => {
+                ok += 1;
+                kernels += n;
+            }
+            Err(e) => {
+                let entry = failures.entry(shape(&e)).or_insert((0, p.clone(), e));
+                entry.0 += 1;
+            }
+        }
+    }
+    let mut by_count: Vec<_> = failures.values().collect();
+    by_count.sort_by_key(|f| std::cmp::Reverse(f.0));
+    for (n, first, e) in &by_count {
+        println!("{n:6}  {}  {e}", first.display());
+    }
+    let failed: usize = by_count.iter().map(|f| f.0).sum();
+    println!(
+        "{} modules: {ok} built ({kernels} kernels), {failed} failed",
+        paths.len()
+    );
+    if failed > 0 {
+        std::process::exit(1);
+    }
+}
