@@ -20,6 +20,7 @@ pub mod platform;
 pub mod program;
 pub mod queue;
 pub mod svm;
+pub mod usm;
 
 use crate::error::{ClError, ClResult};
 use opencl_sys::*;

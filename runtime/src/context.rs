@@ -7,8 +7,11 @@
 
 use crate::api::{api_type, ApiObject, ObjectType};
 use crate::device::Device;
+use crate::event::{CallbackTrigger, Event};
+use crate::queue::Queue;
 use parking_lot::Mutex;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Weak};
 
 /// A callback run once when the object is destroyed.
 pub type DestructorCallback = Box<dyn FnOnce() + Send>;
@@ -24,6 +27,9 @@ pub struct Context {
     pub properties: Vec<isize>,
     notify: Option<NotifyCallback>,
     destructors: Mutex<Vec<DestructorCallback>>,
+    /// The command queues created on this context (weak: a released queue drops out), for
+    /// [`Context::pending`].
+    queues: Mutex<Vec<Weak<Queue>>>,
 }
 api_type!(Context, Context);
 
@@ -39,6 +45,7 @@ impl Context {
             properties,
             notify,
             destructors: Mutex::new(Vec::new()),
+            queues: Mutex::new(Vec::new()),
         })
     }
 
@@ -52,6 +59,50 @@ impl Context {
     /// Register a callback run when the context is destroyed.
     pub fn add_destructor(&self, f: DestructorCallback) {
         self.destructors.lock().push(f);
+    }
+
+    /// Record a queue created on this context.
+    pub fn register_queue(&self, queue: &Arc<Queue>) {
+        let mut queues = self.queues.lock();
+        queues.retain(|q| q.strong_count() > 0);
+        queues.push(Arc::downgrade(queue));
+    }
+
+    /// The events that complete once every command enqueued so far on any of this
+    /// context's queues has finished ([`Queue::pending`] of each).
+    pub fn pending(&self) -> Vec<Arc<Event>> {
+        let queues: Vec<Arc<Queue>> = self
+            .queues
+            .lock()
+            .iter()
+            .filter_map(Weak::upgrade)
+            .collect();
+        queues.iter().flat_map(|q| q.pending()).collect()
+    }
+
+    /// Run `f` once every command enqueued so far on this context's queues has finished:
+    /// at once if none is pending, otherwise on the thread that completes the last of them.
+    pub fn after_pending(&self, f: Box<dyn FnOnce() + Send>) {
+        let pending = self.pending();
+        if pending.is_empty() {
+            f();
+            return;
+        }
+        let left = Arc::new(AtomicUsize::new(pending.len()));
+        let f = Arc::new(Mutex::new(Some(f)));
+        for e in pending {
+            let (left, f) = (left.clone(), f.clone());
+            e.add_callback(
+                CallbackTrigger::Complete,
+                Box::new(move |_| {
+                    if left.fetch_sub(1, Ordering::AcqRel) == 1 {
+                        if let Some(f) = f.lock().take() {
+                            f();
+                        }
+                    }
+                }),
+            );
+        }
     }
 
     /// Whether `device` belongs to this context.

@@ -51,6 +51,12 @@ const API_EXTENSIONS: &[&str] = &[
     "cl_khr_spirv_linkonce_odr",
     // clGetKernelSuggestedLocalWorkSizeKHR: the local size a NULL one gets.
     "cl_khr_suggested_local_work_size",
+    // Host, device and shared USM allocations (icd `cl/usm.rs`): what SYCL's OpenCL
+    // backend allocates with.
+    "cl_intel_unified_shared_memory",
+    // CL_DEVICE_SUB_GROUP_SIZES_INTEL and `intel_reqd_sub_group_size` (SPIR-V
+    // `SubgroupSize`), of which only Ferrite's one size builds.
+    "cl_intel_required_subgroup_size",
 ];
 
 const N_EXTENSIONS: usize = clc::OPENCL_C_EXTENSIONS.len() + API_EXTENSIONS.len();
@@ -83,8 +89,12 @@ const fn name_versions<const N: usize>(
 
 /// Extensions whose version is not 1.0.0: the version whose requirements Ferrite meets.
 /// `cl_khr_integer_dot_product` 2.0.0 adds the non-packed 8-bit inputs and the
-/// acceleration queries.
-const EXTENSION_VERSIONS: &[(&str, Version)] = &[("cl_khr_integer_dot_product", v(2, 0, 0))];
+/// acceleration queries; `cl_intel_unified_shared_memory` 1.1.0 (the Khronos headers'
+/// version) makes any pointer a valid kernel argument.
+const EXTENSION_VERSIONS: &[(&str, Version)] = &[
+    ("cl_khr_integer_dot_product", v(2, 0, 0)),
+    ("cl_intel_unified_shared_memory", v(1, 1, 0)),
+];
 
 const fn with_versions<const N: usize>(mut list: [NameVersion; N]) -> [NameVersion; N] {
     let mut i = 0;

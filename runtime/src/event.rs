@@ -43,6 +43,11 @@ pub enum CommandType {
     SvmMap,
     SvmUnmap,
     SvmMigrateMem,
+    /// `cl_intel_unified_shared_memory` commands.
+    MemFillIntel,
+    MemcpyIntel,
+    MigrateMemIntel,
+    MemAdviseIntel,
 }
 
 /// Why a command did not complete.

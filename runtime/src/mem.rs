@@ -12,6 +12,7 @@
 //! ([`Mem::root_range`]).
 
 pub mod buffer;
+pub mod intel_usm;
 pub mod rect;
 pub mod svm;
 

@@ -152,7 +152,7 @@ impl Queue {
                 )));
             }
         }
-        Ok(Arc::new(Queue {
+        let queue = Arc::new(Queue {
             api: ApiObject::new(ObjectType::Queue),
             context,
             device,
@@ -160,7 +160,9 @@ impl Queue {
             properties,
             submit: Mutex::new(Submit::default()),
             ready,
-        }))
+        });
+        queue.context.register_queue(&queue);
+        Ok(queue)
     }
 
     /// Whether commands may run out of order.
@@ -260,17 +262,21 @@ impl Queue {
     /// Commands are handed to the scheduler when enqueued: nothing to flush.
     pub fn flush(&self) {}
 
+    /// The events of the commands enqueued so far that every other one comes after (or
+    /// that may not have finished): when these have completed, so has everything enqueued
+    /// before this call.
+    pub fn pending(&self) -> Vec<Arc<Event>> {
+        let st = self.submit.lock();
+        [&st.last, &st.barrier]
+            .into_iter()
+            .chain(st.since_barrier.iter())
+            .filter_map(Weak::upgrade)
+            .collect()
+    }
+
     /// Block until every command enqueued so far has finished (`clFinish`).
     pub fn finish(&self) {
-        let waits: Vec<Arc<Event>> = {
-            let st = self.submit.lock();
-            [&st.last, &st.barrier]
-                .into_iter()
-                .chain(st.since_barrier.iter())
-                .filter_map(Weak::upgrade)
-                .collect()
-        };
-        for e in waits {
+        for e in self.pending() {
             e.wait();
         }
     }
@@ -314,7 +320,20 @@ impl Pending {
     }
 }
 
+thread_local! {
+    /// Set on the threads that run commands: a command's completion (and every event
+    /// callback it triggers) runs there, so waiting on that thread for later commands of
+    /// its own queue would never end.
+    static ON_QUEUE_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the calling thread runs commands (see `ON_QUEUE_THREAD`).
+pub fn on_queue_thread() -> bool {
+    ON_QUEUE_THREAD.with(std::cell::Cell::get)
+}
+
 fn worker(ready: &Ready) {
+    ON_QUEUE_THREAD.with(|f| f.set(true));
     loop {
         let cmd = {
             let mut st = ready.state.lock();

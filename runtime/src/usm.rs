@@ -9,7 +9,8 @@
 //!
 //! An OpenCL SVM allocation is a `Shared` allocation whose owner is the OpenCL context and
 //! that carries its [`SvmFlags`] (every SVM kind is native: the flags change nothing about
-//! the memory, only what the API reports and accepts); Level-Zero allocations have none.
+//! the memory, only what the API reports and accepts); Level-Zero allocations and OpenCL's
+//! `cl_intel_unified_shared_memory` ones (also owned by their OpenCL context) have none.
 //!
 //! Invariants:
 //! - Every address in the map is the base of a live allocation made by [`alloc`] with the
@@ -48,8 +49,13 @@ pub struct Allocation {
     pub owner: usize,
     /// Unique id of the allocation, never reused.
     pub id: u64,
-    /// The OpenCL SVM flags of an allocation made by `clSVMAlloc`; `None` for Level-Zero.
+    /// The OpenCL SVM flags of an allocation made by `clSVMAlloc`; `None` otherwise.
     pub svm: Option<SvmFlags>,
+    /// The front end's handle of the device the allocation was made for (an OpenCL USM
+    /// device or shared allocation), opaque here; 0 when none was recorded.
+    pub device: usize,
+    /// The allocation flags the application gave (`CL_MEM_ALLOC_FLAGS_INTEL`), as given.
+    pub flags: u64,
 }
 
 /// What `clSVMAlloc` was asked for (validated by the front end).
@@ -91,12 +97,25 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 /// Allocate `size` zeroed bytes aligned to `align` (0: the device's default alignment;
 /// otherwise a power of two; never less than the default).
 pub fn alloc(kind: UsmKind, size: usize, align: usize, owner: usize) -> Result<Allocation> {
-    alloc_with(kind, size, align, owner, None)
+    alloc_with(kind, size, align, owner, None, 0, 0)
+}
+
+/// [`alloc`] recording the device it is for and the application's allocation flags
+/// (OpenCL's `cl*MemAllocINTEL`, which reports both back).
+pub fn alloc_on(
+    kind: UsmKind,
+    size: usize,
+    align: usize,
+    owner: usize,
+    device: usize,
+    flags: u64,
+) -> Result<Allocation> {
+    alloc_with(kind, size, align, owner, None, device, flags)
 }
 
 /// [`alloc`] of an OpenCL SVM allocation: `Shared`, with its flags recorded.
 pub fn alloc_svm(size: usize, align: usize, owner: usize, flags: SvmFlags) -> Result<Allocation> {
-    alloc_with(UsmKind::Shared, size, align, owner, Some(flags))
+    alloc_with(UsmKind::Shared, size, align, owner, Some(flags), 0, 0)
 }
 
 fn alloc_with(
@@ -105,6 +124,8 @@ fn alloc_with(
     align: usize,
     owner: usize,
     svm: Option<SvmFlags>,
+    device: usize,
+    flags: u64,
 ) -> Result<Allocation> {
     if size == 0 {
         return Err(Error::InvalidValue("allocation size is 0"));
@@ -128,6 +149,8 @@ fn alloc_with(
         owner,
         id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         svm,
+        device,
+        flags,
     };
     MAP.write().insert(a.base, a);
     Ok(a)

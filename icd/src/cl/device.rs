@@ -291,6 +291,11 @@ pub unsafe extern "C" fn get_device_info(
             }),
             // Every SVM kind is native (device memory is host memory): `svm.rs`.
             CL_DEVICE_SVM_CAPABILITIES => info(&super::svm::SVM_CAPABILITIES),
+            CL_DEVICE_HOST_MEM_CAPABILITIES_INTEL
+            | CL_DEVICE_DEVICE_MEM_CAPABILITIES_INTEL
+            | CL_DEVICE_SINGLE_DEVICE_SHARED_MEM_CAPABILITIES_INTEL
+            | CL_DEVICE_CROSS_DEVICE_SHARED_MEM_CAPABILITIES_INTEL
+            | CL_DEVICE_SHARED_SYSTEM_MEM_CAPABILITIES_INTEL => info(&super::usm::CAPABILITIES),
             CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT
             | CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT
             | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT => zero_u32(),
@@ -304,6 +309,9 @@ pub unsafe extern "C" fn get_device_info(
             // region: a sub-group that waits (spins) for another sub-group of its group
             // to make progress never lets it run.
             CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => info(&cl_bool(false)),
+            // cl_intel_required_subgroup_size: the one size, which SYCL's runtime reads as
+            // the sub-group size kernels run with (and pads its data for).
+            CL_DEVICE_SUB_GROUP_SIZES_INTEL => info(&[ferrite_compiler::SUB_GROUP_SIZE as usize]),
             CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => {
                 info(&atomic_bits(rt::ATOMIC_MEMORY_CAPABILITIES))
             }

@@ -37,6 +37,10 @@ pub fn command_type(t: CommandType) -> cl_command_type {
         CommandType::SvmMap => CL_COMMAND_SVM_MAP,
         CommandType::SvmUnmap => CL_COMMAND_SVM_UNMAP,
         CommandType::SvmMigrateMem => CL_COMMAND_SVM_MIGRATE_MEM,
+        CommandType::MemFillIntel => CL_COMMAND_MEMFILL_INTEL,
+        CommandType::MemcpyIntel => CL_COMMAND_MEMCPY_INTEL,
+        CommandType::MigrateMemIntel => CL_COMMAND_MIGRATEMEM_INTEL,
+        CommandType::MemAdviseIntel => CL_COMMAND_MEMADVISE_INTEL,
     }
 }
 

@@ -269,6 +269,9 @@ pub unsafe extern "C" fn get_kernel_work_group_info(
                 info(&PREFERRED_WORK_GROUP_SIZE_MULTIPLE)
             }
             CL_KERNEL_PRIVATE_MEM_SIZE => info(&(k.compiled.private_size as u64)),
+            // cl_intel_required_subgroup_size: private memory is the thread's stack, which
+            // never spills anywhere else.
+            CL_KERNEL_SPILL_MEM_SIZE_INTEL => info(&0u64),
             // CL_INVALID_VALUE if param_name is CL_KERNEL_GLOBAL_WORK_SIZE and device is
             // not a custom device and kernel is not a built-in kernel. (A CPU device has no
             // built-in kernels.)
@@ -347,6 +350,10 @@ pub unsafe extern "C" fn get_kernel_sub_group_info(
             // No kernel asks for a number of sub-groups (no `SubgroupsPerWorkgroup`
             // execution mode is accepted).
             CL_KERNEL_COMPILE_NUM_SUB_GROUPS => info(&0usize),
+            // cl_intel_required_subgroup_size: the kernel's `intel_reqd_sub_group_size`, or 0.
+            CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL => {
+                info(&(k.info().reqd_sub_group_size.unwrap_or(0) as usize))
+            }
             // CL_INVALID_VALUE if param_name is not one of the supported values.
             _ => return Err(ClError(CL_INVALID_VALUE)),
         };

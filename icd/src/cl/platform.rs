@@ -111,7 +111,10 @@ fn extension_function(name: &CStr) -> *mut c_void {
             super::enqueue::get_kernel_suggested_local_work_size as *const ()
         }
         b"clGetKernelSubGroupInfoKHR" => super::kernel::get_kernel_sub_group_info as *const (),
-        _ => return std::ptr::null_mut(),
+        other => match super::usm::function(other) {
+            Some(f) => f,
+            None => return std::ptr::null_mut(),
+        },
     };
     f as *mut c_void
 }

@@ -1,5 +1,7 @@
 //! Shared virtual memory entry points: `clSVMAlloc`/`clSVMFree`, the `clEnqueueSVM*`
-//! commands, `clSetKernelArgSVMPointer` and `clSetKernelExecInfo`.
+//! commands, `clSetKernelArgSVMPointer` and `clSetKernelExecInfo` (which also takes the
+//! `cl_intel_unified_shared_memory` settings). USM's copies, fills and pointer arguments
+//! share the code here (`usm.rs`).
 //!
 //! Device memory is host memory (`ferrite_runtime::mem::svm`): every SVM kind is native, so
 //! maps, unmaps and migrations are commands that only order (they complete their events
@@ -90,7 +92,7 @@ pub unsafe extern "C" fn svm_free(context: cl_context, svm_pointer: *mut c_void)
 ///
 /// # Safety
 /// `event_wait_list` is NULL or points to `n` handles.
-unsafe fn queue_and_wait(
+pub(super) unsafe fn queue_and_wait(
     command_queue: cl_command_queue,
     n: cl_uint,
     event_wait_list: *const cl_event,
@@ -109,7 +111,7 @@ unsafe fn queue_and_wait(
     Ok((q, wait))
 }
 
-fn no_op() -> Work {
+pub(super) fn no_op() -> Work {
     Box::new(|| Ok(()))
 }
 
@@ -194,6 +196,41 @@ pub unsafe extern "C" fn enqueue_svm_memcpy(
     event_wait_list: *const cl_event,
     event: *mut cl_event,
 ) -> cl_int {
+    // SAFETY: the arguments follow the API contract, which both commands share.
+    unsafe {
+        enqueue_memcpy(
+            CommandType::SvmMemcpy,
+            command_queue,
+            blocking_copy,
+            dst_ptr,
+            src_ptr,
+            size,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+        )
+    }
+}
+
+/// `clEnqueueSVMMemcpy` and `clEnqueueMemcpyINTEL`: the same command, checked the same way.
+///
+/// # Safety
+/// The arguments follow either entry point's API contract.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the entry points' own parameters"
+)]
+pub(super) unsafe fn enqueue_memcpy(
+    command_type: CommandType,
+    command_queue: cl_command_queue,
+    blocking_copy: cl_bool,
+    dst_ptr: *mut c_void,
+    src_ptr: *const c_void,
+    size: usize,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     cl_call(|| {
         // SAFETY: the wait list follows the API contract.
         let (q, wait) =
@@ -214,7 +251,7 @@ pub unsafe extern "C" fn enqueue_svm_memcpy(
         unsafe {
             submit(
                 &q,
-                CommandType::SvmMemcpy,
+                command_type,
                 wait,
                 work,
                 event,
@@ -225,6 +262,42 @@ pub unsafe extern "C" fn enqueue_svm_memcpy(
 }
 
 pub unsafe extern "C" fn enqueue_svm_mem_fill(
+    command_queue: cl_command_queue,
+    svm_ptr: *mut c_void,
+    pattern: *const c_void,
+    pattern_size: usize,
+    size: usize,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    // SAFETY: the arguments follow the API contract, which both commands share.
+    unsafe {
+        enqueue_fill(
+            CommandType::SvmMemFill,
+            command_queue,
+            svm_ptr,
+            pattern,
+            pattern_size,
+            size,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+        )
+    }
+}
+
+/// `clEnqueueSVMMemFill` and `clEnqueueMemFillINTEL`: the same command with the same
+/// checks.
+///
+/// # Safety
+/// The arguments follow either entry point's API contract.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the entry points' own parameters"
+)]
+pub(super) unsafe fn enqueue_fill(
+    command_type: CommandType,
     command_queue: cl_command_queue,
     svm_ptr: *mut c_void,
     pattern: *const c_void,
@@ -260,7 +333,7 @@ pub unsafe extern "C" fn enqueue_svm_mem_fill(
             unsafe { svm::fill(dst, &pattern, size) }.map_err(|_| ExecError::OutOfResources)
         });
         // SAFETY: event is NULL or writable (API contract).
-        unsafe { submit(&q, CommandType::SvmMemFill, wait, work, event, false) }
+        unsafe { submit(&q, command_type, wait, work, event, false) }
     })
 }
 
@@ -407,12 +480,12 @@ pub unsafe extern "C" fn set_kernel_exec_info(
         // CL_INVALID_KERNEL if kernel is not a valid kernel object.
         get::<Kernel>(kernel)?;
         match param_name {
-            // The SVM pointers a kernel reaches other than through its arguments: every
-            // address is reachable on a CPU, so the list changes nothing. A size of 0 with
-            // a NULL list unsets an earlier list. CL_INVALID_VALUE if param_value_size is
-            // not a multiple of the size of a pointer, or param_value is NULL for a
+            // The SVM (or USM) pointers a kernel reaches other than through its arguments:
+            // every address is reachable on a CPU, so the list changes nothing. A size of 0
+            // with a NULL list unsets an earlier list. CL_INVALID_VALUE if param_value_size
+            // is not a multiple of the size of a pointer, or param_value is NULL for a
             // non-empty list.
-            CL_KERNEL_EXEC_INFO_SVM_PTRS => {
+            CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_USM_PTRS_INTEL => {
                 check(
                     param_value_size.is_multiple_of(std::mem::size_of::<*const c_void>()),
                     CL_INVALID_VALUE,
@@ -422,9 +495,13 @@ pub unsafe extern "C" fn set_kernel_exec_info(
                     CL_INVALID_VALUE,
                 )
             }
-            // Fine-grain system SVM is always on; CL_INVALID_VALUE if param_value is NULL
-            // or param_value_size is not the size of a cl_bool.
-            CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => check(
+            // Fine-grain system SVM is always on, and so is indirect access to every kind of
+            // USM allocation (the device supports all three: `usm.rs`); CL_INVALID_VALUE if
+            // param_value is NULL or param_value_size is not the size of a cl_bool.
+            CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM
+            | CL_KERNEL_EXEC_INFO_INDIRECT_HOST_ACCESS_INTEL
+            | CL_KERNEL_EXEC_INFO_INDIRECT_DEVICE_ACCESS_INTEL
+            | CL_KERNEL_EXEC_INFO_INDIRECT_SHARED_ACCESS_INTEL => check(
                 !param_value.is_null() && param_value_size == std::mem::size_of::<cl_bool>(),
                 CL_INVALID_VALUE,
             ),
