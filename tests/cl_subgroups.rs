@@ -273,3 +273,72 @@ fn kernel_sub_group_info_answers_and_errors() {
         );
     }
 }
+
+/// `cl_intel_required_subgroup_size`: the device's one sub-group size, a kernel that asks
+/// for it (reported back, and what the kernel sees), one that asks for another (a build
+/// failure whose log says why), and the spill-memory query.
+#[test]
+fn required_sub_group_size() {
+    let exts = device_string(CL_DEVICE_EXTENSIONS);
+    if !require(
+        exts.contains("cl_intel_required_subgroup_size"),
+        "cl_intel_required_subgroup_size",
+    ) {
+        return;
+    }
+    let sizes: Vec<usize> =
+        pod_vec(&device_info(dev().device, CL_DEVICE_SUB_GROUP_SIZES_INTEL).expect("sizes"));
+    assert!(!sizes.is_empty());
+    let env = Env::new();
+    for &n in &sizes {
+        let src = format!(
+            "__attribute__((intel_reqd_sub_group_size({n})))
+             kernel void k(global uint *out) {{ out[get_global_id(0)] = get_sub_group_size(); }}"
+        );
+        let p = env.build(&src, "-cl-std=CL3.0");
+        let k = p.kernel("k");
+        let compiled = sg_info(k.raw(), CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL, &[], 1).unwrap();
+        assert_eq!(compiled, [n], "CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL");
+        let out = env.buffer_zeroed::<u32>(64);
+        k.buf(0, &out);
+        run_1d(&env.queue, &k, 64, Some(64));
+        let got: Vec<u32> = out.read(&env.queue, 64);
+        assert!(got.iter().all(|s| *s as usize == n), "{got:?}");
+        let mut spill = u64::MAX;
+        // SAFETY: a live kernel and device; 8 bytes out.
+        let rc = unsafe {
+            clGetKernelWorkGroupInfo(
+                k.raw(),
+                dev().device,
+                CL_KERNEL_SPILL_MEM_SIZE_INTEL,
+                8,
+                (&mut spill as *mut u64).cast(),
+                ptr::null_mut(),
+            )
+        };
+        check(rc, "CL_KERNEL_SPILL_MEM_SIZE_INTEL");
+        assert_eq!(spill, 0);
+    }
+    // A kernel without the attribute reports 0.
+    let p = env.build(SRC, "-cl-std=CL3.0");
+    let plain = sg_info(
+        p.kernel("k").raw(),
+        CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL,
+        &[],
+        1,
+    );
+    assert_eq!(plain.unwrap(), [0]);
+    // A size the device does not have: the build fails and its log says why.
+    let other = (1..=64)
+        .find(|s| !sizes.contains(s))
+        .expect("an unsupported size");
+    let src = format!(
+        "__attribute__((intel_reqd_sub_group_size({other})))
+         kernel void k(global uint *out) {{ out[0] = 1; }}"
+    );
+    let err = build_source(&env.ctx, &src, "-cl-std=CL3.0")
+        .err()
+        .expect("the build fails");
+    assert_eq!(err.0, CL_BUILD_PROGRAM_FAILURE);
+    assert!(err.1.contains("sub-group size"), "log: {}", err.1);
+}
