@@ -351,7 +351,7 @@ pub fn compile(
     let isa = jit::host_isa()?;
     let mut env = Env {
         p,
-        module: jit::new_module(isa),
+        module: jit::new_module(isa)?,
         funcs: HashMap::new(),
         builtin_funcs: HashMap::new(),
         global_addr,

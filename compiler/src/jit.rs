@@ -7,7 +7,7 @@ use crate::builtins;
 use crate::{CompileError, WorkGroupFn};
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
-use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId};
 use std::alloc::Layout;
 
@@ -36,13 +36,28 @@ pub fn host_isa() -> Result<OwnedTargetIsa, CompileError> {
     isa.finish(settings::Flags::new(flags)).map_err(codegen_err)
 }
 
+/// Address space each kernel's code and data are placed in: one reservation, committed
+/// page by page as the JIT needs it.
+const ARENA_BYTES: usize = 128 << 20;
+
 /// A fresh JIT module that knows every builtin's symbol.
-pub fn new_module(isa: OwnedTargetIsa) -> JITModule {
+///
+/// Its code and data go in one contiguous reservation (`ArenaMemoryProvider`). Calls
+/// between the functions of one kernel (work-group function, kernel, steps) are 32-bit
+/// PC-relative, and Cranelift's default provider maps every piece separately: in a process
+/// with a crowded address space (Intel's SYCL runtime) two pieces landed over 2 GiB apart,
+/// and the relocation's `i32::try_from(..).unwrap()` in cranelift-jit panicked. Builtins
+/// are not affected: they are called through absolute addresses.
+pub fn new_module(isa: OwnedTargetIsa) -> Result<JITModule, CompileError> {
     let mut b = JITBuilder::with_isa(isa, default_libcall_names());
     for bi in builtins::all() {
         b.symbol(bi.name, bi.addr);
     }
-    JITModule::new(b)
+    let arena = ArenaMemoryProvider::new_with_size(ARENA_BYTES).map_err(|e| {
+        CompileError::Codegen(format!("cannot reserve {ARENA_BYTES} bytes for code: {e}"))
+    })?;
+    b.memory_provider(Box::new(arena));
+    Ok(JITModule::new(b))
 }
 
 /// Finalised code of one kernel. Dropping the last handle frees the code.
