@@ -336,9 +336,7 @@ fn required_sub_group_size() {
         "__attribute__((intel_reqd_sub_group_size({other})))
          kernel void k(global uint *out) {{ out[0] = 1; }}"
     );
-    let err = build_source(&env.ctx, &src, "-cl-std=CL3.0")
-        .err()
-        .expect("the build fails");
+    let err = build_source(&env.ctx, &src, "-cl-std=CL3.0").expect_err("the build fails");
     assert_eq!(err.0, CL_BUILD_PROGRAM_FAILURE);
     assert!(err.1.contains("sub-group size"), "log: {}", err.1);
 }
