@@ -16,5 +16,7 @@ for f in *.cl; do
 done
 spirv-as --target-env spv1.5 vulkan.spvasm -o ../seeds/vulkan.spv
 spirv-as --target-env spv1.4 spec.spvasm -o ../seeds/spec.spv
+spirv-as --target-env spv1.4 dpcpp.spvasm -o ../seeds/dpcpp.spv
+spirv-as --target-env spv1.4 uniform_group.spvasm -o ../seeds/uniform_group.spv
 spirv-as --target-env spv1.4 ../../tests/kernels/apint.spvasm -o ../seeds/apint.spv
 rm -r "$tmp"
