@@ -379,19 +379,8 @@ fn collective_op(
 /// `SPV_KHR_uniform_group_instructions`' multiplication and bitwise ones (the non-uniform
 /// instructions are sub-group only).
 fn work_group_capable(op: Op) -> bool {
-    use Op::*;
-    (op as u32) < GroupNonUniformElect as u32
-        || matches!(
-            op,
-            GroupIMulKHR
-                | GroupFMulKHR
-                | GroupBitwiseAndKHR
-                | GroupBitwiseOrKHR
-                | GroupBitwiseXorKHR
-                | GroupLogicalAndKHR
-                | GroupLogicalOrKHR
-                | GroupLogicalXorKHR
-        )
+    (op as u32) < Op::GroupNonUniformElect as u32
+        || crate::workgroup::regions::is_uniform_group_khr(op)
 }
 
 /// The [`Collective`] of boundary `inst` (its slot offset still 0).

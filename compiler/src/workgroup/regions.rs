@@ -36,24 +36,13 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 /// Most instructions an inlined kernel may grow to (a guard against exponential inlining).
 const MAX_INSTS: usize = 200_000;
 
-/// Is `op` a work-group boundary (see the module documentation)?
-pub fn is_boundary(op: Op) -> bool {
+/// `SPV_KHR_uniform_group_instructions`: the work- or sub-group multiplications and bitwise
+/// reductions and scans.
+pub fn is_uniform_group_khr(op: Op) -> bool {
     use Op::*;
     matches!(
         op,
-        ControlBarrier
-            | GroupAll
-            | GroupAny
-            | GroupBroadcast
-            | GroupIAdd
-            | GroupFAdd
-            | GroupFMin
-            | GroupFMax
-            | GroupSMin
-            | GroupSMax
-            | GroupUMin
-            | GroupUMax
-            | GroupIMulKHR
+        GroupIMulKHR
             | GroupFMulKHR
             | GroupBitwiseAndKHR
             | GroupBitwiseOrKHR
@@ -61,40 +50,61 @@ pub fn is_boundary(op: Op) -> bool {
             | GroupLogicalAndKHR
             | GroupLogicalOrKHR
             | GroupLogicalXorKHR
-            | GroupWaitEvents
-            | GroupNonUniformElect
-            | GroupNonUniformAll
-            | GroupNonUniformAny
-            | GroupNonUniformAllEqual
-            | GroupNonUniformBroadcast
-            | GroupNonUniformBroadcastFirst
-            | GroupNonUniformBallot
-            | GroupNonUniformShuffle
-            | GroupNonUniformShuffleXor
-            | GroupNonUniformShuffleUp
-            | GroupNonUniformShuffleDown
-            | GroupNonUniformIAdd
-            | GroupNonUniformFAdd
-            | GroupNonUniformIMul
-            | GroupNonUniformFMul
-            | GroupNonUniformSMin
-            | GroupNonUniformUMin
-            | GroupNonUniformFMin
-            | GroupNonUniformSMax
-            | GroupNonUniformUMax
-            | GroupNonUniformFMax
-            | GroupNonUniformBitwiseAnd
-            | GroupNonUniformBitwiseOr
-            | GroupNonUniformBitwiseXor
-            | GroupNonUniformLogicalAnd
-            | GroupNonUniformLogicalOr
-            | GroupNonUniformLogicalXor
-            | GroupNonUniformRotateKHR
-            | SubgroupShuffleINTEL
-            | SubgroupShuffleDownINTEL
-            | SubgroupShuffleUpINTEL
-            | SubgroupShuffleXorINTEL
     )
+}
+
+/// Is `op` a work-group boundary (see the module documentation)?
+pub fn is_boundary(op: Op) -> bool {
+    use Op::*;
+    is_uniform_group_khr(op)
+        || matches!(
+            op,
+            ControlBarrier
+                | GroupAll
+                | GroupAny
+                | GroupBroadcast
+                | GroupIAdd
+                | GroupFAdd
+                | GroupFMin
+                | GroupFMax
+                | GroupSMin
+                | GroupSMax
+                | GroupUMin
+                | GroupUMax
+                | GroupWaitEvents
+                | GroupNonUniformElect
+                | GroupNonUniformAll
+                | GroupNonUniformAny
+                | GroupNonUniformAllEqual
+                | GroupNonUniformBroadcast
+                | GroupNonUniformBroadcastFirst
+                | GroupNonUniformBallot
+                | GroupNonUniformShuffle
+                | GroupNonUniformShuffleXor
+                | GroupNonUniformShuffleUp
+                | GroupNonUniformShuffleDown
+                | GroupNonUniformIAdd
+                | GroupNonUniformFAdd
+                | GroupNonUniformIMul
+                | GroupNonUniformFMul
+                | GroupNonUniformSMin
+                | GroupNonUniformUMin
+                | GroupNonUniformFMin
+                | GroupNonUniformSMax
+                | GroupNonUniformUMax
+                | GroupNonUniformFMax
+                | GroupNonUniformBitwiseAnd
+                | GroupNonUniformBitwiseOr
+                | GroupNonUniformBitwiseXor
+                | GroupNonUniformLogicalAnd
+                | GroupNonUniformLogicalOr
+                | GroupNonUniformLogicalXor
+                | GroupNonUniformRotateKHR
+                | SubgroupShuffleINTEL
+                | SubgroupShuffleDownINTEL
+                | SubgroupShuffleUpINTEL
+                | SubgroupShuffleXorINTEL
+        )
 }
 
 /// Functions among `funcs` that contain a boundary, directly or through calls.
