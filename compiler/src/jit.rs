@@ -53,10 +53,11 @@ pub fn new_module(isa: OwnedTargetIsa) -> Result<JITModule, CompileError> {
     for bi in builtins::all() {
         b.symbol(bi.name, bi.addr);
     }
-    let arena = ArenaMemoryProvider::new_with_size(ARENA_BYTES).map_err(|e| {
-        CompileError::Codegen(format!("cannot reserve {ARENA_BYTES} bytes for code: {e}"))
-    })?;
-    b.memory_provider(Box::new(arena));
+    // Where the address space is limited (`ulimit -v`) and the reservation fails, the
+    // default provider still works in most processes.
+    if let Ok(arena) = ArenaMemoryProvider::new_with_size(ARENA_BYTES) {
+        b.memory_provider(Box::new(arena));
+    }
     Ok(JITModule::new(b))
 }
 

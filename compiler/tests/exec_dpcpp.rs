@@ -137,6 +137,52 @@ fn builtin_cast_to_other_use_is_an_error() {
     }
 }
 
+/// A cast of a builtin that reaches an `OpPhi` from a loop's back edge (defined after the
+/// phi in block order) is not rewritten away from under the phi: the build fails cleanly.
+#[test]
+fn builtin_cast_through_a_phi_is_an_error() {
+    let src = r#"
+               OpCapability Addresses
+               OpCapability Linkage
+               OpCapability Kernel
+               OpCapability Int64
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "phi" %gid
+               OpDecorate %gid LinkageAttributes "__spirv_BuiltInGlobalInvocationId" Import
+               OpDecorate %gid BuiltIn GlobalInvocationId
+      %ulong = OpTypeInt 64 0
+       %bool = OpTypeBool
+    %v3ulong = OpTypeVector %ulong 3
+     %pv3ul = OpTypePointer CrossWorkgroup %v3ulong
+       %pul = OpTypePointer CrossWorkgroup %ulong
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void %pul
+      %false = OpConstantFalse %bool
+        %gid = OpVariable %pv3ul CrossWorkgroup
+          %k = OpFunction %void None %fn
+        %out = OpFunctionParameter %pul
+      %entry = OpLabel
+               OpBranch %loop
+       %loop = OpLabel
+          %p = OpPhi %pul %out %entry %cast %loop
+          %x = OpLoad %ulong %p
+               OpStore %out %x
+       %cast = OpBitcast %pul %gid
+               OpLoopMerge %exit %loop None
+               OpBranchConditional %false %loop %exit
+       %exit = OpLabel
+               OpReturn
+               OpFunctionEnd
+    "#;
+    let Some(spv) = spvasm(src) else { return };
+    let m = Module::from_spirv(&spv).unwrap_or_else(|e| panic!("{e}"));
+    match m.compile_kernel("phi") {
+        Err(CompileError::Unsupported(msg)) => assert!(msg.contains("builtin"), "{msg}"),
+        Err(e) => panic!("unexpected error {e}"),
+        Ok(_) => panic!("a builtin's address through a phi was compiled"),
+    }
+}
+
 /// `SPV_KHR_uniform_group_instructions` at work-group scope: product, bitwise OR scan and
 /// logical AND, as DPC++'s `sycl::reduce_over_group` with `multiplies`/`bit_or`/
 /// `logical_and` emits them.

@@ -117,5 +117,9 @@ impl Drop for Context {
         for f in callbacks.into_iter().rev() {
             f();
         }
+        // SVM and USM allocations the application did not free: no command can use them
+        // any more (every queue and event of the context is gone), and a later context at
+        // this address must not find them as its own.
+        crate::usm::free_owner(crate::mem::svm::owner(self));
     }
 }

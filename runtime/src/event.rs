@@ -230,7 +230,7 @@ impl Event {
             due
         };
         for (_, f) in due {
-            f(status);
+            in_callback(|| f(status));
         }
         true
     }
@@ -271,7 +271,7 @@ impl Event {
             }
         };
         if let Some(status) = now {
-            f(status);
+            in_callback(|| f(status));
         }
     }
 
@@ -286,6 +286,25 @@ impl Event {
         }
         Ok(st.times)
     }
+}
+
+thread_local! {
+    /// How deep the calling thread is in event callbacks.
+    static CALLBACK_DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Run `f` as an event callback (see [`in_event_callback`]).
+fn in_callback(f: impl FnOnce()) {
+    CALLBACK_DEPTH.with(|d| d.set(d.get() + 1));
+    f();
+    CALLBACK_DEPTH.with(|d| d.set(d.get() - 1));
+}
+
+/// Whether the calling thread is running an event callback: completing an event runs its
+/// callbacks on the completing thread, which may be the application's (a user event) and
+/// which the commands waiting on that event need, so a callback must not block on them.
+pub fn in_event_callback() -> bool {
+    CALLBACK_DEPTH.with(std::cell::Cell::get) > 0
 }
 
 #[cfg(test)]

@@ -89,9 +89,12 @@ struct ReadyState {
     commands: VecDeque<Command>,
     /// The queue is gone: workers exit once `commands` is empty.
     closed: bool,
-    /// Workers running, and how many of them wait for work.
+    /// Workers running, how many of them wait for work, and how many of those have been
+    /// woken for a command but not yet taken the lock (a push counts them out, so that a
+    /// burst of commands starts new workers instead of waking one worker many times).
     alive: usize,
     idle: usize,
+    wakeups: usize,
     /// Most workers.
     max: usize,
 }
@@ -103,7 +106,8 @@ impl Ready {
     fn push(self: &Arc<Self>, cmd: Command) {
         let mut st = self.state.lock();
         st.commands.push_back(cmd);
-        if st.idle > 0 {
+        if st.idle > st.wakeups {
+            st.wakeups += 1;
             drop(st);
             self.cv.notify_one();
             return;
@@ -174,6 +178,7 @@ impl Queue {
                 closed: false,
                 alive: 0,
                 idle: 0,
+                wakeups: 0,
                 max: if properties.out_of_order {
                     OUT_OF_ORDER_WORKERS
                 } else {
@@ -380,6 +385,9 @@ fn worker(ready: &Ready) {
                 st.idle += 1;
                 let timed_out = ready.cv.wait_for(&mut st, WORKER_IDLE).timed_out();
                 st.idle -= 1;
+                // Woken or not, one promised wake-up is settled: the command it was for is
+                // in the list, which this worker looks at now.
+                st.wakeups = st.wakeups.saturating_sub(1);
                 if timed_out && st.commands.is_empty() {
                     // Leaving under the lock: a push that sees `alive` drop starts a new
                     // worker.
@@ -488,6 +496,34 @@ mod tests {
         .unwrap();
         q.finish();
         assert_eq!(ran.load(Ordering::SeqCst), 1);
+
+        // With that worker idle, a burst of commands still gets its own workers rather than
+        // queueing behind the one that was woken.
+        let gate = Event::new_user(q.context.clone());
+        running.store(0, Ordering::SeqCst);
+        for _ in 0..OUT_OF_ORDER_WORKERS {
+            let (r, g) = (running.clone(), gate.clone());
+            q.enqueue(
+                CommandType::Marker,
+                Vec::new(),
+                Box::new(move || {
+                    r.fetch_add(1, Ordering::SeqCst);
+                    g.wait();
+                    Ok(())
+                }),
+            )
+            .unwrap();
+        }
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while running.load(Ordering::SeqCst) < OUT_OF_ORDER_WORKERS {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "a burst ran on one worker"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        gate.set_user_status(Status::Complete).unwrap();
+        q.finish();
     }
 
     #[test]

@@ -92,7 +92,8 @@ impl Program {
     fn builtin_edits(&self, f: &Function) -> Option<HashMap<Word, Edit>> {
         let mut within: HashMap<Word, Within> = HashMap::new();
         let mut edits = HashMap::new();
-        // Blocks are in dominance order, so a pointer is seen before its uses.
+        // Blocks are in dominance order, so a pointer is seen before its uses, except by a
+        // phi (checked after the loop).
         for inst in f.blocks.iter().flat_map(|b| &b.insts) {
             let base = |i: usize| -> Option<Within> {
                 let id = op_id(inst, i).ok()?;
@@ -167,6 +168,19 @@ impl Program {
                 },
             );
         }
-        (!within.is_empty()).then_some(edits)
+        if within.is_empty() {
+            return None;
+        }
+        // Uses before their definition in block order (an `OpPhi` on a loop's back edge)
+        // escaped the checks above: any instruction left as it is that names a dropped
+        // pointer makes the function stay as it is.
+        let escapes = f.blocks.iter().flat_map(|b| &b.insts).any(|inst| {
+            !inst.result_id.is_some_and(|r| edits.contains_key(&r))
+                && inst
+                    .operands
+                    .iter()
+                    .any(|o| matches!(o, Operand::IdRef(id) if within.contains_key(id)))
+        });
+        (!escapes).then_some(edits)
     }
 }

@@ -10,6 +10,7 @@
 
 use crate::context::Context;
 use crate::error::{Error, Result};
+use crate::event;
 use crate::queue;
 use crate::usm::{self, Allocation, UsmKind};
 
@@ -44,23 +45,23 @@ fn is_own_usm(context: &Context, a: &Allocation) -> bool {
 ///
 /// `blocking` first waits for every command enqueued so far on the context's queues (any
 /// of them may use the memory, directly or through a pointer it loads). On a thread that
-/// runs commands — inside an event callback, where the Unified Runtime's fill frees its
-/// staging memory — that wait could need the very thread it blocks, so there the free is
+/// runs commands, or inside an event callback (where the Unified Runtime's fill frees its
+/// staging memory), that wait could need the very thread it blocks, so there the free is
 /// done by the last of those commands as it completes instead, and the call returns at
 /// once.
 pub fn free(context: &Context, ptr: usize, blocking: bool) -> Result<()> {
     let not_usm =
         Error::InvalidValue("pointer is not the base of a USM allocation of this context");
-    match usm::find(ptr) {
-        Some(a) if a.base == ptr && is_own_usm(context, &a) => {}
+    let id = match usm::find(ptr) {
+        Some(a) if a.base == ptr && is_own_usm(context, &a) => a.id,
         _ => return Err(not_usm),
-    }
-    let me = owner(context);
-    let free_now = move || usm::free_if(ptr, |a| a.owner == me && a.svm.is_none()).map(drop);
+    };
+    // Only this allocation: a deferred free must not take a later one at the same address.
+    let free_now = move || usm::free_if(ptr, |a| a.id == id).map(drop);
     if !blocking {
         return free_now();
     }
-    if queue::on_queue_thread() {
+    if queue::on_queue_thread() || event::in_event_callback() {
         context.after_pending(Box::new(move || {
             // Freed already by the application meanwhile: nothing left to do.
             let _ = free_now();
