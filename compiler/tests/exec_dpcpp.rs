@@ -99,6 +99,17 @@ fn builtins_read_through_casts_and_byte_offsets() {
     }
 }
 
+/// Kernel `name` of `src` must fail to build with an error about a builtin's address.
+fn expect_builtin_error(src: &str, name: &str) {
+    let Some(spv) = spvasm(src) else { return };
+    let m = Module::from_spirv(&spv).unwrap_or_else(|e| panic!("{e}"));
+    match m.compile_kernel(name) {
+        Err(CompileError::Unsupported(msg)) => assert!(msg.contains("builtin"), "{msg}"),
+        Err(e) => panic!("{name}: unexpected error {e}"),
+        Ok(_) => panic!("{name}: a builtin's address was compiled"),
+    }
+}
+
 /// A cast of a builtin put to a use other than a load (here: stored as an address) is an
 /// error, never a read of memory that is not there.
 #[test]
@@ -128,13 +139,7 @@ fn builtin_cast_to_other_use_is_an_error() {
                OpReturn
                OpFunctionEnd
     "#;
-    let Some(spv) = spvasm(src) else { return };
-    let m = Module::from_spirv(&spv).unwrap_or_else(|e| panic!("{e}"));
-    match m.compile_kernel("leak") {
-        Err(CompileError::Unsupported(msg)) => assert!(msg.contains("builtin"), "{msg}"),
-        Err(e) => panic!("unexpected error {e}"),
-        Ok(_) => panic!("a builtin's address was compiled"),
-    }
+    expect_builtin_error(src, "leak");
 }
 
 /// A cast of a builtin that reaches an `OpPhi` from a loop's back edge (defined after the
@@ -174,13 +179,7 @@ fn builtin_cast_through_a_phi_is_an_error() {
                OpReturn
                OpFunctionEnd
     "#;
-    let Some(spv) = spvasm(src) else { return };
-    let m = Module::from_spirv(&spv).unwrap_or_else(|e| panic!("{e}"));
-    match m.compile_kernel("phi") {
-        Err(CompileError::Unsupported(msg)) => assert!(msg.contains("builtin"), "{msg}"),
-        Err(e) => panic!("unexpected error {e}"),
-        Ok(_) => panic!("a builtin's address through a phi was compiled"),
-    }
+    expect_builtin_error(src, "phi");
 }
 
 /// `SPV_KHR_uniform_group_instructions` at work-group scope: product, bitwise OR scan and

@@ -438,6 +438,16 @@ mod tests {
         (st.alive, st.idle)
     }
 
+    /// Wait (at most 10 s, else fail with `what`) until `OUT_OF_ORDER_WORKERS` commands
+    /// are running at once.
+    fn wait_for_running(running: &AtomicUsize, what: &str) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while running.load(Ordering::SeqCst) < OUT_OF_ORDER_WORKERS {
+            assert!(std::time::Instant::now() < deadline, "{what}");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
     /// Workers start with work, run independent commands side by side up to the queue's
     /// most, and leave when idle: a queue that is only kept holds no thread.
     #[test]
@@ -463,18 +473,12 @@ mod tests {
             )
             .unwrap();
         }
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        while running.load(Ordering::SeqCst) < OUT_OF_ORDER_WORKERS {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "workers did not start"
-            );
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        wait_for_running(&running, "workers did not start");
         assert_eq!(workers(&q).0, OUT_OF_ORDER_WORKERS, "no more than the most");
         gate.set_user_status(Status::Complete).unwrap();
         q.finish();
         assert_eq!(most.load(Ordering::SeqCst), OUT_OF_ORDER_WORKERS);
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
         while workers(&q).0 > 0 {
             assert!(
                 std::time::Instant::now() < deadline,
@@ -514,14 +518,7 @@ mod tests {
             )
             .unwrap();
         }
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        while running.load(Ordering::SeqCst) < OUT_OF_ORDER_WORKERS {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "a burst ran on one worker"
-            );
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        wait_for_running(&running, "a burst ran on one worker");
         gate.set_user_status(Status::Complete).unwrap();
         q.finish();
     }
