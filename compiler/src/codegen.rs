@@ -654,6 +654,20 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
         }
     }
 
+    /// Whether the value `id` carries decoration `d`. In step mode the function is the
+    /// kernel inlined with fresh ids, whose decorations stay on the program's ids.
+    pub fn has_decoration(&self, id: Word, d: rspirv::spirv::Decoration) -> bool {
+        self.p.has_decoration(self.decorated_id(id), d)
+    }
+
+    /// The id whose decorations `id` carries.
+    pub fn decorated_id(&self, id: Word) -> Word {
+        match &self.step {
+            Some(step) => step.split.origin_of(id),
+            None => id,
+        }
+    }
+
     /// An error recorded where the builder API gives no `Result`, if any.
     /// End a translation: an error a value definition left pending wins over success; on
     /// success the function's blocks are sealed and the function finalised.

@@ -1,7 +1,9 @@
 //! Regressions from the CTS: `normalize` of float vectors whose float length overflows
 //! (geometrics `geom_normalize`), private variables aligned above 16 bytes, on the stack
 //! and in barrier kernels' work-item frames (vectors `vec_align_struct`), and saturating
-//! 64→32-bit conversions in kernels the vectoriser takes (conversions `convert_uint_sat`).
+//! 64→32-bit conversions in kernels the vectoriser takes (conversions `convert_uint_sat`),
+//! and rounding modes and saturation of conversions in kernels with a barrier (OpenCV's
+//! `equalizeHist`).
 
 #[path = "common/harness.rs"]
 mod harness;
@@ -245,4 +247,49 @@ fn saturating_narrowing_in_a_vectorised_kernel() {
         .collect();
     assert_eq!(ou, want_u);
     assert_eq!(os, want_s);
+}
+
+/// OpenCV's `equalizeHist` on Ferrite: in a kernel with `barrier(CLK_LOCAL_MEM_FENCE)`,
+/// `convert_int_rte`, `convert_int_rtp` and `convert_uchar_sat_rte` of a `float` truncated
+/// toward zero. A barrier kernel's body is inlined into its wrapper with fresh result ids, and
+/// the decorations (`FPRoundingMode`, `SaturatedConversion`) stayed on the old ids.
+#[test]
+fn rounding_and_saturation_survive_inlining_into_barrier_kernels() {
+    let src = r#"
+        kernel void k(global const float *x, global int *rte, global int *rtp,
+                      global int *rtn, global uchar *sat, local float *tmp) {
+            size_t i = get_global_id(0), l = get_local_id(0);
+            tmp[l] = x[i];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            float v = tmp[get_local_size(0) - 1 - l];
+            rte[i] = convert_int_rte(v);
+            rtp[i] = convert_int_rtp(v);
+            rtn[i] = convert_int_rtn(v);
+            sat[i] = convert_uchar_sat_rte(v);
+        }"#;
+    let Some(k) = kernel(src, "k") else { return };
+    let mut x: Vec<f32> = vec![0.6, 0.1, -0.4, 2.5, 3.5, -1.5, 255.7, 300.2];
+    let n = x.len();
+    let (mut rte, mut rtp, mut rtn) = (vec![0i32; n], vec![0i32; n], vec![0i32; n]);
+    let mut sat = vec![0u8; n];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut x)
+        .buf(1, &mut rte)
+        .buf(2, &mut rtp)
+        .buf(3, &mut rtn)
+        .buf(4, &mut sat)
+        .local(5, k.static_local_size as u64);
+    harness::run1_local(&k, &args, n as u64, n as u64, k.static_local_size + 4 * n);
+    let v: Vec<f32> = x.iter().rev().copied().collect();
+    let want_rte: Vec<i32> = v.iter().map(|f| f.round_ties_even() as i32).collect();
+    let want_rtp: Vec<i32> = v.iter().map(|f| f.ceil() as i32).collect();
+    let want_rtn: Vec<i32> = v.iter().map(|f| f.floor() as i32).collect();
+    let want_sat: Vec<u8> = v
+        .iter()
+        .map(|f| f.round_ties_even().clamp(0.0, 255.0) as u8)
+        .collect();
+    assert_eq!(rte, want_rte, "convert_int_rte");
+    assert_eq!(rtp, want_rtp, "convert_int_rtp");
+    assert_eq!(rtn, want_rtn, "convert_int_rtn");
+    assert_eq!(sat, want_sat, "convert_uchar_sat_rte");
 }

@@ -29,7 +29,7 @@ impl FnTx<'_, '_, '_> {
     fn rounding_mode(&self, id: rspirv::spirv::Word) -> Option<i32> {
         self.p
             .decorations
-            .get(&id)?
+            .get(&self.decorated_id(id))?
             .iter()
             .find_map(|(d, ops)| match (d, ops.first()) {
                 (Decoration::FPRoundingMode, Some(rspirv::dr::Operand::FPRoundingMode(m))) => {
@@ -212,9 +212,7 @@ impl FnTx<'_, '_, '_> {
         let src_id = op_id(inst, 0)?;
         let st = self.type_of(src_id)?;
         let x = self.val(src_id)?;
-        let sat = self
-            .p
-            .has_decoration(result_id(inst)?, Decoration::SaturatedConversion);
+        let sat = self.has_decoration(result_id(inst)?, Decoration::SaturatedConversion);
         let mode = self.rounding_mode(result_id(inst)?);
         let p = self.p;
         let op = inst.class.opcode;

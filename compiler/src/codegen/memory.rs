@@ -273,7 +273,7 @@ impl FnTx<'_, '_, '_> {
                     return self.set_result(inst, v);
                 }
                 let a = self.scalar(ptr)?;
-                if is_volatile(p, inst, 1, ptr) {
+                if is_volatile(p, inst, 1, self.decorated_id(ptr)) {
                     self.b.ins().fence();
                 }
                 let v = load_typed(&mut self.b, p, rt, a, 0, mem_flags(inst, 1))?;
@@ -286,7 +286,7 @@ impl FnTx<'_, '_, '_> {
                 let a = self.scalar(ptr)?;
                 let v = self.val(obj)?;
                 store_typed(&mut self.b, p, pointee, &v, a, 0, mem_flags(inst, 2))?;
-                if is_volatile(p, inst, 2, ptr) {
+                if is_volatile(p, inst, 2, self.decorated_id(ptr)) {
                     self.b.ins().fence();
                 }
                 Ok(())

@@ -153,6 +153,18 @@ pub struct Split {
     pub live: Vec<Vec<Word>>,
     /// Every value that is live across some boundary (sorted by id).
     pub cross: Vec<Word>,
+    /// Each fresh result id of an inlined instruction → the id in the program it copies.
+    /// Decorations that change what an instruction computes (`FPRoundingMode`,
+    /// `SaturatedConversion`, `Volatile`, …) stay keyed by the program's ids: look them up
+    /// through [`Split::origin_of`].
+    pub origin: HashMap<Word, Word>,
+}
+
+impl Split {
+    /// The id in the program whose decorations `id` carries.
+    pub fn origin_of(&self, id: Word) -> Word {
+        self.origin.get(&id).copied().unwrap_or(id)
+    }
 }
 
 /// Fresh ids above everything in the module.
@@ -266,6 +278,7 @@ fn inline_call(
     bi: usize,
     k: usize,
     ids: &mut Ids,
+    origin: &mut HashMap<Word, Word>,
 ) -> Result<usize> {
     let call = blocks[bi].insts[k].clone();
     let callee = p.function(op_id(&call, 0)?)?;
@@ -293,7 +306,10 @@ fn inline_call(
         map.insert(b.label, ids.fresh()?);
         for i in &b.insts {
             if let Some(r) = i.result_id {
-                map.insert(r, ids.fresh()?);
+                let fresh = ids.fresh()?;
+                map.insert(r, fresh);
+                // The callee's blocks are the program's own, so `r` is a program id.
+                origin.insert(fresh, r);
             }
         }
     }
@@ -346,6 +362,7 @@ pub fn split(p: &Program, kernel: Word, inline: &HashSet<Word>) -> Result<Split>
     let f = p.function(kernel)?;
     let mut ids = Ids::new(p)?;
     let mut blocks = f.blocks.clone();
+    let mut origin = HashMap::new();
 
     // 1. Inline calls to boundary-containing functions.
     let mut bi = 0;
@@ -355,7 +372,7 @@ pub fn split(p: &Program, kernel: Word, inline: &HashSet<Word>) -> Result<Split>
         });
         match pos {
             Some(k) => {
-                bi = inline_call(p, &mut blocks, bi, k, &mut ids)?;
+                bi = inline_call(p, &mut blocks, bi, k, &mut ids, &mut origin)?;
                 let total: usize = blocks.iter().map(|b| b.insts.len()).sum();
                 if total > MAX_INSTS {
                     return Err(CompileError::Unsupported(format!(
@@ -418,6 +435,7 @@ pub fn split(p: &Program, kernel: Word, inline: &HashSet<Word>) -> Result<Split>
         points,
         live,
         cross: cross.into_iter().collect(),
+        origin,
     })
 }
 
