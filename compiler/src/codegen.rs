@@ -30,7 +30,7 @@
 //!
 //! `FERRITE_DUMP_CLIF=1` prints each function's Cranelift IR to stderr as it is defined.
 
-mod arith;
+pub(crate) mod arith;
 mod atomic;
 mod builtins_ids;
 mod composite;
@@ -224,6 +224,8 @@ pub struct Env<'p> {
     pub local_offsets: HashMap<Word, u64>,
     pub static_local_size: u64,
     pub private_size: u64,
+    /// How the work-group function runs the work-items (set by `workgroup::build`).
+    pub handler: crate::Handler,
 }
 
 impl Env<'_> {
@@ -254,6 +256,7 @@ pub struct Output {
     pub frame_size: u64,
     /// The kernel (or a function it calls) calls `printf`.
     pub uses_printf: bool,
+    pub handler: crate::Handler,
 }
 
 /// Does any of `funcs` call `printf` (`OpExtInst OpenCL.std printf`)?
@@ -358,6 +361,10 @@ pub fn compile(
         local_offsets: HashMap::new(),
         static_local_size: 0,
         private_size: 0,
+        handler: crate::Handler {
+            lanes: 1,
+            note: String::new(),
+        },
     };
     // Workgroup variables used by the kernel, in declaration order.
     let mut used = HashSet::new();
@@ -433,6 +440,13 @@ pub fn compile(
         Some(plan) => (env.private_size + plan.private_size, plan.size),
         None => (env.private_size, 0),
     };
+    let handler = env.handler.clone();
+    if dump_clif() {
+        eprintln!(
+            "; ferrite: kernel {}: {} lane(s): {}",
+            info.name, handler.lanes, handler.note
+        );
+    }
     let (entry, code) = jit::finish(env.module, wg)?;
     Ok(Output {
         entry,
@@ -441,6 +455,7 @@ pub fn compile(
         private_size,
         frame_size,
         uses_printf,
+        handler,
     })
 }
 

@@ -26,6 +26,7 @@
 
 #![deny(unsafe_code)]
 
+mod analysis;
 mod builtins;
 mod codegen;
 pub mod error;
@@ -186,6 +187,17 @@ pub struct KernelInfo {
     pub reqd_sub_group_size: Option<u32>,
     /// `CL_KERNEL_ATTRIBUTES` string.
     pub attributes: String,
+}
+
+/// How a compiled kernel runs its work-items, and why: `FERRITE_DUMP_CLIF=1` prints it
+/// per kernel, and tests assert it (a kernel the vectoriser should take and silently does
+/// not is a speed bug no result check sees).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Handler {
+    /// Work-items per iteration of the vector loop; 1: scalar only.
+    pub lanes: u32,
+    /// What runs them, and for a scalar kernel why it is not vectorised.
+    pub note: String,
 }
 
 mod module;

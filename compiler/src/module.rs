@@ -212,6 +212,7 @@ impl Module {
             private_size: out.private_size as usize,
             frame_size_per_item: out.frame_size as usize,
             uses_printf: out.uses_printf,
+            handler: out.handler,
             entry: out.entry,
             _code: Arc::new((out.code, self.memory.clone())),
         })
@@ -328,6 +329,8 @@ pub struct CompiledKernel {
     /// The kernel calls `printf`: the runtime must hand a [`crate::PrintfBuffer`] in
     /// `GroupContext::printf` and print its output when the launch completes.
     pub uses_printf: bool,
+    /// How the work-items run (vector width, shape) and why.
+    pub handler: crate::Handler,
     entry: WorkGroupFn,
     _code: Arc<dyn Send + Sync>,
 }

@@ -186,6 +186,17 @@ pub fn build<'p>(
     env.module.clear_context(ctx);
     ctx.func.signature = sig;
     ctx.func.name = UserFuncName::user(0, id.as_u32());
+    env.handler = crate::Handler {
+        lanes: 1,
+        note: match shape {
+            Shape::Call => "reference: a call per work-item".into(),
+            Shape::Steps { .. } => "reference: a step call per work-item and region".into(),
+            Shape::InlineSteps { .. } => {
+                "regions between work-group boundaries, one work-item at a time".into()
+            }
+            Shape::Inline => "scalar loop nest".into(),
+        },
+    };
     let res = match shape {
         Shape::Call | Shape::Steps { .. } => {
             let (callee, plan) = match shape {
@@ -406,10 +417,21 @@ fn build_inline<'p>(
             .iter()
             .map(|v| tx.b.func.dfg.value_type(*v))
             .collect();
-        let vectorise = vector::check(tx.p, kernel, &arg_types, fma);
+        let vplan = vector::plan(tx.p, kernel, &arg_types, fma);
+        tx.env.handler = match &vplan {
+            Ok(_) => crate::Handler {
+                lanes: vector::LANES as u32,
+                note: "vector loop along x, scalar loop for the rest of each row".into(),
+            },
+            Err(e) => crate::Handler {
+                lanes: 1,
+                note: format!("scalar loop nest: {e}"),
+            },
+        };
+        let vplan = vplan.ok();
         // The record's ids are stored before each call that is not inlined
         // (`FnTx::sync_record`), not for every work-item.
-        let nest = open_loops(&mut tx.b, None, &pro.ls, &pro.base, vectorise);
+        let nest = open_loops(&mut tx.b, None, &pro.ls, &pro.base, vplan.is_some());
         tx.inline = Some(Inline {
             lid: nest.lid,
             gid: nest.gid,
@@ -419,7 +441,7 @@ fn build_inline<'p>(
             depth: 0,
         });
         tx.run_inline(pro.args.clone())?;
-        if let Some(vhead) = nest.vhead {
+        if let (Some(vhead), Some(vplan)) = (nest.vhead, &vplan) {
             let inputs = vector::Inputs {
                 args: &pro.args,
                 lid: nest.lid,
@@ -431,7 +453,7 @@ fn build_inline<'p>(
                 &mut tx.b,
                 tx.p,
                 fma,
-                kernel,
+                vplan,
                 &inputs,
                 vhead,
                 heads0,

@@ -92,7 +92,8 @@ pub fn is_arith(op: Op) -> bool {
     )
 }
 
-fn int_cc(op: Op) -> Option<(IntCC, bool)> {
+/// The integer comparison of a SPIR-V opcode, and whether it is signed.
+pub(crate) fn int_cc(op: Op) -> Option<(IntCC, bool)> {
     use Op::*;
     Some(match op {
         IEqual | LogicalEqual => (IntCC::Equal, false),
@@ -109,7 +110,8 @@ fn int_cc(op: Op) -> Option<(IntCC, bool)> {
     })
 }
 
-fn float_cc(op: Op) -> Option<FloatCC> {
+/// The float comparison of a SPIR-V opcode.
+pub(crate) fn float_cc(op: Op) -> Option<FloatCC> {
     use Op::*;
     Some(match op {
         FOrdEqual => FloatCC::Equal,

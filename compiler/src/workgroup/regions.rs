@@ -358,26 +358,63 @@ fn inline_call(
 }
 
 /// Rewrite `kernel` for region execution (see the module documentation).
-pub fn split(p: &Program, kernel: Word, inline: &HashSet<Word>) -> Result<Split> {
+/// A function with every call inlined (see [`inline_all`]).
+pub struct Inlined {
+    pub func: Function,
+    /// Each fresh result id → the program's id it copies (for decoration look-ups).
+    pub origin: HashMap<Word, Word>,
+}
+
+impl Inlined {
+    /// The id in the program whose decorations `id` carries.
+    pub fn origin_of(&self, id: Word) -> Word {
+        self.origin.get(&id).copied().unwrap_or(id)
+    }
+}
+
+/// `kernel` with every call inlined, transitively: one function whose control flow the
+/// analyses see whole (`crate::analysis`).
+pub fn inline_all(p: &Program, kernel: Word) -> Result<Inlined> {
     let f = p.function(kernel)?;
     let mut ids = Ids::new(p)?;
     let mut blocks = f.blocks.clone();
     let mut origin = HashMap::new();
+    inline_calls(p, f, &mut blocks, &mut ids, &mut origin, |_| true)?;
+    Ok(Inlined {
+        func: Function {
+            id: f.id,
+            name: f.name.clone(),
+            ret: f.ret,
+            params: f.params.clone(),
+            blocks,
+        },
+        origin,
+    })
+}
 
-    // 1. Inline calls to boundary-containing functions.
+/// Inline, transitively, every call in `blocks` (the body of `f`) to a function `pick`
+/// accepts.
+fn inline_calls(
+    p: &Program,
+    f: &Function,
+    blocks: &mut Vec<Block>,
+    ids: &mut Ids,
+    origin: &mut HashMap<Word, Word>,
+    pick: impl Fn(Word) -> bool,
+) -> Result<()> {
     let mut bi = 0;
     while bi < blocks.len() {
-        let pos = blocks[bi].insts.iter().position(|i| {
-            i.class.opcode == Op::FunctionCall && op_id(i, 0).is_ok_and(|c| inline.contains(&c))
-        });
+        let pos = blocks[bi]
+            .insts
+            .iter()
+            .position(|i| i.class.opcode == Op::FunctionCall && op_id(i, 0).is_ok_and(&pick));
         match pos {
             Some(k) => {
-                bi = inline_call(p, &mut blocks, bi, k, &mut ids, &mut origin)?;
+                bi = inline_call(p, blocks, bi, k, ids, origin)?;
                 let total: usize = blocks.iter().map(|b| b.insts.len()).sum();
                 if total > MAX_INSTS {
                     return Err(CompileError::Unsupported(format!(
-                        "kernel {} is too large after inlining the functions that contain \
-                         barriers",
+                        "kernel {} is too large after inlining",
                         f.name
                     )));
                 }
@@ -385,6 +422,19 @@ pub fn split(p: &Program, kernel: Word, inline: &HashSet<Word>) -> Result<Split>
             None => bi += 1,
         }
     }
+    Ok(())
+}
+
+pub fn split(p: &Program, kernel: Word, inline: &HashSet<Word>) -> Result<Split> {
+    let f = p.function(kernel)?;
+    let mut ids = Ids::new(p)?;
+    let mut blocks = f.blocks.clone();
+    let mut origin = HashMap::new();
+
+    // 1. Inline calls to boundary-containing functions.
+    inline_calls(p, f, &mut blocks, &mut ids, &mut origin, |c| {
+        inline.contains(&c)
+    })?;
 
     // 2. Split after each boundary.
     let mut points = Vec::new();

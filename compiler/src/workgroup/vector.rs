@@ -1,11 +1,15 @@
-//! Vectorisation across work-items of a straight-line kernel: four consecutive work-items
-//! along x per iteration of a loop placed before the scalar x loop, which finishes the row
-//! (partial groups, rows not a multiple of four).
+//! Vectorisation across work-items: four consecutive work-items along x per iteration of a
+//! loop placed before the scalar x loop, which finishes the row (partial groups, rows not a
+//! multiple of four).
 //!
-//! Only a kernel whose every function is one basic block (the llvm-spirv wrapper and the
-//! kernel it calls, and whatever they call) and uses nothing but the operations below is
-//! vectorised; anything else keeps the scalar loop alone. Each SPIR-V value is, for the four
-//! lanes (work-items `x .. x + 4`), one of ([`V`]):
+//! The kernel is first inlined whole (`regions::inline_all`), then analysed
+//! ([`crate::analysis`]: its CFG, and the [`Shape`] of every value across the lanes). A
+//! kernel whose branches are all uniform (loops with uniform trip counts, `if`s on uniform
+//! conditions: every lane takes the same path) is translated block by block: uniform
+//! branches stay branches, and an `OpPhi` becomes Cranelift variables in the representation
+//! its shape gives (one scalar, an affine base, one vector or four lanes). A kernel with a
+//! divergent branch keeps the scalar loop alone (masks come next). Each SPIR-V value is, for
+//! the four lanes (work-items `x .. x + 4`), one of ([`V`]):
 //! - uniform: one scalar for all lanes (arguments, constants, group geometry, ids along y
 //!   and z, loads through a uniform pointer);
 //! - affine: lane `k` is `base + k * step` (an integer or pointer; `get_global_id(0)` has
@@ -13,6 +17,8 @@
 //!   multiplication by a constant (and left shift by one), truncation (wrapping is the
 //!   same in each lane) and casts between pointer types;
 //! - a Cranelift vector (`f32x4`, `i32x4`) for varying 32-bit values;
+//! - a lane mask (`i32x4`, all ones or zeros per lane) for varying comparisons, which only
+//!   `OpSelect` reads;
 //! - four scalars for the rest.
 //!
 //! A load or store through an affine pointer whose step is the element size, of `f32`/`i32`,
@@ -20,36 +26,38 @@
 //! (so a store of several lanes to one address leaves the last work-item's value, as the
 //! scalar loop does). The operations: loads, stores, pointer access chains with one
 //! 64-bit index, `+ - *` on 32/64-bit integers, shifts by a uniform amount, bitwise
-//! `& | ^`, integer conversions between 32 and 64 bits, `+ - * /` and negation of `float`,
-//! OpenCL.std `mad` (a multiply and an add, as the scalar code) and `fma` (when the target
-//! has a vector fma), work-item builtins, calls. Executing an instruction for all four
-//! lanes before the next one is
-//! a legal schedule: work-items of a group without a barrier are unordered, and a kernel
-//! whose work-items race on non-atomic memory has no defined result. Atomics, volatile
-//! accesses, control flow, private variables and every other opcode are refused.
+//! `& | ^`, integer conversions between 32 and 64 bits, int↔float conversions without a
+//! rounding-mode decoration, comparisons, `OpSelect`, `+ - * /` and negation of `float`,
+//! and the OpenCL.std functions of [`VTx::ext_inst`], work-item builtins. Executing an
+//! instruction for all four lanes before the next one is a legal schedule: work-items of a
+//! group without a barrier are unordered, and a kernel whose work-items race on non-atomic
+//! memory has no defined result. Atomics, volatile accesses, private variables and every
+//! other opcode are refused, as are the decorations that change a result
+//! (`SaturatedConversion`, `FPRoundingMode`), looked up through the inlined ids' origins.
 //!
 //! Whether a kernel qualifies is settled by translating it once into a scratch function
-//! ([`check`]): the translation is the same code, so it cannot accept in the check what
+//! ([`plan`]): the translation is the same code, so it cannot accept in the check what
 //! it then fails to emit.
 
+use crate::analysis::cfg::Cfg;
+use crate::analysis::uniformity::{self, Shape, Uniformity};
 use crate::codegen::Result;
 use crate::layout::layout;
 use crate::spirv::{op_id, op_lit, result_id, result_type, Constant, Function, Program, Type};
+use crate::workgroup::regions::{self, Inlined};
 use crate::{CompileError, GroupContext};
 use cranelift_codegen::ir::{
-    self, types, AbiParam, Block, BlockArg, InstBuilder, MemFlagsData, Signature, Value,
+    self, condcodes::FloatCC, condcodes::IntCC, types, AbiParam, Block, BlockArg, InstBuilder,
+    MemFlagsData, Signature, Value,
 };
 use cranelift_codegen::isa::CallConv;
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Switch, Variable};
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{BuiltIn, Decoration, MemoryAccess, Op, StorageClass, Word};
 use std::collections::HashMap;
 
 /// Work-items per iteration.
 pub const LANES: i64 = 4;
-
-/// Deepest chain of calls translated in place.
-const MAX_DEPTH: u32 = 8;
 
 /// What the vector loop body is given, all dominating it.
 pub struct Inputs<'a> {
@@ -63,6 +71,13 @@ pub struct Inputs<'a> {
     pub ctx_vals: &'a [Value],
 }
 
+/// A kernel the vectoriser takes: inlined and analysed once, translated by [`emit_loop`].
+pub struct Plan {
+    inlined: Inlined,
+    cfg: Cfg,
+    shapes: Uniformity,
+}
+
 /// A SPIR-V value across the four lanes.
 #[derive(Clone, Debug)]
 enum V {
@@ -72,10 +87,40 @@ enum V {
     Aff(Value, i64),
     /// An `f32x4` / `i32x4`.
     Vec(Value),
+    /// An `i32x4` lane mask (all ones: true) from a varying comparison.
+    Mask(Value),
     /// One scalar per lane.
     L([Value; 4]),
+    /// A widened affine 32-bit value (see [`Ext`]).
+    Ext(Ext),
     /// A loaded builtin vector (only its components are used).
     Builtin(BuiltIn),
+}
+
+/// Lane `k` is `add + mul × ext(narrow + k × nstep)`, `ext` the zero or sign extension of
+/// the 32-bit sum to 64 bits: an `int`/`uint` index (`a[k * n + col]`) widened for the
+/// address. It is affine, `base + k × mul × nstep`, exactly when the narrow lanes do not
+/// wrap, which a load or store tests at run time ([`VTx::no_wrap`]): one vector access if
+/// they do not, the exact lanes if they do.
+#[derive(Clone, Copy, Debug)]
+struct Ext {
+    narrow: Value,
+    nstep: i64,
+    signed: bool,
+    mul: i64,
+    add: Option<Value>,
+}
+
+/// An `OpPhi` and its incoming (value, predecessor) pairs.
+type PhiEdges = (Word, Vec<(Word, Word)>);
+
+/// How an `OpPhi` is kept in Cranelift variables: by its shape and scalar type.
+#[derive(Clone, Copy, Debug)]
+enum Repr {
+    Uniform,
+    Affine(i64),
+    Vector,
+    Lanes,
 }
 
 fn refuse(what: impl std::fmt::Display) -> CompileError {
@@ -89,6 +134,7 @@ fn scalar_ty(p: &Program, ty: Word) -> Result<ir::Type> {
         Type::Int { width: 32, .. } => types::I32,
         Type::Int { width: 64, .. } => types::I64,
         Type::Pointer { .. } => types::I64,
+        Type::Bool => types::I8,
         _ => return Err(refuse(format!("type %{ty}"))),
     })
 }
@@ -108,23 +154,41 @@ fn vec_of(t: ir::Type) -> Option<ir::Type> {
     }
 }
 
+/// Little-endian lane order for bit casts between vector types.
+fn lane_order() -> MemFlagsData {
+    MemFlagsData::new().with_endianness(ir::Endianness::Little)
+}
+
 struct VTx<'a, 'b, 'p> {
     b: &'a mut FunctionBuilder<'b>,
     p: &'p Program,
     fma: bool,
     inp: &'a Inputs<'a>,
+    plan: &'p Plan,
     vals: HashMap<Word, V>,
     /// Known integer constants (for multiplication of affine values).
     consts: HashMap<Word, i64>,
+    /// Constants materialised in the current block (dropped at the next block, which
+    /// the current one need not dominate).
+    block_consts: Vec<Word>,
     /// Scalar Cranelift type of each value.
     tys: HashMap<Word, ir::Type>,
     /// SPIR-V type of each value.
     spv_tys: HashMap<Word, Word>,
+    blocks: HashMap<Word, Block>,
+    /// Each `OpPhi`: its representation, scalar type and variables.
+    phis: HashMap<Word, (Repr, ir::Type, Vec<Variable>)>,
+    /// The phis of each block label, with their incoming (value, predecessor) pairs.
+    block_phis: HashMap<Word, Vec<PhiEdges>>,
+    cur_label: Word,
+    /// Where a return goes.
+    exit: Block,
 }
 
-/// Can `kernel` be vectorised? Translates it into a scratch function and reports whether
-/// that succeeded.
-pub fn check(p: &Program, kernel: &Function, arg_types: &[ir::Type], fma: bool) -> bool {
+/// Can `kernel` be vectorised? Inlines and analyses it, then translates it into a scratch
+/// function; the plan is what [`emit_loop`] needs, the error says why not.
+pub fn plan(p: &Program, kernel: &Function, arg_types: &[ir::Type], fma: bool) -> Result<Plan> {
+    let plan = analyse(p, kernel)?;
     let mut sig = Signature::new(CallConv::SystemV);
     sig.params
         .extend(arg_types.iter().map(|t| AbiParam::new(*t)));
@@ -145,17 +209,26 @@ pub fn check(p: &Program, kernel: &Function, arg_types: &[ir::Type], fma: bool) 
         gid: [rest[3], rest[4], rest[5]],
         ctx_vals: &rest[6..],
     };
-    let r = body(&mut b, p, fma, kernel, &inp);
-    if let Err(e) = &r {
-        if crate::codegen::dump_clif() {
-            eprintln!("; ferrite: {}: {e}", kernel.name);
-        }
-    }
-    let ok = r.is_ok();
+    let r = body(&mut b, p, fma, &plan, &inp);
     // The scratch function is dropped unfinished.
     b.ins().return_(&[]);
     b.seal_all_blocks();
-    ok
+    r.map(|()| plan)
+}
+
+/// Inline `kernel` whole and analyse it; a divergent branch is refused here.
+fn analyse(p: &Program, kernel: &Function) -> Result<Plan> {
+    let inlined = regions::inline_all(p, kernel.id)?;
+    let cfg = Cfg::new(&inlined.func)?;
+    let shapes = uniformity::analyse(p, &inlined.func, &cfg)?;
+    if let Some(l) = shapes.divergent.first() {
+        return Err(refuse(format!("divergent branch in block %{l}")));
+    }
+    Ok(Plan {
+        inlined,
+        cfg,
+        shapes,
+    })
 }
 
 /// Emit the vector loop: `head(x: i64)` runs four work-items from `x` while `x + 4 <=
@@ -166,7 +239,7 @@ pub fn emit_loop(
     b: &mut FunctionBuilder,
     p: &Program,
     fma: bool,
-    kernel: &Function,
+    plan: &Plan,
     inp: &Inputs,
     head: Block,
     scalar_head: Block,
@@ -180,9 +253,7 @@ pub fn emit_loop(
     b.switch_to_block(head);
     let body_blk = b.create_block();
     let end = b.ins().iadd_imm_s(x, LANES);
-    let fits = b
-        .ins()
-        .icmp(ir::condcodes::IntCC::UnsignedLessThanOrEqual, end, ls0);
+    let fits = b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, ls0);
     b.ins()
         .brif(fits, body_blk, &[], scalar_head, &[BlockArg::Value(x)]);
     b.switch_to_block(body_blk);
@@ -193,55 +264,105 @@ pub fn emit_loop(
         gid: [g0, inp.gid[1], inp.gid[2]],
         ctx_vals: inp.ctx_vals,
     };
-    body(b, p, fma, kernel, &lanes)?;
+    body(b, p, fma, plan, &lanes)?;
     b.ins().jump(head, &[BlockArg::Value(end)]);
     Ok(())
 }
 
-/// Translate the kernel for four lanes into the current block.
-fn body(
-    b: &mut FunctionBuilder,
-    p: &Program,
-    fma: bool,
-    kernel: &Function,
-    inp: &Inputs,
-) -> Result<()> {
+/// Translate the kernel for four lanes from the current block; returns with the builder
+/// in the block after it (where its returns go).
+fn body(b: &mut FunctionBuilder, p: &Program, fma: bool, plan: &Plan, inp: &Inputs) -> Result<()> {
+    let f = &plan.inlined.func;
+    let exit = b.create_block();
     let mut tx = VTx {
         b,
         p,
         fma,
         inp,
+        plan,
         vals: HashMap::new(),
         consts: HashMap::new(),
+        block_consts: Vec::new(),
         tys: HashMap::new(),
         spv_tys: HashMap::new(),
+        blocks: HashMap::new(),
+        phis: HashMap::new(),
+        block_phis: HashMap::new(),
+        cur_label: 0,
+        exit,
     };
-    let mut args = Vec::new();
     let mut it = inp.args.iter();
-    for prm in &kernel.params {
+    for prm in &f.params {
         let t = scalar_ty(p, prm.ty)?;
         let v = *it.next().ok_or_else(|| refuse("argument count"))?;
         if tx.b.func.dfg.value_type(v) != t {
             return Err(refuse("argument type"));
         }
-        args.push(V::U(v));
+        tx.tys.insert(prm.id, t);
+        tx.spv_tys.insert(prm.id, prm.ty);
+        tx.vals.insert(prm.id, V::U(v));
     }
-    tx.func(kernel, args, 0)?;
+    tx.declare_blocks()?;
+    let first = f
+        .blocks
+        .first()
+        .ok_or_else(|| refuse("kernel without blocks"))?;
+    let entry = tx.blocks[&first.label];
+    tx.b.ins().jump(entry, &[]);
+    for &bi in &plan.cfg.rpo {
+        tx.block(&f.blocks[bi])?;
+    }
+    tx.b.switch_to_block(exit);
     Ok(())
 }
 
 impl VTx<'_, '_, '_> {
-    fn func(&mut self, f: &Function, args: Vec<V>, depth: u32) -> Result<Option<V>> {
-        let [blk] = &f.blocks[..] else {
-            return Err(refuse(format!("control flow in {}", f.name)));
-        };
-        if depth > MAX_DEPTH || args.len() != f.params.len() {
-            return Err(refuse("call"));
+    /// A Cranelift block per reachable SPIR-V block, and the variables of every phi.
+    fn declare_blocks(&mut self) -> Result<()> {
+        let f = &self.plan.inlined.func;
+        for &bi in &self.plan.cfg.rpo {
+            let blk = &f.blocks[bi];
+            let cb = self.b.create_block();
+            self.blocks.insert(blk.label, cb);
+            for inst in blk.insts.iter().filter(|i| i.class.opcode == Op::Phi) {
+                let id = result_id(inst)?;
+                let t = scalar_ty(self.p, result_type(inst)?)?;
+                let repr = match self.plan.shapes.shape(id) {
+                    Shape::Uniform => Repr::Uniform,
+                    Shape::Affine(s) if t.is_int() => Repr::Affine(canon(s, t)),
+                    _ if t == types::I8 => return Err(refuse("varying boolean phi")),
+                    _ if vec_of(t).is_some() => Repr::Vector,
+                    _ => Repr::Lanes,
+                };
+                let vars = match repr {
+                    Repr::Vector => vec![self.b.declare_var(vec_of(t).unwrap_or(t))],
+                    Repr::Lanes => (0..LANES).map(|_| self.b.declare_var(t)).collect(),
+                    Repr::Uniform | Repr::Affine(_) => vec![self.b.declare_var(t)],
+                };
+                self.phis.insert(id, (repr, t, vars));
+                let incoming = inst
+                    .operands
+                    .chunks(2)
+                    .map(|pair| match pair {
+                        [Operand::IdRef(v), Operand::IdRef(from)] => Ok((*v, *from)),
+                        _ => Err(refuse("phi operands")),
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                self.block_phis
+                    .entry(blk.label)
+                    .or_default()
+                    .push((id, incoming));
+            }
         }
-        for (prm, a) in f.params.iter().zip(args) {
-            self.tys.insert(prm.id, scalar_ty(self.p, prm.ty)?);
-            self.spv_tys.insert(prm.id, prm.ty);
-            self.vals.insert(prm.id, a);
+        Ok(())
+    }
+
+    fn block(&mut self, blk: &crate::spirv::Block) -> Result<()> {
+        let cb = self.blocks[&blk.label];
+        self.b.switch_to_block(cb);
+        self.cur_label = blk.label;
+        for id in std::mem::take(&mut self.block_consts) {
+            self.vals.remove(&id);
         }
         for inst in &blk.insts {
             match inst.class.opcode {
@@ -252,13 +373,155 @@ impl VTx<'_, '_, '_> {
                 | Op::Decorate
                 | Op::ModuleProcessed
                 | Op::LifetimeStart
-                | Op::LifetimeStop => {}
-                Op::Return => return Ok(None),
-                Op::ReturnValue => return Ok(Some(self.val(op_id(inst, 0)?)?)),
-                _ => self.inst(inst, depth)?,
+                | Op::LifetimeStop
+                | Op::LoopMerge
+                | Op::SelectionMerge => {}
+                Op::Phi => self.phi(inst)?,
+                Op::Return => {
+                    self.b.ins().jump(self.exit, &[]);
+                    return Ok(());
+                }
+                Op::Branch => {
+                    let to = op_id(inst, 0)?;
+                    self.def_phis(to)?;
+                    let tb = self.target(to)?;
+                    self.b.ins().jump(tb, &[]);
+                    return Ok(());
+                }
+                Op::BranchConditional => {
+                    let c = self.uniform_cond(op_id(inst, 0)?)?;
+                    let (t, f) = (op_id(inst, 1)?, op_id(inst, 2)?);
+                    self.def_phis(t)?;
+                    if f != t {
+                        self.def_phis(f)?;
+                    }
+                    let (tb, fb) = (self.target(t)?, self.target(f)?);
+                    self.b.ins().brif(c, tb, &[], fb, &[]);
+                    return Ok(());
+                }
+                Op::Switch => return self.switch(inst),
+                _ => self.inst(inst)?,
             }
         }
-        Err(refuse(format!("block of {} without a return", f.name)))
+        Err(refuse(format!("block %{} without a terminator", blk.label)))
+    }
+
+    fn target(&self, label: Word) -> Result<Block> {
+        self.blocks
+            .get(&label)
+            .copied()
+            .ok_or(CompileError::InvalidId {
+                id: label,
+                expected: "block label",
+            })
+    }
+
+    /// A branch condition, which the analysis found uniform.
+    fn uniform_cond(&mut self, id: Word) -> Result<Value> {
+        match self.val(id)? {
+            V::U(c) => Ok(c),
+            _ => Err(refuse(format!("varying condition %{id}"))),
+        }
+    }
+
+    /// `OpSwitch` on a uniform selector.
+    fn switch(&mut self, inst: &Instruction) -> Result<()> {
+        let sel_id = op_id(inst, 0)?;
+        let sel = self.uniform_cond(sel_id)?;
+        let sel = match self.b.func.dfg.value_type(sel) {
+            types::I64 => sel,
+            _ => self.b.ins().uextend(types::I64, sel),
+        };
+        let width = self.ty(sel_id)?.bits();
+        let default = op_id(inst, 1)?;
+        let mut targets = vec![default];
+        let mut sw = Switch::new();
+        let mut seen = std::collections::HashSet::new();
+        for k in (2..inst.operands.len()).step_by(2) {
+            let lit = match inst.operands.get(k) {
+                Some(Operand::LiteralBit32(x)) => u64::from(*x),
+                Some(Operand::LiteralBit64(x)) => *x,
+                _ => return Err(refuse("switch literal")),
+            };
+            let lit = if width < 64 {
+                lit & ((1u64 << width) - 1)
+            } else {
+                lit
+            };
+            let to = op_id(inst, k + 1)?;
+            if seen.insert(lit) {
+                sw.set_entry(u128::from(lit), self.target(to)?);
+            }
+            if !targets.contains(&to) {
+                targets.push(to);
+            }
+        }
+        for t in &targets {
+            self.def_phis(*t)?;
+        }
+        let db = self.target(default)?;
+        sw.emit(self.b, sel, db);
+        Ok(())
+    }
+
+    /// Read an `OpPhi`'s variables at the top of its block.
+    fn phi(&mut self, inst: &Instruction) -> Result<()> {
+        let id = result_id(inst)?;
+        let (repr, t, vars) = self
+            .phis
+            .get(&id)
+            .cloned()
+            .ok_or_else(|| refuse("phi in an unreachable block"))?;
+        let v = match repr {
+            Repr::Uniform => V::U(self.b.use_var(vars[0])),
+            Repr::Affine(s) => V::Aff(self.b.use_var(vars[0]), s),
+            Repr::Vector => V::Vec(self.b.use_var(vars[0])),
+            Repr::Lanes => {
+                let l: Vec<Value> = vars.iter().map(|v| self.b.use_var(*v)).collect();
+                V::L([l[0], l[1], l[2], l[3]])
+            }
+        };
+        self.set(inst, t, v)
+    }
+
+    /// Before a branch to `to`: define its phis' variables from this block's values, all
+    /// read before any is written (phis of one block take their values in parallel).
+    fn def_phis(&mut self, to: Word) -> Result<()> {
+        let from = self.cur_label;
+        let Some(phis) = self.block_phis.get(&to).cloned() else {
+            return Ok(());
+        };
+        let mut defs = Vec::new();
+        for (phi, incoming) in phis {
+            let Some((v, _)) = incoming.iter().find(|(_, pred)| *pred == from) else {
+                return Err(CompileError::Invalid(format!(
+                    "OpPhi %{phi} has no value for predecessor %{from}"
+                )));
+            };
+            let (repr, t, vars) = self.phis[&phi].clone();
+            let x = self.val(*v)?;
+            let vals = match (repr, &x) {
+                (Repr::Uniform, V::U(a)) => vec![*a],
+                (Repr::Affine(s), V::Aff(a, s2)) if canon(*s2, t) == s => vec![*a],
+                (Repr::Vector, _) => vec![self.vector(&x, t)?],
+                (Repr::Lanes, _) => self.lanes(&x)?.to_vec(),
+                _ => return Err(refuse(format!("phi %{phi}: incoming %{v} is {x:?}"))),
+            };
+            defs.push((vars, vals));
+        }
+        for (vars, vals) in defs {
+            for (var, x) in vars.into_iter().zip(vals) {
+                self.b
+                    .try_def_var(var, x)
+                    .map_err(|_| refuse("phi value of another type"))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether value `id` (of the inlined function) carries decoration `d`.
+    fn has_decoration(&self, id: Word, d: Decoration) -> bool {
+        self.p.has_decoration(self.plan.inlined.origin_of(id), d)
     }
 
     fn val(&mut self, id: Word) -> Result<V> {
@@ -275,7 +538,9 @@ impl VTx<'_, '_, '_> {
                     self.b.ins().iconst(t, *bits as i64)
                 };
                 self.tys.insert(id, t);
+                self.spv_tys.insert(id, *ty);
                 self.vals.insert(id, V::U(v));
+                self.block_consts.push(id);
                 Ok(V::U(v))
             }
             _ => Err(refuse(format!("operand %{id}"))),
@@ -320,9 +585,81 @@ impl VTx<'_, '_, '_> {
                 }
             }
             V::Vec(x) => self.b.ins().extractlane(*x, k as u8),
+            V::Mask(m) => {
+                // A boolean lane is 0 or 1, as in the scalar code.
+                let x = self.b.ins().extractlane(*m, k as u8);
+                self.b.ins().icmp_imm_u(IntCC::NotEqual, x, 0)
+            }
             V::L(l) => l[k],
+            V::Ext(e) => {
+                let n = if k == 0 {
+                    e.narrow
+                } else {
+                    let imm = canon(e.nstep.wrapping_mul(k as i64), types::I32);
+                    self.b.ins().iadd_imm_s(e.narrow, imm)
+                };
+                self.ext_at(e, n)
+            }
             V::Builtin(_) => return Err(refuse("builtin vector used whole")),
         })
+    }
+
+    /// Store lane by lane, in lane order.
+    fn store_lanes(&mut self, ptr: &V, v: &V, flags: MemFlagsData) -> Result<()> {
+        let addr = self.lanes(ptr)?;
+        let l = self.lanes(v)?;
+        for k in 0..4 {
+            self.b.ins().store(flags, l[k], addr[k], 0);
+        }
+        Ok(())
+    }
+
+    /// `e.add + e.mul × ext(n)`.
+    fn ext_at(&mut self, e: &Ext, n: Value) -> Value {
+        let w = if e.signed {
+            self.b.ins().sextend(types::I64, n)
+        } else {
+            self.b.ins().uextend(types::I64, n)
+        };
+        let m = if e.mul == 1 {
+            w
+        } else {
+            self.b.ins().imul_imm_s(w, e.mul)
+        };
+        match e.add {
+            Some(a) => self.b.ins().iadd(a, m),
+            None => m,
+        }
+    }
+
+    /// Whether the narrow lanes of `e` do not wrap (so `e` is affine in this iteration).
+    fn no_wrap(&mut self, e: &Ext) -> Value {
+        let span = 3 * e.nstep.unsigned_abs() as i64;
+        let (cc, bound) = match (e.signed, e.nstep > 0) {
+            (false, true) => (IntCC::UnsignedLessThanOrEqual, i64::from(u32::MAX) - span),
+            (false, false) => (IntCC::UnsignedGreaterThanOrEqual, span),
+            (true, true) => (IntCC::SignedLessThanOrEqual, i64::from(i32::MAX) - span),
+            (true, false) => (IntCC::SignedGreaterThanOrEqual, i64::from(i32::MIN) + span),
+        };
+        self.b
+            .ins()
+            .icmp_imm_s(cc, e.narrow, canon(bound, types::I32))
+    }
+
+    /// A vector access through `ptr` (elements of `size` bytes) if its lanes are
+    /// consecutive: `Some((lane 0's address, None))` when they always are (affine with that
+    /// step), `Some((address, Some(test)))` when they are where `test` holds (a widened
+    /// index), `None` otherwise.
+    fn consecutive(&mut self, ptr: &V, size: i64) -> Option<(Value, Option<Value>)> {
+        match ptr {
+            V::Aff(a, step) if *step == size => Some((*a, None)),
+            V::Ext(e) if e.mul.wrapping_mul(e.nstep) == size && e.nstep != 0 => {
+                let ok = self.no_wrap(e);
+                let a = self.ext_at(e, e.narrow);
+                Some((a, Some(ok)))
+            }
+            _ => None,
+        }
     }
 
     fn lanes(&mut self, v: &V) -> Result<[Value; 4]> {
@@ -340,6 +677,7 @@ impl VTx<'_, '_, '_> {
         Ok(match v {
             V::Vec(x) => *x,
             V::U(x) => self.b.ins().splat(vt, *x),
+            V::Mask(_) => return Err(refuse("lane mask used as a value")),
             _ => {
                 let l = self.lanes(v)?;
                 let mut x = self.b.ins().splat(vt, l[0]);
@@ -369,18 +707,19 @@ impl VTx<'_, '_, '_> {
             inst.operands.get(first),
             Some(Operand::MemoryAccess(m)) if m.contains(MemoryAccess::VOLATILE)
         );
-        by_operand || self.p.has_decoration(ptr, Decoration::Volatile)
+        by_operand || self.has_decoration(ptr, Decoration::Volatile)
     }
 
-    fn inst(&mut self, inst: &Instruction, depth: u32) -> Result<()> {
+    fn inst(&mut self, inst: &Instruction) -> Result<()> {
         let p = self.p;
         let flags = MemFlagsData::new();
         // Decorations that change what an instruction computes (`convert_T_sat`,
         // `convert_T_rtz`, …) are codegen's (`codegen/convert.rs`); the lane code below
-        // knows only the plain instructions.
+        // knows only the plain instructions. The inlined ids carry them through their
+        // origin.
         if let Some(r) = inst.result_id {
             for d in [Decoration::SaturatedConversion, Decoration::FPRoundingMode] {
-                if p.has_decoration(r, d) {
+                if self.has_decoration(r, d) {
                     return Err(refuse(format!("{d:?} on %{r}")));
                 }
             }
@@ -407,13 +746,38 @@ impl VTx<'_, '_, '_> {
                 }
                 let t = scalar_ty(p, rt)?;
                 let size = i64::from(t.bytes());
-                let v = match self.val(ptr)? {
-                    V::U(a) => V::U(self.b.ins().load(t, flags, a, 0)),
-                    V::Aff(a, step) if step == size && vec_of(t).is_some() => {
-                        let vt = vec_of(t).unwrap_or(t);
-                        V::Vec(self.b.ins().load(vt, flags, a, 0))
+                let pv = self.val(ptr)?;
+                let vt = vec_of(t);
+                let fast = match (&pv, vt) {
+                    (V::U(_), _) | (_, None) => None,
+                    (_, Some(_)) => self.consecutive(&pv, size),
+                };
+                let v = match (pv, fast, vt) {
+                    (V::U(a), _, _) => V::U(self.b.ins().load(t, flags, a, 0)),
+                    (_, Some((a, None)), Some(vt)) => V::Vec(self.b.ins().load(vt, flags, a, 0)),
+                    (pv, Some((a, Some(ok))), Some(vt)) => {
+                        // One vector load where the widened index does not wrap, else lane
+                        // by lane.
+                        let (vec_blk, lanes_blk, join) = (
+                            self.b.create_block(),
+                            self.b.create_block(),
+                            self.b.create_block(),
+                        );
+                        let x = self.b.append_block_param(join, vt);
+                        self.b.ins().brif(ok, vec_blk, &[], lanes_blk, &[]);
+                        self.b.switch_to_block(vec_blk);
+                        let fast = self.b.ins().load(vt, flags, a, 0);
+                        self.b.ins().jump(join, &[BlockArg::Value(fast)]);
+                        self.b.switch_to_block(lanes_blk);
+                        let addr = self.lanes(&pv)?;
+                        let l = addr.map(|a| self.b.ins().load(t, flags, a, 0));
+                        let g = self.gathered(t, l);
+                        let slow = self.vector(&g, t)?;
+                        self.b.ins().jump(join, &[BlockArg::Value(slow)]);
+                        self.b.switch_to_block(join);
+                        V::Vec(x)
                     }
-                    a => {
+                    (a, _, _) => {
                         let addr = self.lanes(&a)?;
                         let l = addr.map(|a| self.b.ins().load(t, flags, a, 0));
                         self.gathered(t, l)
@@ -430,18 +794,35 @@ impl VTx<'_, '_, '_> {
                 let t = self.ty(val_id)?;
                 let v = self.val(val_id)?;
                 let size = i64::from(t.bytes());
-                match self.val(ptr)? {
-                    V::Aff(a, step) if step == size && vec_of(t).is_some() => {
+                let pv = self.val(ptr)?;
+                let fast = match (&pv, vec_of(t)) {
+                    (V::U(_), _) | (_, None) => None,
+                    (_, Some(_)) => self.consecutive(&pv, size),
+                };
+                match fast {
+                    Some((a, None)) => {
                         let x = self.vector(&v, t)?;
                         self.b.ins().store(flags, x, a, 0);
                     }
-                    a => {
-                        let addr = self.lanes(&a)?;
-                        let l = self.lanes(&v)?;
-                        for k in 0..4 {
-                            self.b.ins().store(flags, l[k], addr[k], 0);
-                        }
+                    Some((a, Some(ok))) => {
+                        // One vector store where the widened index does not wrap, else
+                        // lane by lane.
+                        let (vec_blk, lanes_blk, join) = (
+                            self.b.create_block(),
+                            self.b.create_block(),
+                            self.b.create_block(),
+                        );
+                        self.b.ins().brif(ok, vec_blk, &[], lanes_blk, &[]);
+                        self.b.switch_to_block(vec_blk);
+                        let x = self.vector(&v, t)?;
+                        self.b.ins().store(flags, x, a, 0);
+                        self.b.ins().jump(join, &[]);
+                        self.b.switch_to_block(lanes_blk);
+                        self.store_lanes(&pv, &v, flags)?;
+                        self.b.ins().jump(join, &[]);
+                        self.b.switch_to_block(join);
                     }
+                    None => self.store_lanes(&pv, &v, flags)?,
                 }
                 Ok(())
             }
@@ -521,6 +902,16 @@ impl VTx<'_, '_, '_> {
                     };
                     match x {
                         V::U(v) => V::U(ext(self, v)),
+                        // Steps up to 2^24 keep the wrap test's bounds simple.
+                        V::Aff(n, st) if ts == types::I32 && st.unsigned_abs() < 1 << 24 => {
+                            V::Ext(Ext {
+                                narrow: n,
+                                nstep: st,
+                                signed,
+                                mul: 1,
+                                add: None,
+                            })
+                        }
                         x => {
                             let l = self.lanes(&x)?;
                             V::L(l.map(|v| ext(self, v)))
@@ -637,24 +1028,291 @@ impl VTx<'_, '_, '_> {
                 self.set(inst, types::I64, v)
             }
             Op::ExtInst => self.ext_inst(inst),
-            Op::FunctionCall => {
-                let callee = p.function(op_id(inst, 0)?)?;
-                let mut args = Vec::new();
-                for k in 1..inst.operands.len() {
-                    args.push(self.val(op_id(inst, k)?)?);
-                }
-                let r = self.func(callee, args, depth + 1)?;
-                match (r, p.ty(result_type(inst)?)?) {
-                    (None, Type::Void) => Ok(()),
-                    (Some(v), _) => {
-                        let t = scalar_ty(p, result_type(inst)?)?;
-                        self.set(inst, t, v)
+            Op::IEqual
+            | Op::INotEqual
+            | Op::SLessThan
+            | Op::SLessThanEqual
+            | Op::SGreaterThan
+            | Op::SGreaterThanEqual
+            | Op::ULessThan
+            | Op::ULessThanEqual
+            | Op::UGreaterThan
+            | Op::UGreaterThanEqual
+            | Op::FOrdEqual
+            | Op::FOrdNotEqual
+            | Op::FOrdLessThan
+            | Op::FOrdLessThanEqual
+            | Op::FOrdGreaterThan
+            | Op::FOrdGreaterThanEqual
+            | Op::FUnordEqual
+            | Op::FUnordNotEqual
+            | Op::FUnordLessThan
+            | Op::FUnordLessThanEqual
+            | Op::FUnordGreaterThan
+            | Op::FUnordGreaterThanEqual => self.compare(inst),
+            Op::LogicalAnd | Op::LogicalOr | Op::LogicalEqual | Op::LogicalNotEqual => {
+                let a = self.val(op_id(inst, 0)?)?;
+                let b = self.val(op_id(inst, 1)?)?;
+                let op = inst.class.opcode;
+                let f = move |bb: &mut FunctionBuilder, x: Value, y: Value| match op {
+                    Op::LogicalAnd => bb.ins().band(x, y),
+                    Op::LogicalOr => bb.ins().bor(x, y),
+                    Op::LogicalEqual => {
+                        let d = bb.ins().bxor(x, y);
+                        bb.ins().bxor_imm_s(d, -1)
                     }
-                    _ => Err(refuse("call result")),
+                    _ => bb.ins().bxor(x, y),
+                };
+                let v = match (&a, &b) {
+                    (V::U(x), V::U(y)) => {
+                        let r = f(self.b, *x, *y);
+                        // Booleans are 0 or 1: `LogicalEqual`'s xor with all ones is
+                        // masked back.
+                        V::U(if op == Op::LogicalEqual {
+                            self.b.ins().band_imm_u(r, 1)
+                        } else {
+                            r
+                        })
+                    }
+                    (V::Mask(x), V::Mask(y)) => V::Mask(f(self.b, *x, *y)),
+                    _ => {
+                        let x = self.mask(&a)?;
+                        let y = self.mask(&b)?;
+                        V::Mask(f(self.b, x, y))
+                    }
+                };
+                self.set(inst, types::I8, v)
+            }
+            Op::LogicalNot => {
+                let v = match self.val(op_id(inst, 0)?)? {
+                    V::U(x) => V::U(self.b.ins().bxor_imm_u(x, 1)),
+                    x => {
+                        let m = self.mask(&x)?;
+                        V::Mask(self.b.ins().bnot(m))
+                    }
+                };
+                self.set(inst, types::I8, v)
+            }
+            Op::Select => {
+                let rt = result_type(inst)?;
+                let t = scalar_ty(p, rt)?;
+                let c = self.val(op_id(inst, 0)?)?;
+                let a = self.val(op_id(inst, 1)?)?;
+                let b = self.val(op_id(inst, 2)?)?;
+                let v = match (&c, &a, &b) {
+                    (V::U(c), V::U(x), V::U(y)) => V::U(self.b.ins().select(*c, *x, *y)),
+                    (V::U(c), _, _) if vec_of(t).is_some() => {
+                        let x = self.vector(&a, t)?;
+                        let y = self.vector(&b, t)?;
+                        V::Vec(self.b.ins().select(*c, x, y))
+                    }
+                    (_, _, _) if vec_of(t).is_some() => {
+                        let m = self.mask(&c)?;
+                        let x = self.vector(&a, t)?;
+                        let y = self.vector(&b, t)?;
+                        V::Vec(self.bitselect(m, x, y))
+                    }
+                    _ => {
+                        let cl = self.lanes(&c)?;
+                        let x = self.lanes(&a)?;
+                        let y = self.lanes(&b)?;
+                        let l = [0, 1, 2, 3].map(|k| self.b.ins().select(cl[k], x[k], y[k]));
+                        V::L(l)
+                    }
+                };
+                self.set(inst, t, v)
+            }
+            Op::ConvertSToF | Op::ConvertUToF => {
+                let x_id = op_id(inst, 0)?;
+                let ts = self.ty(x_id)?;
+                let t = scalar_ty(p, result_type(inst)?)?;
+                if t != types::F32 || !ts.is_int() || ts == types::I8 {
+                    return Err(refuse("conversion"));
                 }
+                let signed = inst.class.opcode == Op::ConvertSToF;
+                let x = self.val(x_id)?;
+                let cvt = move |b: &mut FunctionBuilder, ty: ir::Type, v: Value| {
+                    if signed {
+                        b.ins().fcvt_from_sint(ty, v)
+                    } else {
+                        b.ins().fcvt_from_uint(ty, v)
+                    }
+                };
+                let v = match x {
+                    V::U(v) => V::U(cvt(self.b, t, v)),
+                    x if ts == types::I32 && signed => {
+                        let v = self.vector(&x, ts)?;
+                        V::Vec(cvt(self.b, types::F32X4, v))
+                    }
+                    x => {
+                        let l = self.lanes(&x)?;
+                        let l = l.map(|v| cvt(self.b, t, v));
+                        self.gathered(t, l)
+                    }
+                };
+                self.set(inst, t, v)
+            }
+            Op::ConvertFToS | Op::ConvertFToU => {
+                // Saturating, as the scalar code (out of range is undefined in OpenCL, and
+                // Cranelift's trapping conversion must never trap).
+                let x_id = op_id(inst, 0)?;
+                let t = scalar_ty(p, result_type(inst)?)?;
+                if self.ty(x_id)? != types::F32 || !matches!(t, types::I32 | types::I64) {
+                    return Err(refuse("conversion"));
+                }
+                let signed = inst.class.opcode == Op::ConvertFToS;
+                let x = self.val(x_id)?;
+                let cvt = move |b: &mut FunctionBuilder, ty: ir::Type, v: Value| {
+                    if signed {
+                        b.ins().fcvt_to_sint_sat(ty, v)
+                    } else {
+                        b.ins().fcvt_to_uint_sat(ty, v)
+                    }
+                };
+                let v = match x {
+                    V::U(v) => V::U(cvt(self.b, t, v)),
+                    x => {
+                        let l = self.lanes(&x)?;
+                        let l = l.map(|v| cvt(self.b, t, v));
+                        self.gathered(t, l)
+                    }
+                };
+                self.set(inst, t, v)
             }
             op => Err(refuse(format!("Op{op:?}"))),
         }
+    }
+
+    /// A comparison: a uniform boolean, a lane mask (32-bit operands) or four booleans.
+    fn compare(&mut self, inst: &Instruction) -> Result<()> {
+        use crate::codegen::arith::{float_cc, int_cc};
+        let op = inst.class.opcode;
+        let (ai, bi) = (op_id(inst, 0)?, op_id(inst, 1)?);
+        let t = self.ty(ai)?;
+        let a = self.val(ai)?;
+        let b = self.val(bi)?;
+        let cmp = |bb: &mut FunctionBuilder, x: Value, y: Value| -> Result<Value> {
+            Ok(match (int_cc(op), float_cc(op)) {
+                (Some((cc, _)), _) => bb.ins().icmp(cc, x, y),
+                (_, Some(cc)) => bb.ins().fcmp(cc, x, y),
+                _ => return Err(refuse(format!("Op{op:?}"))),
+            })
+        };
+        // The float conditions x64 compares four lanes at once for.
+        let vector_cc = int_cc(op).is_some()
+            || matches!(
+                float_cc(op),
+                Some(
+                    FloatCC::Equal
+                        | FloatCC::NotEqual
+                        | FloatCC::LessThan
+                        | FloatCC::LessThanOrEqual
+                        | FloatCC::GreaterThan
+                        | FloatCC::GreaterThanOrEqual
+                )
+            );
+        let v = match (&a, &b) {
+            (V::U(x), V::U(y)) => V::U(cmp(self.b, *x, *y)?),
+            _ if vec_of(t).is_some() && vector_cc => {
+                let x = self.vector(&a, t)?;
+                let y = self.vector(&b, t)?;
+                V::Mask(cmp(self.b, x, y)?)
+            }
+            _ => {
+                let x = self.lanes(&a)?;
+                let y = self.lanes(&b)?;
+                let mut l = [x[0]; 4];
+                for k in 0..4 {
+                    l[k] = cmp(self.b, x[k], y[k])?;
+                }
+                V::L(l)
+            }
+        };
+        self.set(inst, types::I8, v)
+    }
+
+    /// A boolean across the lanes as an `i32x4` mask (all ones: true).
+    fn mask(&mut self, v: &V) -> Result<Value> {
+        let to_lane = |b: &mut FunctionBuilder, c: Value| {
+            let w = b.ins().uextend(types::I32, c);
+            b.ins().ineg(w)
+        };
+        Ok(match v {
+            V::Mask(m) => *m,
+            V::U(c) => {
+                let w = to_lane(self.b, *c);
+                self.b.ins().splat(types::I32X4, w)
+            }
+            V::L(l) => {
+                let w = l.map(|c| to_lane(self.b, c));
+                let mut x = self.b.ins().splat(types::I32X4, w[0]);
+                for (k, s) in w.iter().enumerate().skip(1) {
+                    x = self.b.ins().insertlane(x, *s, k as u8);
+                }
+                x
+            }
+            _ => return Err(refuse("boolean")),
+        })
+    }
+
+    /// Lanes of `x` where `mask` is set, else of `y` (`x`, `y` of one vector type).
+    fn bitselect(&mut self, mask: Value, x: Value, y: Value) -> Value {
+        let vt = self.b.func.dfg.value_type(x);
+        let m = if vt == types::I32X4 {
+            mask
+        } else {
+            self.b.ins().bitcast(vt, lane_order(), mask)
+        };
+        self.b.ins().bitselect(m, x, y)
+    }
+
+    /// OpenCL `fmin`/`fmax` on lanes, as the scalar code (`codegen/extinst.rs`): a NaN
+    /// operand gives the other one.
+    fn fminmax(&mut self, a: &V, b: &V, max: bool) -> Result<V> {
+        if let (V::U(x), V::U(y)) = (a, b) {
+            let (x, y) = (*x, *y);
+            let m = if max {
+                self.b.ins().fmax(x, y)
+            } else {
+                self.b.ins().fmin(x, y)
+            };
+            let xn = self.b.ins().fcmp(FloatCC::Unordered, x, x);
+            let yn = self.b.ins().fcmp(FloatCC::Unordered, y, y);
+            let r = self.b.ins().select(yn, x, m);
+            return Ok(V::U(self.b.ins().select(xn, y, r)));
+        }
+        let x = self.vector(a, types::F32)?;
+        let y = self.vector(b, types::F32)?;
+        let m = if max {
+            self.b.ins().fmax(x, y)
+        } else {
+            self.b.ins().fmin(x, y)
+        };
+        let xn = self.b.ins().fcmp(FloatCC::Unordered, x, x);
+        let yn = self.b.ins().fcmp(FloatCC::Unordered, y, y);
+        let r = self.bitselect(yn, x, m);
+        Ok(V::Vec(self.bitselect(xn, y, r)))
+    }
+
+    /// Integer `min`/`max` on lanes.
+    fn int_minmax(&mut self, a: &V, b: &V, t: ir::Type, signed: bool, max: bool) -> Result<V> {
+        self.binary(a, b, t, move |bb, x, y| match (signed, max) {
+            (true, true) => bb.ins().smax(x, y),
+            (true, false) => bb.ins().smin(x, y),
+            (false, true) => bb.ins().umax(x, y),
+            (false, false) => bb.ins().umin(x, y),
+        })
+    }
+
+    /// A lane-wise unary float operation.
+    fn unary_f(&mut self, a: &V, f: impl Fn(&mut FunctionBuilder, Value) -> Value) -> Result<V> {
+        Ok(match a {
+            V::U(x) => V::U(f(self.b, *x)),
+            _ => {
+                let x = self.vector(a, types::F32)?;
+                V::Vec(f(self.b, x))
+            }
+        })
     }
 
     /// OpenCL.std `mad` (a multiply and an add, as the scalar code does) and `fma` (when the
@@ -673,25 +1331,99 @@ impl VTx<'_, '_, '_> {
         };
         let t = scalar_ty(self.p, result_type(inst)?)?;
         let is = |e: E| *n == e as u32;
-        if t != types::F32 || inst.operands.len() != 5 || !(is(E::mad) || is(E::fma)) {
-            return Err(refuse("extended instruction"));
+        let mut args = Vec::new();
+        for k in 2..inst.operands.len() {
+            args.push(self.val(op_id(inst, k)?)?);
         }
-
-        let a = self.val(op_id(inst, 2)?)?;
-        let b = self.val(op_id(inst, 3)?)?;
-        let c = self.val(op_id(inst, 4)?)?;
-        let v = if is(E::mad) {
-            let m = self.binary(&a, &b, t, |b, x, y| b.ins().fmul(x, y))?;
-            self.binary(&m, &c, t, |b, x, y| b.ins().fadd(x, y))?
-        } else if let (V::U(x), V::U(y), V::U(z)) = (&a, &b, &c) {
-            V::U(self.b.ins().fma(*x, *y, *z))
-        } else if self.fma {
-            let x = self.vector(&a, t)?;
-            let y = self.vector(&b, t)?;
-            let z = self.vector(&c, t)?;
-            V::Vec(self.b.ins().fma(x, y, z))
+        let float = t == types::F32;
+        let need = |n: usize| {
+            if args.len() == n {
+                Ok(())
+            } else {
+                Err(refuse("extended instruction operands"))
+            }
+        };
+        // Rounding to an integer and vector integer min/max are SSE4.1 instructions; a
+        // target with FMA has them.
+        let sse41 = self.fma;
+        let v = if float && (is(E::mad) || is(E::fma)) {
+            need(3)?;
+            let (a, b, c) = (&args[0], &args[1], &args[2]);
+            if is(E::mad) {
+                let m = self.binary(a, b, t, |b, x, y| b.ins().fmul(x, y))?;
+                self.binary(&m, c, t, |b, x, y| b.ins().fadd(x, y))?
+            } else if let (V::U(x), V::U(y), V::U(z)) = (a, b, c) {
+                V::U(self.b.ins().fma(*x, *y, *z))
+            } else if self.fma {
+                let x = self.vector(a, t)?;
+                let y = self.vector(b, t)?;
+                let z = self.vector(c, t)?;
+                V::Vec(self.b.ins().fma(x, y, z))
+            } else {
+                return Err(refuse("fma without a native vector fma"));
+            }
+        } else if float && (is(E::sqrt) || is(E::native_sqrt) || is(E::half_sqrt)) {
+            need(1)?;
+            self.unary_f(&args[0], |b, x| b.ins().sqrt(x))?
+        } else if float && (is(E::rsqrt) || is(E::native_rsqrt) || is(E::half_rsqrt)) {
+            // 1 / sqrt(x), correctly rounded twice, as the scalar code.
+            need(1)?;
+            let r = self.unary_f(&args[0], |b, x| b.ins().sqrt(x))?;
+            let one = self.b.ins().f32const(1.0);
+            self.binary(&V::U(one), &r, t, |b, x, y| b.ins().fdiv(x, y))?
+        } else if float && (is(E::native_recip) || is(E::half_recip)) {
+            need(1)?;
+            let one = self.b.ins().f32const(1.0);
+            self.binary(&V::U(one), &args[0], t, |b, x, y| b.ins().fdiv(x, y))?
+        } else if float && (is(E::native_divide) || is(E::half_divide)) {
+            need(2)?;
+            self.binary(&args[0], &args[1], t, |b, x, y| b.ins().fdiv(x, y))?
+        } else if float && is(E::fabs) {
+            need(1)?;
+            self.unary_f(&args[0], |b, x| b.ins().fabs(x))?
+        } else if float && sse41 && (is(E::floor) || is(E::ceil) || is(E::trunc) || is(E::rint)) {
+            need(1)?;
+            let e = *n;
+            self.unary_f(&args[0], move |b, x| {
+                if e == E::floor as u32 {
+                    b.ins().floor(x)
+                } else if e == E::ceil as u32 {
+                    b.ins().ceil(x)
+                } else if e == E::trunc as u32 {
+                    b.ins().trunc(x)
+                } else {
+                    b.ins().nearest(x)
+                }
+            })?
+        } else if float && (is(E::fmin) || is(E::fmax) || is(E::fmin_common) || is(E::fmax_common))
+        {
+            need(2)?;
+            let max = is(E::fmax) || is(E::fmax_common);
+            self.fminmax(&args[0], &args[1], max)?
+        } else if float && is(E::fclamp) {
+            need(3)?;
+            let lo = self.fminmax(&args[0], &args[1], true)?;
+            self.fminmax(&lo, &args[2], false)?
+        } else if t.is_int()
+            && t != types::I8
+            && (sse41 || t == types::I64)
+            && (is(E::s_min) || is(E::s_max) || is(E::u_min) || is(E::u_max))
+        {
+            need(2)?;
+            let signed = is(E::s_min) || is(E::s_max);
+            let max = is(E::s_max) || is(E::u_max);
+            self.int_minmax(&args[0], &args[1], t, signed, max)?
+        } else if t.is_int()
+            && t != types::I8
+            && (sse41 || t == types::I64)
+            && (is(E::s_clamp) || is(E::u_clamp))
+        {
+            need(3)?;
+            let signed = is(E::s_clamp);
+            let lo = self.int_minmax(&args[0], &args[1], t, signed, true)?;
+            self.int_minmax(&lo, &args[2], t, signed, false)?
         } else {
-            return Err(refuse("fma without a native vector fma"));
+            return Err(refuse(format!("OpenCL.std instruction {n}")));
         };
         self.set(inst, t, v)
     }
@@ -743,6 +1475,30 @@ impl VTx<'_, '_, '_> {
                 };
                 V::Aff(op(self, *x, *y), mask(st))
             }
+            (V::Ext(e), V::U(y)) if t == types::I64 => {
+                let add = match e.add {
+                    Some(a) => op(self, a, *y),
+                    None if sub => self.b.ins().ineg(*y),
+                    None => *y,
+                };
+                V::Ext(Ext {
+                    add: Some(add),
+                    ..*e
+                })
+            }
+            (V::U(x), V::Ext(e)) if t == types::I64 => {
+                let add = match (e.add, sub) {
+                    (Some(a), true) => self.b.ins().isub(*x, a),
+                    (Some(a), false) => self.b.ins().iadd(*x, a),
+                    (None, _) => *x,
+                };
+                let mul = if sub { e.mul.wrapping_neg() } else { e.mul };
+                V::Ext(Ext {
+                    add: Some(add),
+                    mul,
+                    ..*e
+                })
+            }
             _ => self.binary(a, b, t, move |bb, x, y| {
                 if sub {
                     bb.ins().isub(x, y)
@@ -759,6 +1515,11 @@ impl VTx<'_, '_, '_> {
         Ok(match a {
             V::U(x) => V::U(self.b.ins().imul_imm_s(*x, c)),
             V::Aff(x, s) => V::Aff(self.b.ins().imul_imm_s(*x, c), canon(s.wrapping_mul(c), t)),
+            V::Ext(e) if t == types::I64 => V::Ext(Ext {
+                mul: e.mul.wrapping_mul(c),
+                add: e.add.map(|a| self.b.ins().imul_imm_s(a, c)),
+                ..*e
+            }),
             a => {
                 let k = self.b.ins().iconst(t, c);
                 self.binary(a, &V::U(k), t, |b, x, y| b.ins().imul(x, y))?

@@ -1,0 +1,367 @@
+//! Uniformity: what a value is across the lanes of a vector of work-items that are
+//! consecutive along x (Karrenberg & Hack's divergence analysis, PoCL's
+//! `VariableUniformityAnalysis`), and which branches diverge.
+//!
+//! A value's [`Shape`] is one of
+//! - `Uniform`: the same in every lane (arguments, constants, group geometry, ids along y
+//!   and z, results of uniform operations, loads through a uniform pointer: the lanes of a
+//!   barrier-free kernel are unordered, so loading one address once for all is a legal
+//!   schedule);
+//! - `Affine(step)`: lane `k` holds `base + k × step` (an integer or pointer;
+//!   `get_global_id(0)` has step 1, `p + gid` the element size), kept through additions,
+//!   subtractions, multiplication by a constant, left shifts by a constant, truncation
+//!   (wrapping commutes) and pointer casts. Steps are wrapping 64-bit numbers; a lowering
+//!   reduces them to the value's width;
+//! - `Varying`: anything else.
+//!
+//! A conditional branch or switch on a value that is not uniform *diverges*: lanes may go
+//! different ways. Past a divergent branch a value can differ between lanes even when its
+//! operands do not (a phi joining the two sides, a counter of a loop the lanes leave in
+//! different iterations), so every result in a block reachable from a divergent branch is
+//! `Varying` (conservative: it ignores where the lanes reconverge).
+//!
+//! The function must be inlined (no calls): a call's result is `Varying`.
+
+use super::cfg::Cfg;
+use crate::codegen::Result;
+use crate::spirv::{op_id, Constant, Function, Program, Type};
+use rspirv::dr::{Instruction, Operand};
+use rspirv::spirv::{BuiltIn, Op, Word};
+use std::collections::{HashMap, HashSet};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    Uniform,
+    Affine(i64),
+    Varying,
+}
+
+impl Shape {
+    /// The least shape that covers both.
+    pub fn join(self, other: Shape) -> Shape {
+        match (self, other) {
+            (a, b) if a == b => a,
+            _ => Shape::Varying,
+        }
+    }
+
+    /// The lane step of an integer or pointer: 0 for uniform values.
+    fn step(self) -> Option<i64> {
+        match self {
+            Shape::Uniform => Some(0),
+            Shape::Affine(s) => Some(s),
+            Shape::Varying => None,
+        }
+    }
+
+    fn from_step(s: Option<i64>) -> Shape {
+        match s {
+            Some(0) => Shape::Uniform,
+            Some(s) => Shape::Affine(s),
+            None => Shape::Varying,
+        }
+    }
+}
+
+pub struct Uniformity {
+    shapes: HashMap<Word, Shape>,
+    /// Labels of the blocks whose branch diverges.
+    pub divergent: Vec<Word>,
+}
+
+impl Uniformity {
+    /// The shape of value `id`. Ids the function does not define (constants, module-scope
+    /// variables, the kernel's parameters) are uniform.
+    pub fn shape(&self, id: Word) -> Shape {
+        self.shapes.get(&id).copied().unwrap_or(Shape::Uniform)
+    }
+}
+
+/// Which builtin vector a value was loaded from.
+type Builtins = HashMap<Word, BuiltIn>;
+
+/// What the transfer functions look up besides the shapes.
+struct Facts<'a> {
+    p: &'a Program,
+    /// The type of every value the function defines and of its parameters.
+    types: HashMap<Word, Word>,
+    params: HashSet<Word>,
+}
+
+impl Facts<'_> {
+    /// The integer (or pointer: 64) width of value `id`, if it is one.
+    fn width(&self, id: Word) -> Option<u32> {
+        let ty = match self.types.get(&id) {
+            Some(t) => *t,
+            None => match self.p.constants.get(&id)? {
+                Constant::Scalar { ty, .. } => *ty,
+                _ => return None,
+            },
+        };
+        int_width(self.p, ty)
+    }
+}
+
+/// Analyse `f` (inlined; see the module documentation).
+pub fn analyse(p: &Program, f: &Function, cfg: &Cfg) -> Result<Uniformity> {
+    let mut types: HashMap<Word, Word> = f.params.iter().map(|prm| (prm.id, prm.ty)).collect();
+    for b in &f.blocks {
+        for i in &b.insts {
+            if let (Some(r), Some(t)) = (i.result_id, i.result_type) {
+                types.insert(r, t);
+            }
+        }
+    }
+    let params = f.params.iter().map(|prm| prm.id).collect();
+    let facts = Facts { p, types, params };
+    let mut forced: HashSet<usize> = HashSet::new();
+    loop {
+        let (shapes, divergent) = fixpoint(&facts, f, cfg, &forced)?;
+        // Every block reachable from a divergent branch's successors.
+        let mut reach: HashSet<usize> = HashSet::new();
+        let mut work: Vec<usize> = divergent
+            .iter()
+            .flat_map(|b| cfg.succs[*b].iter().copied())
+            .collect();
+        while let Some(b) = work.pop() {
+            if reach.insert(b) {
+                work.extend(cfg.succs[b].iter().copied());
+            }
+        }
+        if reach.is_subset(&forced) {
+            let divergent = divergent.iter().map(|b| f.blocks[*b].label).collect();
+            return Ok(Uniformity { shapes, divergent });
+        }
+        forced.extend(reach);
+    }
+}
+
+/// Shapes by iteration to a fixpoint (results in `forced` blocks are varying), and the
+/// indices of the blocks whose branch diverges.
+fn fixpoint(
+    facts: &Facts,
+    f: &Function,
+    cfg: &Cfg,
+    forced: &HashSet<usize>,
+) -> Result<(HashMap<Word, Shape>, Vec<usize>)> {
+    let mut shapes: HashMap<Word, Shape> = HashMap::new();
+    let mut builtins = Builtins::new();
+    loop {
+        let mut changed = false;
+        for &bi in &cfg.rpo {
+            for inst in &f.blocks[bi].insts {
+                let Some(r) = inst.result_id else { continue };
+                let s = if forced.contains(&bi) {
+                    Shape::Varying
+                } else {
+                    transfer(facts, inst, &shapes, &mut builtins)?
+                };
+                // Shapes only grow (Uniform < Affine < Varying), so the loop ends.
+                let new = match shapes.get(&r) {
+                    Some(old) => old.join(s),
+                    None => s,
+                };
+                if shapes.insert(r, new) != Some(new) {
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let get = |id: Word| shapes.get(&id).copied().unwrap_or(Shape::Uniform);
+    let mut divergent = Vec::new();
+    for &bi in &cfg.rpo {
+        let Some(t) = f.blocks[bi].insts.last() else {
+            continue;
+        };
+        if matches!(t.class.opcode, Op::BranchConditional | Op::Switch)
+            && get(op_id(t, 0)?) != Shape::Uniform
+        {
+            divergent.push(bi);
+        }
+    }
+    Ok((shapes, divergent))
+}
+
+fn int_const(p: &Program, id: Word) -> Option<i64> {
+    match p.constants.get(&id) {
+        Some(Constant::Scalar { bits, .. }) => Some(*bits as i64),
+        _ => None,
+    }
+}
+
+fn int_width(p: &Program, ty: Word) -> Option<u32> {
+    match p.ty(ty).ok()? {
+        Type::Int { width, .. } => Some(*width),
+        Type::Pointer { .. } => Some(64),
+        _ => None,
+    }
+}
+
+/// The shape of `inst`'s result from its operands' shapes so far.
+fn transfer(
+    facts: &Facts,
+    inst: &Instruction,
+    shapes: &HashMap<Word, Shape>,
+    builtins: &mut Builtins,
+) -> Result<Shape> {
+    use Shape::*;
+    let p = facts.p;
+    let get = |id: Word| shapes.get(&id).copied().unwrap_or(Uniform);
+    let op_shape = |k: usize| -> Result<Shape> { Ok(get(op_id(inst, k)?)) };
+    let all_uniform = || {
+        inst.operands.iter().all(|o| match o {
+            Operand::IdRef(id) => get(*id) == Uniform,
+            _ => true,
+        })
+    };
+    let uniform_or_varying = || if all_uniform() { Uniform } else { Varying };
+    Ok(match inst.class.opcode {
+        Op::Phi => {
+            let mut s: Option<Shape> = None;
+            for pair in inst.operands.chunks(2) {
+                if let Some(Operand::IdRef(v)) = pair.first() {
+                    // A value of the function not reached yet (a back edge's) adds
+                    // nothing yet; constants and parameters are uniform.
+                    let x = match shapes.get(v) {
+                        Some(x) => *x,
+                        None if facts.types.contains_key(v) && !is_param(facts, *v) => continue,
+                        None => Uniform,
+                    };
+                    s = Some(s.map_or(x, |y| y.join(x)));
+                }
+            }
+            s.unwrap_or(Uniform)
+        }
+        Op::Load => {
+            let ptr = op_id(inst, 0)?;
+            if let Some(b) = p.builtin_of(ptr) {
+                if let Some(r) = inst.result_id {
+                    builtins.insert(r, b);
+                }
+                return Ok(match b {
+                    BuiltIn::GlobalInvocationId | BuiltIn::LocalInvocationId => {
+                        // Only its components are meaningful (CompositeExtract below).
+                        Varying
+                    }
+                    BuiltIn::WorkgroupId
+                    | BuiltIn::NumWorkgroups
+                    | BuiltIn::WorkgroupSize
+                    | BuiltIn::EnqueuedWorkgroupSize
+                    | BuiltIn::GlobalSize
+                    | BuiltIn::GlobalOffset
+                    | BuiltIn::WorkDim => Uniform,
+                    _ => Varying,
+                });
+            }
+            if get(ptr) == Uniform {
+                Uniform
+            } else {
+                Varying
+            }
+        }
+        Op::CompositeExtract => {
+            let src = op_id(inst, 0)?;
+            match (builtins.get(&src), inst.operands.get(1)) {
+                (
+                    Some(BuiltIn::GlobalInvocationId | BuiltIn::LocalInvocationId),
+                    Some(Operand::LiteralBit32(0)),
+                ) => Affine(1),
+                (Some(BuiltIn::GlobalInvocationId | BuiltIn::LocalInvocationId), _) => Uniform,
+                _ => op_shape(0)?.join(Uniform),
+            }
+        }
+        Op::IAdd | Op::ISub => {
+            let (a, b) = (op_shape(0)?.step(), op_shape(1)?.step());
+            let sub = inst.class.opcode == Op::ISub;
+            Shape::from_step(a.zip(b).map(|(x, y)| {
+                if sub {
+                    x.wrapping_sub(y)
+                } else {
+                    x.wrapping_add(y)
+                }
+            }))
+        }
+        Op::IMul => {
+            let (ai, bi) = (op_id(inst, 0)?, op_id(inst, 1)?);
+            match (int_const(p, ai), int_const(p, bi)) {
+                (_, Some(c)) => Shape::from_step(get(ai).step().map(|s| s.wrapping_mul(c))),
+                (Some(c), _) => Shape::from_step(get(bi).step().map(|s| s.wrapping_mul(c))),
+                _ => uniform_or_varying(),
+            }
+        }
+        Op::ShiftLeftLogical => match int_const(p, op_id(inst, 1)?) {
+            Some(c) if get(op_id(inst, 1)?) == Uniform => {
+                let width = inst.result_type.and_then(|t| int_width(p, t)).unwrap_or(64);
+                let c = (c as u32) & (width - 1);
+                Shape::from_step(op_shape(0)?.step().map(|s| s.wrapping_shl(c)))
+            }
+            _ => uniform_or_varying(),
+        },
+        Op::UConvert | Op::SConvert => {
+            let src = op_id(inst, 0)?;
+            let narrowing = match (
+                inst.result_type.and_then(|t| int_width(p, t)),
+                facts.width(src),
+            ) {
+                (Some(d), Some(s)) => d <= s,
+                _ => false,
+            };
+            match get(src) {
+                Affine(s) if narrowing => Affine(s),
+                Uniform => Uniform,
+                _ => Varying,
+            }
+        }
+        Op::PtrAccessChain | Op::InBoundsPtrAccessChain if inst.operands.len() == 2 => {
+            let size = inst
+                .result_type
+                .and_then(|t| p.pointer_type(t).ok())
+                .and_then(|(_, pointee)| crate::layout::layout(p, pointee).ok())
+                .map(|l| l.size as i64);
+            let (b, i) = (op_shape(0)?.step(), op_shape(1)?.step());
+            match size {
+                Some(size) => {
+                    Shape::from_step(b.zip(i).map(|(b, i)| b.wrapping_add(i.wrapping_mul(size))))
+                }
+                None => uniform_or_varying(),
+            }
+        }
+        Op::Bitcast | Op::PtrCastToGeneric | Op::GenericCastToPtr | Op::CopyObject => op_shape(0)?,
+        Op::Variable | Op::FunctionCall => Varying,
+        op if is_atomic(op) => Varying,
+        _ => uniform_or_varying(),
+    })
+}
+
+fn is_param(facts: &Facts, id: Word) -> bool {
+    // Parameters have no defining instruction; `types` holds them beside the results.
+    !facts.p.constants.contains_key(&id) && facts.params.contains(&id)
+}
+
+fn is_atomic(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        AtomicLoad
+            | AtomicExchange
+            | AtomicCompareExchange
+            | AtomicCompareExchangeWeak
+            | AtomicIIncrement
+            | AtomicIDecrement
+            | AtomicIAdd
+            | AtomicISub
+            | AtomicSMin
+            | AtomicUMin
+            | AtomicSMax
+            | AtomicUMax
+            | AtomicAnd
+            | AtomicOr
+            | AtomicXor
+            | AtomicFAddEXT
+            | AtomicFMinEXT
+            | AtomicFMaxEXT
+    )
+}
