@@ -10,6 +10,9 @@
 //! Usage: `ferrite-bench [FILTER]` runs the cases whose name contains FILTER.
 
 mod cl;
+mod compute;
+mod math;
+mod memory;
 
 use cl::{bytes_of, Device, Kernel, Result};
 use std::time::{Duration, Instant};
@@ -114,6 +117,25 @@ fn floats(n: usize, seed: u32) -> Vec<f32> {
         .collect()
 }
 
+/// `n` floats spread evenly over `[lo, hi)`, the same for a given seed on every run.
+fn uniform(n: usize, seed: u32, lo: f32, hi: f32) -> Vec<f32> {
+    let mut s = seed.wrapping_mul(2_654_435_761).max(1);
+    let (lo, span) = (f64::from(lo), f64::from(hi) - f64::from(lo));
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            (lo + span * (f64::from(s) / 4_294_967_296.0)) as f32
+        })
+        .collect()
+}
+
+/// Whether `got` is within `rel * |want| + abs` of `want`.
+fn close(got: f32, want: f64, rel: f64, abs: f64) -> bool {
+    (f64::from(got) - want).abs() <= rel * want.abs() + abs
+}
+
 fn read_f32(d: &Device, b: &cl::Buffer, n: usize) -> Result<Vec<f32>> {
     let mut bytes = vec![0u8; n * 4];
     d.read(b, &mut bytes)?;
@@ -137,6 +159,15 @@ fn expect(ok: bool, what: &str) -> Result<()> {
         Ok(())
     } else {
         Err(format!("wrong result: {what}"))
+    }
+}
+
+/// `expect` for checks run on millions of elements: the message is only made on failure.
+fn expect_with(ok: bool, what: impl FnOnce() -> String) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("wrong result: {}", what()))
     }
 }
 
@@ -422,6 +453,24 @@ const CASES: &[Case] = &[
         prepare: fill,
     },
     Case {
+        area: "mem",
+        kernel: "gather",
+        size: "16M",
+        prepare: memory::gather,
+    },
+    Case {
+        area: "mem",
+        kernel: "strided",
+        size: "16M",
+        prepare: memory::strided,
+    },
+    Case {
+        area: "mem",
+        kernel: "saxpy-float4",
+        size: "16M",
+        prepare: memory::saxpy_float4,
+    },
+    Case {
         area: "compute",
         kernel: "saxpy",
         size: "16M",
@@ -440,6 +489,18 @@ const CASES: &[Case] = &[
         prepare: matmul,
     },
     Case {
+        area: "compute",
+        kernel: "nbody",
+        size: "8K",
+        prepare: compute::nbody,
+    },
+    Case {
+        area: "compute",
+        kernel: "conv5x5",
+        size: "2048x2048",
+        prepare: compute::conv5x5,
+    },
+    Case {
         area: "local",
         kernel: "sgemm-tiled",
         size: "512",
@@ -456,6 +517,48 @@ const CASES: &[Case] = &[
         kernel: "histogram",
         size: "16M",
         prepare: histogram,
+    },
+    Case {
+        area: "math",
+        kernel: "blackscholes",
+        size: "4M",
+        prepare: math::blackscholes,
+    },
+    Case {
+        area: "math",
+        kernel: "exp",
+        size: "16M",
+        prepare: math::exp,
+    },
+    Case {
+        area: "math",
+        kernel: "log",
+        size: "16M",
+        prepare: math::log,
+    },
+    Case {
+        area: "math",
+        kernel: "sin",
+        size: "16M",
+        prepare: math::sin,
+    },
+    Case {
+        area: "math",
+        kernel: "cos",
+        size: "16M",
+        prepare: math::cos,
+    },
+    Case {
+        area: "math",
+        kernel: "pow",
+        size: "16M",
+        prepare: math::pow,
+    },
+    Case {
+        area: "math",
+        kernel: "erf",
+        size: "16M",
+        prepare: math::erf,
     },
 ];
 

@@ -1,0 +1,113 @@
+//! Memory-bound cases beyond straight streams: a gather through a random permutation, a
+//! strided read that touches every element once, and saxpy on `global float4*`. Each
+//! element of `in` holds its own index (exact in `f32` below 2^24), so a load from the wrong
+//! place shows in the host check.
+
+use crate::cl::{bytes_of, Device, Result};
+use crate::{expect, floats, read_f32, Iteration, M16};
+
+const GATHER: &str =
+    "kernel void gather(global const float* in, global const uint* idx, global float* out) {
+    size_t i = get_global_id(0);
+    out[i] = in[idx[i]];
+}";
+
+/// `in[i * stride]` wrapped to the buffer: with an odd stride and a power-of-two length,
+/// `i * stride mod n` visits every element once (the `uint` product may wrap at 2^32,
+/// which `mask` then removes, since 2^32 is a multiple of n).
+const STRIDED: &str = "kernel void strided(global const float* in, global float* out,
+                      uint stride, uint mask) {
+    uint i = get_global_id(0);
+    out[i] = in[(i * stride) & mask];
+}";
+
+const SAXPY4: &str = "kernel void saxpy4(float a, global const float4* x, global float4* y) {
+    size_t i = get_global_id(0);
+    y[i] = a * x[i] + y[i];
+}";
+
+/// Elements whose value is their index.
+fn indices(n: usize) -> Vec<f32> {
+    (0..n).map(|i| i as f32).collect()
+}
+
+/// A random permutation of `0..n` (Fisher–Yates over a xorshift generator).
+fn permutation(n: usize, seed: u64) -> Vec<u32> {
+    let mut p: Vec<u32> = (0..n as u32).collect();
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15).max(1);
+    for i in (1..n).rev() {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        p.swap(i, (s % (i as u64 + 1)) as usize);
+    }
+    p
+}
+
+pub fn gather(d: &Device) -> Result<Iteration<'_>> {
+    let idx = permutation(M16, 31);
+    let bin = d.buffer(M16 * 4, Some(bytes_of(&indices(M16))))?;
+    let bidx = d.buffer(M16 * 4, Some(bytes_of(&idx)))?;
+    let bout = d.buffer(M16 * 4, None)?;
+    let p = d.program_from_source(GATHER, "")?;
+    let k = p.kernel("gather")?;
+    k.buf(0, &bin)?.buf(1, &bidx)?.buf(2, &bout)?;
+    d.enqueue(&k, &[M16], None)?;
+    let out = read_f32(d, &bout, M16)?;
+    expect(out.iter().zip(&idx).all(|(o, &j)| *o == j as f32), "gather")?;
+    Ok(Box::new(move || {
+        let _keep = (&p, &bin, &bidx, &bout);
+        d.enqueue(&k, &[M16], None)?;
+        d.finish()
+    }))
+}
+
+pub fn strided(d: &Device) -> Result<Iteration<'_>> {
+    // 4097 floats apart: every read lands on another page.
+    const STRIDE: u32 = 4097;
+    let mask = M16 as u32 - 1;
+    let bin = d.buffer(M16 * 4, Some(bytes_of(&indices(M16))))?;
+    let bout = d.buffer(M16 * 4, None)?;
+    let p = d.program_from_source(STRIDED, "")?;
+    let k = p.kernel("strided")?;
+    k.buf(0, &bin)?
+        .buf(1, &bout)?
+        .arg(2, &STRIDE)?
+        .arg(3, &mask)?;
+    d.enqueue(&k, &[M16], None)?;
+    let out = read_f32(d, &bout, M16)?;
+    expect(
+        out.iter()
+            .enumerate()
+            .all(|(i, o)| *o == ((i as u32).wrapping_mul(STRIDE) & mask) as f32),
+        "strided",
+    )?;
+    Ok(Box::new(move || {
+        let _keep = (&p, &bin, &bout);
+        d.enqueue(&k, &[M16], None)?;
+        d.finish()
+    }))
+}
+
+/// saxpy over 16M floats as 4M `float4`s.
+pub fn saxpy_float4(d: &Device) -> Result<Iteration<'_>> {
+    let (x, y) = (floats(M16, 41), floats(M16, 42));
+    let bx = d.buffer(M16 * 4, Some(bytes_of(&x)))?;
+    let by = d.buffer(M16 * 4, Some(bytes_of(&y)))?;
+    let p = d.program_from_source(SAXPY4, "")?;
+    let k = p.kernel("saxpy4")?;
+    k.arg(0, &2.0f32)?.buf(1, &bx)?.buf(2, &by)?;
+    d.enqueue(&k, &[M16 / 4], None)?;
+    let out = read_f32(d, &by, M16)?;
+    expect(
+        out.iter()
+            .zip(x.iter().zip(&y))
+            .all(|(o, (x, y))| (o - (2.0 * x + y)).abs() <= 1e-4 * o.abs().max(1.0)),
+        "saxpy-float4",
+    )?;
+    Ok(Box::new(move || {
+        let _keep = (&p, &bx, &by);
+        d.enqueue(&k, &[M16 / 4], None)?;
+        d.finish()
+    }))
+}
