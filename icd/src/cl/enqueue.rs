@@ -569,6 +569,16 @@ unsafe fn nd_range(
             slice(local_work_size, dims),
         )
     };
+    // CL_INVALID_GLOBAL_WORK_SIZE if any of the values specified in global_work_size[0], ...
+    // global_work_size[work_dim - 1] exceed the maximum value representable by size_t on the
+    // device on which the kernel-instance will be enqueued.
+    // Each value is a size_t already; what can exceed size_t is the NDRange they span: the
+    // number of work-items (and get_global_linear_id) must be a size_t too. A range of
+    // 2^22 x 2^22 x 2^22 work-items wraps to 0 in 64 bits and would run for ever.
+    if !gws.contains(&0) {
+        let total = gws.iter().try_fold(1usize, |n, &g| n.checked_mul(g));
+        check(total.is_some(), CL_INVALID_GLOBAL_WORK_SIZE)?;
+    }
     let mut range = NdRange {
         work_dim,
         global_offset: [0; 3],
