@@ -463,6 +463,55 @@ fn global_size_overflowing_size_t() {
     assert_eq!(b.read::<i32>(&env.queue, 64), vec![1; 64]);
 }
 
+/// The geometry is checked before the arguments: `work_dim` 0 with no argument set is
+/// `CL_INVALID_WORK_DIMENSION` (what PoCL and Intel's CPU runtime return), and a valid range
+/// with an unset argument is `CL_INVALID_KERNEL_ARGS`. The queue runs the kernel afterwards.
+#[test]
+fn work_dim_checked_before_kernel_args() {
+    let env = Env::new();
+    let p = env.build(SIMPLE, "");
+    let k = p.kernel("touch");
+    let q = env.queue.raw();
+    let enqueue = |dim: u32, global: *const usize| {
+        // SAFETY: `global` holds at least `dim` values (or is NULL); no events.
+        unsafe {
+            clEnqueueNDRangeKernel(
+                q,
+                k.raw(),
+                dim,
+                ptr::null(),
+                global,
+                ptr::null(),
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
+        }
+    };
+    let g4 = [16usize, 1, 1, 1];
+    let max_dims: cl_uint = device_get(CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS);
+    expect_code(
+        enqueue(0, g4.as_ptr()),
+        CL_INVALID_WORK_DIMENSION,
+        "work_dim 0, argument 0 not set",
+    );
+    expect_code(
+        enqueue(max_dims + 1, g4.as_ptr()),
+        CL_INVALID_WORK_DIMENSION,
+        "work_dim above the maximum, argument 0 not set",
+    );
+    expect_code(
+        enqueue(1, g4.as_ptr()),
+        CL_INVALID_KERNEL_ARGS,
+        "a valid range, argument 0 not set",
+    );
+    let b = env.buffer_zeroed::<i32>(16);
+    k.buf(0, &b);
+    check(enqueue(1, g4.as_ptr()), "clEnqueueNDRangeKernel");
+    env.queue.finish();
+    assert_eq!(b.read::<i32>(&env.queue, 16), vec![1; 16]);
+}
+
 #[test]
 fn zero_global_size_is_a_no_op() {
     // OpenCL 3.0, clEnqueueNDRangeKernel: "If global_work_size is NULL, or the value in any
@@ -567,6 +616,11 @@ fn suggested_local_work_size() {
         call(k.raw(), 1, [10usize].as_ptr(), local.as_mut_ptr()),
         CL_INVALID_KERNEL_ARGS,
         "arguments not set",
+    );
+    expect_code(
+        call(k.raw(), 0, [10usize].as_ptr(), local.as_mut_ptr()),
+        CL_INVALID_WORK_DIMENSION,
+        "work_dim 0, arguments not set",
     );
     k.buf(0, &out);
     for global in [[1000usize, 1, 1], [97, 1, 1], [40, 30, 1], [6, 10, 12]] {
