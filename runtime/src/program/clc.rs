@@ -33,9 +33,7 @@
 //! we cannot see (`-I`, headers) is not cached.
 
 use std::hash::{Hash, Hasher};
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// OpenCL C extensions the device supports; their macros are defined for every compile.
@@ -469,25 +467,12 @@ impl Drop for ScratchDir {
     }
 }
 
-/// Run a program with `stdin` as its input; returns (success, stderr + stdout).
+/// Run a program with `stdin` as its input, within the limits of [`super::tool`]; returns
+/// (success, its log: how it ended unless it exited, then stderr and stdout).
 fn run_tool(program: &str, args: &[String], stdin: &[u8]) -> Result<(bool, String), ClcError> {
-    let mut child = Command::new(program)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| ClcError::CompilerNotAvailable(format!("cannot run {program}: {e}")))?;
-    if let Some(mut input) = child.stdin.take() {
-        // A compiler that exits early closes its stdin; its diagnostics say why.
-        let _ = input.write_all(stdin);
-    }
-    let out = child
-        .wait_with_output()
-        .map_err(|e| ClcError::CompilerNotAvailable(format!("{program} failed: {e}")))?;
-    let mut log = String::from_utf8_lossy(&out.stderr).into_owned();
-    log.push_str(&String::from_utf8_lossy(&out.stdout));
-    Ok((out.status.success(), log))
+    let run =
+        super::tool::run(program, args, stdin).map_err(|e| ClcError::CompilerNotAvailable(e.0))?;
+    Ok((run.success(), run.log))
 }
 
 fn cache_dir() -> Option<PathBuf> {
@@ -683,6 +668,7 @@ fn store_in_cache(path: &Path, spirv: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::process::Command;
 
     #[test]
     fn splits_like_a_shell() {
