@@ -468,10 +468,16 @@ impl Drop for ScratchDir {
 }
 
 /// Run a program with `stdin` as its input, within the limits of [`super::tool`]; returns
-/// (success, its log: how it ended unless it exited, then stderr and stdout).
-fn run_tool(program: &str, args: &[String], stdin: &[u8]) -> Result<(bool, String), ClcError> {
-    let run =
-        super::tool::run(program, args, stdin).map_err(|e| ClcError::CompilerNotAvailable(e.0))?;
+/// (success, its log: how it ended unless it exited, then stderr and stdout). Long argument
+/// lists (a 200 KB `-D`) go through a response file in `scratch`.
+fn run_tool(
+    program: &str,
+    args: &[String],
+    stdin: &[u8],
+    scratch: &Path,
+) -> Result<(bool, String), ClcError> {
+    let run = super::tool::run(program, args, stdin, Some(scratch))
+        .map_err(|e| ClcError::CompilerNotAvailable(e.0))?;
     Ok((run.success(), run.log))
 }
 
@@ -567,7 +573,7 @@ pub fn compile_with(
     }
 
     let input = source_prelude() + source;
-    let (ok, mut log) = run_tool(&clang, &clang_args, input.as_bytes())?;
+    let (ok, mut log) = run_tool(&clang, &clang_args, input.as_bytes(), &scratch.0)?;
     if !ok {
         return Ok(ClcOutput { spirv: None, log });
     }
@@ -582,7 +588,7 @@ pub fn compile_with(
         ];
         // opt-15 is an optimisation: when it is missing or fails, the module it was given
         // is still correct input for llvm-spirv.
-        match run_tool(&opt, &opt_args, &[]) {
+        match run_tool(&opt, &opt_args, &[], &scratch.0) {
             Ok((true, _)) => translate_input = optimised,
             Ok((false, opt_log)) => {
                 log.push_str("warning: the optimiser failed, using the unoptimised module:\n");
@@ -612,7 +618,7 @@ pub fn compile_with(
             "-o".to_string(),
             spv.display().to_string(),
         ]);
-        run_tool(&llvm_spirv, &args, &[])
+        run_tool(&llvm_spirv, &args, &[], &scratch.0)
     };
     let (mut ok, spirv_log) = translate(&translate_input)?;
     if !ok && translate_input != bitcode {

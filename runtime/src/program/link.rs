@@ -124,7 +124,7 @@ pub fn link(modules: &[&[u8]], library: bool, scratch: &Path) -> LinkResult {
     args.push("-o".into());
     args.push(out_path.display().to_string());
     // The same time and memory limits as the compiler's programs (`tool.rs`).
-    let run = super::tool::run(&tool, &args, &[]).map_err(|e| e.0)?;
+    let run = super::tool::run(&tool, &args, &[], None).map_err(|e| e.0)?;
     if !run.success() {
         return Err(run.log);
     }

@@ -10,9 +10,14 @@
 //!   in MiB; 0 lifts it), set between `fork` and `exec`;
 //! - ends in a [`ToolRun`] whose [`ToolRun::log`] is its stderr and stdout, preceded by a
 //!   line naming the signal that killed it or the time limit it hit.
+//!
+//! Arguments longer than the kernel takes for one `exec` (128 KiB per argument, about
+//! 2 MiB in all, shared with the environment) go through a response file (`@file`), which
+//! clang and LLVM's tools read: a 200 KB `-D` option is a normal build.
 
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -20,6 +25,9 @@ use std::time::{Duration, Instant};
 const DEFAULT_TIMEOUT_S: u64 = 120;
 /// Default address-space limit of one compiler run, in MiB.
 const DEFAULT_MEMORY_MB: u64 = 4096;
+/// Arguments totalling more than this many bytes go through a response file. Linux takes
+/// 128 KiB per argument and about 2 MiB for all arguments and the environment together.
+const MAX_INLINE_ARGS: usize = 32 * 1024;
 
 /// How a compiler run ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -89,6 +97,42 @@ fn signal_name(sig: i32) -> String {
     format!("signal {sig} ({name})")
 }
 
+/// Quote one argument for a response file (GNU tokenisation, as clang reads it on Linux):
+/// every character that would split or quote is escaped with a backslash.
+fn quote_response_arg(arg: &str, out: &mut String) {
+    for c in arg.chars() {
+        if c.is_whitespace() || matches!(c, '\\' | '"' | '\'') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+}
+
+/// The arguments to pass: `args` themselves, or `@file` naming a response file written in
+/// `scratch` when they are too long for `exec`.
+fn command_line(program: &str, args: &[String], scratch: &Path) -> Result<Vec<String>, SpawnError> {
+    let total: usize = args.iter().map(|a| a.len() + 1).sum();
+    if total <= MAX_INLINE_ARGS {
+        return Ok(args.to_vec());
+    }
+    let mut text = String::with_capacity(total + total / 8);
+    for a in args {
+        quote_response_arg(a, &mut text);
+        text.push('\n');
+    }
+    let name = Path::new(program)
+        .file_name()
+        .map_or_else(|| "tool".into(), |n| n.to_string_lossy().into_owned());
+    let path = scratch.join(format!("{name}.rsp"));
+    std::fs::write(&path, text).map_err(|e| {
+        SpawnError(format!(
+            "cannot write the response file {}: {e}",
+            path.display()
+        ))
+    })?;
+    Ok(vec![format!("@{}", path.display())])
+}
+
 fn read_all(mut r: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
     std::thread::spawn(move || {
         let mut buf = Vec::new();
@@ -125,11 +169,22 @@ fn wait_until(child: &mut Child, limit: Duration) -> std::io::Result<Option<Exit
 }
 
 /// Run `program` with `args` and `stdin` as its input, within the time and memory limits.
-pub fn run(program: &str, args: &[String], stdin: &[u8]) -> Result<ToolRun, SpawnError> {
+/// With `response_dir`, long argument lists go through a response file written there (for
+/// programs that read `@file`: clang and LLVM's tools, not SPIRV-Tools).
+pub fn run(
+    program: &str,
+    args: &[String],
+    stdin: &[u8],
+    response_dir: Option<&Path>,
+) -> Result<ToolRun, SpawnError> {
+    let argv = match response_dir {
+        Some(dir) => command_line(program, args, dir)?,
+        None => args.to_vec(),
+    };
     let limit = timeout();
     let memory = memory_limit();
     let mut cmd = Command::new(program);
-    cmd.args(args)
+    cmd.args(&argv)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -225,8 +280,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn response_file_quoting() {
+        let mut s = String::new();
+        quote_response_arg("-DX=\"a b\"\\c'd", &mut s);
+        assert_eq!(s, "-DX=\\\"a\\ b\\\"\\\\c\\'d");
+    }
+
+    #[test]
     fn reports_signals_and_exit_codes() {
-        let sh = |script: &str| run("sh", &["-c".into(), script.into()], &[]).expect("sh runs");
+        let sh =
+            |script: &str| run("sh", &["-c".into(), script.into()], &[], None).expect("sh runs");
         let crashed = sh("kill -SEGV $$");
         assert_eq!(crashed.ending, Ending::Signalled(libc::SIGSEGV));
         assert!(crashed.log.contains("SIGSEGV"), "{}", crashed.log);
@@ -236,5 +299,19 @@ mod tests {
         let ok = sh("echo hello");
         assert!(ok.success());
         assert_eq!(ok.log, "hello\n");
+    }
+
+    #[test]
+    fn long_arguments_go_through_a_response_file() {
+        let dir = std::env::temp_dir().join(format!("ferrite-tool-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch directory");
+        let long = format!("-DBIG={}", "x".repeat(200_000));
+        let argv = command_line("clang-15", &[long.clone(), "a b".into()], &dir)
+            .expect("response file written");
+        assert_eq!(argv.len(), 1);
+        let file = argv[0].strip_prefix('@').expect("@file");
+        let text = std::fs::read_to_string(file).expect("response file");
+        assert_eq!(text, format!("{long}\na\\ b\n"));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
