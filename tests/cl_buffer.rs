@@ -1047,3 +1047,126 @@ fn use_host_ptr_destructor_frees_host_memory_safely() {
         .unwrap()
         .contains(&2001)));
 }
+
+/// The process's resident memory in bytes (`/proc/self/statm`), if Linux says.
+fn resident_bytes() -> Option<usize> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: usize = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
+/// Blocking read of `n` bytes at `offset`.
+fn read_at(q: &Queue, b: &Buffer, offset: usize, n: usize) -> Vec<u8> {
+    let mut out = vec![0u8; n];
+    // SAFETY: `out` has room for `n` bytes; the read is blocking.
+    let rc = unsafe {
+        clEnqueueReadBuffer(
+            q.raw(),
+            b.raw(),
+            CL_TRUE,
+            offset,
+            n,
+            out.as_mut_ptr().cast(),
+            0,
+            ptr::null(),
+            ptr::null_mut(),
+        )
+    };
+    check(rc, "clEnqueueReadBuffer");
+    out
+}
+
+/// A 1 GiB buffer is not committed at creation (it took 1 to 4 s and the whole GiB when
+/// Ferrite zeroed it eagerly; PoCL 0.1 ms): creating it leaves the resident memory of the
+/// process far below a GiB larger. It reads as zeros, and writes, a sub-buffer near its
+/// end, a kernel on that sub-buffer and a map all work; large `CL_MEM_COPY_HOST_PTR` and
+/// `CL_MEM_USE_HOST_PTR` buffers keep their contents.
+#[test]
+fn large_buffers_are_committed_lazily() {
+    let env = Env::new();
+    let max: cl_ulong = device_get(CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+    let size = (1usize << 30).min(max as usize);
+    let before = resident_bytes();
+    let big = Buffer::new(&env.ctx, CL_MEM_READ_WRITE, size);
+    let after = resident_bytes();
+    if let (Some(before), Some(after)) = (before, after) {
+        // Other tests of this binary run beside this one: allow them half a GiB.
+        spec_check(
+            after.saturating_sub(before) < size / 2,
+            &format!(
+                "creating a {size}-byte buffer made {} MiB resident",
+                after.saturating_sub(before) >> 20
+            ),
+        );
+    }
+    // Untouched, it reads as zeros: at the start, in the middle and at the end.
+    for offset in [0, size / 2, size - 4096] {
+        assert!(
+            read_at(&env.queue, &big, offset, 4096)
+                .iter()
+                .all(|&b| b == 0),
+            "4 KiB at {offset} of a new buffer"
+        );
+    }
+    big.write(&env.queue, size - 8, &[7u8; 8]);
+    big.write(&env.queue, 0, &[9u8; 8]);
+    assert_eq!(
+        read_at(&env.queue, &big, size - 16, 16),
+        [[0u8; 8], [7; 8]].concat()
+    );
+    assert_eq!(read_at(&env.queue, &big, 0, 8), [9u8; 8]);
+    // A sub-buffer of the last MiB, scaled by a kernel.
+    let mib = 1usize << 20;
+    let region = cl_buffer_region {
+        origin: size - mib,
+        size: mib,
+    };
+    let mut rc = 0;
+    // SAFETY: a live buffer and a cl_buffer_region for CL_BUFFER_CREATE_TYPE_REGION.
+    let sub = Buffer(unsafe {
+        clCreateSubBuffer(
+            big.raw(),
+            CL_MEM_READ_WRITE,
+            CL_BUFFER_CREATE_TYPE_REGION,
+            (&region as *const cl_buffer_region).cast(),
+            &mut rc,
+        )
+    });
+    check(rc, "clCreateSubBuffer of the last MiB");
+    let words: Vec<u32> = (0..(mib / 4) as u32).collect();
+    sub.write(&env.queue, 0, &words);
+    scale(&env, &sub, mib / 4, 3, 1);
+    let got: Vec<u32> = pod_vec(&read_at(&env.queue, &big, size - mib, mib));
+    assert!(got.iter().enumerate().all(|(i, &v)| v == i as u32 * 3 + 1));
+    // A map in the middle.
+    let p = map(&env.queue, &big, CL_MAP_WRITE, size / 2, 4096);
+    // SAFETY: the map covers 4096 writable bytes until the unmap.
+    unsafe { std::ptr::write_bytes(p.cast::<u8>(), 5, 4096) };
+    unmap(&env.queue, &big, p);
+    assert_eq!(read_at(&env.queue, &big, size / 2, 4096), vec![5u8; 4096]);
+    drop(sub);
+    drop(big);
+
+    // Large buffers from host memory keep their contents.
+    let n = 4 * mib;
+    let data: Vec<u8> = (0..n).map(|i| (i * 7 % 251) as u8).collect();
+    let copied = Buffer::from_slice(&env.ctx, CL_MEM_READ_WRITE, &data);
+    assert!(
+        read_at(&env.queue, &copied, 0, n) == data,
+        "CL_MEM_COPY_HOST_PTR"
+    );
+    let mut host = data.clone();
+    let used = Buffer::try_new(
+        &env.ctx,
+        CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+        n,
+        host.as_mut_ptr().cast(),
+    )
+    .expect("clCreateBuffer(USE_HOST_PTR)");
+    assert!(
+        read_at(&env.queue, &used, 0, n) == data,
+        "CL_MEM_USE_HOST_PTR"
+    );
+    drop(used);
+    drop(host);
+}

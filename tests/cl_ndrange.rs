@@ -386,6 +386,132 @@ fn enqueue_errors() {
     expect_code(rc, CL_INVALID_CONTEXT, "kernel of another context");
 }
 
+/// A range whose work-item count does not fit in `size_t` is refused, not run: 2^22 x 2^22 x
+/// 2^22 = 2^66 work-items wraps to 0 in 64 bits (it used to be accepted and run for ever).
+/// The queue stays usable after each refusal.
+#[test]
+fn global_size_overflowing_size_t() {
+    let env = Env::new();
+    let p = env.build(SIMPLE, "");
+    let k = p.kernel("touch");
+    let b = env.buffer_zeroed::<i32>(64);
+    k.buf(0, &b);
+    let q = env.queue.raw();
+    let enqueue = |dim: u32, offset: *const usize, global: *const usize, local: *const usize| {
+        // SAFETY: the arrays hold at least `dim` values (or are NULL); no events.
+        unsafe {
+            clEnqueueNDRangeKernel(
+                q,
+                k.raw(),
+                dim,
+                offset,
+                global,
+                local,
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
+        }
+    };
+    // CL_INVALID_GLOBAL_WORK_SIZE if any of the values specified in global_work_size[0], ...
+    // global_work_size[work_dim - 1] exceed the maximum value representable by size_t on the
+    // device on which the kernel-instance will be enqueued.
+    let huge = [1usize << 22; 3];
+    let ones = [1usize; 3];
+    expect_code(
+        enqueue(3, ptr::null(), huge.as_ptr(), ptr::null()),
+        CL_INVALID_GLOBAL_WORK_SIZE,
+        "2^22 x 2^22 x 2^22 work-items, NULL local size",
+    );
+    expect_code(
+        enqueue(3, ptr::null(), huge.as_ptr(), ones.as_ptr()),
+        CL_INVALID_GLOBAL_WORK_SIZE,
+        "2^22 x 2^22 x 2^22 work-items in groups of 1",
+    );
+    let wide = [usize::MAX, 2];
+    expect_code(
+        enqueue(2, ptr::null(), wide.as_ptr(), ptr::null()),
+        CL_INVALID_GLOBAL_WORK_SIZE,
+        "SIZE_MAX x 2 work-items",
+    );
+    // CL_INVALID_GLOBAL_OFFSET if the value specified in global_work_size + the corresponding
+    // values in global_work_offset for any dimensions is greater than the maximum value
+    // representable by size_t: here in the third dimension.
+    let g3 = [4usize, 4, 4];
+    let o3 = [0usize, 0, usize::MAX - 1];
+    if strict() {
+        expect_code(
+            enqueue(3, o3.as_ptr(), g3.as_ptr(), ptr::null()),
+            CL_INVALID_GLOBAL_OFFSET,
+            "offset + size overflowing size_t in dimension 2",
+        );
+    }
+    // A dimension of 0 makes the command succeed trivially, however large the others are.
+    let empty = [0usize, 1 << 40, 1 << 40];
+    spec_code(
+        enqueue(3, ptr::null(), empty.as_ptr(), ptr::null()),
+        CL_SUCCESS,
+        "0 x 2^40 x 2^40 work-items",
+    );
+    // The queue still runs kernels.
+    let g = [64usize];
+    check(
+        enqueue(1, ptr::null(), g.as_ptr(), ptr::null()),
+        "clEnqueueNDRangeKernel after the refusals",
+    );
+    env.queue.finish();
+    assert_eq!(b.read::<i32>(&env.queue, 64), vec![1; 64]);
+}
+
+/// The geometry is checked before the arguments: `work_dim` 0 with no argument set is
+/// `CL_INVALID_WORK_DIMENSION` (what PoCL and Intel's CPU runtime return), and a valid range
+/// with an unset argument is `CL_INVALID_KERNEL_ARGS`. The queue runs the kernel afterwards.
+#[test]
+fn work_dim_checked_before_kernel_args() {
+    let env = Env::new();
+    let p = env.build(SIMPLE, "");
+    let k = p.kernel("touch");
+    let q = env.queue.raw();
+    let enqueue = |dim: u32, global: *const usize| {
+        // SAFETY: `global` holds at least `dim` values (or is NULL); no events.
+        unsafe {
+            clEnqueueNDRangeKernel(
+                q,
+                k.raw(),
+                dim,
+                ptr::null(),
+                global,
+                ptr::null(),
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
+        }
+    };
+    let g4 = [16usize, 1, 1, 1];
+    let max_dims: cl_uint = device_get(CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS);
+    expect_code(
+        enqueue(0, g4.as_ptr()),
+        CL_INVALID_WORK_DIMENSION,
+        "work_dim 0, argument 0 not set",
+    );
+    expect_code(
+        enqueue(max_dims + 1, g4.as_ptr()),
+        CL_INVALID_WORK_DIMENSION,
+        "work_dim above the maximum, argument 0 not set",
+    );
+    expect_code(
+        enqueue(1, g4.as_ptr()),
+        CL_INVALID_KERNEL_ARGS,
+        "a valid range, argument 0 not set",
+    );
+    let b = env.buffer_zeroed::<i32>(16);
+    k.buf(0, &b);
+    check(enqueue(1, g4.as_ptr()), "clEnqueueNDRangeKernel");
+    env.queue.finish();
+    assert_eq!(b.read::<i32>(&env.queue, 16), vec![1; 16]);
+}
+
 #[test]
 fn zero_global_size_is_a_no_op() {
     // OpenCL 3.0, clEnqueueNDRangeKernel: "If global_work_size is NULL, or the value in any
@@ -490,6 +616,11 @@ fn suggested_local_work_size() {
         call(k.raw(), 1, [10usize].as_ptr(), local.as_mut_ptr()),
         CL_INVALID_KERNEL_ARGS,
         "arguments not set",
+    );
+    expect_code(
+        call(k.raw(), 0, [10usize].as_ptr(), local.as_mut_ptr()),
+        CL_INVALID_WORK_DIMENSION,
+        "work_dim 0, arguments not set",
     );
     k.buf(0, &out);
     for global in [[1000usize, 1, 1], [97, 1, 1], [40, 30, 1], [6, 10, 12]] {

@@ -243,6 +243,42 @@ __kernel void k(__global int *out) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A 200 KB `-D` option (longer than Linux lets one `exec` argument be) builds like a short
+/// one, and the macro arrives whole: the kernel stores its length. PoCL builds it; Ferrite
+/// gave CL_COMPILER_NOT_AVAILABLE before it passed long option lists to clang in a response
+/// file. Spaces and quotes in other definitions survive the trip.
+#[test]
+fn very_long_define_option() {
+    let env = Env::new();
+    let src = r#"
+#define STR(x) #x
+#define XSTR(x) STR(x)
+__kernel void k(__global ulong *out) {
+    out[0] = sizeof(XSTR(PAD)) - 1;
+    out[1] = sizeof(GREETING) - 1;
+    out[2] = TWO TIMES THREE;
+}
+"#;
+    // A source of its own each run, so Ferrite's cache of compiled programs cannot answer
+    // for the compiler.
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let src = format!("// run {} {stamp}\n{src}", std::process::id());
+    let pad = "x".repeat(200_000);
+    let opts = format!("-DPAD={pad} -D GREETING='\"a b\\\\c\"' -DTWO=2 '-DTIMES=*' -DTHREE=3");
+    let p = match build_source(&env.ctx, &src, &opts) {
+        Ok(p) => p,
+        Err((rc, log)) => panic!("a 200 KB -D option: {} ({rc}), log:\n{log}", error_name(rc)),
+    };
+    let out = env.buffer_zeroed::<u64>(3);
+    let k = p.kernel("k");
+    k.buf(0, &out);
+    run_1d(&env.queue, &k, 1, None);
+    // GREETING is the C literal "a b\\c": 5 characters, one of them a backslash.
+    assert_eq!(out.read::<u64>(&env.queue, 3), vec![200_000, 5, 6]);
+}
+
 #[test]
 fn invalid_build_options() {
     let env = Env::new();

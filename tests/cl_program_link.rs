@@ -306,6 +306,42 @@ fn executable_binaries_round_trip() {
     assert_eq!(total, 0);
 }
 
+/// A binary cut short is refused by `clCreateProgramWithBinary` itself: the call returns
+/// `CL_INVALID_BINARY` and `binary_status` says so (the "Ferrite" header only, a word or a
+/// byte short, half of it, a cut inside the header). The context builds the whole binary
+/// afterwards. (Other drivers' binaries are opaque: only Ferrite's cut points are checked.)
+#[test]
+fn truncated_binaries_are_refused_at_creation() {
+    let env = Env::new();
+    let src = "kernel void twice(global int *a) { a[get_global_id(0)] *= 2; }";
+    let p = build(&env.ctx, src, "");
+    let bin = binary_of(&p);
+    let len = bin.len();
+    assert!(len > 64, "a binary of {len} bytes");
+    let cuts = if is_ferrite() {
+        vec![10, 24, 44, len / 2 / 4 * 4, len - 8, len - 4, len - 1]
+    } else {
+        vec![len / 2]
+    };
+    for cut in cuts {
+        let err = from_binary(&env, &bin[..cut]).err();
+        spec_check(
+            err == Some((CL_INVALID_BINARY, CL_INVALID_BINARY)),
+            &format!(
+                "the first {cut} of {len} bytes: expected CL_INVALID_BINARY (code and status), \
+                 got {err:?}"
+            ),
+        );
+    }
+    let whole = from_binary(&env, &bin).expect("clCreateProgramWithBinary of the whole binary");
+    whole.build("").expect("build from binary");
+    let b = env.buffer_from(&[5i32, 6]);
+    let k = whole.kernel("twice");
+    k.buf(0, &b);
+    run_1d(&env.queue, &k, 2, None);
+    assert_eq!(b.read::<i32>(&env.queue, 2), vec![10, 12]);
+}
+
 /// A kernel with two specialization constants (SpecId 1: int, SpecId 2: bool), as
 /// SPIR-V assembly.
 const SPEC_ASM: &str = r#"

@@ -320,3 +320,60 @@ __kernel void k(__global int *out, __local int *dyn) {
     let rc = enqueue_nd(&env.queue, &k, None, &[64], Some(&[64])).err();
     assert_eq!(rc, Some(CL_OUT_OF_RESOURCES), "too much local memory");
 }
+
+/// 512 KiB of local memory per work-group (what PoCL reports; reikna's transpose needs more
+/// than 64 KiB): a kernel fills 256 KiB through a `__local` pointer argument and reads it
+/// back across work-items, then the whole `CL_DEVICE_LOCAL_MEM_SIZE`; one byte over it is
+/// `CL_OUT_OF_RESOURCES` and the queue goes on running kernels.
+#[test]
+fn large_local_memory_through_a_pointer_argument() {
+    let env = Env::new();
+    let max = device_get::<cl_ulong>(CL_DEVICE_LOCAL_MEM_SIZE) as usize;
+    spec_check(
+        max >= 512 * 1024,
+        &format!("CL_DEVICE_LOCAL_MEM_SIZE {max} is below PoCL's 512 KiB"),
+    );
+    let src = r#"
+__kernel void k(__global uint *out, __local uint *s, uint n) {
+    uint l = get_local_id(0), ls = get_local_size(0);
+    for (uint i = l; i < n; i += ls) s[i] = i * 3u + (uint)get_group_id(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint sum = 0;
+    for (uint i = ls - 1 - l; i < n; i += ls) sum += s[i];
+    out[get_global_id(0)] = sum;
+}
+"#;
+    let k = env.build(src, "").kernel("k");
+    let (groups, local) = (4usize, 64usize);
+    let out = env.buffer_zeroed::<u32>(groups * local);
+    k.buf(0, &out);
+    let run = |bytes: usize| -> Result<(), cl_int> {
+        let n = (bytes / 4) as u32;
+        k.local(1, bytes).arg(2, &n);
+        enqueue_nd(&env.queue, &k, None, &[groups * local], Some(&[local]))?;
+        let got: Vec<u32> = out.read(&env.queue, groups * local);
+        for g in 0..groups {
+            for l in 0..local {
+                let expected = (local - 1 - l..n as usize)
+                    .step_by(local)
+                    .fold(0u32, |a, i| a.wrapping_add(i as u32 * 3 + g as u32));
+                assert_eq!(
+                    got[g * local + l],
+                    expected,
+                    "{bytes} bytes: group {g} item {l}"
+                );
+            }
+        }
+        Ok(())
+    };
+    run(256 * 1024).expect("a kernel with 256 KiB of __local memory");
+    // The kernel has no __local variables of its own: all of the device's local memory may
+    // go to the argument.
+    run(max).expect("a kernel with all of CL_DEVICE_LOCAL_MEM_SIZE as a __local argument");
+    expect_code(
+        run(max + 4).err().unwrap_or(CL_SUCCESS),
+        CL_OUT_OF_RESOURCES,
+        "a __local argument 4 bytes over CL_DEVICE_LOCAL_MEM_SIZE",
+    );
+    run(256 * 1024).expect("256 KiB again after the refusal");
+}

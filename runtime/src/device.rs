@@ -14,8 +14,11 @@ use std::sync::{Arc, OnceLock};
 pub const MAX_WORK_GROUP_SIZE: usize = 4096;
 /// Largest local size per dimension.
 pub const MAX_WORK_ITEM_SIZES: [usize; 3] = [4096, 4096, 4096];
-/// Local memory per work-group (a host allocation, so `CL_GLOBAL` type).
-pub const LOCAL_MEM_SIZE: usize = 64 * 1024;
+/// Local memory per work-group (a host allocation, so `CL_GLOBAL` type): 512 KiB, as PoCL
+/// reports. Each worker's local arena (`executor.rs`) grows to what a launch needs, so the
+/// limit costs nothing until a kernel uses it; 64 KiB was too little for reikna's transpose
+/// (a 64 x 64 tile of 16-byte elements is 64 KiB before anything else).
+pub const LOCAL_MEM_SIZE: usize = 512 * 1024;
 /// Alignment of every buffer allocation, in bytes (`CL_DEVICE_MEM_BASE_ADDR_ALIGN` is in
 /// bits). 128 covers the largest OpenCL type (`long16`/`double16`).
 pub const MEM_BASE_ADDR_ALIGN: usize = 128;

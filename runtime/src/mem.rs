@@ -1,6 +1,8 @@
 //! Memory objects. Device memory is host memory: a buffer is an aligned host allocation
 //! ([`buffer::AlignedBuf`]), or the application's own memory for `CL_MEM_USE_HOST_PTR`
-//! (zero-copy); maps return pointers into it.
+//! (zero-copy); maps return pointers into it. Allocations of 1 MiB and more are mapped
+//! pages the kernel zero-fills on first touch ([`pages`]), so a large buffer costs nothing
+//! until it is used.
 //!
 //! Destructor callbacks run in reverse order of registration when the object is really
 //! dropped — after the application released it *and* every pending command using it has
@@ -13,6 +15,7 @@
 
 pub mod buffer;
 pub mod intel_usm;
+pub mod pages;
 pub mod rect;
 pub mod svm;
 

@@ -17,6 +17,7 @@
 pub mod binary;
 pub mod clc;
 pub mod link;
+pub mod tool;
 
 use crate::api::{api_type, ApiObject, ObjectType};
 use crate::context::Context;

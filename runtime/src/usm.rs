@@ -136,8 +136,8 @@ fn alloc_with(
     let align = align.max(MEM_BASE_ADDR_ALIGN);
     let layout = Layout::from_size_align(size, align)
         .map_err(|_| Error::MemObjectAllocationFailure { size })?;
-    // SAFETY: the layout has a non-zero size (checked above).
-    let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+    // Large ones are untouched pages until used (`mem/pages.rs`).
+    let ptr = crate::mem::pages::alloc_zeroed(layout);
     if ptr.is_null() {
         return Err(Error::MemObjectAllocationFailure { size });
     }
@@ -175,10 +175,10 @@ pub fn free_if(base: usize, pred: impl FnOnce(&Allocation) -> bool) -> Result<Al
     }
     .ok_or(Error::InvalidValue("not the base of a live allocation"))?;
     if let Some(layout) = a.layout() {
-        // SAFETY: `a` was in the map, so `base` came from `alloc_zeroed` with this layout
-        // (same size and alignment) and has not been freed: we just removed the only
+        // SAFETY: `a` was in the map, so `base` came from `pages::alloc_zeroed` with this
+        // layout (same size and alignment) and has not been freed: we just removed the only
         // record of it under the write lock.
-        unsafe { std::alloc::dealloc(a.base as *mut u8, layout) };
+        unsafe { crate::mem::pages::free(a.base as *mut u8, layout) };
     }
     Ok(a)
 }

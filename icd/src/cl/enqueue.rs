@@ -569,6 +569,16 @@ unsafe fn nd_range(
             slice(local_work_size, dims),
         )
     };
+    // CL_INVALID_GLOBAL_WORK_SIZE if any of the values specified in global_work_size[0], ...
+    // global_work_size[work_dim - 1] exceed the maximum value representable by size_t on the
+    // device on which the kernel-instance will be enqueued.
+    // Each value is a size_t already; what can exceed size_t is the NDRange they span: the
+    // number of work-items (and get_global_linear_id) must be a size_t too. A range of
+    // 2^22 x 2^22 x 2^22 work-items wraps to 0 in 64 bits and would run for ever.
+    if !gws.contains(&0) {
+        let total = gws.iter().try_fold(1usize, |n, &g| n.checked_mul(g));
+        check(total.is_some(), CL_INVALID_GLOBAL_WORK_SIZE)?;
+    }
     let mut range = NdRange {
         work_dim,
         global_offset: [0; 3],
@@ -672,10 +682,8 @@ unsafe fn enqueue_kernel(
     event: *mut cl_event,
 ) -> ClResult<()> {
     let (q, k) = queue_and_kernel(command_queue, kernel)?;
-    // SAFETY: API contract on the wait list.
-    let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
-    // CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified.
-    check(k.all_args_set(), CL_INVALID_KERNEL_ARGS)?;
+    // The geometry is checked before the arguments, as PoCL and Intel's CPU runtime do: a
+    // work_dim of 0 with unset arguments is CL_INVALID_WORK_DIMENSION on every peer.
     // SAFETY: per the caller.
     let range = unsafe {
         nd_range(
@@ -686,6 +694,10 @@ unsafe fn enqueue_kernel(
             local_work_size,
         )
     }?;
+    // SAFETY: API contract on the wait list.
+    let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
+    // CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified.
+    check(k.all_args_set(), CL_INVALID_KERNEL_ARGS)?;
     // The arguments are snapshotted now: later clSetKernelArg calls do not affect this
     // command. CL_OUT_OF_RESOURCES if the local memory needed exceeds the device's.
     let launch = k.snapshot(range)?;
@@ -715,8 +727,7 @@ pub unsafe extern "C" fn get_kernel_suggested_local_work_size(
 ) -> cl_int {
     cl_call(|| {
         let (_, k) = queue_and_kernel(command_queue, kernel)?;
-        // CL_INVALID_KERNEL_ARGS if all argument values for kernel have not been set.
-        check(k.all_args_set(), CL_INVALID_KERNEL_ARGS)?;
+        // The geometry first, then the arguments, as clEnqueueNDRangeKernel.
         // CL_INVALID_WORK_DIMENSION if work_dim is not a valid value.
         check((1..=3).contains(&work_dim), CL_INVALID_WORK_DIMENSION)?;
         // CL_INVALID_GLOBAL_WORK_SIZE if global_work_size is NULL or if any of the values
@@ -737,6 +748,8 @@ pub unsafe extern "C" fn get_kernel_suggested_local_work_size(
                 std::ptr::null(),
             )
         }?;
+        // CL_INVALID_KERNEL_ARGS if all argument values for kernel have not been set.
+        check(k.all_args_set(), CL_INVALID_KERNEL_ARGS)?;
         for d in 0..work_dim as usize {
             // SAFETY: suggested_local_work_size has room for work_dim values (API contract).
             unsafe { *suggested_local_work_size.add(d) = range.local_size[d] as usize };

@@ -30,9 +30,9 @@ impl AlignedBuf {
     pub fn new(size: usize) -> Result<AlignedBuf> {
         let layout = Layout::from_size_align(size.max(1), MEM_BASE_ADDR_ALIGN)
             .map_err(|_| Error::MemObjectAllocationFailure { size })?;
-        // SAFETY: the layout has a non-zero size.
-        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-        let ptr = NonNull::new(ptr).ok_or(Error::MemObjectAllocationFailure { size })?;
+        // Large ones are untouched pages until used (`pages.rs`).
+        let ptr = NonNull::new(super::pages::alloc_zeroed(layout))
+            .ok_or(Error::MemObjectAllocationFailure { size })?;
         Ok(AlignedBuf { ptr, layout })
     }
 
@@ -63,8 +63,8 @@ impl AlignedBuf {
 
 impl Drop for AlignedBuf {
     fn drop(&mut self) {
-        // SAFETY: allocated in `new` with this layout, freed once.
-        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+        // SAFETY: allocated by `pages::alloc_zeroed` in `new` with this layout, freed once.
+        unsafe { super::pages::free(self.ptr.as_ptr(), self.layout) }
     }
 }
 

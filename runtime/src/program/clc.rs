@@ -33,9 +33,7 @@
 //! we cannot see (`-I`, headers) is not cached.
 
 use std::hash::{Hash, Hasher};
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// OpenCL C extensions the device supports; their macros are defined for every compile.
@@ -469,25 +467,18 @@ impl Drop for ScratchDir {
     }
 }
 
-/// Run a program with `stdin` as its input; returns (success, stderr + stdout).
-fn run_tool(program: &str, args: &[String], stdin: &[u8]) -> Result<(bool, String), ClcError> {
-    let mut child = Command::new(program)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| ClcError::CompilerNotAvailable(format!("cannot run {program}: {e}")))?;
-    if let Some(mut input) = child.stdin.take() {
-        // A compiler that exits early closes its stdin; its diagnostics say why.
-        let _ = input.write_all(stdin);
-    }
-    let out = child
-        .wait_with_output()
-        .map_err(|e| ClcError::CompilerNotAvailable(format!("{program} failed: {e}")))?;
-    let mut log = String::from_utf8_lossy(&out.stderr).into_owned();
-    log.push_str(&String::from_utf8_lossy(&out.stdout));
-    Ok((out.status.success(), log))
+/// Run a program with `stdin` as its input, within the limits of [`super::tool`]; returns
+/// (success, its log: how it ended unless it exited, then stderr and stdout). Long argument
+/// lists (a 200 KB `-D`) go through a response file in `scratch`.
+fn run_tool(
+    program: &str,
+    args: &[String],
+    stdin: &[u8],
+    scratch: &Path,
+) -> Result<(bool, String), ClcError> {
+    let run = super::tool::run(program, args, stdin, Some(scratch))
+        .map_err(|e| ClcError::CompilerNotAvailable(e.0))?;
+    Ok((run.success(), run.log))
 }
 
 fn cache_dir() -> Option<PathBuf> {
@@ -582,7 +573,7 @@ pub fn compile_with(
     }
 
     let input = source_prelude() + source;
-    let (ok, mut log) = run_tool(&clang, &clang_args, input.as_bytes())?;
+    let (ok, mut log) = run_tool(&clang, &clang_args, input.as_bytes(), &scratch.0)?;
     if !ok {
         return Ok(ClcOutput { spirv: None, log });
     }
@@ -597,7 +588,7 @@ pub fn compile_with(
         ];
         // opt-15 is an optimisation: when it is missing or fails, the module it was given
         // is still correct input for llvm-spirv.
-        match run_tool(&opt, &opt_args, &[]) {
+        match run_tool(&opt, &opt_args, &[], &scratch.0) {
             Ok((true, _)) => translate_input = optimised,
             Ok((false, opt_log)) => {
                 log.push_str("warning: the optimiser failed, using the unoptimised module:\n");
@@ -627,7 +618,7 @@ pub fn compile_with(
             "-o".to_string(),
             spv.display().to_string(),
         ]);
-        run_tool(&llvm_spirv, &args, &[])
+        run_tool(&llvm_spirv, &args, &[], &scratch.0)
     };
     let (mut ok, spirv_log) = translate(&translate_input)?;
     if !ok && translate_input != bitcode {
@@ -683,6 +674,7 @@ fn store_in_cache(path: &Path, spirv: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::process::Command;
 
     #[test]
     fn splits_like_a_shell() {

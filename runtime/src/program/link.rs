@@ -19,7 +19,6 @@
 //! the same function).
 
 use std::path::Path;
-use std::process::Command;
 
 /// The result of a link: the module or the linker's messages.
 pub type LinkResult = std::result::Result<Vec<u8>, String>;
@@ -124,17 +123,10 @@ pub fn link(modules: &[&[u8]], library: bool, scratch: &Path) -> LinkResult {
     let out_path = scratch.join("linked.spv");
     args.push("-o".into());
     args.push(out_path.display().to_string());
-    let out = Command::new(&tool)
-        .args(&args)
-        .output()
-        .map_err(|e| format!("cannot run {tool}: {e}"))?;
-    let mut log = String::from_utf8_lossy(&out.stderr).into_owned();
-    log.push_str(&String::from_utf8_lossy(&out.stdout));
-    if !out.status.success() {
-        if log.trim().is_empty() {
-            log = format!("{tool} failed ({})", out.status);
-        }
-        return Err(log);
+    // The same time and memory limits as the compiler's programs (`tool.rs`).
+    let run = super::tool::run(&tool, &args, &[], None).map_err(|e| e.0)?;
+    if !run.success() {
+        return Err(run.log);
     }
     std::fs::read(&out_path).map_err(|e| format!("{tool} wrote no output: {e}"))
 }

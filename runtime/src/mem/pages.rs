@@ -1,0 +1,96 @@
+//! Zeroed allocations that cost nothing until they are touched.
+//!
+//! Buffers, SVM and USM allocations must read as zeros (`CL_MEM_COPY_HOST_PTR` aside) but
+//! are often far larger than what a program touches soon. `std::alloc::alloc_zeroed` with
+//! Ferrite's 128-byte alignment is `posix_memalign` plus a `memset` of every byte: a 1 GiB
+//! `clCreateBuffer` took 1 to 4 s and committed the whole GiB (PoCL and Intel's runtime:
+//! 0.1 ms). So an allocation of at least [`LAZY_BYTES`] whose alignment a page satisfies
+//! is an anonymous private `mmap`: the kernel gives zero pages on first touch, and untouched
+//! pages are never committed. Smaller ones stay with the global allocator (a page each
+//! would waste memory). [`free`] undoes [`alloc_zeroed`] by the same rule, so the two
+//! need only the layout.
+
+use std::alloc::Layout;
+
+/// Allocations of at least this many bytes are mapped pages.
+pub const LAZY_BYTES: usize = 1 << 20;
+/// The alignment every `mmap` result has (the smallest page size Linux uses).
+const PAGE: usize = 4096;
+
+fn mapped(layout: Layout) -> bool {
+    layout.size() >= LAZY_BYTES && layout.align() <= PAGE
+}
+
+/// `layout.size()` zeroed bytes aligned to `layout.align()`, or null when the memory is not
+/// there (or `layout` is empty). Free it with [`free`] and the same layout.
+pub fn alloc_zeroed(layout: Layout) -> *mut u8 {
+    if layout.size() == 0 {
+        return std::ptr::null_mut();
+    }
+    if mapped(layout) {
+        // SAFETY: a new anonymous private mapping (no address hint, no file): it cannot
+        // alias any memory of the process.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                layout.size(),
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            std::ptr::null_mut()
+        } else {
+            p.cast()
+        }
+    } else {
+        // SAFETY: the layout has a non-zero size (checked above).
+        unsafe { std::alloc::alloc_zeroed(layout) }
+    }
+}
+
+/// Free what [`alloc_zeroed`] returned.
+///
+/// # Safety
+/// `ptr` came from [`alloc_zeroed`] with this `layout`, is not null, and is not used or
+/// freed again.
+pub unsafe fn free(ptr: *mut u8, layout: Layout) {
+    if mapped(layout) {
+        // SAFETY: per the caller, `ptr` is the start of a mapping of `layout.size()` bytes
+        // made by `alloc_zeroed`, unmapped once.
+        unsafe { libc::munmap(ptr.cast(), layout.size()) };
+    } else {
+        // SAFETY: per the caller, `ptr` came from `std::alloc::alloc_zeroed` with `layout`.
+        unsafe { std::alloc::dealloc(ptr, layout) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zeroed_aligned_and_writable_both_ways() {
+        for (size, align) in [(1, 128), (4096, 128), (LAZY_BYTES, 128), (3 << 20, 4096)] {
+            let layout = Layout::from_size_align(size, align).unwrap();
+            let p = alloc_zeroed(layout);
+            assert!(!p.is_null());
+            assert_eq!(p as usize % align, 0);
+            // SAFETY: `p` is `size` bytes we own until the free below.
+            let bytes = unsafe { std::slice::from_raw_parts_mut(p, size) };
+            assert!(bytes.iter().all(|&b| b == 0));
+            bytes[0] = 1;
+            bytes[size - 1] = 2;
+            // SAFETY: allocated above with `layout`, freed once.
+            unsafe { free(p, layout) };
+        }
+        // A large alignment goes to the global allocator.
+        let layout = Layout::from_size_align(LAZY_BYTES, 1 << 16).unwrap();
+        let p = alloc_zeroed(layout);
+        assert_eq!(p as usize % (1 << 16), 0);
+        // SAFETY: as above.
+        unsafe { free(p, layout) };
+    }
+}
