@@ -10,11 +10,12 @@
 #[path = "common/harness.rs"]
 mod harness;
 
-use ferrite_compiler::{CompiledKernel, Module};
-use harness::{cl_to_spirv, run, Args};
+use ferrite_compiler::Module;
+use harness::{cl_to_spirv, run, Args, Kernel};
 
-/// Both shapes of kernel `name`; `None` if the OpenCL C tools are missing.
-fn both(src: &str, name: &str) -> Option<(CompiledKernel, CompiledKernel)> {
+/// Both shapes of kernel `name`, each run alone (this file compares them itself, also
+/// under `FERRITE_TESTS_NO_DIFF=1`); `None` if a tool is missing and skipping is allowed.
+fn both(src: &str, name: &str) -> Option<(Kernel, Kernel)> {
     let spv = cl_to_spirv(src)?;
     let m = Module::from_spirv(&spv).unwrap_or_else(|e| panic!("from_spirv: {e}"));
     let fast = m
@@ -23,7 +24,8 @@ fn both(src: &str, name: &str) -> Option<(CompiledKernel, CompiledKernel)> {
     let reference = m
         .compile_kernel_reference(name)
         .unwrap_or_else(|e| panic!("compile_kernel_reference({name}): {e}"));
-    Some((fast, reference))
+    let why = "exec_fast_paths compares the shapes itself";
+    Some((Kernel::alone(fast, why), Kernel::alone(reference, why)))
 }
 
 /// The initial contents of `out`: words from 192 on hold small floats, the others a
@@ -43,7 +45,7 @@ fn initial(words: usize) -> Vec<u32> {
 /// Run `k(global uint *out, uint n)` over the NDRange and return `out` (`words` words,
 /// starting as [`initial`]).
 fn run_out(
-    k: &CompiledKernel,
+    k: &Kernel,
     words: usize,
     dim: u64,
     global: [u64; 3],
