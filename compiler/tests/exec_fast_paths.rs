@@ -223,3 +223,41 @@ fn straight_line_kernels_agree() {
         }"#;
     compare(src, "lin", 512, SHAPES);
 }
+
+/// The harness's comparison of shapes itself: a launch runs the reference shape on the
+/// inputs, puts the inputs back and runs the default shape, so a read-modify-write kernel
+/// acts once; and two kernels that write different results are reported.
+#[test]
+fn harness_restores_inputs_and_reports_differences() {
+    let src = r#"
+        kernel void inc(global uint *out, uint n) { out[get_global_id(0)] += n; }
+        kernel void inc2(global uint *out, uint n) { out[get_global_id(0)] += n + 1; }"#;
+    let Some(spv) = cl_to_spirv(src) else {
+        return;
+    };
+    let run_inc = |k: &Kernel| {
+        let mut out: Vec<u32> = (0..16).collect();
+        let mut args = Args::new(&k.info);
+        args.buf(0, &mut out).val(1, 100u32);
+        run(k, &args, 1, [16, 1, 1], [4, 1, 1], [0; 3], 0);
+        out
+    };
+    let k = harness::kernel_from_spirv(&spv, "inc");
+    assert_eq!(run_inc(&k), (100..116).collect::<Vec<u32>>());
+    let m = Module::from_spirv(&spv).unwrap_or_else(|e| panic!("from_spirv: {e}"));
+    let compile = |name| {
+        m.compile_kernel(name)
+            .unwrap_or_else(|e| panic!("compile_kernel({name}): {e}"))
+    };
+    let wrong = Kernel::pair(compile("inc"), compile("inc2"));
+    let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_inc(&wrong)))
+        .expect_err("a difference between the shapes must fail the launch");
+    let msg = err
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .unwrap_or_default();
+    assert!(
+        msg.contains("argument 0 differs") && msg.contains("reference 0x00000065"),
+        "{msg}"
+    );
+}

@@ -308,8 +308,6 @@ fn diff_enabled() -> bool {
 pub struct Kernel {
     fast: CompiledKernel,
     reference: Option<CompiledKernel>,
-    /// Why this kernel is not compared ([`Kernel::alone`]).
-    alone: Option<&'static str>,
 }
 
 impl Deref for Kernel {
@@ -322,17 +320,20 @@ impl Deref for Kernel {
 impl Kernel {
     /// A kernel whose launches are not compared with the reference shape; `why` documents
     /// the exclusion at the call site (see the module doc).
-    pub fn alone(k: CompiledKernel, why: &'static str) -> Kernel {
+    pub fn alone(k: CompiledKernel, _why: &'static str) -> Kernel {
         Kernel {
             fast: k,
             reference: None,
-            alone: Some(why),
         }
     }
 
-    /// The default shape.
-    pub fn default_shape(&self) -> &CompiledKernel {
-        &self.fast
+    /// Two given kernels as the default and the reference shape (the harness's own tests:
+    /// two different kernels must be reported).
+    pub fn pair(default: CompiledKernel, reference: CompiledKernel) -> Kernel {
+        Kernel {
+            fast: default,
+            reference: Some(reference),
+        }
     }
 }
 
@@ -379,7 +380,6 @@ impl TestModule {
                 m.compile_kernel_reference(name)
                     .unwrap_or_else(|e| panic!("compile_kernel_reference({name}): {e}"))
             }),
-            alone: None,
         }
     }
 }
