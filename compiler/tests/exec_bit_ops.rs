@@ -5,7 +5,6 @@
 #[path = "common/harness.rs"]
 mod harness;
 
-use ferrite_compiler::Module;
 use harness::{cl_to_spirv_with, run1, Args};
 
 const SRC: &str = r#"
@@ -90,8 +89,7 @@ fn extended_bit_ops_match_the_host() {
     ) else {
         return;
     };
-    let m = Module::from_spirv(&spv).expect("from_spirv");
-    let k = m.compile_kernel("k").expect("compile");
+    let k = harness::kernel_from_spirv(&spv, "k");
     let n = 65 * 65;
     let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
     let mut next = || {

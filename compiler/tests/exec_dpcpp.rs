@@ -84,10 +84,9 @@ const IDS: &str = r#"
 #[test]
 fn builtins_read_through_casts_and_byte_offsets() {
     let Some(spv) = spvasm(IDS) else { return };
-    let m = Module::from_spirv(&spv).unwrap_or_else(|e| panic!("{e}"));
-    let k = m.compile_kernel("ids").unwrap_or_else(|e| panic!("{e}"));
+    let k = harness::kernel_from_spirv(&spv, "ids");
     let mut out = vec![u64::MAX; 8 * 6];
-    let mut args = Args::new(&m.kernels()[0]);
+    let mut args = Args::new(&k.info);
     args.buf(0, &mut out);
     // 8 x 6 items in groups of 4 x 3.
     run(&k, &args, 2, [8, 6, 1], [4, 3, 1], [0; 3], 0);
@@ -238,10 +237,7 @@ fn khr_uniform_group_reductions_and_scans() {
     let Some(spv) = spvasm(UNIFORM_GROUP) else {
         return;
     };
-    let m = Module::from_spirv(&spv).unwrap_or_else(|e| panic!("{e}"));
-    let k = m
-        .compile_kernel("uniform")
-        .unwrap_or_else(|e| panic!("{e}"));
+    let k = harness::kernel_from_spirv(&spv, "uniform");
     for (input, has_seven) in [
         (vec![1u32, 2, 3, 1, 2, 1, 1, 4], false),
         (vec![3u32, 1, 7, 2, 1, 1, 8, 1], true),
@@ -249,7 +245,7 @@ fn khr_uniform_group_reductions_and_scans() {
         let n = input.len();
         let mut inp = input.clone();
         let (mut prod, mut scan, mut land) = (vec![0u32; n], vec![0u32; n], vec![9u32; n]);
-        let mut args = Args::new(&m.kernels()[0]);
+        let mut args = Args::new(&k.info);
         args.buf(0, &mut inp)
             .buf(1, &mut prod)
             .buf(2, &mut scan)

@@ -10,11 +10,12 @@
 #[path = "common/harness.rs"]
 mod harness;
 
-use ferrite_compiler::{CompiledKernel, Module};
-use harness::{cl_to_spirv, run, Args};
+use ferrite_compiler::Module;
+use harness::{cl_to_spirv, run, Args, Kernel};
 
-/// Both shapes of kernel `name`; `None` if the OpenCL C tools are missing.
-fn both(src: &str, name: &str) -> Option<(CompiledKernel, CompiledKernel)> {
+/// Both shapes of kernel `name`, each run alone (this file compares them itself, also
+/// under `FERRITE_TESTS_NO_DIFF=1`); `None` if a tool is missing and skipping is allowed.
+fn both(src: &str, name: &str) -> Option<(Kernel, Kernel)> {
     let spv = cl_to_spirv(src)?;
     let m = Module::from_spirv(&spv).unwrap_or_else(|e| panic!("from_spirv: {e}"));
     let fast = m
@@ -23,7 +24,8 @@ fn both(src: &str, name: &str) -> Option<(CompiledKernel, CompiledKernel)> {
     let reference = m
         .compile_kernel_reference(name)
         .unwrap_or_else(|e| panic!("compile_kernel_reference({name}): {e}"));
-    Some((fast, reference))
+    let why = "exec_fast_paths compares the shapes itself";
+    Some((Kernel::alone(fast, why), Kernel::alone(reference, why)))
 }
 
 /// The initial contents of `out`: words from 192 on hold small floats, the others a
@@ -43,7 +45,7 @@ fn initial(words: usize) -> Vec<u32> {
 /// Run `k(global uint *out, uint n)` over the NDRange and return `out` (`words` words,
 /// starting as [`initial`]).
 fn run_out(
-    k: &CompiledKernel,
+    k: &Kernel,
     words: usize,
     dim: u64,
     global: [u64; 3],
@@ -220,4 +222,42 @@ fn straight_line_kernels_agree() {
             out[2 * i + 128] = (uint)(get_global_id(0) * 5 + get_enqueued_local_size(0));
         }"#;
     compare(src, "lin", 512, SHAPES);
+}
+
+/// The harness's comparison of shapes itself: a launch runs the reference shape on the
+/// inputs, puts the inputs back and runs the default shape, so a read-modify-write kernel
+/// acts once; and two kernels that write different results are reported.
+#[test]
+fn harness_restores_inputs_and_reports_differences() {
+    let src = r#"
+        kernel void inc(global uint *out, uint n) { out[get_global_id(0)] += n; }
+        kernel void inc2(global uint *out, uint n) { out[get_global_id(0)] += n + 1; }"#;
+    let Some(spv) = cl_to_spirv(src) else {
+        return;
+    };
+    let run_inc = |k: &Kernel| {
+        let mut out: Vec<u32> = (0..16).collect();
+        let mut args = Args::new(&k.info);
+        args.buf(0, &mut out).val(1, 100u32);
+        run(k, &args, 1, [16, 1, 1], [4, 1, 1], [0; 3], 0);
+        out
+    };
+    let k = harness::kernel_from_spirv(&spv, "inc");
+    assert_eq!(run_inc(&k), (100..116).collect::<Vec<u32>>());
+    let m = Module::from_spirv(&spv).unwrap_or_else(|e| panic!("from_spirv: {e}"));
+    let compile = |name| {
+        m.compile_kernel(name)
+            .unwrap_or_else(|e| panic!("compile_kernel({name}): {e}"))
+    };
+    let wrong = Kernel::pair(compile("inc"), compile("inc2"));
+    let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_inc(&wrong)))
+        .expect_err("a difference between the shapes must fail the launch");
+    let msg = err
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .unwrap_or_default();
+    assert!(
+        msg.contains("argument 0 differs") && msg.contains("reference 0x00000065"),
+        "{msg}"
+    );
 }

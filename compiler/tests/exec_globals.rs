@@ -8,7 +8,7 @@
 mod harness;
 
 use ferrite_compiler::{CompileError, Module};
-use harness::{cl_to_spirv, run1, spvasm, Args};
+use harness::{cl_to_spirv, run1, spvasm, Args, TestModule};
 
 fn kernel_file(name: &str) -> String {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -18,8 +18,8 @@ fn kernel_file(name: &str) -> String {
 }
 
 /// Run kernel `name` of `m` once with one work-item and `out` as its first argument.
-fn run_once(m: &Module, name: &str, out: &mut [i64]) {
-    let k = m.compile_kernel(name).expect("compile");
+fn run_once(m: &TestModule, name: &str, out: &mut [i64]) {
+    let k = m.kernel(name);
     let mut args = Args::new(&k.info);
     args.buf(0, out);
     run1(&k, &args, 1, 1);
@@ -54,7 +54,7 @@ fn initialisers_point_at_other_variables() {
     let Some(spv) = cl_to_spirv(POINTER_INITS) else {
         return;
     };
-    let m = Module::from_spirv(&spv).expect("from_spirv");
+    let m = TestModule::new(&spv);
     // a, arr, p, q, s, pp, ppp, gen, uninit: the `__constant` c is not counted.
     assert_eq!(
         m.global_variable_bytes(),
@@ -94,7 +94,7 @@ fn storage_persists_across_launches_and_kernels() {
     let Some(spv) = cl_to_spirv(PERSISTENT) else {
         return;
     };
-    let m = Module::from_spirv(&spv).expect("from_spirv");
+    let m = TestModule::new(&spv);
     let mut out = [0i64; 5];
     run_once(&m, "bump", &mut out);
     assert_eq!(&out[..2], &[1, 110]);
@@ -105,7 +105,7 @@ fn storage_persists_across_launches_and_kernels() {
     run_once(&m, "read", &mut out);
     assert_eq!(out, [2, 4, 6, 8, 120]);
     // A second module from the same SPIR-V has storage of its own, initialised afresh.
-    let m2 = Module::from_spirv(&spv).expect("from_spirv");
+    let m2 = TestModule::new(&spv);
     run_once(&m2, "read", &mut out);
     assert_eq!(out, [0, 0, 0, 0, 100]);
 }
@@ -124,13 +124,13 @@ fn every_work_item_sees_the_same_storage() {
     ) else {
         return;
     };
-    let m = Module::from_spirv(&spv).expect("from_spirv");
-    let k = m.compile_kernel("count").expect("compile");
+    let m = TestModule::new(&spv);
+    let k = m.kernel("count");
     let mut out = vec![0i32; 64];
     let mut args = Args::new(&k.info);
     args.buf(0, &mut out);
     run1(&k, &args, 64, 16);
-    let t = m.compile_kernel("total").expect("compile");
+    let t = m.kernel("total");
     let mut args = Args::new(&t.info);
     args.buf(0, &mut out);
     run1(&t, &args, 1, 1);
@@ -142,8 +142,8 @@ fn other_producers_address_initialisers() {
     let Some(spv) = spvasm(&kernel_file("global_inits.spvasm")) else {
         return;
     };
-    let m = Module::from_spirv(&spv).expect("from_spirv");
-    let k = m.compile_kernel("globals").expect("compile");
+    let m = TestModule::new(&spv);
+    let k = m.kernel("globals");
     let mut out = [0u32; 5];
     let mut args = Args::new(&k.info);
     args.buf(0, &mut out);
@@ -182,8 +182,8 @@ fn generic_pointers_to_every_address_space() {
     let Some(spv) = cl_to_spirv(GENERIC) else {
         return;
     };
-    let m = Module::from_spirv(&spv).expect("from_spirv");
-    let k = m.compile_kernel("k").expect("compile");
+    let m = TestModule::new(&spv);
+    let k = m.kernel("k");
     let n = 8usize;
     let mut buf: Vec<i32> = (0..n as i32).map(|i| 10 * i).collect();
     let mut out = vec![0i32; 8 * n];
@@ -251,8 +251,8 @@ fn casts_know_other_work_items_memory() {
     ) else {
         return;
     };
-    let m = Module::from_spirv(&spv).expect("from_spirv");
-    let k = m.compile_kernel("k").expect("compile");
+    let m = TestModule::new(&spv);
+    let k = m.kernel("k");
     let private = vec![0u64; 16];
     let local = vec![0u64; 16];
     let global = vec![0u64; 16];

@@ -7,7 +7,7 @@
 mod harness;
 
 use ferrite_compiler::Module;
-use harness::{kernel, run1, run1_local, spvasm, Args};
+use harness::{kernel, run1, run1_local, spvasm, Args, TestModule};
 use std::collections::HashMap;
 
 #[test]
@@ -140,8 +140,7 @@ fn spec_constants_and_extended_arithmetic() {
         (HashMap::from([(3u32, 1u64)]), 21),
         (HashMap::from([(1, 10), (3, 1)]), 140),
     ] {
-        let m = Module::from_spirv_with_spec_constants(&spv, &spec).unwrap();
-        let k = m.compile_kernel("k").unwrap();
+        let k = TestModule::with_spec_constants(&spv, &spec).kernel("k");
         let mut out = vec![0u32; 5];
         let mut args = Args::new(&k.info);
         args.buf(0, &mut out);

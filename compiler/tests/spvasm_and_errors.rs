@@ -19,8 +19,7 @@ fn arbitrary_width_integers() {
     let Some(spv) = spvasm(&kernel_file("apint.spvasm")) else {
         return;
     };
-    let m = Module::from_spirv(&spv).expect("from_spirv");
-    let k = m.compile_kernel("apint").expect("compile");
+    let k = harness::kernel_from_spirv(&spv, "apint");
     let n = 16usize;
     let mut out = vec![0u32; 4 * n];
     let mut args = Args::new(&k.info);
@@ -190,8 +189,7 @@ fn barrier_kernel_compiles_to_regions() {
             out[get_global_id(0)] = tmp[(l + 1) % get_local_size(0)];
         }"#;
     let Some(spv) = cl_to_spirv(src) else { return };
-    let m = Module::from_spirv(&spv).unwrap_or_else(|e| panic!("{e}"));
-    let k = m.compile_kernel("k").unwrap_or_else(|e| panic!("{e}"));
+    let k = harness::kernel_from_spirv(&spv, "k");
     assert!(k.frame_size_per_item > 0, "a barrier kernel keeps a frame");
 }
 
@@ -406,8 +404,7 @@ fn copy_logical_and_expect_assume() {
     let Some(spv) = spvasm(COPY_LOGICAL_EXPECT) else {
         return;
     };
-    let m = Module::from_spirv(&spv).expect("from_spirv");
-    let k = m.compile_kernel("k").expect("compile");
+    let k = harness::kernel_from_spirv(&spv, "k");
     let mut out = vec![0u32; 3];
     let mut args = Args::new(&k.info);
     args.buf(0, &mut out);
@@ -457,8 +454,7 @@ fn uniform_decoration_of_spirv_1_6() {
         return;
     };
     assert_eq!(spv[4..8], [0, 6, 1, 0], "a SPIR-V 1.6 module");
-    let m = Module::from_spirv(&spv).expect("from_spirv");
-    let k = m.compile_kernel("k").expect("compile");
+    let k = harness::kernel_from_spirv(&spv, "k");
     let mut out = vec![0u32; 4];
     let mut args = Args::new(&k.info);
     args.buf(0, &mut out).val(1, 41u32);
