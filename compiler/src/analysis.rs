@@ -2,6 +2,7 @@
 //!
 //! - [`cfg`]: successors, predecessors and a reverse post-order of the blocks reachable
 //!   from the entry.
+//! - [`loops`]: natural loops and a block order with every loop contiguous.
 //! - [`uniformity`]: what each value is across the lanes of a vector of work-items
 //!   (consecutive along x): the same in every lane, affine (`base + lane × step`), or
 //!   varying; and which branches diverge.
@@ -10,4 +11,5 @@
 //! analysis has to see through calls.
 
 pub mod cfg;
+pub mod loops;
 pub mod uniformity;

@@ -325,3 +325,206 @@ fn widened_32_bit_indices_wrap_exactly() {
         );
     }
 }
+
+// ---- divergent control flow: masked mode ----------------------------------------------
+
+#[test]
+fn mandelbrot_loop_with_per_lane_exits() {
+    let src = "kernel void mandel(global uint *out, uint width, uint max_iter) {
+        uint x = get_global_id(0), y = get_global_id(1);
+        float cr = -2.0f + 3.0f * x / width, ci = -1.5f + 3.0f * y / width;
+        float zr = 0.0f, zi = 0.0f;
+        uint n = 0;
+        while (n < max_iter && zr * zr + zi * zi < 4.0f) {
+            float t = zr * zr - zi * zi + cr;
+            zi = 2.0f * zr * zi + ci;
+            zr = t;
+            n++;
+        }
+        out[y * width + x] = n;
+    }";
+    let w = 27usize;
+    let bufs = vec![vec![0; w * w]];
+    let Some(out) = differential(
+        src,
+        "mandel",
+        &bufs,
+        &[0],
+        &[(1, w as u32), (2, 60)],
+        [w as u64, w as u64],
+        [9, 3],
+    ) else {
+        return;
+    };
+    for y in 0..w {
+        for x in 0..w {
+            let cr = -2.0f32 + 3.0 * x as f32 / w as f32;
+            let ci = -1.5f32 + 3.0 * y as f32 / w as f32;
+            let (mut zr, mut zi, mut n) = (0f32, 0f32, 0u32);
+            while n < 60 && zr * zr + zi * zi < 4.0 {
+                let t = zr * zr - zi * zi + cr;
+                zi = 2.0 * zr * zi + ci;
+                zr = t;
+                n += 1;
+            }
+            assert_eq!(out[0][y * w + x], n, "({x}, {y})");
+        }
+    }
+}
+
+#[test]
+fn guarded_accesses_touch_only_active_lanes() {
+    // `if (i < n)`: the lanes past n must neither read nor write (the words after n are
+    // canaries the kernel would overwrite).
+    let src = "kernel void k(global const float *a, global float *b, uint n) {
+        uint i = get_global_id(0);
+        if (i < n) b[i] = a[i] * 2.0f + 1.0f;
+    }";
+    let (n, items) = (13usize, 24usize);
+    let mut b = vec![0xdead_beefu32; items];
+    b[..n].fill(0);
+    let bufs = vec![floats(items, 9), b];
+    let Some(out) = differential(
+        src,
+        "k",
+        &bufs,
+        &[0, 1],
+        &[(2, n as u32)],
+        [items as u64, 1],
+        [items as u64, 1],
+    ) else {
+        return;
+    };
+    let a = f(&bufs[0]);
+    for i in 0..items {
+        if i < n {
+            assert_eq!(f32::from_bits(out[1][i]), a[i] * 2.0 + 1.0, "b[{i}]");
+        } else {
+            assert_eq!(out[1][i], 0xdead_beef, "b[{i}] past n was written");
+        }
+    }
+}
+
+#[test]
+fn divergent_if_else_switch_and_early_return() {
+    let src = "kernel void k(global const int *a, global int *out) {
+        int i = get_global_id(0);
+        int v = a[i];
+        if (v < 0) { out[i] = -1; return; }
+        int r;
+        if (v & 1) r = v * 3; else r = v / 2 + 7;
+        switch (v ^ (v >> 2)) {
+        case 0: r += 10; break;
+        case 1: r ^= 0x33; break;
+        case 3: r -= 5; break;
+        default: r = r * 2;
+        }
+        out[i] = r;
+    }";
+    let n = 31usize;
+    let a: Vec<u32> = (0..n as i32).map(|i| ((i * 53) % 41 - 9) as u32).collect();
+    let bufs = vec![a.clone(), vec![0; n]];
+    let Some(out) = differential(src, "k", &bufs, &[0, 1], &[], [n as u64, 1], [n as u64, 1])
+    else {
+        return;
+    };
+    for i in 0..n {
+        let v = a[i] as i32;
+        let want = if v < 0 {
+            -1
+        } else {
+            let mut r = if v & 1 != 0 { v * 3 } else { v / 2 + 7 };
+            match v ^ (v >> 2) {
+                0 => r += 10,
+                1 => r ^= 0x33,
+                3 => r -= 5,
+                _ => r *= 2,
+            }
+            r
+        };
+        assert_eq!(out[1][i] as i32, want, "out[{i}] (a = {v})");
+    }
+}
+
+#[test]
+fn nested_loops_with_varying_trip_counts_and_breaks() {
+    // The inner loop's trip count depends on the work-item; it breaks out early on a
+    // varying condition; the outer loop's result is used after it.
+    let src = "kernel void k(global const uint *a, global uint *out, uint n) {
+        uint i = get_global_id(0);
+        uint acc = 0, found = 99;
+        for (uint j = 0; j < n; j++) {
+            for (uint k = 0; k < i % 5 + j; k++) {
+                acc += a[(i + j + k) % 32];
+                if (acc > 4000u) break;
+            }
+            if (found == 99 && acc > 1000u) found = j;
+        }
+        out[i] = acc * 100 + found;
+    }";
+    let items = 23usize;
+    let n = 6u32;
+    let a: Vec<u32> = (0..32u32).map(|i| (i * 37) % 97).collect();
+    let bufs = vec![a.clone(), vec![0; items]];
+    let Some(out) = differential(
+        src,
+        "k",
+        &bufs,
+        &[0, 1],
+        &[(2, n)],
+        [items as u64, 1],
+        [items as u64, 1],
+    ) else {
+        return;
+    };
+    for i in 0..items as u32 {
+        let (mut acc, mut found) = (0u32, 99u32);
+        for j in 0..n {
+            let mut k = 0;
+            while k < i % 5 + j {
+                acc += a[((i + j + k) % 32) as usize];
+                if acc > 4000 {
+                    break;
+                }
+                k += 1;
+            }
+            if found == 99 && acc > 1000 {
+                found = j;
+            }
+        }
+        assert_eq!(out[1][i as usize], acc * 100 + found, "out[{i}]");
+    }
+}
+
+#[test]
+fn search_loop_with_a_live_out_index_and_a_flag() {
+    let src = "kernel void k(global const int *hay, global int *out, int n) {
+        int i = get_global_id(0);
+        int want = i * 3 % 17;
+        int pos = -1;
+        bool more = true;
+        for (int j = 0; j < n && more; j++) {
+            if (hay[j] == want) { pos = j; more = false; }
+        }
+        out[i] = pos;
+    }";
+    let items = 19usize;
+    let hay: Vec<u32> = (0..20u32).map(|j| (j * 7) % 23).collect();
+    let bufs = vec![hay.clone(), vec![0; items]];
+    let Some(out) = differential(
+        src,
+        "k",
+        &bufs,
+        &[0, 1],
+        &[(2, 20)],
+        [items as u64, 1],
+        [items as u64, 1],
+    ) else {
+        return;
+    };
+    for (i, got) in out[1].iter().enumerate() {
+        let want = (i * 3 % 17) as u32;
+        let pos = hay.iter().position(|h| *h == want).map_or(-1, |p| p as i32);
+        assert_eq!(*got as i32, pos, "out[{i}]");
+    }
+}

@@ -1,4 +1,6 @@
-//! The control-flow graph of a function: successors from each block's terminator and a reverse post-order of the blocks reachable from the entry (a block
+//! The control-flow graph of a function: successors from each block's terminator,
+//! predecessors, immediate dominators (Cooper, Harvey & Kennedy's iterative algorithm over
+//! the reverse post-order) and a reverse post-order of the blocks reachable from the entry (a block
 //! comes after every block that dominates it, so a translator visiting blocks in this
 //! order meets every definition before its uses).
 
@@ -11,6 +13,12 @@ use std::collections::HashMap;
 pub struct Cfg {
     /// Successor block indices of each block.
     pub succs: Vec<Vec<usize>>,
+    /// Predecessor block indices of each block (reachable predecessors only).
+    pub preds: Vec<Vec<usize>>,
+    /// Each reachable block's position in `rpo`.
+    pub rpo_pos: Vec<Option<usize>>,
+    /// Immediate dominator of each reachable block (the entry's is itself).
+    pub idom: Vec<Option<usize>>,
     /// Reachable blocks in reverse post-order, the entry first.
     pub rpo: Vec<usize>,
 }
@@ -57,6 +65,107 @@ impl Cfg {
             }
             rpo.reverse();
         }
-        Ok(Cfg { succs, rpo })
+        let mut preds = vec![Vec::new(); n];
+        let mut rpo_pos = vec![None; n];
+        for (i, &b) in rpo.iter().enumerate() {
+            rpo_pos[b] = Some(i);
+        }
+        for &b in &rpo {
+            for &s in &succs[b] {
+                if !preds[s].contains(&b) {
+                    preds[s].push(b);
+                }
+            }
+        }
+        let idom = dominators(&rpo, &rpo_pos, &preds);
+        Ok(Cfg {
+            succs,
+            preds,
+            rpo_pos,
+            idom,
+            rpo,
+        })
+    }
+
+    /// Whether block `a` dominates block `b` (both reachable).
+    pub fn dominates(&self, a: usize, b: usize) -> bool {
+        let mut x = b;
+        loop {
+            if x == a {
+                return true;
+            }
+            match self.idom[x] {
+                Some(d) if d != x => x = d,
+                _ => return false,
+            }
+        }
+    }
+}
+
+/// Immediate dominators by iteration over the reverse post-order.
+fn dominators(rpo: &[usize], pos: &[Option<usize>], preds: &[Vec<usize>]) -> Vec<Option<usize>> {
+    let mut idom: Vec<Option<usize>> = vec![None; pos.len()];
+    let Some(&entry) = rpo.first() else {
+        return idom;
+    };
+    idom[entry] = Some(entry);
+    let intersect = |idom: &[Option<usize>], mut a: usize, mut b: usize| {
+        while a != b {
+            while pos[a] > pos[b] {
+                a = idom[a].unwrap_or(entry);
+            }
+            while pos[b] > pos[a] {
+                b = idom[b].unwrap_or(entry);
+            }
+        }
+        a
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in rpo.iter().skip(1) {
+            let mut new: Option<usize> = None;
+            for &p in &preds[b] {
+                if idom[p].is_some() {
+                    new = Some(match new {
+                        None => p,
+                        Some(x) => intersect(&idom, p, x),
+                    });
+                }
+            }
+            if new.is_some() && idom[b] != new {
+                idom[b] = new;
+                changed = true;
+            }
+        }
+    }
+    idom
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dominators;
+
+    /// entry 0 → 1 → {2, 3} → 4 → 1 (a loop with a diamond inside), 4 → 5.
+    #[test]
+    fn dominators_of_a_loop_with_a_diamond() {
+        let succs: Vec<Vec<usize>> =
+            vec![vec![1], vec![2, 3], vec![4], vec![4], vec![1, 5], vec![]];
+        let rpo = vec![0, 1, 3, 2, 4, 5];
+        let mut pos = vec![None; 6];
+        for (i, b) in rpo.iter().enumerate() {
+            pos[*b] = Some(i);
+        }
+        let mut preds = vec![Vec::new(); 6];
+        for (b, ss) in succs.iter().enumerate() {
+            for s in ss {
+                preds[*s].push(b);
+            }
+        }
+        let idom = dominators(&rpo, &pos, &preds);
+        assert_eq!(
+            idom,
+            vec![Some(0), Some(0), Some(1), Some(1), Some(1), Some(4)]
+        );
     }
 }

@@ -12,6 +12,7 @@ use cranelift_codegen::ir::{
     condcodes::{FloatCC, IntCC},
     types, InstBuilder, MemFlagsData, Value,
 };
+use cranelift_frontend::FunctionBuilder;
 use rspirv::dr::Instruction;
 use rspirv::spirv::Op;
 
@@ -193,20 +194,6 @@ impl FnTx<'_, '_, '_> {
         self.wrap(r, w)
     }
 
-    /// `y` with zero (and, for signed division, -1) replaced by 1.
-    pub(super) fn safe_divisor(&mut self, y: Value, signed: bool) -> Value {
-        let t = self.value_type(y);
-        let one = self.b.ins().iconst(t, 1);
-        let zero = self.b.ins().icmp_imm_s(IntCC::Equal, y, 0);
-        let bad = if signed {
-            let m1 = self.b.ins().icmp_imm_s(IntCC::Equal, y, -1);
-            self.b.ins().bor(zero, m1)
-        } else {
-            zero
-        };
-        self.b.ins().select(bad, one, y)
-    }
-
     /// Integer binary operation on canonical `w`-bit operands.
     pub(super) fn int_binary(&mut self, op: Op, x: Value, y: Value, w: u32) -> Result<Value> {
         use Op::*;
@@ -232,38 +219,7 @@ impl FnTx<'_, '_, '_> {
             ShiftLeftLogical => self.b.ins().ishl(x, y),
             ShiftRightLogical => self.b.ins().ushr(x, y),
             ShiftRightArithmetic => self.b.ins().sshr(x, y),
-            UDiv => {
-                let d = self.safe_divisor(y, false);
-                self.b.ins().udiv(x, d)
-            }
-            UMod => {
-                let d = self.safe_divisor(y, false);
-                self.b.ins().urem(x, d)
-            }
-            SDiv => {
-                let d = self.safe_divisor(y, true);
-                let q = self.b.ins().sdiv(x, d);
-                let neg = self.b.ins().ineg(x);
-                let m1 = self.b.ins().icmp_imm_s(IntCC::Equal, y, -1);
-                self.b.ins().select(m1, neg, q)
-            }
-            SRem | SMod => {
-                let d = self.safe_divisor(y, true);
-                let r = self.b.ins().srem(x, d);
-                if op == SRem {
-                    r
-                } else {
-                    // Result takes the divisor's sign.
-                    let t = self.value_type(r);
-                    let zero = self.b.ins().iconst(t, 0);
-                    let nz = self.b.ins().icmp(IntCC::NotEqual, r, zero);
-                    let sx = self.b.ins().bxor(r, y);
-                    let diff = self.b.ins().icmp(IntCC::SignedLessThan, sx, zero);
-                    let fix = self.b.ins().band(nz, diff);
-                    let adj = self.b.ins().iadd(r, y);
-                    self.b.ins().select(fix, adj, r)
-                }
-            }
+            UDiv | UMod | SDiv | SRem | SMod => div_rem(&mut self.b, op, x, y),
             _ => return Err(CompileError::Codegen(format!("int_binary {op:?}"))),
         };
         Ok(self.wrap(r, w))
@@ -557,5 +513,62 @@ impl FnTx<'_, '_, '_> {
                 self.b.ins().icmp_imm_s(IntCC::SignedLessThan, bits, 0)
             }
         })
+    }
+}
+
+/// The divisor a division uses: 1 where the OpenCL result is undefined and the machine
+/// instruction would trap (a zero divisor; -1 for signed division, whose `MIN / -1`
+/// overflows).
+fn safe_divisor(b: &mut FunctionBuilder, y: Value, signed: bool) -> Value {
+    let t = b.func.dfg.value_type(y);
+    let one = b.ins().iconst(t, 1);
+    let zero = b.ins().icmp_imm_s(IntCC::Equal, y, 0);
+    let bad = if signed {
+        let m1 = b.ins().icmp_imm_s(IntCC::Equal, y, -1);
+        b.ins().bor(zero, m1)
+    } else {
+        zero
+    };
+    b.ins().select(bad, one, y)
+}
+
+/// Integer division and remainder (`OpUDiv`, `OpUMod`, `OpSDiv`, `OpSRem`, `OpSMod`) of
+/// two scalars of one native width (signed operands sign-extended), never trapping: a zero
+/// divisor gives an unspecified value, `x / -1` is `-x` and `x % -1` is 0. The scalar
+/// translator and the vectoriser's lanes both use it, so they agree bit for bit.
+pub(crate) fn div_rem(b: &mut FunctionBuilder, op: Op, x: Value, y: Value) -> Value {
+    match op {
+        Op::UDiv => {
+            let d = safe_divisor(b, y, false);
+            b.ins().udiv(x, d)
+        }
+        Op::UMod => {
+            let d = safe_divisor(b, y, false);
+            b.ins().urem(x, d)
+        }
+        Op::SDiv => {
+            let d = safe_divisor(b, y, true);
+            let q = b.ins().sdiv(x, d);
+            let neg = b.ins().ineg(x);
+            let m1 = b.ins().icmp_imm_s(IntCC::Equal, y, -1);
+            b.ins().select(m1, neg, q)
+        }
+        _ => {
+            let d = safe_divisor(b, y, true);
+            let r = b.ins().srem(x, d);
+            if op == Op::SRem {
+                r
+            } else {
+                // OpSMod: the result takes the divisor's sign.
+                let t = b.func.dfg.value_type(r);
+                let zero = b.ins().iconst(t, 0);
+                let nz = b.ins().icmp(IntCC::NotEqual, r, zero);
+                let sx = b.ins().bxor(r, y);
+                let diff = b.ins().icmp(IntCC::SignedLessThan, sx, zero);
+                let fix = b.ins().band(nz, diff);
+                let adj = b.ins().iadd(r, y);
+                b.ins().select(fix, adj, r)
+            }
+        }
     }
 }

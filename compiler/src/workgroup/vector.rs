@@ -56,6 +56,8 @@ use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{BuiltIn, Decoration, MemoryAccess, Op, StorageClass, Word};
 use std::collections::HashMap;
 
+mod linear;
+
 /// Work-items per iteration.
 pub const LANES: i64 = 4;
 
@@ -76,6 +78,8 @@ pub struct Plan {
     inlined: Inlined,
     cfg: Cfg,
     shapes: Uniformity,
+    /// Masked mode's loops and block order, for a kernel with a divergent branch.
+    linear: Option<linear::Linear>,
 }
 
 /// A SPIR-V value across the four lanes.
@@ -115,11 +119,13 @@ struct Ext {
 type PhiEdges = (Word, Vec<(Word, Word)>);
 
 /// How an `OpPhi` is kept in Cranelift variables: by its shape and scalar type.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Repr {
     Uniform,
     Affine(i64),
     Vector,
+    /// A boolean as an `i32x4` lane mask.
+    Mask,
     Lanes,
 }
 
@@ -183,6 +189,11 @@ struct VTx<'a, 'b, 'p> {
     cur_label: Word,
     /// Where a return goes.
     exit: Block,
+    /// Masked mode: the lanes active in the block being translated (`i32x4`, all ones:
+    /// active); `None` when every branch is uniform and all four lanes always run.
+    mask: Option<Value>,
+    /// Masked mode's state (`linear.rs`).
+    lin: linear::State,
 }
 
 /// Can `kernel` be vectorised? Inlines and analyses it, then translates it into a scratch
@@ -221,13 +232,15 @@ fn analyse(p: &Program, kernel: &Function) -> Result<Plan> {
     let inlined = regions::inline_all(p, kernel.id)?;
     let cfg = Cfg::new(&inlined.func)?;
     let shapes = uniformity::analyse(p, &inlined.func, &cfg)?;
-    if let Some(l) = shapes.divergent.first() {
-        return Err(refuse(format!("divergent branch in block %{l}")));
-    }
+    let linear = match shapes.divergent.is_empty() {
+        true => None,
+        false => Some(linear::Linear::new(&cfg)?),
+    };
     Ok(Plan {
         inlined,
         cfg,
         shapes,
+        linear,
     })
 }
 
@@ -290,6 +303,8 @@ fn body(b: &mut FunctionBuilder, p: &Program, fma: bool, plan: &Plan, inp: &Inpu
         block_phis: HashMap::new(),
         cur_label: 0,
         exit,
+        mask: None,
+        lin: linear::State::default(),
     };
     let mut it = inp.args.iter();
     for prm in &f.params {
@@ -303,6 +318,9 @@ fn body(b: &mut FunctionBuilder, p: &Program, fma: bool, plan: &Plan, inp: &Inpu
         tx.vals.insert(prm.id, V::U(v));
     }
     tx.declare_blocks()?;
+    if let Some(lin) = &plan.linear {
+        return tx.linear_body(lin);
+    }
     let first = f
         .blocks
         .first()
@@ -322,20 +340,23 @@ impl VTx<'_, '_, '_> {
         let f = &self.plan.inlined.func;
         for &bi in &self.plan.cfg.rpo {
             let blk = &f.blocks[bi];
-            let cb = self.b.create_block();
-            self.blocks.insert(blk.label, cb);
+            if self.plan.linear.is_none() {
+                let cb = self.b.create_block();
+                self.blocks.insert(blk.label, cb);
+            }
             for inst in blk.insts.iter().filter(|i| i.class.opcode == Op::Phi) {
                 let id = result_id(inst)?;
                 let t = scalar_ty(self.p, result_type(inst)?)?;
                 let repr = match self.plan.shapes.shape(id) {
                     Shape::Uniform => Repr::Uniform,
                     Shape::Affine(s) if t.is_int() => Repr::Affine(canon(s, t)),
-                    _ if t == types::I8 => return Err(refuse("varying boolean phi")),
+                    _ if t == types::I8 => Repr::Mask,
                     _ if vec_of(t).is_some() => Repr::Vector,
                     _ => Repr::Lanes,
                 };
                 let vars = match repr {
                     Repr::Vector => vec![self.b.declare_var(vec_of(t).unwrap_or(t))],
+                    Repr::Mask => vec![self.b.declare_var(types::I32X4)],
                     Repr::Lanes => (0..LANES).map(|_| self.b.declare_var(t)).collect(),
                     Repr::Uniform | Repr::Affine(_) => vec![self.b.declare_var(t)],
                 };
@@ -472,16 +493,22 @@ impl VTx<'_, '_, '_> {
             .get(&id)
             .cloned()
             .ok_or_else(|| refuse("phi in an unreachable block"))?;
-        let v = match repr {
+        let v = self.read_vars(repr, &vars);
+        self.set(inst, t, v)
+    }
+
+    /// The value kept in variables `vars` of representation `repr`.
+    fn read_vars(&mut self, repr: Repr, vars: &[Variable]) -> V {
+        match repr {
             Repr::Uniform => V::U(self.b.use_var(vars[0])),
             Repr::Affine(s) => V::Aff(self.b.use_var(vars[0]), s),
             Repr::Vector => V::Vec(self.b.use_var(vars[0])),
+            Repr::Mask => V::Mask(self.b.use_var(vars[0])),
             Repr::Lanes => {
                 let l: Vec<Value> = vars.iter().map(|v| self.b.use_var(*v)).collect();
                 V::L([l[0], l[1], l[2], l[3]])
             }
-        };
-        self.set(inst, t, v)
+        }
     }
 
     /// Before a branch to `to`: define its phis' variables from this block's values, all
@@ -504,6 +531,7 @@ impl VTx<'_, '_, '_> {
                 (Repr::Uniform, V::U(a)) => vec![*a],
                 (Repr::Affine(s), V::Aff(a, s2)) if canon(*s2, t) == s => vec![*a],
                 (Repr::Vector, _) => vec![self.vector(&x, t)?],
+                (Repr::Mask, _) => vec![self.mask(&x)?],
                 (Repr::Lanes, _) => self.lanes(&x)?.to_vec(),
                 _ => return Err(refuse(format!("phi %{phi}: incoming %{v} is {x:?}"))),
             };
@@ -602,6 +630,83 @@ impl VTx<'_, '_, '_> {
             }
             V::Builtin(_) => return Err(refuse("builtin vector used whole")),
         })
+    }
+
+    /// Load a `t` through `pv` for every lane.
+    fn load(&mut self, pv: V, t: ir::Type) -> Result<V> {
+        let flags = MemFlagsData::new();
+        let size = i64::from(t.bytes());
+        let vt = vec_of(t);
+        let fast = match (&pv, vt) {
+            (V::U(_), _) | (_, None) => None,
+            (_, Some(_)) => self.consecutive(&pv, size),
+        };
+        Ok(match (pv, fast, vt) {
+            (V::U(a), _, _) => V::U(self.b.ins().load(t, flags, a, 0)),
+            (_, Some((a, None)), Some(vt)) => V::Vec(self.b.ins().load(vt, flags, a, 0)),
+            (pv, Some((a, Some(ok))), Some(vt)) => {
+                // One vector load where the widened index does not wrap, else lane by lane.
+                let (vec_blk, lanes_blk, join) = (
+                    self.b.create_block(),
+                    self.b.create_block(),
+                    self.b.create_block(),
+                );
+                let x = self.b.append_block_param(join, vt);
+                self.b.ins().brif(ok, vec_blk, &[], lanes_blk, &[]);
+                self.b.switch_to_block(vec_blk);
+                let fast = self.b.ins().load(vt, flags, a, 0);
+                self.b.ins().jump(join, &[BlockArg::Value(fast)]);
+                self.b.switch_to_block(lanes_blk);
+                let addr = self.lanes(&pv)?;
+                let l = addr.map(|a| self.b.ins().load(t, flags, a, 0));
+                let g = self.gathered(t, l);
+                let slow = self.vector(&g, t)?;
+                self.b.ins().jump(join, &[BlockArg::Value(slow)]);
+                self.b.switch_to_block(join);
+                V::Vec(x)
+            }
+            (a, _, _) => {
+                let addr = self.lanes(&a)?;
+                let l = addr.map(|a| self.b.ins().load(t, flags, a, 0));
+                self.gathered(t, l)
+            }
+        })
+    }
+
+    /// Store `v` (scalar type `t`) through `pv` for every lane.
+    fn store(&mut self, pv: &V, v: &V, t: ir::Type) -> Result<()> {
+        let flags = MemFlagsData::new();
+        let size = i64::from(t.bytes());
+        let fast = match (pv, vec_of(t)) {
+            (V::U(_), _) | (_, None) => None,
+            (_, Some(_)) => self.consecutive(pv, size),
+        };
+        match fast {
+            Some((a, None)) => {
+                let x = self.vector(v, t)?;
+                self.b.ins().store(flags, x, a, 0);
+            }
+            Some((a, Some(ok))) => {
+                // One vector store where the widened index does not wrap, else lane by
+                // lane.
+                let (vec_blk, lanes_blk, join) = (
+                    self.b.create_block(),
+                    self.b.create_block(),
+                    self.b.create_block(),
+                );
+                self.b.ins().brif(ok, vec_blk, &[], lanes_blk, &[]);
+                self.b.switch_to_block(vec_blk);
+                let x = self.vector(v, t)?;
+                self.b.ins().store(flags, x, a, 0);
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(lanes_blk);
+                self.store_lanes(pv, v, flags)?;
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(join);
+            }
+            None => self.store_lanes(pv, v, flags)?,
+        }
+        Ok(())
     }
 
     /// Store lane by lane, in lane order.
@@ -712,7 +817,6 @@ impl VTx<'_, '_, '_> {
 
     fn inst(&mut self, inst: &Instruction) -> Result<()> {
         let p = self.p;
-        let flags = MemFlagsData::new();
         // Decorations that change what an instruction computes (`convert_T_sat`,
         // `convert_T_rtz`, …) are codegen's (`codegen/convert.rs`); the lane code below
         // knows only the plain instructions. The inlined ids carry them through their
@@ -745,43 +849,10 @@ impl VTx<'_, '_, '_> {
                     return Err(refuse("volatile load"));
                 }
                 let t = scalar_ty(p, rt)?;
-                let size = i64::from(t.bytes());
                 let pv = self.val(ptr)?;
-                let vt = vec_of(t);
-                let fast = match (&pv, vt) {
-                    (V::U(_), _) | (_, None) => None,
-                    (_, Some(_)) => self.consecutive(&pv, size),
-                };
-                let v = match (pv, fast, vt) {
-                    (V::U(a), _, _) => V::U(self.b.ins().load(t, flags, a, 0)),
-                    (_, Some((a, None)), Some(vt)) => V::Vec(self.b.ins().load(vt, flags, a, 0)),
-                    (pv, Some((a, Some(ok))), Some(vt)) => {
-                        // One vector load where the widened index does not wrap, else lane
-                        // by lane.
-                        let (vec_blk, lanes_blk, join) = (
-                            self.b.create_block(),
-                            self.b.create_block(),
-                            self.b.create_block(),
-                        );
-                        let x = self.b.append_block_param(join, vt);
-                        self.b.ins().brif(ok, vec_blk, &[], lanes_blk, &[]);
-                        self.b.switch_to_block(vec_blk);
-                        let fast = self.b.ins().load(vt, flags, a, 0);
-                        self.b.ins().jump(join, &[BlockArg::Value(fast)]);
-                        self.b.switch_to_block(lanes_blk);
-                        let addr = self.lanes(&pv)?;
-                        let l = addr.map(|a| self.b.ins().load(t, flags, a, 0));
-                        let g = self.gathered(t, l);
-                        let slow = self.vector(&g, t)?;
-                        self.b.ins().jump(join, &[BlockArg::Value(slow)]);
-                        self.b.switch_to_block(join);
-                        V::Vec(x)
-                    }
-                    (a, _, _) => {
-                        let addr = self.lanes(&a)?;
-                        let l = addr.map(|a| self.b.ins().load(t, flags, a, 0));
-                        self.gathered(t, l)
-                    }
+                let v = match self.mask {
+                    Some(m) => self.load_masked(pv, t, m)?,
+                    None => self.load(pv, t)?,
                 };
                 self.set(inst, t, v)
             }
@@ -793,38 +864,11 @@ impl VTx<'_, '_, '_> {
                 let val_id = op_id(inst, 1)?;
                 let t = self.ty(val_id)?;
                 let v = self.val(val_id)?;
-                let size = i64::from(t.bytes());
                 let pv = self.val(ptr)?;
-                let fast = match (&pv, vec_of(t)) {
-                    (V::U(_), _) | (_, None) => None,
-                    (_, Some(_)) => self.consecutive(&pv, size),
-                };
-                match fast {
-                    Some((a, None)) => {
-                        let x = self.vector(&v, t)?;
-                        self.b.ins().store(flags, x, a, 0);
-                    }
-                    Some((a, Some(ok))) => {
-                        // One vector store where the widened index does not wrap, else
-                        // lane by lane.
-                        let (vec_blk, lanes_blk, join) = (
-                            self.b.create_block(),
-                            self.b.create_block(),
-                            self.b.create_block(),
-                        );
-                        self.b.ins().brif(ok, vec_blk, &[], lanes_blk, &[]);
-                        self.b.switch_to_block(vec_blk);
-                        let x = self.vector(&v, t)?;
-                        self.b.ins().store(flags, x, a, 0);
-                        self.b.ins().jump(join, &[]);
-                        self.b.switch_to_block(lanes_blk);
-                        self.store_lanes(&pv, &v, flags)?;
-                        self.b.ins().jump(join, &[]);
-                        self.b.switch_to_block(join);
-                    }
-                    None => self.store_lanes(&pv, &v, flags)?,
+                match self.mask {
+                    Some(m) => self.store_masked(&pv, &v, t, m),
+                    None => self.store(&pv, &v, t),
                 }
-                Ok(())
             }
             Op::PtrAccessChain | Op::InBoundsPtrAccessChain if inst.operands.len() == 2 => {
                 let rt = result_type(inst)?;
@@ -1050,6 +1094,28 @@ impl VTx<'_, '_, '_> {
             | Op::FUnordLessThanEqual
             | Op::FUnordGreaterThan
             | Op::FUnordGreaterThanEqual => self.compare(inst),
+            Op::UDiv | Op::UMod | Op::SDiv | Op::SRem | Op::SMod => {
+                // Lane by lane (x64 has no vector integer division), never trapping: an
+                // inactive lane's divisor may be anything.
+                let t = scalar_ty(p, result_type(inst)?)?;
+                if !matches!(t, types::I32 | types::I64) {
+                    return Err(refuse("division of a narrow integer"));
+                }
+                let a = self.val(op_id(inst, 0)?)?;
+                let b = self.val(op_id(inst, 1)?)?;
+                let op = inst.class.opcode;
+                let v = match (&a, &b) {
+                    (V::U(x), V::U(y)) => V::U(crate::codegen::arith::div_rem(self.b, op, *x, *y)),
+                    _ => {
+                        let x = self.lanes(&a)?;
+                        let y = self.lanes(&b)?;
+                        let l = [0, 1, 2, 3]
+                            .map(|k| crate::codegen::arith::div_rem(self.b, op, x[k], y[k]));
+                        self.gathered(t, l)
+                    }
+                };
+                self.set(inst, t, v)
+            }
             Op::LogicalAnd | Op::LogicalOr | Op::LogicalEqual | Op::LogicalNotEqual => {
                 let a = self.val(op_id(inst, 0)?)?;
                 let b = self.val(op_id(inst, 1)?)?;

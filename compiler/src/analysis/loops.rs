@@ -1,0 +1,172 @@
+//! Natural loops and a linear order of the blocks with every loop contiguous: what a
+//! lowering that runs divergent code under lane masks emits, one block after another.
+//!
+//! A back edge goes to a block that dominates its source; its target is a loop header, and
+//! the loop is every block that reaches one of the header's back edges without passing
+//! through the header. A retreating edge to a block that does not dominate it makes the
+//! graph irreducible, which is refused (OpenCL C from clang does not produce one).
+//!
+//! [`order`] lists the blocks topologically (every forward edge points later), a loop as
+//! one [`Item::Loop`] holding its own blocks in the same kind of order, so its body can be
+//! emitted as one straight run that repeats while a lane is still in the loop.
+
+use super::cfg::Cfg;
+use crate::codegen::Result;
+use crate::CompileError;
+use std::collections::BTreeSet;
+
+#[derive(Debug)]
+pub struct Loop {
+    pub header: usize,
+    /// Every block of the loop, the header and inner loops' blocks included.
+    pub blocks: BTreeSet<usize>,
+    /// Blocks with an edge back to the header.
+    pub latches: Vec<usize>,
+    /// The loop directly containing this one.
+    pub parent: Option<usize>,
+}
+
+#[derive(Debug)]
+pub struct Loops {
+    pub loops: Vec<Loop>,
+    /// The innermost loop of each block.
+    pub innermost: Vec<Option<usize>>,
+}
+
+impl Loops {
+    pub fn new(cfg: &Cfg) -> Result<Loops> {
+        let n = cfg.succs.len();
+        let mut loops: Vec<Loop> = Vec::new();
+        for &h in &cfg.rpo {
+            let latches: Vec<usize> = cfg.preds[h]
+                .iter()
+                .copied()
+                .filter(|&p| cfg.rpo_pos[p] >= cfg.rpo_pos[h])
+                .collect();
+            if latches.is_empty() {
+                continue;
+            }
+            if let Some(&p) = latches.iter().find(|&&p| !cfg.dominates(h, p)) {
+                return Err(CompileError::Unsupported(format!(
+                    "irreducible control flow (an edge from block {p} into a loop it does \
+                     not enter through its header)"
+                )));
+            }
+            let mut blocks = BTreeSet::from([h]);
+            let mut work = latches.clone();
+            while let Some(b) = work.pop() {
+                if blocks.insert(b) {
+                    work.extend(cfg.preds[b].iter().copied());
+                }
+            }
+            loops.push(Loop {
+                header: h,
+                blocks,
+                latches,
+                parent: None,
+            });
+        }
+        // Headers come in reverse post-order, so an outer loop precedes its inner ones:
+        // a loop's parent is the last earlier loop containing its header.
+        let mut innermost = vec![None; n];
+        for i in 0..loops.len() {
+            let h = loops[i].header;
+            loops[i].parent = (0..i).rev().find(|&j| loops[j].blocks.contains(&h));
+            for &b in &loops[i].blocks {
+                innermost[b] = Some(i);
+            }
+        }
+        Ok(Loops { loops, innermost })
+    }
+
+    /// Whether loop `l` contains block `b`.
+    pub fn contains(&self, l: usize, b: usize) -> bool {
+        self.loops[l].blocks.contains(&b)
+    }
+
+    /// The loop directly inside `within` (or outermost, for `None`) that contains `b`,
+    /// if `b` is in one.
+    fn child_containing(&self, within: Option<usize>, b: usize) -> Option<usize> {
+        let mut l = self.innermost[b]?;
+        loop {
+            if self.loops[l].parent == within {
+                return Some(l);
+            }
+            l = self.loops[l].parent?;
+        }
+    }
+}
+
+/// One element of a linear order.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Item {
+    Block(usize),
+    /// A loop (index into [`Loops::loops`]) and its blocks in order, its header first.
+    Loop(usize, Vec<Item>),
+}
+
+/// The reachable blocks in an order where every edge that is not a back edge points
+/// later, and every loop is contiguous.
+pub fn order(cfg: &Cfg, loops: &Loops) -> Vec<Item> {
+    let all: Vec<usize> = cfg.rpo.clone();
+    order_region(cfg, loops, None, &all)
+}
+
+/// Order the blocks of `region` (the blocks of loop `within`, or of the whole function):
+/// nodes are the blocks not in an inner loop and one node per inner loop (its header),
+/// sorted topologically (Kahn), ties broken by reverse post-order.
+fn order_region(cfg: &Cfg, loops: &Loops, within: Option<usize>, region: &[usize]) -> Vec<Item> {
+    // The node standing for block `b`: itself, or the header of its loop at this level.
+    let node = |b: usize| match loops.child_containing(within, b) {
+        Some(l) => loops.loops[l].header,
+        None => b,
+    };
+    let in_region: BTreeSet<usize> = region.iter().copied().collect();
+    let nodes: BTreeSet<usize> = region.iter().map(|&b| node(b)).collect();
+    let header = within.map(|l| loops.loops[l].header);
+    // Edges between distinct nodes of the region, back edges to this loop's header left out.
+    let mut indeg: std::collections::BTreeMap<usize, usize> =
+        nodes.iter().map(|&x| (x, 0)).collect();
+    let mut out: std::collections::BTreeMap<usize, BTreeSet<usize>> = Default::default();
+    for &b in region {
+        for &s in &cfg.succs[b] {
+            if !in_region.contains(&s) || Some(s) == header {
+                continue;
+            }
+            let (x, y) = (node(b), node(s));
+            if x != y && out.entry(x).or_default().insert(y) {
+                *indeg.entry(y).or_default() += 1;
+            }
+        }
+    }
+    let mut ready: BTreeSet<(usize, usize)> = indeg
+        .iter()
+        .filter(|(_, d)| **d == 0)
+        .map(|(&x, _)| (cfg.rpo_pos[x].unwrap_or(usize::MAX), x))
+        .collect();
+    let mut items = Vec::new();
+    while let Some(first) = ready.iter().next().copied() {
+        ready.remove(&first);
+        let x = first.1;
+        match loops.child_containing(within, x) {
+            Some(l) => {
+                let inner: Vec<usize> = region
+                    .iter()
+                    .copied()
+                    .filter(|b| loops.contains(l, *b))
+                    .collect();
+                items.push(Item::Loop(l, order_region(cfg, loops, Some(l), &inner)));
+            }
+            None => items.push(Item::Block(x)),
+        }
+        for &y in out.get(&x).into_iter().flatten() {
+            if let Some(d) = indeg.get_mut(&y) {
+                *d -= 1;
+                if *d == 0 {
+                    ready.insert((cfg.rpo_pos[y].unwrap_or(usize::MAX), y));
+                }
+            }
+        }
+    }
+    items
+}
