@@ -31,7 +31,7 @@
 //! `FERRITE_DUMP_CLIF=1` prints each function's Cranelift IR to stderr as it is defined.
 
 pub(crate) mod arith;
-mod atomic;
+pub(crate) mod atomic;
 mod builtins_ids;
 mod composite;
 mod control;

@@ -417,7 +417,14 @@ fn build_inline<'p>(
             .iter()
             .map(|v| tx.b.func.dfg.value_type(*v))
             .collect();
-        let vplan = vector::plan(tx.p, kernel, &arg_types, fma);
+        let vplan = vector::plan(
+            tx.p,
+            kernel,
+            &arg_types,
+            fma,
+            tx.env.global_addr,
+            &tx.env.local_offsets,
+        );
         tx.env.handler = match &vplan {
             Ok(_) => crate::Handler {
                 lanes: vector::LANES as u32,
@@ -442,11 +449,15 @@ fn build_inline<'p>(
         });
         tx.run_inline(pro.args.clone())?;
         if let (Some(vhead), Some(vplan)) = (nest.vhead, &vplan) {
+            let local_offsets = tx.env.local_offsets.clone();
             let inputs = vector::Inputs {
                 args: &pro.args,
                 lid: nest.lid,
                 gid: nest.gid,
                 ctx_vals: &ctx_vals,
+                local_mem: tx.local_mem,
+                global_addr: tx.env.global_addr,
+                local_offsets: &local_offsets,
             };
             let heads0 = nest.heads[0];
             vector::emit_loop(

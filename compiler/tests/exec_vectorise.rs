@@ -528,3 +528,43 @@ fn search_loop_with_a_live_out_index_and_a_flag() {
         assert_eq!(*got as i32, pos, "out[{i}]");
     }
 }
+
+#[test]
+fn atomics_run_per_lane_in_lane_order() {
+    // A histogram on global bins, a counter whose old values number the work-items that
+    // pass a varying test (in lane order, as the scalar loop runs them), and a program-
+    // scope variable.
+    let src = "global uint total;
+    kernel void k(global const uint *a, global uint *bins, global uint *counter,
+                  global uint *slot) {
+        uint i = get_global_id(0);
+        atomic_add(&bins[a[i] % 8], 1u);
+        if (a[i] & 1) slot[i] = atomic_inc(counter);
+        atomic_max(&total, a[i]);
+        atomic_or(&bins[8], total & 0);
+    }";
+    let items = 21usize;
+    let a: Vec<u32> = (0..items as u32).map(|i| (i * 29 + 3) % 50).collect();
+    let bufs = vec![a.clone(), vec![0; 9], vec![0; 1], vec![u32::MAX; items]];
+    let Some(out) = differential(
+        src,
+        "k",
+        &bufs,
+        &[0, 1, 2, 3],
+        &[],
+        [items as u64, 1],
+        [7, 1],
+    ) else {
+        return;
+    };
+    let mut bins = [0u32; 8];
+    for v in &a {
+        bins[(*v % 8) as usize] += 1;
+    }
+    assert_eq!(&out[1][..8], &bins);
+    let odd: Vec<usize> = (0..items).filter(|i| a[*i] & 1 != 0).collect();
+    assert_eq!(out[2][0], odd.len() as u32);
+    for (n, i) in odd.iter().enumerate() {
+        assert_eq!(out[3][*i], n as u32, "slot[{i}]");
+    }
+}

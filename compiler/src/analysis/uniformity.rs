@@ -321,7 +321,12 @@ fn transfer(
                 .and_then(|t| p.pointer_type(t).ok())
                 .and_then(|(_, pointee)| crate::layout::layout(p, pointee).ok())
                 .map(|l| l.size as i64);
-            let (b, i) = (op_shape(0)?.step(), op_shape(1)?.step());
+            let (b, mut i) = (op_shape(0)?.step(), op_shape(1)?.step());
+            // A narrower index is sign-extended: affine only while it does not wrap,
+            // which a lowering tests at run time, not here.
+            if facts.width(op_id(inst, 1)?).is_some_and(|w| w < 64) && i != Some(0) {
+                i = None;
+            }
             match size {
                 Some(size) => {
                     Shape::from_step(b.zip(i).map(|(b, i)| b.wrapping_add(i.wrapping_mul(size))))

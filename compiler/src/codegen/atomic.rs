@@ -12,6 +12,7 @@ use cranelift_codegen::ir::{
     condcodes::{FloatCC, IntCC},
     types, AtomicRmwOp, BlockArg, InstBuilder, MemFlagsData, Type as ClType, Value,
 };
+use cranelift_frontend::FunctionBuilder;
 use rspirv::dr::Instruction;
 use rspirv::spirv::{Op, Word};
 
@@ -105,15 +106,15 @@ impl FnTx<'_, '_, '_> {
             )));
         }
         let result = match op {
-            Op::AtomicLoad => Some(self.atomic_load(lowering, t, addr)),
+            Op::AtomicLoad => Some(atomic_load(&mut self.b, lowering, t, addr)),
             Op::AtomicStore => {
                 let v = self.scalar(op_id(inst, 3)?)?;
-                self.atomic_store(lowering, v, addr);
+                atomic_store(&mut self.b, lowering, v, addr);
                 None
             }
             Op::AtomicExchange => {
                 let v = self.scalar(op_id(inst, 3)?)?;
-                Some(self.rmw(lowering, AtomicRmwOp::Xchg, t, addr, v))
+                Some(rmw(&mut self.b, lowering, AtomicRmwOp::Xchg, t, addr, v))
             }
             Op::AtomicCompareExchange | Op::AtomicCompareExchangeWeak => {
                 let v = self.scalar(op_id(inst, 4)?)?;
@@ -127,7 +128,7 @@ impl FnTx<'_, '_, '_> {
                 } else {
                     AtomicRmwOp::Sub
                 };
-                Some(self.rmw(lowering, rop, t, addr, one))
+                Some(rmw(&mut self.b, lowering, rop, t, addr, one))
             }
             Op::AtomicIAdd
             | Op::AtomicISub
@@ -139,27 +140,17 @@ impl FnTx<'_, '_, '_> {
             | Op::AtomicOr
             | Op::AtomicXor => {
                 let v = self.scalar(op_id(inst, 3)?)?;
-                let rop = match op {
-                    Op::AtomicIAdd => AtomicRmwOp::Add,
-                    Op::AtomicISub => AtomicRmwOp::Sub,
-                    Op::AtomicSMin => AtomicRmwOp::Smin,
-                    Op::AtomicUMin => AtomicRmwOp::Umin,
-                    Op::AtomicSMax => AtomicRmwOp::Smax,
-                    Op::AtomicUMax => AtomicRmwOp::Umax,
-                    Op::AtomicAnd => AtomicRmwOp::And,
-                    Op::AtomicOr => AtomicRmwOp::Or,
-                    _ => AtomicRmwOp::Xor,
-                };
-                Some(self.rmw(lowering, rop, t, addr, v))
+                let rop = rmw_op(op).ok_or_else(|| self.unsupported(inst))?;
+                Some(rmw(&mut self.b, lowering, rop, t, addr, v))
             }
             Op::AtomicFlagTestAndSet => {
                 let one = self.b.ins().iconst(t, 1);
-                let old = self.rmw(lowering, AtomicRmwOp::Xchg, t, addr, one);
+                let old = rmw(&mut self.b, lowering, AtomicRmwOp::Xchg, t, addr, one);
                 Some(self.b.ins().icmp_imm_s(IntCC::NotEqual, old, 0))
             }
             Op::AtomicFlagClear => {
                 let zero = self.b.ins().iconst(t, 0);
-                self.atomic_store(lowering, zero, addr);
+                atomic_store(&mut self.b, lowering, zero, addr);
                 None
             }
             Op::AtomicFAddEXT | Op::AtomicFMinEXT | Op::AtomicFMaxEXT => {
@@ -190,93 +181,6 @@ impl FnTx<'_, '_, '_> {
             self.set_result(inst, Val::S(r))?;
         }
         Ok(())
-    }
-
-    fn atomic_load(&mut self, l: AtomicLowering, t: ClType, addr: Value) -> Value {
-        match l {
-            AtomicLowering::Plain => self.b.ins().load(t, flags(), addr, 0),
-            AtomicLowering::SeqCst => {
-                let it = int_of(t);
-                let v = self.b.ins().atomic_load(it, flags(), addr);
-                if it == t {
-                    v
-                } else {
-                    self.b.ins().bitcast(t, MemFlagsData::new(), v)
-                }
-            }
-        }
-    }
-
-    fn atomic_store(&mut self, l: AtomicLowering, v: Value, addr: Value) {
-        match l {
-            AtomicLowering::Plain => {
-                self.b.ins().store(flags(), v, addr, 0);
-            }
-            AtomicLowering::SeqCst => {
-                let t = self.value_type(v);
-                let it = int_of(t);
-                let v = if it == t {
-                    v
-                } else {
-                    self.b.ins().bitcast(it, MemFlagsData::new(), v)
-                };
-                self.b.ins().atomic_store(flags(), v, addr);
-            }
-        }
-    }
-
-    /// Integer read-modify-write; returns the old value. (Exchange also takes floats.)
-    fn rmw(
-        &mut self,
-        l: AtomicLowering,
-        op: AtomicRmwOp,
-        t: ClType,
-        addr: Value,
-        v: Value,
-    ) -> Value {
-        let it = int_of(t);
-        let to_int = |s: &mut Self, x: Value| {
-            if it == t {
-                x
-            } else {
-                s.b.ins().bitcast(it, MemFlagsData::new(), x)
-            }
-        };
-        let from_int = |s: &mut Self, x: Value| {
-            if it == t {
-                x
-            } else {
-                s.b.ins().bitcast(t, MemFlagsData::new(), x)
-            }
-        };
-        match l {
-            AtomicLowering::SeqCst => {
-                let vi = to_int(self, v);
-                let old = self.b.ins().atomic_rmw(it, flags(), op, addr, vi);
-                from_int(self, old)
-            }
-            AtomicLowering::Plain => {
-                let old = self.b.ins().load(t, flags(), addr, 0);
-                let new = match op {
-                    AtomicRmwOp::Add => self.b.ins().iadd(old, v),
-                    AtomicRmwOp::Sub => self.b.ins().isub(old, v),
-                    AtomicRmwOp::And => self.b.ins().band(old, v),
-                    AtomicRmwOp::Nand => {
-                        let a = self.b.ins().band(old, v);
-                        self.b.ins().bnot(a)
-                    }
-                    AtomicRmwOp::Or => self.b.ins().bor(old, v),
-                    AtomicRmwOp::Xor => self.b.ins().bxor(old, v),
-                    AtomicRmwOp::Xchg => v,
-                    AtomicRmwOp::Umin => self.b.ins().umin(old, v),
-                    AtomicRmwOp::Umax => self.b.ins().umax(old, v),
-                    AtomicRmwOp::Smin => self.b.ins().smin(old, v),
-                    AtomicRmwOp::Smax => self.b.ins().smax(old, v),
-                };
-                self.b.ins().store(flags(), new, addr, 0);
-                old
-            }
-        }
     }
 
     /// Compare-and-swap; returns the old value.
@@ -376,4 +280,116 @@ impl FnTx<'_, '_, '_> {
         self.b.switch_to_block(done);
         self.b.ins().bitcast(t, MemFlagsData::new(), result)
     }
+}
+
+/// An atomic load per the lowering (floats through their integer bits).
+pub(crate) fn atomic_load(
+    b: &mut FunctionBuilder,
+    l: AtomicLowering,
+    t: ClType,
+    addr: Value,
+) -> Value {
+    match l {
+        AtomicLowering::Plain => b.ins().load(t, flags(), addr, 0),
+        AtomicLowering::SeqCst => {
+            let it = int_of(t);
+            let v = b.ins().atomic_load(it, flags(), addr);
+            if it == t {
+                v
+            } else {
+                b.ins().bitcast(t, MemFlagsData::new(), v)
+            }
+        }
+    }
+}
+
+/// An atomic store per the lowering.
+pub(crate) fn atomic_store(b: &mut FunctionBuilder, l: AtomicLowering, v: Value, addr: Value) {
+    match l {
+        AtomicLowering::Plain => {
+            b.ins().store(flags(), v, addr, 0);
+        }
+        AtomicLowering::SeqCst => {
+            let t = b.func.dfg.value_type(v);
+            let it = int_of(t);
+            let v = if it == t {
+                v
+            } else {
+                b.ins().bitcast(it, MemFlagsData::new(), v)
+            };
+            b.ins().atomic_store(flags(), v, addr);
+        }
+    }
+}
+
+/// Integer read-modify-write per the lowering; returns the old value. (Exchange also takes
+/// floats.) The scalar translator and the vectoriser's lanes both use it.
+pub(crate) fn rmw(
+    b: &mut FunctionBuilder,
+    l: AtomicLowering,
+    op: AtomicRmwOp,
+    t: ClType,
+    addr: Value,
+    v: Value,
+) -> Value {
+    let it = int_of(t);
+    let to_int = |b: &mut FunctionBuilder, x: Value| {
+        if it == t {
+            x
+        } else {
+            b.ins().bitcast(it, MemFlagsData::new(), x)
+        }
+    };
+    let from_int = |b: &mut FunctionBuilder, x: Value| {
+        if it == t {
+            x
+        } else {
+            b.ins().bitcast(t, MemFlagsData::new(), x)
+        }
+    };
+    match l {
+        AtomicLowering::SeqCst => {
+            let vi = to_int(b, v);
+            let old = b.ins().atomic_rmw(it, flags(), op, addr, vi);
+            from_int(b, old)
+        }
+        AtomicLowering::Plain => {
+            let old = b.ins().load(t, flags(), addr, 0);
+            let new = match op {
+                AtomicRmwOp::Add => b.ins().iadd(old, v),
+                AtomicRmwOp::Sub => b.ins().isub(old, v),
+                AtomicRmwOp::And => b.ins().band(old, v),
+                AtomicRmwOp::Nand => {
+                    let a = b.ins().band(old, v);
+                    b.ins().bnot(a)
+                }
+                AtomicRmwOp::Or => b.ins().bor(old, v),
+                AtomicRmwOp::Xor => b.ins().bxor(old, v),
+                AtomicRmwOp::Xchg => v,
+                AtomicRmwOp::Umin => b.ins().umin(old, v),
+                AtomicRmwOp::Umax => b.ins().umax(old, v),
+                AtomicRmwOp::Smin => b.ins().smin(old, v),
+                AtomicRmwOp::Smax => b.ins().smax(old, v),
+            };
+            b.ins().store(flags(), new, addr, 0);
+            old
+        }
+    }
+}
+
+/// The read-modify-write operator of an integer `OpAtomic*` (and exchange), if it is one.
+pub(crate) fn rmw_op(op: Op) -> Option<AtomicRmwOp> {
+    Some(match op {
+        Op::AtomicIAdd | Op::AtomicIIncrement => AtomicRmwOp::Add,
+        Op::AtomicISub | Op::AtomicIDecrement => AtomicRmwOp::Sub,
+        Op::AtomicSMin => AtomicRmwOp::Smin,
+        Op::AtomicUMin => AtomicRmwOp::Umin,
+        Op::AtomicSMax => AtomicRmwOp::Smax,
+        Op::AtomicUMax => AtomicRmwOp::Umax,
+        Op::AtomicAnd => AtomicRmwOp::And,
+        Op::AtomicOr => AtomicRmwOp::Or,
+        Op::AtomicXor => AtomicRmwOp::Xor,
+        Op::AtomicExchange => AtomicRmwOp::Xchg,
+        _ => return None,
+    })
 }

@@ -71,6 +71,12 @@ pub struct Inputs<'a> {
     pub gid: [Value; 3],
     /// `GroupContext` fields from `global_size` to `work_dim`, by offset / 8.
     pub ctx_vals: &'a [Value],
+    /// The group's local memory.
+    pub local_mem: Value,
+    /// Addresses of program-scope variables and offsets of `Workgroup` variables in local
+    /// memory (`codegen::Env`).
+    pub global_addr: &'a HashMap<Word, u64>,
+    pub local_offsets: &'a HashMap<Word, u64>,
 }
 
 /// A kernel the vectoriser takes: inlined and analysed once, translated by [`emit_loop`].
@@ -198,14 +204,21 @@ struct VTx<'a, 'b, 'p> {
 
 /// Can `kernel` be vectorised? Inlines and analyses it, then translates it into a scratch
 /// function; the plan is what [`emit_loop`] needs, the error says why not.
-pub fn plan(p: &Program, kernel: &Function, arg_types: &[ir::Type], fma: bool) -> Result<Plan> {
+pub fn plan(
+    p: &Program,
+    kernel: &Function,
+    arg_types: &[ir::Type],
+    fma: bool,
+    global_addr: &HashMap<Word, u64>,
+    local_offsets: &HashMap<Word, u64>,
+) -> Result<Plan> {
     let plan = analyse(p, kernel)?;
     let mut sig = Signature::new(CallConv::SystemV);
     sig.params
         .extend(arg_types.iter().map(|t| AbiParam::new(*t)));
     let n_ctx = (GroupContext::OFFSET_WORK_DIM / 8 + 1) as usize;
     sig.params
-        .extend(std::iter::repeat_n(AbiParam::new(types::I64), 6 + n_ctx));
+        .extend(std::iter::repeat_n(AbiParam::new(types::I64), 7 + n_ctx));
     let mut func = ir::Function::with_name_signature(ir::UserFuncName::default(), sig);
     let mut fbc = FunctionBuilderContext::new();
     let mut b = FunctionBuilder::new(&mut func, &mut fbc);
@@ -218,7 +231,10 @@ pub fn plan(p: &Program, kernel: &Function, arg_types: &[ir::Type], fma: bool) -
         args,
         lid: [rest[0], rest[1], rest[2]],
         gid: [rest[3], rest[4], rest[5]],
-        ctx_vals: &rest[6..],
+        local_mem: rest[6],
+        ctx_vals: &rest[7..],
+        global_addr,
+        local_offsets,
     };
     let r = body(&mut b, p, fma, &plan, &inp);
     // The scratch function is dropped unfinished.
@@ -272,10 +288,9 @@ pub fn emit_loop(
     b.switch_to_block(body_blk);
     let g0 = b.ins().iadd(base0, x);
     let lanes = Inputs {
-        args: inp.args,
         lid: [x, inp.lid[1], inp.lid[2]],
         gid: [g0, inp.gid[1], inp.gid[2]],
-        ctx_vals: inp.ctx_vals,
+        ..*inp
     };
     body(b, p, fma, plan, &lanes)?;
     b.ins().jump(head, &[BlockArg::Value(end)]);
@@ -556,6 +571,35 @@ impl VTx<'_, '_, '_> {
         if let Some(v) = self.vals.get(&id) {
             return Ok(v.clone());
         }
+        if let Some(g) = self.p.globals.get(&id) {
+            // A module-scope variable's address: the same for every lane.
+            let a = match g.class {
+                StorageClass::Workgroup if g.builtin.is_none() => {
+                    let off = *self
+                        .inp
+                        .local_offsets
+                        .get(&id)
+                        .ok_or_else(|| refuse(format!("workgroup variable %{id}")))?;
+                    self.b.ins().iadd_imm_s(self.inp.local_mem, off as i64)
+                }
+                StorageClass::CrossWorkgroup | StorageClass::UniformConstant
+                    if g.builtin.is_none() =>
+                {
+                    let a = *self
+                        .inp
+                        .global_addr
+                        .get(&id)
+                        .ok_or_else(|| refuse(format!("program-scope variable %{id}")))?;
+                    self.b.ins().iconst(types::I64, a as i64)
+                }
+                _ => return Err(refuse(format!("operand %{id}"))),
+            };
+            self.tys.insert(id, types::I64);
+            self.spv_tys.insert(id, g.ptr_ty);
+            self.vals.insert(id, V::U(a));
+            self.block_consts.push(id);
+            return Ok(V::U(a));
+        }
         match self.p.constants.get(&id) {
             Some(Constant::Scalar { ty, bits }) => {
                 let t = scalar_ty(self.p, *ty)?;
@@ -707,6 +751,125 @@ impl VTx<'_, '_, '_> {
             None => self.store_lanes(pv, v, flags)?,
         }
         Ok(())
+    }
+
+    /// An atomic operation per lane, in lane order (only active lanes under a mask), as
+    /// the scalar translator lowers it (`codegen/atomic.rs`, `memory_model.rs`).
+    fn atomic(&mut self, inst: &Instruction) -> Result<()> {
+        use crate::codegen::atomic::{atomic_load, atomic_store, rmw, rmw_op};
+        let op = inst.class.opcode;
+        let ptr = op_id(inst, 0)?;
+        let addr = self.val(ptr)?;
+        let (class, pointee) = self.p.pointer_type(self.type_of_id(ptr)?)?;
+        let lowering = crate::memory_model::atomic_lowering(class);
+        let t = scalar_ty(self.p, pointee)?;
+        let exchange_like = matches!(op, Op::AtomicLoad | Op::AtomicStore | Op::AtomicExchange);
+        if !(matches!(t, types::I32 | types::I64) || (t == types::F32 && exchange_like)) {
+            return Err(refuse(format!("Op{op:?} on {t}")));
+        }
+        let addr = self.lanes(&addr)?;
+        let operand = match op {
+            Op::AtomicLoad => None,
+            Op::AtomicIIncrement | Op::AtomicIDecrement => {
+                let one = self.b.ins().iconst(t, 1);
+                Some([one; 4])
+            }
+            _ => {
+                let v = self.val(op_id(inst, 3)?)?;
+                Some(self.lanes(&v)?)
+            }
+        };
+        let mask = self.mask;
+        let mut out = [addr[0]; 4];
+        for k in 0..4 {
+            let run = |s: &mut Self| -> Result<Option<Value>> {
+                Ok(match (op, operand) {
+                    (Op::AtomicLoad, _) => Some(atomic_load(s.b, lowering, t, addr[k])),
+                    (Op::AtomicStore, Some(v)) => {
+                        atomic_store(s.b, lowering, v[k], addr[k]);
+                        None
+                    }
+                    (_, Some(v)) => {
+                        let rop = rmw_op(op).ok_or_else(|| refuse(format!("Op{op:?}")))?;
+                        Some(rmw(s.b, lowering, rop, t, addr[k], v[k]))
+                    }
+                    _ => return Err(refuse(format!("Op{op:?}"))),
+                })
+            };
+            match mask {
+                None => {
+                    if let Some(r) = run(self)? {
+                        out[k] = r;
+                    }
+                }
+                Some(m) => {
+                    let (on_blk, next) = (self.b.create_block(), self.b.create_block());
+                    let x = self.b.append_block_param(next, t);
+                    let on = self.b.ins().extractlane(m, k as u8);
+                    let z = if t == types::F32 {
+                        self.b.ins().f32const(0.0)
+                    } else {
+                        self.b.ins().iconst(t, 0)
+                    };
+                    self.b
+                        .ins()
+                        .brif(on, on_blk, &[], next, &[BlockArg::Value(z)]);
+                    self.b.switch_to_block(on_blk);
+                    let r = run(self)?.unwrap_or(z);
+                    self.b.ins().jump(next, &[BlockArg::Value(r)]);
+                    self.b.switch_to_block(next);
+                    out[k] = x;
+                }
+            }
+        }
+        if inst.result_id.is_some() {
+            let v = self.gathered(t, out);
+            self.set(inst, t, v)?;
+        }
+        Ok(())
+    }
+
+    /// Zero- or sign-extend `x` from `ts` to `td`.
+    fn extend(&mut self, x: V, ts: ir::Type, td: ir::Type, signed: bool) -> Result<V> {
+        let ext = |s: &mut Self, v: Value| {
+            if signed {
+                s.b.ins().sextend(td, v)
+            } else {
+                s.b.ins().uextend(td, v)
+            }
+        };
+        Ok(match x {
+            V::U(v) => V::U(ext(self, v)),
+            // Steps up to 2^24 keep the wrap test's bounds simple.
+            V::Aff(n, st)
+                if ts == types::I32 && td == types::I64 && st.unsigned_abs() < 1 << 24 =>
+            {
+                V::Ext(Ext {
+                    narrow: n,
+                    nstep: st,
+                    signed,
+                    mul: 1,
+                    add: None,
+                })
+            }
+            x => {
+                let l = self.lanes(&x)?;
+                V::L(l.map(|v| ext(self, v)))
+            }
+        })
+    }
+
+    /// `addr + idx × stride`, a 32-bit index sign-extended (as the scalar code does).
+    fn index(&mut self, addr: &V, idx: Word, stride: u64) -> Result<V> {
+        let t = self.ty(idx)?;
+        let iv = self.val(idx)?;
+        let iv = match t {
+            types::I64 => iv,
+            types::I32 => self.extend(iv, t, types::I64, true)?,
+            _ => return Err(refuse("index type")),
+        };
+        let scaled = self.mul_const(&iv, stride as i64, types::I64)?;
+        self.add(addr, &scaled, types::I64, false)
     }
 
     /// Store lane by lane, in lane order.
@@ -870,22 +1033,52 @@ impl VTx<'_, '_, '_> {
                     None => self.store(&pv, &v, t),
                 }
             }
-            Op::PtrAccessChain | Op::InBoundsPtrAccessChain if inst.operands.len() == 2 => {
+            Op::AccessChain
+            | Op::InBoundsAccessChain
+            | Op::PtrAccessChain
+            | Op::InBoundsPtrAccessChain => {
                 let rt = result_type(inst)?;
-                let (class, pointee) = p.pointer_type(rt)?;
+                let (class, _) = p.pointer_type(rt)?;
                 if class == StorageClass::Function || class == StorageClass::Input {
                     return Err(refuse("private pointer"));
                 }
-                let size = layout(p, pointee)?.size as i64;
-                let base = self.val(op_id(inst, 0)?)?;
-                let idx_id = op_id(inst, 1)?;
-                if self.ty(idx_id)? != types::I64 {
-                    return Err(refuse("32-bit index"));
+                let base_id = op_id(inst, 0)?;
+                let mut addr = self.val(base_id)?;
+                let (_, mut cur) = p.pointer_type(self.type_of_id(base_id)?)?;
+                let mut first = 1;
+                if matches!(
+                    inst.class.opcode,
+                    Op::PtrAccessChain | Op::InBoundsPtrAccessChain
+                ) {
+                    let size = layout(p, cur)?.size;
+                    addr = self.index(&addr, op_id(inst, 1)?, size)?;
+                    first = 2;
                 }
-                let idx = self.val(idx_id)?;
-                let scaled = self.mul_const(&idx, size, types::I64)?;
-                let v = self.add(&base, &scaled, types::I64, false)?;
-                self.set(inst, types::I64, v)
+                for k in first..inst.operands.len() {
+                    let idx = op_id(inst, k)?;
+                    match p.ty(cur)?.clone() {
+                        Type::Struct { members, .. } => {
+                            let m = p.const_u64(idx)? as usize;
+                            let offs = crate::layout::member_offsets(p, cur)?;
+                            let (mt, mo) = members
+                                .get(m)
+                                .zip(offs.get(m))
+                                .ok_or_else(|| refuse(format!("struct member {m}")))?;
+                            let o = self.b.ins().iconst(types::I64, *mo as i64);
+                            addr = self.add(&addr, &V::U(o), types::I64, false)?;
+                            cur = *mt;
+                        }
+                        Type::Array { elem, .. }
+                        | Type::RuntimeArray { elem }
+                        | Type::Vector { elem, .. } => {
+                            let stride = crate::layout::elem_stride(p, elem)?;
+                            addr = self.index(&addr, idx, stride)?;
+                            cur = elem;
+                        }
+                        _ => return Err(refuse("access chain")),
+                    }
+                }
+                self.set(inst, types::I64, addr)
             }
             Op::CompositeExtract if inst.operands.len() == 2 => {
                 let src = self.val(op_id(inst, 0)?)?;
@@ -936,31 +1129,7 @@ impl VTx<'_, '_, '_> {
                 } else if td.bits() < ts.bits() {
                     self.truncate(&x, td)?
                 } else {
-                    let signed = inst.class.opcode == Op::SConvert;
-                    let ext = |s: &mut Self, v: Value| {
-                        if signed {
-                            s.b.ins().sextend(td, v)
-                        } else {
-                            s.b.ins().uextend(td, v)
-                        }
-                    };
-                    match x {
-                        V::U(v) => V::U(ext(self, v)),
-                        // Steps up to 2^24 keep the wrap test's bounds simple.
-                        V::Aff(n, st) if ts == types::I32 && st.unsigned_abs() < 1 << 24 => {
-                            V::Ext(Ext {
-                                narrow: n,
-                                nstep: st,
-                                signed,
-                                mul: 1,
-                                add: None,
-                            })
-                        }
-                        x => {
-                            let l = self.lanes(&x)?;
-                            V::L(l.map(|v| ext(self, v)))
-                        }
-                    }
+                    self.extend(x, ts, td, inst.class.opcode == Op::SConvert)?
                 };
                 self.set(inst, td, v)
             }
@@ -1094,6 +1263,25 @@ impl VTx<'_, '_, '_> {
             | Op::FUnordLessThanEqual
             | Op::FUnordGreaterThan
             | Op::FUnordGreaterThanEqual => self.compare(inst),
+            op if op == Op::AtomicLoad
+                || op == Op::AtomicStore
+                || crate::codegen::atomic::rmw_op(op).is_some() =>
+            {
+                self.atomic(inst)
+            }
+            Op::ConvertPtrToU | Op::ConvertUToPtr => {
+                // Addresses are 64-bit integers: a no-op, a truncation or a zero extension.
+                let x_id = op_id(inst, 0)?;
+                let ts = self.ty(x_id)?;
+                let td = scalar_ty(p, result_type(inst)?)?;
+                let x = self.val(x_id)?;
+                let v = match td.bits().cmp(&ts.bits()) {
+                    std::cmp::Ordering::Equal => x,
+                    std::cmp::Ordering::Less => self.truncate(&x, td)?,
+                    std::cmp::Ordering::Greater => self.extend(x, ts, td, false)?,
+                };
+                self.set(inst, td, v)
+            }
             Op::UDiv | Op::UMod | Op::SDiv | Op::SRem | Op::SMod => {
                 // Lane by lane (x64 has no vector integer division), never trapping: an
                 // inactive lane's divisor may be anything.
