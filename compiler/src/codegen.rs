@@ -338,14 +338,24 @@ pub fn compile(
     let funcs = reachable(p, ep.func)?;
     let uses_printf = calls_printf(p, &funcs)?;
     let boundary_funcs = crate::workgroup::regions::with_boundaries(p, &funcs)?;
-    let split = if boundary_funcs.contains(&ep.func) {
-        Some(crate::workgroup::regions::split(
-            p,
-            ep.func,
-            &boundary_funcs,
-        )?)
+    // A kernel with boundaries is split after inlining every function it calls, so each
+    // region is whole for the analyses and the vectoriser (`workgroup/vector.rs`); if that
+    // grows too large, only the functions that contain a boundary are inlined.
+    let (split, inlined_funcs) = if boundary_funcs.contains(&ep.func) {
+        let all: HashSet<Word> = funcs.iter().copied().collect();
+        match crate::workgroup::regions::split(p, ep.func, &all) {
+            Ok(s) => (Some(s), all),
+            Err(_) => (
+                Some(crate::workgroup::regions::split(
+                    p,
+                    ep.func,
+                    &boundary_funcs,
+                )?),
+                boundary_funcs.clone(),
+            ),
+        }
     } else {
-        None
+        (None, HashSet::new())
     };
     let plan = match &split {
         Some(s) => Some(regions::plan(p, s)?),
@@ -403,7 +413,7 @@ pub fn compile(
     let funcs: Vec<Word> = if split.is_some() {
         funcs
             .into_iter()
-            .filter(|f| !boundary_funcs.contains(f))
+            .filter(|f| !inlined_funcs.contains(f))
             .collect()
     } else if inline {
         funcs.into_iter().filter(|f| *f != ep.func).collect()

@@ -458,6 +458,7 @@ fn build_inline<'p>(
                 local_mem: tx.local_mem,
                 global_addr: tx.env.global_addr,
                 local_offsets: &local_offsets,
+                frames: None,
             };
             let heads0 = nest.heads[0];
             vector::emit_loop(
@@ -476,12 +477,45 @@ fn build_inline<'p>(
         tx.b.ins().return_(&[]);
         return Ok(());
     };
-    let round = open_round(&mut tx.b, plan, &pro, false);
+    // The regions of a kernel whose boundaries are barriers also run four work-items at a
+    // time, before the scalar x loop (`vector/steps.rs`).
+    let fma = tx.env.module.isa().has_native_fma();
+    let arg_types: Vec<_> = pro
+        .args
+        .iter()
+        .map(|v| tx.b.func.dfg.value_type(*v))
+        .collect();
+    let local_offsets = tx.env.local_offsets.clone();
+    let steps = vector::steps::plan_steps(
+        tx.p,
+        split,
+        plan,
+        fma,
+        &vector::ScratchEnv {
+            arg_types: &arg_types,
+            global_addr: tx.env.global_addr,
+            local_offsets: &local_offsets,
+        },
+    );
+    tx.env.handler = match &steps {
+        Ok(_) => crate::Handler {
+            lanes: vector::LANES as u32,
+            note: "regions between barriers as vector loops along x, scalar loop for the \
+                   rest of each row"
+                .into(),
+        },
+        Err(e) => crate::Handler {
+            lanes: 1,
+            note: format!("regions between work-group boundaries, one work-item at a time: {e}"),
+        },
+    };
+    let steps = steps.ok();
+    let round = open_round(&mut tx.b, plan, &pro, false, steps.is_some());
     let after = round.after;
     tx.inline = Some(Inline {
         lid: round.nest.lid,
         gid: round.nest.gid,
-        ctx_vals,
+        ctx_vals: ctx_vals.clone(),
         ret: after,
         call_counts,
         depth: 0,
@@ -490,7 +524,63 @@ fn build_inline<'p>(
     step.frame = round.item;
     step.state = round.state_now;
     tx.step = Some(step);
-    tx.run_inline(pro.args)?;
+    tx.run_inline(pro.args.clone())?;
+    if let (Some(steps), Some(vhead), Some((state, next))) =
+        (&steps, round.nest.vhead, round.uniform)
+    {
+        let inputs = vector::Inputs {
+            args: &pro.args,
+            lid: round.nest.lid,
+            gid: round.nest.gid,
+            ctx_vals: &ctx_vals,
+            local_mem: tx.local_mem,
+            global_addr: tx.env.global_addr,
+            local_offsets: &local_offsets,
+            frames: None,
+        };
+        let b = &mut tx.b;
+        b.switch_to_block(vhead);
+        // The row's first linear id, and the group's state, computed in the vector loop.
+        let row_blk = b.create_block();
+        let x0 = b.block_params(vhead)[0];
+        let vloop = b.create_block();
+        b.append_block_param(vloop, types::I64);
+        let [_, y, z] = round.nest.lid;
+        let zy = b.ins().imul(z, pro.ls[1]);
+        let zy = b.ins().iadd(zy, y);
+        let row = b.ins().imul(zy, pro.ls[0]);
+        let st = b.use_var(state);
+        b.ins().jump(row_blk, &[]);
+        b.switch_to_block(row_blk);
+        b.ins().jump(vloop, &[BlockArg::Value(x0)]);
+        let si = vector::steps::StepInputs {
+            frame: round.frame,
+            frame_size: plan.size as i64,
+            row,
+            state: st,
+        };
+        vector::steps::emit_step_loop(
+            b,
+            tx.p,
+            fma,
+            steps,
+            split,
+            plan,
+            &inputs,
+            &si,
+            vloop,
+            round.nest.heads[0],
+            pro.ls[0],
+            pro.base[0],
+            &mut |b, linear, reached| {
+                // Work-item 0's state is the next round's (`close_uniform_round`).
+                let first = b.ins().icmp_imm_s(IntCC::Equal, linear, 0);
+                let prev = b.use_var(next);
+                let n = b.ins().select(first, reached, prev);
+                b.def_var(next, n);
+            },
+        )?;
+    }
     tx.b.switch_to_block(after);
     close_round(&mut tx.b, round, plan, &pro.ls)
 }
@@ -517,7 +607,7 @@ fn build_calls(
         b.ins().return_(&[]);
         return Ok(());
     };
-    let round = open_round(b, plan, &pro, true);
+    let round = open_round(b, plan, &pro, true, false);
     call_args.push(round.item);
     call_args.push(round.state_now);
     let call = b.ins().call(fref, &call_args);
@@ -588,7 +678,13 @@ struct Round {
 /// reconverge: after `if (odd) a = f(x);` the work-items that skipped `f` wait at the next
 /// sub-group boundary until the others reach it, and a collective combines the work-items
 /// that reached it together, the active ones of non-uniform control flow.
-fn open_round(b: &mut FunctionBuilder, plan: &FramePlan, pro: &Prologue, record: bool) -> Round {
+fn open_round(
+    b: &mut FunctionBuilder,
+    plan: &FramePlan,
+    pro: &Prologue,
+    record: bool,
+    vector: bool,
+) -> Round {
     let frame = b
         .ins()
         .load(types::I64, trusted(), pro.gctx, GroupContext::OFFSET_FRAME);
@@ -630,7 +726,7 @@ fn open_round(b: &mut FunctionBuilder, plan: &FramePlan, pro: &Prologue, record:
     b.def_var(sub_hi, hi);
     b.def_var(wg_state, exit32);
     let ls = &pro.ls;
-    let nest = open_loops(b, record.then_some(pro.wi), ls, &pro.base, false);
+    let nest = open_loops(b, record.then_some(pro.wi), ls, &pro.base, vector);
     let [x, y, z] = nest.lid;
     let zy = b.ins().imul(z, ls[1]);
     let zy = b.ins().iadd(zy, y);

@@ -32,27 +32,7 @@ fn differential(
     global: [u64; 2],
     local: [u64; 2],
 ) -> Option<Bufs> {
-    let k = harness::kernel(src, name)?;
-    assert_vectorised(&k);
-    let mut out = bufs.clone();
-    let mut args = Args::new(&k.info);
-    for (b, i) in out.iter_mut().zip(buf_idx) {
-        args.buf(*i, b);
-    }
-    for (i, v) in vals {
-        args.val(*i, *v);
-    }
-    let dim = if global[1] > 1 { 2 } else { 1 };
-    run(
-        &k,
-        &args,
-        dim,
-        [global[0], global[1], 1],
-        [local[0], local[1], 1],
-        [0; 3],
-        0,
-    );
-    Some(out)
+    differential_local(src, name, bufs, buf_idx, vals, None, global, local)
 }
 
 fn floats(n: usize, seed: u32) -> Vec<u32> {
@@ -566,5 +546,127 @@ fn atomics_run_per_lane_in_lane_order() {
     assert_eq!(out[2][0], odd.len() as u32);
     for (n, i) in odd.iter().enumerate() {
         assert_eq!(out[3][*i], n as u32, "slot[{i}]");
+    }
+}
+
+// ---- kernels with barriers: regions as vector loops -------------------------------------
+
+/// Run `k` over a 1- or 2-D NDRange with `local_bytes` of `__local` argument memory at
+/// argument `local_arg`, after checking that it is vectorised.
+#[allow(clippy::too_many_arguments)]
+fn differential_local(
+    src: &str,
+    name: &str,
+    bufs: &Bufs,
+    buf_idx: &[usize],
+    vals: &[(usize, u32)],
+    local_arg: Option<(usize, usize)>,
+    global: [u64; 2],
+    local: [u64; 2],
+) -> Option<Bufs> {
+    let k = harness::kernel(src, name)?;
+    assert_vectorised(&k);
+    let mut out = bufs.clone();
+    let mut args = Args::new(&k.info);
+    for (b, i) in out.iter_mut().zip(buf_idx) {
+        args.buf(*i, b);
+    }
+    for (i, v) in vals {
+        args.val(*i, *v);
+    }
+    let mut local_bytes = 0;
+    if let Some((i, bytes)) = local_arg {
+        args.local(i, k.static_local_size as u64);
+        local_bytes = bytes;
+    }
+    let dim = if global[1] > 1 { 2 } else { 1 };
+    run(
+        &k,
+        &args,
+        dim,
+        [global[0], global[1], 1],
+        [local[0], local[1], 1],
+        [0; 3],
+        local_bytes,
+    );
+    Some(out)
+}
+
+#[test]
+fn local_reduction_with_a_divergent_branch_between_barriers() {
+    let src = "kernel void reduce(global const uint *in, global uint *out, local uint *tmp) {
+        uint l = get_local_id(0), n = get_local_size(0);
+        tmp[l] = in[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint s = n / 2; s > 0; s >>= 1) {
+            if (l < s) tmp[l] += tmp[l + s];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (l == 0) out[get_group_id(0)] = tmp[0];
+    }";
+    let (groups, wg) = (5usize, 32usize);
+    let input: Vec<u32> = (0..(groups * wg) as u32).map(|i| i * 7 % 101).collect();
+    let bufs = vec![input.clone(), vec![0; groups]];
+    let Some(out) = differential_local(
+        src,
+        "reduce",
+        &bufs,
+        &[0, 1],
+        &[],
+        Some((2, 4 * wg)),
+        [(groups * wg) as u64, 1],
+        [wg as u64, 1],
+    ) else {
+        return;
+    };
+    for g in 0..groups {
+        let want: u32 = input[g * wg..(g + 1) * wg].iter().sum();
+        assert_eq!(out[1][g], want, "group {g}");
+    }
+}
+
+#[test]
+fn tiled_matmul_with_local_tiles() {
+    let src = "#define T 8
+    kernel void sgemm(global const float *a, global const float *b, global float *c, uint n) {
+        local float ta[T][T], tb[T][T];
+        uint lx = get_local_id(0), ly = get_local_id(1);
+        uint col = get_global_id(0), row = get_global_id(1);
+        float acc = 0.0f;
+        for (uint t = 0; t < n / T; t++) {
+            ta[ly][lx] = a[row * n + t * T + lx];
+            tb[ly][lx] = b[(t * T + ly) * n + col];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (uint k = 0; k < T; k++) acc += ta[ly][k] * tb[k][lx];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        c[row * n + col] = acc;
+    }";
+    let n = 24usize;
+    let bufs = vec![floats(n * n, 11), floats(n * n, 12), vec![0; n * n]];
+    let Some(out) = differential_local(
+        src,
+        "sgemm",
+        &bufs,
+        &[0, 1, 2],
+        &[(3, n as u32)],
+        None,
+        [n as u64, n as u64],
+        [8, 8],
+    ) else {
+        return;
+    };
+    let (a, b) = (f(&bufs[0]), f(&bufs[1]));
+    let c = f(&out[2]);
+    for row in 0..n {
+        for col in 0..n {
+            let mut acc = 0f32;
+            for t in 0..n / 8 {
+                for k in 0..8 {
+                    acc += a[row * n + t * 8 + k] * b[(t * 8 + k) * n + col];
+                }
+            }
+            assert_eq!(c[row * n + col], acc, "c[{row}][{col}]");
+        }
     }
 }

@@ -63,6 +63,7 @@ impl Shape {
     }
 }
 
+#[derive(Clone)]
 pub struct Uniformity {
     shapes: HashMap<Word, Shape>,
     /// Labels of the blocks whose branch diverges.

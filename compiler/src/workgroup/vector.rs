@@ -57,6 +57,7 @@ use rspirv::spirv::{BuiltIn, Decoration, MemoryAccess, Op, StorageClass, Word};
 use std::collections::HashMap;
 
 mod linear;
+pub mod steps;
 
 /// Work-items per iteration.
 pub const LANES: i64 = 4;
@@ -77,6 +78,15 @@ pub struct Inputs<'a> {
     /// memory (`codegen::Env`).
     pub global_addr: &'a HashMap<Word, u64>,
     pub local_offsets: &'a HashMap<Word, u64>,
+    /// In a vector step (`steps.rs`): the four lanes' frames.
+    pub frames: Option<FrameBase>,
+}
+
+/// The frames of four lanes: lane `k`'s is at `base + k × size`.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameBase {
+    pub base: Value,
+    pub size: i64,
 }
 
 /// A kernel the vectoriser takes: inlined and analysed once, translated by [`emit_loop`].
@@ -86,6 +96,8 @@ pub struct Plan {
     shapes: Uniformity,
     /// Masked mode's loops and block order, for a kernel with a divergent branch.
     linear: Option<linear::Linear>,
+    /// A region of a kernel with barriers (`steps.rs`).
+    region: Option<steps::Region>,
 }
 
 /// A SPIR-V value across the four lanes.
@@ -200,6 +212,13 @@ struct VTx<'a, 'b, 'p> {
     mask: Option<Value>,
     /// Masked mode's state (`linear.rs`).
     lin: linear::State,
+    /// In a vector step: the split kernel and its frame layout.
+    steps: Option<(
+        &'p crate::workgroup::regions::Split,
+        &'p crate::codegen::regions::FramePlan,
+    )>,
+    /// In a masked vector step: the state the region ends in (an `i32` variable).
+    step_state: Variable,
 }
 
 /// Can `kernel` be vectorised? Inlines and analyses it, then translates it into a scratch
@@ -213,12 +232,36 @@ pub fn plan(
     local_offsets: &HashMap<Word, u64>,
 ) -> Result<Plan> {
     let plan = analyse(p, kernel)?;
+    let env = ScratchEnv {
+        arg_types,
+        global_addr,
+        local_offsets,
+    };
+    scratch(&env, false, |b, inp| body(b, p, fma, &plan, inp))?;
+    Ok(plan)
+}
+
+/// What a scratch translation needs to build its inputs.
+pub struct ScratchEnv<'a> {
+    pub arg_types: &'a [ir::Type],
+    pub global_addr: &'a HashMap<Word, u64>,
+    pub local_offsets: &'a HashMap<Word, u64>,
+}
+
+/// Run `f` on a scratch function whose parameters stand for the inputs (and, with
+/// `frames`, for the lanes' frames); the function is dropped unfinished. How the
+/// vectoriser checks that it takes a kernel: the check is the translation itself.
+fn scratch(
+    env: &ScratchEnv,
+    frames: bool,
+    f: impl FnOnce(&mut FunctionBuilder, &Inputs) -> Result<()>,
+) -> Result<()> {
     let mut sig = Signature::new(CallConv::SystemV);
     sig.params
-        .extend(arg_types.iter().map(|t| AbiParam::new(*t)));
+        .extend(env.arg_types.iter().map(|t| AbiParam::new(*t)));
     let n_ctx = (GroupContext::OFFSET_WORK_DIM / 8 + 1) as usize;
     sig.params
-        .extend(std::iter::repeat_n(AbiParam::new(types::I64), 7 + n_ctx));
+        .extend(std::iter::repeat_n(AbiParam::new(types::I64), 8 + n_ctx));
     let mut func = ir::Function::with_name_signature(ir::UserFuncName::default(), sig);
     let mut fbc = FunctionBuilderContext::new();
     let mut b = FunctionBuilder::new(&mut func, &mut fbc);
@@ -226,21 +269,24 @@ pub fn plan(
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     let params = b.block_params(entry).to_vec();
-    let (args, rest) = params.split_at(arg_types.len());
+    let (args, rest) = params.split_at(env.arg_types.len());
     let inp = Inputs {
         args,
         lid: [rest[0], rest[1], rest[2]],
         gid: [rest[3], rest[4], rest[5]],
         local_mem: rest[6],
-        ctx_vals: &rest[7..],
-        global_addr,
-        local_offsets,
+        frames: frames.then_some(FrameBase {
+            base: rest[7],
+            size: 8,
+        }),
+        ctx_vals: &rest[8..],
+        global_addr: env.global_addr,
+        local_offsets: env.local_offsets,
     };
-    let r = body(&mut b, p, fma, &plan, &inp);
-    // The scratch function is dropped unfinished.
+    let r = f(&mut b, &inp);
     b.ins().return_(&[]);
     b.seal_all_blocks();
-    r.map(|()| plan)
+    r
 }
 
 /// Inline `kernel` whole and analyse it; a divergent branch is refused here.
@@ -257,6 +303,7 @@ fn analyse(p: &Program, kernel: &Function) -> Result<Plan> {
         cfg,
         shapes,
         linear,
+        region: None,
     })
 }
 
@@ -300,8 +347,46 @@ pub fn emit_loop(
 /// Translate the kernel for four lanes from the current block; returns with the builder
 /// in the block after it (where its returns go).
 fn body(b: &mut FunctionBuilder, p: &Program, fma: bool, plan: &Plan, inp: &Inputs) -> Result<()> {
+    translate(b, p, fma, plan, inp, None)
+}
+
+/// The split kernel and its frame layout, for a vector step.
+type StepOf<'p> = (
+    &'p crate::workgroup::regions::Split,
+    &'p crate::codegen::regions::FramePlan,
+);
+
+/// Translate one region of a kernel with barriers for four lanes (`steps.rs`): returns
+/// with a jump to `reached(state)`, the state the region ends in.
+fn step_body<'p>(
+    b: &mut FunctionBuilder,
+    p: &'p Program,
+    fma: bool,
+    plan: &'p Plan,
+    inp: &Inputs,
+    step: StepOf<'p>,
+    reached: Block,
+) -> Result<()> {
+    translate(b, p, fma, plan, inp, Some((step, reached)))
+}
+
+/// Translate `plan`'s function for four lanes from the current block: a kernel (returns
+/// with the builder in the block after it) or a region of one (`step`: ends with a jump
+/// to the block given, with the state reached).
+fn translate<'p>(
+    b: &mut FunctionBuilder,
+    p: &'p Program,
+    fma: bool,
+    plan: &'p Plan,
+    inp: &Inputs,
+    step: Option<(StepOf<'p>, Block)>,
+) -> Result<()> {
     let f = &plan.inlined.func;
-    let exit = b.create_block();
+    let exit = match step {
+        Some((_, reached)) => reached,
+        None => b.create_block(),
+    };
+    let step_state = b.declare_var(types::I32);
     let mut tx = VTx {
         b,
         p,
@@ -320,6 +405,8 @@ fn body(b: &mut FunctionBuilder, p: &Program, fma: bool, plan: &Plan, inp: &Inpu
         exit,
         mask: None,
         lin: linear::State::default(),
+        steps: step.map(|(s, _)| s),
+        step_state,
     };
     let mut it = inp.args.iter();
     for prm in &f.params {
@@ -331,6 +418,11 @@ fn body(b: &mut FunctionBuilder, p: &Program, fma: bool, plan: &Plan, inp: &Inpu
         tx.tys.insert(prm.id, t);
         tx.spv_tys.insert(prm.id, prm.ty);
         tx.vals.insert(prm.id, V::U(v));
+    }
+    if let Some(((split, frame), _)) = step {
+        let e = tx.b.ins().iconst(types::I32, crate::codegen::regions::EXIT);
+        tx.b.def_var(step_state, e);
+        tx.reload_live_in(split, frame)?;
     }
     tx.declare_blocks()?;
     if let Some(lin) = &plan.linear {
@@ -345,7 +437,9 @@ fn body(b: &mut FunctionBuilder, p: &Program, fma: bool, plan: &Plan, inp: &Inpu
     for &bi in &plan.cfg.rpo {
         tx.block(&f.blocks[bi])?;
     }
-    tx.b.switch_to_block(exit);
+    if step.is_none() {
+        tx.b.switch_to_block(exit);
+    }
     Ok(())
 }
 
@@ -414,8 +508,12 @@ impl VTx<'_, '_, '_> {
                 | Op::SelectionMerge => {}
                 Op::Phi => self.phi(inst)?,
                 Op::Return => {
-                    self.b.ins().jump(self.exit, &[]);
+                    let args = self.exit_args();
+                    self.b.ins().jump(self.exit, &args);
                     return Ok(());
+                }
+                op if self.steps.is_some() && crate::workgroup::regions::is_boundary(op) => {
+                    return self.boundary(inst);
                 }
                 Op::Branch => {
                     let to = op_id(inst, 0)?;
@@ -440,6 +538,22 @@ impl VTx<'_, '_, '_> {
             }
         }
         Err(refuse(format!("block %{} without a terminator", blk.label)))
+    }
+
+    /// The arguments of a jump to `exit` from a return: a step's ends in [`EXIT`].
+    ///
+    /// [`EXIT`]: crate::codegen::regions::EXIT
+    fn exit_args(&mut self) -> Vec<BlockArg> {
+        match self.steps {
+            Some(_) => {
+                let e = self
+                    .b
+                    .ins()
+                    .iconst(types::I32, crate::codegen::regions::EXIT);
+                vec![BlockArg::Value(e)]
+            }
+            None => Vec::new(),
+        }
     }
 
     fn target(&self, label: Word) -> Result<Block> {
@@ -600,8 +714,22 @@ impl VTx<'_, '_, '_> {
             self.block_consts.push(id);
             return Ok(V::U(a));
         }
-        match self.p.constants.get(&id) {
-            Some(Constant::Scalar { ty, bits }) => {
+        let scalar = match self.p.constants.get(&id) {
+            Some(Constant::Scalar { ty, bits }) => Some((*ty, *bits)),
+            // `OpConstantNull` (and module-scope `OpUndef`) of a scalar or pointer: zero.
+            Some(Constant::Null { ty })
+                if !matches!(
+                    self.p.ty(*ty)?,
+                    Type::Vector { .. } | Type::Array { .. } | Type::Struct { .. }
+                ) =>
+            {
+                Some((*ty, 0))
+            }
+            _ => None,
+        };
+        match scalar {
+            Some((ty, bits)) => {
+                let (ty, bits) = (&ty, &bits);
                 let t = scalar_ty(self.p, *ty)?;
                 let v = if t == types::F32 {
                     self.b.ins().f32const(f32::from_bits(*bits as u32))

@@ -77,8 +77,14 @@ impl VTx<'_, '_, '_> {
             .ok_or_else(|| refuse("kernel without blocks"))?;
         self.lin.blocks.insert(entry, full);
         self.items(lin, &lin.order)?;
-        self.b.ins().jump(self.exit, &[]);
-        self.b.switch_to_block(self.exit);
+        if self.steps.is_some() {
+            // A region ends in the state of the boundary its lanes reached, or EXIT.
+            let st = self.b.use_var(self.step_state);
+            self.b.ins().jump(self.exit, &[BlockArg::Value(st)]);
+        } else {
+            self.b.ins().jump(self.exit, &[]);
+            self.b.switch_to_block(self.exit);
+        }
         Ok(())
     }
 
@@ -149,6 +155,9 @@ impl VTx<'_, '_, '_> {
                 Op::Phi if header => self.phi(inst)?,
                 Op::Phi => self.blend_phi(bi, inst)?,
                 Op::Return => return Ok(()),
+                op if self.steps.is_some() && crate::workgroup::regions::is_boundary(op) => {
+                    return self.boundary(inst);
+                }
                 Op::Branch => {
                     let to = self.index_of(op_id(inst, 0)?)?;
                     return self.edge(lin, bi, to, mask);
@@ -298,7 +307,10 @@ impl VTx<'_, '_, '_> {
             let [Operand::IdRef(v), Operand::IdRef(from)] = pair else {
                 return Err(refuse("phi operands"));
             };
-            let p = self.index_of(*from)?;
+            // A predecessor outside the function (a region's) sends no lane.
+            let Ok(p) = self.index_of(*from) else {
+                continue;
+            };
             let Some(m) = self.lin.edges.get(&(p, bi)).copied() else {
                 // No lane comes that way (an unreachable predecessor).
                 continue;
@@ -422,7 +434,9 @@ impl VTx<'_, '_, '_> {
             let (repr, t, vars) = self.phis[phi].clone();
             let mut acc: Option<V> = None;
             for (v, from) in incoming {
-                let p = self.index_of(*from)?;
+                let Ok(p) = self.index_of(*from) else {
+                    continue;
+                };
                 if lin.loops.contains(l, p) {
                     continue;
                 }
@@ -547,7 +561,9 @@ impl VTx<'_, '_, '_> {
             let (repr, t, vars) = self.phis[phi].clone();
             let mut acc: Option<V> = None;
             for (v, from) in incoming {
-                let p = self.index_of(*from)?;
+                let Ok(p) = self.index_of(*from) else {
+                    continue;
+                };
                 if !lp.latches.contains(&p) {
                     continue;
                 }

@@ -1,0 +1,368 @@
+//! Vector steps: the regions of a kernel with barriers, each run for four work-items at a
+//! time (PoCL's sub-CFG shape with the work-item loop vectorised).
+//!
+//! The kernel is split at its boundaries with every call inlined (`regions::split`); the
+//! work-group function runs round after round, every work-item from the group's one state
+//! to its next boundary (`workgroup.rs`). Here each *region* — the blocks reachable from
+//! the kernel's entry or from a boundary's continuation without crossing a boundary —
+//! becomes a function of its own for the translator (its boundary blocks end at the
+//! boundary instruction), translated like a barrier-free kernel (uniform or masked mode,
+//! shapes from the whole split kernel's analysis). A region starts by reloading the values
+//! live into it from the four work-items' frames (one load from the first frame for a
+//! uniform value) and ends at a boundary by storing the values live across it into the
+//! frames, in the slots the scalar step uses ([`FramePlan::cross`]), so a work-item's frame
+//! means the same whichever loop runs it; every work-item of a group is at the same
+//! boundary (uniform control flow is a barrier's precondition), so the state the region
+//! reaches is one number.
+//!
+//! Only kernels whose boundaries are all work-group barriers, with no private variables and
+//! values live across barriers that are scalars, are taken: collectives and sub-group
+//! boundaries exchange values between work-items through the combine steps of the scalar
+//! rounds.
+
+use super::{linear, refuse, FrameBase, Inputs, Plan, VTx, V};
+use crate::analysis::cfg::Cfg;
+use crate::analysis::uniformity::{self, Shape};
+use crate::codegen::regions::{FramePlan, PointKind, EXIT};
+use crate::codegen::{trusted, Result};
+use crate::spirv::{Block as SpvBlock, Function, Program};
+use crate::workgroup::regions::{is_boundary, Inlined, Split};
+use cranelift_codegen::ir::{self, types, BlockArg, InstBuilder, Value};
+use cranelift_frontend::FunctionBuilder;
+use rspirv::dr::Instruction;
+use rspirv::spirv::Word;
+use std::collections::{HashMap, HashSet};
+
+/// What a region's translation needs beyond a barrier-free kernel's.
+pub struct Region {
+    /// The point whose continuation starts the region (`None`: the kernel's entry).
+    pub entry_point: Option<usize>,
+    /// Boundary block label → its point index.
+    pub boundary_of_block: HashMap<Word, usize>,
+}
+
+/// Every region of a split kernel, planned: region 0 starts at the kernel's entry, region
+/// `i + 1` after point `i`.
+pub struct Steps {
+    pub regions: Vec<Plan>,
+}
+
+/// Plan the vector steps of `split`; the error says why the kernel's regions stay scalar.
+/// Each region is translated once into a scratch function: the check is the translation.
+pub fn plan_steps(
+    p: &Program,
+    split: &Split,
+    frame: &FramePlan,
+    fma: bool,
+    env: &super::ScratchEnv,
+) -> Result<Steps> {
+    if let Some(k) = frame
+        .points
+        .iter()
+        .find(|k| !matches!(k, PointKind::Barrier { sub: false }))
+    {
+        return Err(refuse(format!("a {k:?} boundary")));
+    }
+    if let Some((id, (_, tys))) = frame.cross.iter().find(|(_, (_, tys))| tys.len() != 1) {
+        return Err(refuse(format!(
+            "%{id} ({} scalars) is live across a barrier",
+            tys.len()
+        )));
+    }
+    let cfg = Cfg::new(&split.func)?;
+    let shapes = uniformity::analyse(p, &split.func, &cfg)?;
+    let masked = !shapes.divergent.is_empty();
+    let boundary_of_block: HashMap<Word, usize> = split
+        .points
+        .iter()
+        .enumerate()
+        .map(|(i, pt)| (pt.block, i))
+        .collect();
+    let first = split
+        .func
+        .blocks
+        .first()
+        .ok_or_else(|| refuse("kernel without blocks"))?
+        .label;
+    let entries = std::iter::once((None, first)).chain(
+        split
+            .points
+            .iter()
+            .enumerate()
+            .map(|(i, pt)| (Some(i), pt.cont)),
+    );
+    let mut regions = Vec::new();
+    for (entry_point, label) in entries {
+        let func = region_function(&split.func, label, &boundary_of_block)?;
+        let cfg = Cfg::new(&func)?;
+        let linear = if masked {
+            Some(linear::Linear::new(&cfg)?)
+        } else {
+            None
+        };
+        regions.push(Plan {
+            inlined: Inlined {
+                func,
+                origin: split.origin.clone(),
+            },
+            cfg,
+            shapes: shapes.clone(),
+            linear,
+            region: Some(Region {
+                entry_point,
+                boundary_of_block: boundary_of_block.clone(),
+            }),
+        });
+    }
+    for plan in &regions {
+        super::scratch(env, true, |b, inp| {
+            let reached = b.create_block();
+            b.append_block_param(reached, types::I32);
+            super::step_body(b, p, fma, plan, inp, (split, frame), reached)?;
+            b.switch_to_block(reached);
+            Ok(())
+        })?;
+    }
+    Ok(Steps { regions })
+}
+
+/// The blocks reachable from `entry` without crossing a boundary, `entry` first, each
+/// boundary block ending at its boundary instruction.
+fn region_function(
+    f: &Function,
+    entry: Word,
+    boundary_of_block: &HashMap<Word, usize>,
+) -> Result<Function> {
+    let by_label: HashMap<Word, &SpvBlock> = f.blocks.iter().map(|b| (b.label, b)).collect();
+    let mut seen = HashSet::from([entry]);
+    let mut work = vec![entry];
+    let mut blocks = Vec::new();
+    while let Some(l) = work.pop() {
+        let b = by_label
+            .get(&l)
+            .ok_or_else(|| refuse(format!("block %{l}")))?;
+        let mut insts = b.insts.clone();
+        if boundary_of_block.contains_key(&l) {
+            let k = insts
+                .iter()
+                .position(|i| is_boundary(i.class.opcode))
+                .ok_or_else(|| refuse(format!("boundary block %{l} without its boundary")))?;
+            insts.truncate(k + 1);
+        } else {
+            for s in crate::codegen::control_successors(b)? {
+                if seen.insert(s) {
+                    work.push(s);
+                }
+            }
+        }
+        blocks.push(SpvBlock { label: l, insts });
+    }
+    // The entry first, the rest in the function's order.
+    let order: HashMap<Word, usize> = f
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.label, i))
+        .collect();
+    blocks.sort_by_key(|b| (b.label != entry, order.get(&b.label).copied()));
+    Ok(Function {
+        id: f.id,
+        name: f.name.clone(),
+        ret: f.ret,
+        params: f.params.clone(),
+        blocks,
+    })
+}
+
+impl VTx<'_, '_, '_> {
+    /// Reload the values live into the region from the lanes' frames.
+    pub(super) fn reload_live_in(&mut self, split: &Split, frame: &FramePlan) -> Result<()> {
+        let Some(region) = &self.plan.region else {
+            return Ok(());
+        };
+        let Some(i) = region.entry_point else {
+            return Ok(());
+        };
+        let frames = self.frames()?;
+        for id in &split.live[i] {
+            let (off, tys) = &frame.cross[id];
+            let t = tys[0];
+            let v = if self.plan.shapes.shape(*id) == Shape::Uniform {
+                V::U(self.b.ins().load(t, trusted(), frames.base, *off as i32))
+            } else {
+                let mut l = [frames.base; 4];
+                for (k, x) in l.iter_mut().enumerate() {
+                    let a = self.b.ins().iadd_imm_s(frames.base, k as i64 * frames.size);
+                    *x = self.b.ins().load(t, trusted(), a, *off as i32);
+                }
+                self.gathered(t, l)
+            };
+            let ty = self.region_type(*id)?;
+            self.tys.insert(*id, t);
+            self.spv_tys.insert(*id, ty);
+            self.vals.insert(*id, v);
+        }
+        Ok(())
+    }
+
+    /// The SPIR-V type of a value of the split kernel.
+    fn region_type(&self, id: Word) -> Result<Word> {
+        let split = self
+            .steps
+            .ok_or_else(|| refuse("region outside a split kernel"))?
+            .0;
+        for b in &split.func.blocks {
+            for i in &b.insts {
+                if i.result_id == Some(id) {
+                    return crate::spirv::result_type(i);
+                }
+            }
+        }
+        split
+            .func
+            .params
+            .iter()
+            .find(|p| p.id == id)
+            .map(|p| p.ty)
+            .ok_or_else(|| refuse(format!("type of %{id}")))
+    }
+
+    fn frames(&self) -> Result<FrameBase> {
+        self.inp
+            .frames
+            .ok_or_else(|| refuse("a region without frames"))
+    }
+
+    /// A boundary instruction: store what is live across it into the lanes' frames, fence
+    /// if the table says so, and record the state the region ends in.
+    pub(super) fn boundary(&mut self, _inst: &Instruction) -> Result<()> {
+        let (split, frame) = self
+            .steps
+            .ok_or_else(|| refuse("boundary outside a step"))?;
+        let region = self
+            .plan
+            .region
+            .as_ref()
+            .ok_or_else(|| refuse("boundary outside a region"))?;
+        let j = *region
+            .boundary_of_block
+            .get(&self.cur_label)
+            .ok_or_else(|| refuse(format!("boundary in block %{}", self.cur_label)))?;
+        let frames = self.frames()?;
+        for id in &split.live[j] {
+            let (off, tys) = &frame.cross[id];
+            let t = tys[0];
+            let v = self.val(*id)?;
+            let l = self.lanes(&v)?;
+            for (k, x) in l.iter().enumerate() {
+                if self.b.func.dfg.value_type(*x) != t {
+                    return Err(refuse(format!("%{id} is not a {t}")));
+                }
+                let a = self.b.ins().iadd_imm_s(frames.base, k as i64 * frames.size);
+                self.b.ins().store(trusted(), *x, a, *off as i32);
+            }
+        }
+        if frame.fences[j] {
+            self.b.ins().fence();
+        }
+        let state = self.b.ins().iconst(types::I32, frame.state(j));
+        match self.mask {
+            // Uniform mode: the region ends here.
+            None => {
+                let exit = self.exit;
+                self.b.ins().jump(exit, &[BlockArg::Value(state)]);
+            }
+            // Masked mode: the blocks after this one still run (for no lane); the state
+            // is the boundary's if any lane reached it.
+            Some(m) => {
+                let any = self.b.ins().vany_true(m);
+                let prev = self.b.use_var(self.step_state);
+                let s = self.b.ins().select(any, state, prev);
+                self.b.def_var(self.step_state, s);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The region loop's pieces `workgroup.rs` hands over: the frames of the lanes and the
+/// state the group is in.
+pub struct StepInputs {
+    pub frame: Value,
+    pub frame_size: i64,
+    /// Linear local id of the row's first work-item (`(z × ls1 + y) × ls0`).
+    pub row: Value,
+    pub state: Value,
+}
+
+/// Emit the vector loop of a round: `head(x: i64)` runs the region the group is in for
+/// four work-items from `x` while `x + 4 <= local_size[0]`, then goes on to
+/// `scalar_head(x)`. `on_state(b, x, state)` is called where a vector iteration has
+/// reached `state` (the caller records work-item 0's).
+#[allow(clippy::too_many_arguments)]
+pub fn emit_step_loop(
+    b: &mut FunctionBuilder,
+    p: &Program,
+    fma: bool,
+    steps: &Steps,
+    split: &Split,
+    frame: &FramePlan,
+    inp: &Inputs,
+    si: &StepInputs,
+    head: ir::Block,
+    scalar_head: ir::Block,
+    ls0: Value,
+    base0: Value,
+    on_state: &mut dyn FnMut(&mut FunctionBuilder, Value, Value),
+) -> Result<()> {
+    let x = *b
+        .block_params(head)
+        .first()
+        .ok_or_else(|| refuse("vector loop head without counter"))?;
+    b.switch_to_block(head);
+    let body_blk = b.create_block();
+    let end = b.ins().iadd_imm_s(x, super::LANES);
+    let fits = b
+        .ins()
+        .icmp(ir::condcodes::IntCC::UnsignedLessThanOrEqual, end, ls0);
+    b.ins()
+        .brif(fits, body_blk, &[], scalar_head, &[BlockArg::Value(x)]);
+    b.switch_to_block(body_blk);
+    let g0 = b.ins().iadd(base0, x);
+    let linear = b.ins().iadd(si.row, x);
+    let off = b.ins().imul_imm_s(linear, si.frame_size);
+    let fbase = b.ins().iadd(si.frame, off);
+    let lanes = Inputs {
+        lid: [x, inp.lid[1], inp.lid[2]],
+        gid: [g0, inp.gid[1], inp.gid[2]],
+        frames: Some(FrameBase {
+            base: fbase,
+            size: si.frame_size,
+        }),
+        ..*inp
+    };
+    let reached = b.create_block();
+    let st = b.append_block_param(reached, types::I32);
+    // One region per state.
+    let mut sw = cranelift_frontend::Switch::new();
+    let mut blocks = Vec::new();
+    for (i, _) in steps.regions.iter().enumerate() {
+        let blk = b.create_block();
+        let state = if i == 0 { 0 } else { frame.state(i - 1) };
+        sw.set_entry(state as u128, blk);
+        blocks.push(blk);
+    }
+    let exit_blk = b.create_block();
+    sw.emit(b, si.state, exit_blk);
+    b.switch_to_block(exit_blk);
+    let e = b.ins().iconst(types::I32, EXIT);
+    b.ins().jump(reached, &[BlockArg::Value(e)]);
+    for (plan, blk) in steps.regions.iter().zip(blocks) {
+        b.switch_to_block(blk);
+        super::step_body(b, p, fma, plan, &lanes, (split, frame), reached)?;
+    }
+    b.switch_to_block(reached);
+    on_state(b, linear, st);
+    b.ins().jump(head, &[BlockArg::Value(end)]);
+    Ok(())
+}
