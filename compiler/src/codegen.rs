@@ -39,7 +39,7 @@ mod convert;
 pub mod dot;
 mod ext_extra;
 mod ext_memory;
-mod extinst;
+pub(crate) mod extinst;
 mod group;
 mod inline;
 mod memory;
@@ -229,6 +229,35 @@ pub struct Env<'p> {
 }
 
 impl Env<'_> {
+    /// A reference from `func` to built-in `bi` (declared in the module once).
+    pub fn builtin_ref(
+        &mut self,
+        func: &mut ir::Function,
+        bi: &crate::builtins::Builtin,
+    ) -> Result<ir::FuncRef> {
+        let fid = if let Some(id) = self.builtin_funcs.get(bi.name) {
+            *id
+        } else {
+            let mut sig = self.module.make_signature();
+            let conv = |t: crate::builtins::BTy| match t {
+                crate::builtins::BTy::F32 => types::F32,
+                crate::builtins::BTy::F64 => types::F64,
+                crate::builtins::BTy::I32 => types::I32,
+                crate::builtins::BTy::I64 => types::I64,
+            };
+            sig.params
+                .extend(bi.params.iter().map(|t| ir::AbiParam::new(conv(*t))));
+            sig.returns.push(ir::AbiParam::new(conv(bi.ret)));
+            let id = self
+                .module
+                .declare_function(bi.name, Linkage::Import, &sig)
+                .map_err(codegen_err)?;
+            self.builtin_funcs.insert(bi.name, id);
+            id
+        };
+        Ok(self.module.declare_func_in_func(fid, func))
+    }
+
     pub fn signature(&self, f: &crate::spirv::Function) -> Result<Signature> {
         let mut sig = self.module.make_signature();
         let mut tys = Vec::new();
@@ -1231,28 +1260,7 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
         let fref = if let Some(r) = self.builtin_refs.get(bi.name) {
             *r
         } else {
-            let fid = if let Some(id) = self.env.builtin_funcs.get(bi.name) {
-                *id
-            } else {
-                let mut sig = self.env.module.make_signature();
-                let conv = |t: crate::builtins::BTy| match t {
-                    crate::builtins::BTy::F32 => types::F32,
-                    crate::builtins::BTy::F64 => types::F64,
-                    crate::builtins::BTy::I32 => types::I32,
-                    crate::builtins::BTy::I64 => types::I64,
-                };
-                sig.params
-                    .extend(bi.params.iter().map(|t| ir::AbiParam::new(conv(*t))));
-                sig.returns.push(ir::AbiParam::new(conv(bi.ret)));
-                let id = self
-                    .env
-                    .module
-                    .declare_function(bi.name, Linkage::Import, &sig)
-                    .map_err(codegen_err)?;
-                self.env.builtin_funcs.insert(bi.name, id);
-                id
-            };
-            let r = self.env.module.declare_func_in_func(fid, self.b.func);
+            let r = self.env.builtin_ref(self.b.func, bi)?;
             self.builtin_refs.insert(bi.name, r);
             r
         };

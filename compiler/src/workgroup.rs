@@ -467,6 +467,7 @@ fn build_inline<'p>(
                 fma,
                 vplan,
                 &inputs,
+                &mut *tx.env,
                 vhead,
                 heads0,
                 pro.ls[0],
@@ -538,7 +539,7 @@ fn build_inline<'p>(
             local_offsets: &local_offsets,
             frames: None,
         };
-        let b = &mut tx.b;
+        let (b, env) = (&mut tx.b, &mut *tx.env);
         b.switch_to_block(vhead);
         // The row's first linear id, and the group's state, computed in the vector loop.
         let row_blk = b.create_block();
@@ -566,6 +567,7 @@ fn build_inline<'p>(
             steps,
             split,
             plan,
+            env,
             &inputs,
             &si,
             vloop,

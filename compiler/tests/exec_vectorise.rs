@@ -670,3 +670,44 @@ fn tiled_matmul_with_local_tiles() {
         }
     }
 }
+
+#[test]
+fn math_calls_per_lane_in_black_scholes() {
+    // exp, log, sqrt and erfc: the calls run per lane (the same functions the scalar code
+    // calls), the rest of the kernel on vectors.
+    let src = "kernel void bs(global const float *s, global const float *k, global float *call,
+                          float r, float v, float t) {
+        size_t i = get_global_id(0);
+        float sq = sqrt(t);
+        float d1 = (log(s[i] / k[i]) + (r + 0.5f * v * v) * t) / (v * sq);
+        float d2 = d1 - v * sq;
+        float n1 = 0.5f * erfc(-d1 * M_SQRT1_2_F), n2 = 0.5f * erfc(-d2 * M_SQRT1_2_F);
+        call[i] = s[i] * n1 - k[i] * exp(-r * t) * n2;
+    }";
+    let n = 29usize;
+    let s: Vec<u32> = (0..n)
+        .map(|i| (10.0f32 + i as f32 * 1.7).to_bits())
+        .collect();
+    let k: Vec<u32> = (0..n)
+        .map(|i| (30.0f32 - i as f32 * 0.3).to_bits())
+        .collect();
+    let bufs = vec![s, k, vec![0; n]];
+    let Some(out) = differential(
+        src,
+        "bs",
+        &bufs,
+        &[0, 1, 2],
+        &[
+            (3, 0.02f32.to_bits()),
+            (4, 0.3f32.to_bits()),
+            (5, 1.5f32.to_bits()),
+        ],
+        [n as u64, 1],
+        [n as u64, 1],
+    ) else {
+        return;
+    };
+    for (i, c) in f(&out[2]).iter().enumerate() {
+        assert!(c.is_finite() && *c >= 0.0, "call[{i}] = {c}");
+    }
+}

@@ -16,7 +16,8 @@ use rspirv::spirv::OpenclStd100Op as E;
 
 /// Functions implemented by a call into [`crate::builtins`]: OpenCL name (`native_*` and
 /// `half_*` included: the full-precision code meets their bounds) → built-in base name.
-fn transcendental(op: E) -> Option<&'static str> {
+/// The built-in (`builtins.rs`) an OpenCL.std function that is a call lowers to.
+pub(crate) fn transcendental(op: E) -> Option<&'static str> {
     Some(match op {
         E::acos => "acos",
         E::acospi => "acospi",

@@ -183,7 +183,7 @@ fn lane_order() -> MemFlagsData {
     MemFlagsData::new().with_endianness(ir::Endianness::Little)
 }
 
-struct VTx<'a, 'b, 'p> {
+struct VTx<'a, 'b, 'p, 'e> {
     b: &'a mut FunctionBuilder<'b>,
     p: &'p Program,
     fma: bool,
@@ -219,6 +219,10 @@ struct VTx<'a, 'b, 'p> {
     )>,
     /// In a masked vector step: the state the region ends in (an `i32` variable).
     step_state: Variable,
+    /// The module built-ins are declared in (`None` in a scratch translation).
+    env: Option<&'a mut crate::codegen::Env<'e>>,
+    /// Built-ins referenced so far.
+    builtin_refs: HashMap<&'static str, ir::FuncRef>,
 }
 
 /// Can `kernel` be vectorised? Inlines and analyses it, then translates it into a scratch
@@ -237,7 +241,7 @@ pub fn plan(
         global_addr,
         local_offsets,
     };
-    scratch(&env, false, |b, inp| body(b, p, fma, &plan, inp))?;
+    scratch(&env, false, |b, inp| body(b, p, fma, &plan, inp, None))?;
     Ok(plan)
 }
 
@@ -311,12 +315,13 @@ fn analyse(p: &Program, kernel: &Function) -> Result<Plan> {
 /// local_size[0]`, then goes on to `scalar_head(x)`. `inp.lid[0]`/`inp.gid[0]` are
 /// ignored (the loop's own counter gives them).
 #[allow(clippy::too_many_arguments)]
-pub fn emit_loop(
+pub fn emit_loop<'p, 'e>(
     b: &mut FunctionBuilder,
-    p: &Program,
+    p: &'p Program,
     fma: bool,
-    plan: &Plan,
+    plan: &'p Plan,
     inp: &Inputs,
+    env: &mut crate::codegen::Env<'e>,
     head: Block,
     scalar_head: Block,
     ls0: Value,
@@ -339,15 +344,22 @@ pub fn emit_loop(
         gid: [g0, inp.gid[1], inp.gid[2]],
         ..*inp
     };
-    body(b, p, fma, plan, &lanes)?;
+    body(b, p, fma, plan, &lanes, Some(env))?;
     b.ins().jump(head, &[BlockArg::Value(end)]);
     Ok(())
 }
 
 /// Translate the kernel for four lanes from the current block; returns with the builder
 /// in the block after it (where its returns go).
-fn body(b: &mut FunctionBuilder, p: &Program, fma: bool, plan: &Plan, inp: &Inputs) -> Result<()> {
-    translate(b, p, fma, plan, inp, None)
+fn body<'a, 'p, 'e>(
+    b: &'a mut FunctionBuilder,
+    p: &'p Program,
+    fma: bool,
+    plan: &'p Plan,
+    inp: &'a Inputs,
+    env: Option<&'a mut crate::codegen::Env<'e>>,
+) -> Result<()> {
+    translate(b, p, fma, plan, inp, None, env)
 }
 
 /// The split kernel and its frame layout, for a vector step.
@@ -358,28 +370,31 @@ type StepOf<'p> = (
 
 /// Translate one region of a kernel with barriers for four lanes (`steps.rs`): returns
 /// with a jump to `reached(state)`, the state the region ends in.
-fn step_body<'p>(
-    b: &mut FunctionBuilder,
+#[allow(clippy::too_many_arguments)]
+fn step_body<'a, 'p, 'e>(
+    b: &'a mut FunctionBuilder,
     p: &'p Program,
     fma: bool,
     plan: &'p Plan,
-    inp: &Inputs,
+    inp: &'a Inputs,
     step: StepOf<'p>,
     reached: Block,
+    env: Option<&'a mut crate::codegen::Env<'e>>,
 ) -> Result<()> {
-    translate(b, p, fma, plan, inp, Some((step, reached)))
+    translate(b, p, fma, plan, inp, Some((step, reached)), env)
 }
 
 /// Translate `plan`'s function for four lanes from the current block: a kernel (returns
 /// with the builder in the block after it) or a region of one (`step`: ends with a jump
 /// to the block given, with the state reached).
-fn translate<'p>(
-    b: &mut FunctionBuilder,
+fn translate<'a, 'p, 'e>(
+    b: &'a mut FunctionBuilder,
     p: &'p Program,
     fma: bool,
     plan: &'p Plan,
-    inp: &Inputs,
+    inp: &'a Inputs,
     step: Option<(StepOf<'p>, Block)>,
+    env: Option<&'a mut crate::codegen::Env<'e>>,
 ) -> Result<()> {
     let f = &plan.inlined.func;
     let exit = match step {
@@ -407,6 +422,8 @@ fn translate<'p>(
         lin: linear::State::default(),
         steps: step.map(|(s, _)| s),
         step_state,
+        env,
+        builtin_refs: HashMap::new(),
     };
     let mut it = inp.args.iter();
     for prm in &f.params {
@@ -443,7 +460,7 @@ fn translate<'p>(
     Ok(())
 }
 
-impl VTx<'_, '_, '_> {
+impl VTx<'_, '_, '_, '_> {
     /// A Cranelift block per reachable SPIR-V block, and the variables of every phi.
     fn declare_blocks(&mut self) -> Result<()> {
         let f = &self.plan.inlined.func;
@@ -1713,6 +1730,9 @@ impl VTx<'_, '_, '_> {
         };
         let t = scalar_ty(self.p, result_type(inst)?)?;
         let is = |e: E| *n == e as u32;
+        if let Some(base) = E::from_u32(*n).and_then(crate::codegen::extinst::transcendental) {
+            return self.math_call(inst, base, t);
+        }
         let mut args = Vec::new();
         for k in 2..inst.operands.len() {
             args.push(self.val(op_id(inst, k)?)?);
@@ -1806,6 +1826,74 @@ impl VTx<'_, '_, '_> {
             self.int_minmax(&lo, &args[2], t, signed, false)?
         } else {
             return Err(refuse(format!("OpenCL.std instruction {n}")));
+        };
+        self.set(inst, t, v)
+    }
+
+    /// A math built-in that is a call (`codegen/extinst.rs`): one call per lane, or one
+    /// for a uniform argument list, to the function the scalar code calls.
+    fn math_call(&mut self, inst: &Instruction, base: &str, t: ir::Type) -> Result<()> {
+        if t != types::F32 {
+            return Err(refuse(format!("{base} of {t}")));
+        }
+        let bi = crate::builtins::lookup(base, false)
+            .ok_or_else(|| refuse(format!("math built-in {base}")))?;
+        let mut args = Vec::new();
+        for k in 4..inst.operands.len() + 2 {
+            args.push(self.val(op_id(inst, k - 2)?)?);
+        }
+        if args.len() != bi.params.len()
+            || bi.params.iter().any(|p| *p != crate::builtins::BTy::F32)
+            || bi.ret != crate::builtins::BTy::F32
+        {
+            return Err(refuse(format!("{base}'s arguments")));
+        }
+        let fref = match self.builtin_refs.get(bi.name) {
+            Some(r) => *r,
+            None => {
+                let r = match self.env.as_deref_mut() {
+                    Some(env) => env.builtin_ref(self.b.func, &bi)?,
+                    None => {
+                        // A scratch translation only needs a callee of the right type.
+                        let mut sig = Signature::new(CallConv::SystemV);
+                        sig.params
+                            .extend(bi.params.iter().map(|_| AbiParam::new(types::F32)));
+                        sig.returns.push(AbiParam::new(types::F32));
+                        let signature = self.b.import_signature(sig);
+                        self.b.import_function(ir::ExtFuncData {
+                            name: ir::ExternalName::testcase(bi.name),
+                            signature,
+                            colocated: false,
+                            patchable: false,
+                        })
+                    }
+                };
+                self.builtin_refs.insert(bi.name, r);
+                r
+            }
+        };
+        let call = |s: &mut Self, a: &[Value]| -> Result<Value> {
+            let c = s.b.ins().call(fref, a);
+            s.b.inst_results(c)
+                .first()
+                .copied()
+                .ok_or_else(|| refuse(format!("{base} without a result")))
+        };
+        let v = if args.iter().all(|a| matches!(a, V::U(_))) {
+            let a: Vec<Value> = args
+                .iter()
+                .map(|a| self.lane(a, 0))
+                .collect::<Result<_>>()?;
+            V::U(call(self, &a)?)
+        } else {
+            let lanes: Vec<[Value; 4]> =
+                args.iter().map(|a| self.lanes(a)).collect::<Result<_>>()?;
+            let mut l = [lanes[0][0]; 4];
+            for (k, x) in l.iter_mut().enumerate() {
+                let a: Vec<Value> = lanes.iter().map(|la| la[k]).collect();
+                *x = call(self, &a)?;
+            }
+            self.gathered(t, l)
         };
         self.set(inst, t, v)
     }

@@ -62,7 +62,7 @@ pub struct State {
     full: Option<Value>,
 }
 
-impl VTx<'_, '_, '_> {
+impl VTx<'_, '_, '_, '_> {
     /// Translate the whole kernel in masked mode from the current block; returns with the
     /// builder in the block after it.
     pub(super) fn linear_body(&mut self, lin: &Linear) -> Result<()> {

@@ -118,7 +118,7 @@ pub fn plan_steps(
         super::scratch(env, true, |b, inp| {
             let reached = b.create_block();
             b.append_block_param(reached, types::I32);
-            super::step_body(b, p, fma, plan, inp, (split, frame), reached)?;
+            super::step_body(b, p, fma, plan, inp, (split, frame), reached, None)?;
             b.switch_to_block(reached);
             Ok(())
         })?;
@@ -174,7 +174,7 @@ fn region_function(
     })
 }
 
-impl VTx<'_, '_, '_> {
+impl VTx<'_, '_, '_, '_> {
     /// Reload the values live into the region from the lanes' frames.
     pub(super) fn reload_live_in(&mut self, split: &Split, frame: &FramePlan) -> Result<()> {
         let Some(region) = &self.plan.region else {
@@ -300,13 +300,14 @@ pub struct StepInputs {
 /// `scalar_head(x)`. `on_state(b, x, state)` is called where a vector iteration has
 /// reached `state` (the caller records work-item 0's).
 #[allow(clippy::too_many_arguments)]
-pub fn emit_step_loop(
+pub fn emit_step_loop<'p, 'e>(
     b: &mut FunctionBuilder,
-    p: &Program,
+    p: &'p Program,
     fma: bool,
-    steps: &Steps,
-    split: &Split,
-    frame: &FramePlan,
+    steps: &'p Steps,
+    split: &'p Split,
+    frame: &'p FramePlan,
+    env: &mut crate::codegen::Env<'e>,
     inp: &Inputs,
     si: &StepInputs,
     head: ir::Block,
@@ -359,7 +360,16 @@ pub fn emit_step_loop(
     b.ins().jump(reached, &[BlockArg::Value(e)]);
     for (plan, blk) in steps.regions.iter().zip(blocks) {
         b.switch_to_block(blk);
-        super::step_body(b, p, fma, plan, &lanes, (split, frame), reached)?;
+        super::step_body(
+            b,
+            p,
+            fma,
+            plan,
+            &lanes,
+            (split, frame),
+            reached,
+            Some(&mut *env),
+        )?;
     }
     b.switch_to_block(reached);
     on_state(b, linear, st);
