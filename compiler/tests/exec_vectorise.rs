@@ -711,3 +711,35 @@ fn math_calls_per_lane_in_black_scholes() {
         assert!(c.is_finite() && *c >= 0.0, "call[{i}] = {c}");
     }
 }
+
+#[test]
+fn opencl_vector_types_as_components() {
+    // float4 loads, arithmetic, a float4 loop-carried accumulator, rsqrt on a component,
+    // a dot product, shuffles and an int4 comparison with select.
+    let src = "kernel void nb(global const float4 *pos, global float4 *acc, uint n,
+                              global int4 *flags) {
+        uint i = get_global_id(0);
+        float4 p = pos[i];
+        float4 a = (float4)(0.0f);
+        for (uint j = 0; j < n; j++) {
+            float4 d = pos[j] - p;
+            float r2 = dot(d.xyz, d.xyz) + 0.01f;
+            float inv = rsqrt(r2);
+            a += d * (pos[j].w * inv * inv * inv);
+        }
+        acc[i] = a.wzyx;
+        int4 q = convert_int4(p * 10.0f);
+        flags[i] = q > (int4)(0, 1, 2, 3) ? q : -q;
+    }";
+    let n = 22usize;
+    let bufs = vec![floats(4 * n, 13), vec![0; 4 * n], vec![0; 4 * n]];
+    differential(
+        src,
+        "nb",
+        &bufs,
+        &[0, 1, 3],
+        &[(2, n as u32)],
+        [n as u64, 1],
+        [n as u64, 1],
+    );
+}

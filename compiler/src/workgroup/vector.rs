@@ -62,6 +62,10 @@ pub mod steps;
 /// Work-items per iteration.
 pub const LANES: i64 = 4;
 
+/// Ids from here on name the components of vector values translated per component (SPIR-V
+/// ids of real modules stay far below).
+const TMP_IDS: Word = 0xE000_0000;
+
 /// What the vector loop body is given, all dominating it.
 pub struct Inputs<'a> {
     /// The kernel's arguments, flattened.
@@ -115,6 +119,9 @@ enum V {
     L([Value; 4]),
     /// A widened affine 32-bit value (see [`Ext`]).
     Ext(Ext),
+    /// An OpenCL vector (`float4`, `int8`, …): one value per component, each across the
+    /// lanes (structure of arrays).
+    Comp(Vec<V>),
     /// A loaded builtin vector (only its components are used).
     Builtin(BuiltIn),
 }
@@ -223,6 +230,10 @@ struct VTx<'a, 'b, 'p, 'e> {
     env: Option<&'a mut crate::codegen::Env<'e>>,
     /// Built-ins referenced so far.
     builtin_refs: HashMap<&'static str, ir::FuncRef>,
+    /// Components of each phi of an OpenCL vector type (its variables hold them in turn).
+    phi_counts: HashMap<Word, usize>,
+    /// The next id for a component of a vector operation translated per component.
+    next_tmp: Word,
 }
 
 /// Can `kernel` be vectorised? Inlines and analyses it, then translates it into a scratch
@@ -424,6 +435,8 @@ fn translate<'a, 'p, 'e>(
         step_state,
         env,
         builtin_refs: HashMap::new(),
+        phi_counts: HashMap::new(),
+        next_tmp: TMP_IDS,
     };
     let mut it = inp.args.iter();
     for prm in &f.params {
@@ -472,7 +485,8 @@ impl VTx<'_, '_, '_, '_> {
             }
             for inst in blk.insts.iter().filter(|i| i.class.opcode == Op::Phi) {
                 let id = result_id(inst)?;
-                let t = scalar_ty(self.p, result_type(inst)?)?;
+                let (elem, count) = self.vector_type(result_type(inst)?)?;
+                let t = scalar_ty(self.p, elem)?;
                 let repr = match self.plan.shapes.shape(id) {
                     Shape::Uniform => Repr::Uniform,
                     Shape::Affine(s) if t.is_int() => Repr::Affine(canon(s, t)),
@@ -480,12 +494,18 @@ impl VTx<'_, '_, '_, '_> {
                     _ if vec_of(t).is_some() => Repr::Vector,
                     _ => Repr::Lanes,
                 };
-                let vars = match repr {
-                    Repr::Vector => vec![self.b.declare_var(vec_of(t).unwrap_or(t))],
-                    Repr::Mask => vec![self.b.declare_var(types::I32X4)],
-                    Repr::Lanes => (0..LANES).map(|_| self.b.declare_var(t)).collect(),
-                    Repr::Uniform | Repr::Affine(_) => vec![self.b.declare_var(t)],
-                };
+                let mut vars = Vec::new();
+                for _ in 0..count {
+                    match repr {
+                        Repr::Vector => vars.push(self.b.declare_var(vec_of(t).unwrap_or(t))),
+                        Repr::Mask => vars.push(self.b.declare_var(types::I32X4)),
+                        Repr::Lanes => vars.extend((0..LANES).map(|_| self.b.declare_var(t))),
+                        Repr::Uniform | Repr::Affine(_) => vars.push(self.b.declare_var(t)),
+                    }
+                }
+                if count > 1 {
+                    self.phi_counts.insert(id, count);
+                }
                 self.phis.insert(id, (repr, t, vars));
                 let incoming = inst
                     .operands
@@ -639,7 +659,14 @@ impl VTx<'_, '_, '_, '_> {
             .get(&id)
             .cloned()
             .ok_or_else(|| refuse("phi in an unreachable block"))?;
-        let v = self.read_vars(repr, &vars);
+        let v = match self.phi_counts.get(&id) {
+            Some(&n) => {
+                let per = vars.len() / n;
+                let comps = vars.chunks(per).map(|c| self.read_vars(repr, c)).collect();
+                V::Comp(comps)
+            }
+            None => self.read_vars(repr, &vars),
+        };
         self.set(inst, t, v)
     }
 
@@ -673,14 +700,22 @@ impl VTx<'_, '_, '_, '_> {
             };
             let (repr, t, vars) = self.phis[&phi].clone();
             let x = self.val(*v)?;
-            let vals = match (repr, &x) {
-                (Repr::Uniform, V::U(a)) => vec![*a],
-                (Repr::Affine(s), V::Aff(a, s2)) if canon(*s2, t) == s => vec![*a],
-                (Repr::Vector, _) => vec![self.vector(&x, t)?],
-                (Repr::Mask, _) => vec![self.mask(&x)?],
-                (Repr::Lanes, _) => self.lanes(&x)?.to_vec(),
+            let parts = match (&x, self.phi_counts.get(&phi)) {
+                (V::Comp(c), Some(&n)) if c.len() == n => c.clone(),
+                (_, None) => vec![x.clone()],
                 _ => return Err(refuse(format!("phi %{phi}: incoming %{v} is {x:?}"))),
             };
+            let mut vals = Vec::new();
+            for x in &parts {
+                vals.extend(match (repr, x) {
+                    (Repr::Uniform, V::U(a)) => vec![*a],
+                    (Repr::Affine(s), V::Aff(a, s2)) if canon(*s2, t) == s => vec![*a],
+                    (Repr::Vector, _) => vec![self.vector(x, t)?],
+                    (Repr::Mask, _) => vec![self.mask(x)?],
+                    (Repr::Lanes, _) => self.lanes(x)?.to_vec(),
+                    _ => return Err(refuse(format!("phi %{phi}: incoming %{v} is {x:?}"))),
+                });
+            }
             defs.push((vars, vals));
         }
         for (vars, vals) in defs {
@@ -742,6 +777,30 @@ impl VTx<'_, '_, '_, '_> {
             {
                 Some((*ty, 0))
             }
+            Some(Constant::Composite { ty, parts }) if self.is_vector(*ty) => {
+                let parts = parts.clone();
+                let comps = parts
+                    .iter()
+                    .map(|c| self.val(*c))
+                    .collect::<Result<Vec<_>>>()?;
+                let (elem, _) = self.vector_type(*ty)?;
+                let t = scalar_ty(self.p, elem)?;
+                self.tys.insert(id, t);
+                self.spv_tys.insert(id, *ty);
+                return Ok(V::Comp(comps));
+            }
+            Some(Constant::Null { ty }) if self.is_vector(*ty) => {
+                let (elem, n) = self.vector_type(*ty)?;
+                let t = scalar_ty(self.p, elem)?;
+                let z = if t == types::F32 {
+                    self.b.ins().f32const(0.0)
+                } else {
+                    self.b.ins().iconst(t, 0)
+                };
+                self.tys.insert(id, t);
+                self.spv_tys.insert(id, *ty);
+                return Ok(V::Comp(vec![V::U(z); n]));
+            }
             _ => None,
         };
         match scalar {
@@ -762,6 +821,18 @@ impl VTx<'_, '_, '_, '_> {
             }
             _ => Err(refuse(format!("operand %{id}"))),
         }
+    }
+
+    /// An OpenCL vector type's element type and component count; `(ty, 1)` for others.
+    fn vector_type(&self, ty: Word) -> Result<(Word, usize)> {
+        Ok(match self.p.ty(ty)? {
+            Type::Vector { elem, count } => (*elem, *count as usize),
+            _ => (ty, 1),
+        })
+    }
+
+    fn is_vector(&self, ty: Word) -> bool {
+        matches!(self.p.ty(ty), Ok(Type::Vector { .. }))
     }
 
     fn ty(&mut self, id: Word) -> Result<ir::Type> {
@@ -818,6 +889,7 @@ impl VTx<'_, '_, '_, '_> {
                 self.ext_at(e, n)
             }
             V::Builtin(_) => return Err(refuse("builtin vector used whole")),
+            V::Comp(_) => return Err(refuse("an OpenCL vector used as a scalar")),
         })
     }
 
@@ -972,6 +1044,75 @@ impl VTx<'_, '_, '_, '_> {
             self.set(inst, t, v)?;
         }
         Ok(())
+    }
+
+    /// An instruction on OpenCL vectors, translated once per component: each operand that
+    /// is a vector gives its component (a scalar operand is used for every component), the
+    /// result type is the element type, and the results make the vector.
+    fn per_component(&mut self, inst: &Instruction, rt: Word) -> Result<()> {
+        let (elem, n) = self.vector_type(rt)?;
+        let mut comps = Vec::with_capacity(n);
+        for c in 0..n {
+            let mut one = if inst.class.opcode == Op::VectorTimesScalar {
+                Instruction::new(Op::FMul, None, None, inst.operands.clone())
+            } else {
+                inst.clone()
+            };
+            one.result_type = Some(elem);
+            one.result_id = Some(self.tmp_id()?);
+            for o in one.operands.iter_mut() {
+                let Operand::IdRef(id) = o else { continue };
+                let id0 = *id;
+                if self.p.ext_imports.contains_key(&id0) || self.p.functions.contains_key(&id0) {
+                    continue;
+                }
+                if let V::Comp(parts) = self.val(id0)? {
+                    let part = parts
+                        .get(c)
+                        .cloned()
+                        .ok_or_else(|| refuse("vector operand sizes"))?;
+                    let spv = self.type_of_id(id0)?;
+                    let (pe, _) = self.vector_type(spv)?;
+                    let tmp = self.tmp_id()?;
+                    let t = scalar_ty(self.p, pe)?;
+                    self.vals.insert(tmp, part);
+                    self.tys.insert(tmp, t);
+                    self.spv_tys.insert(tmp, pe);
+                    *id = tmp;
+                }
+            }
+            self.inst(&one)?;
+            let r = result_id(&one)?;
+            comps.push(
+                self.vals
+                    .get(&r)
+                    .cloned()
+                    .ok_or_else(|| refuse("component"))?,
+            );
+        }
+        let t = scalar_ty(self.p, elem)?;
+        self.set(inst, t, V::Comp(comps))
+    }
+
+    fn tmp_id(&mut self) -> Result<Word> {
+        let id = self.next_tmp;
+        self.next_tmp = self
+            .next_tmp
+            .checked_add(1)
+            .ok_or_else(|| refuse("too many vector components"))?;
+        Ok(id)
+    }
+
+    /// The address of component `c` (of scalar type `t`) of the vector `ptr` points at.
+    fn component_address(&mut self, ptr: &V, c: usize, t: ir::Type) -> Result<V> {
+        if c == 0 {
+            return Ok(ptr.clone());
+        }
+        let off = self
+            .b
+            .ins()
+            .iconst(types::I64, (c as u32 * t.bytes()) as i64);
+        self.add(ptr, &V::U(off), types::I64, false)
     }
 
     /// Zero- or sign-extend `x` from `ts` to `td`.
@@ -1136,6 +1277,11 @@ impl VTx<'_, '_, '_, '_> {
                 }
             }
         }
+        if let Some(rt) = inst.result_type {
+            if self.is_vector(rt) && componentwise(inst, self.p) {
+                return self.per_component(inst, rt);
+            }
+        }
         match inst.class.opcode {
             Op::Load => {
                 let ptr = op_id(inst, 0)?;
@@ -1156,11 +1302,21 @@ impl VTx<'_, '_, '_, '_> {
                 if self.volatile(inst, 1, ptr) {
                     return Err(refuse("volatile load"));
                 }
-                let t = scalar_ty(p, rt)?;
+                let (elem, n) = self.vector_type(rt)?;
+                let t = scalar_ty(p, elem)?;
                 let pv = self.val(ptr)?;
-                let v = match self.mask {
-                    Some(m) => self.load_masked(pv, t, m)?,
-                    None => self.load(pv, t)?,
+                let mut comps = Vec::with_capacity(n);
+                for c in 0..n {
+                    let a = self.component_address(&pv, c, t)?;
+                    comps.push(match self.mask {
+                        Some(m) => self.load_masked(a, t, m)?,
+                        None => self.load(a, t)?,
+                    });
+                }
+                let v = if n == 1 {
+                    comps.pop().ok_or_else(|| refuse("load"))?
+                } else {
+                    V::Comp(comps)
                 };
                 self.set(inst, t, v)
             }
@@ -1173,10 +1329,18 @@ impl VTx<'_, '_, '_, '_> {
                 let t = self.ty(val_id)?;
                 let v = self.val(val_id)?;
                 let pv = self.val(ptr)?;
-                match self.mask {
-                    Some(m) => self.store_masked(&pv, &v, t, m),
-                    None => self.store(&pv, &v, t),
+                let comps = match v {
+                    V::Comp(c) => c,
+                    v => vec![v],
+                };
+                for (c, v) in comps.iter().enumerate() {
+                    let a = self.component_address(&pv, c, t)?;
+                    match self.mask {
+                        Some(m) => self.store_masked(&a, v, t, m)?,
+                        None => self.store(&a, v, t)?,
+                    }
                 }
+                Ok(())
             }
             Op::AccessChain
             | Op::InBoundsAccessChain
@@ -1227,6 +1391,12 @@ impl VTx<'_, '_, '_, '_> {
             }
             Op::CompositeExtract if inst.operands.len() == 2 => {
                 let src = self.val(op_id(inst, 0)?)?;
+                if let V::Comp(c) = &src {
+                    let k = op_lit(inst, 1)? as usize;
+                    let x = c.get(k).cloned().ok_or_else(|| refuse("component index"))?;
+                    let t = scalar_ty(p, result_type(inst)?)?;
+                    return self.set(inst, t, x);
+                }
                 let V::Builtin(bi) = src else {
                     return Err(refuse("composite"));
                 };
@@ -1413,6 +1583,103 @@ impl VTx<'_, '_, '_, '_> {
                 || crate::codegen::atomic::rmw_op(op).is_some() =>
             {
                 self.atomic(inst)
+            }
+            Op::CompositeConstruct if self.is_vector(result_type(inst)?) => {
+                let (elem, n) = self.vector_type(result_type(inst)?)?;
+                let t = scalar_ty(p, elem)?;
+                let mut comps = Vec::with_capacity(n);
+                for k in 0..inst.operands.len() {
+                    match self.val(op_id(inst, k)?)? {
+                        V::Comp(c) => comps.extend(c),
+                        x => comps.push(x),
+                    }
+                }
+                if comps.len() != n {
+                    return Err(refuse("vector construction"));
+                }
+                self.set(inst, t, V::Comp(comps))
+            }
+            Op::CompositeInsert if inst.operands.len() == 3 => {
+                let obj = self.val(op_id(inst, 0)?)?;
+                let V::Comp(mut comps) = self.val(op_id(inst, 1)?)? else {
+                    return Err(refuse("composite insert"));
+                };
+                let k = op_lit(inst, 2)? as usize;
+                *comps.get_mut(k).ok_or_else(|| refuse("component index"))? = obj;
+                let (elem, _) = self.vector_type(result_type(inst)?)?;
+                let t = scalar_ty(p, elem)?;
+                self.set(inst, t, V::Comp(comps))
+            }
+            Op::VectorShuffle => {
+                let (elem, _) = self.vector_type(result_type(inst)?)?;
+                let t = scalar_ty(p, elem)?;
+                let mut all = Vec::new();
+                for k in 0..2 {
+                    match self.val(op_id(inst, k)?)? {
+                        V::Comp(c) => all.extend(c),
+                        x => all.push(x),
+                    }
+                }
+                let mut comps = Vec::new();
+                for k in 2..inst.operands.len() {
+                    let i = op_lit(inst, k)?;
+                    comps.push(match all.get(i as usize) {
+                        Some(x) => x.clone(),
+                        // 0xFFFFFFFF: an undefined component.
+                        None if t == types::F32 => V::U(self.b.ins().f32const(0.0)),
+                        None => V::U(self.b.ins().iconst(t, 0)),
+                    });
+                }
+                let v = if comps.len() == 1 {
+                    comps.pop().ok_or_else(|| refuse("shuffle"))?
+                } else {
+                    V::Comp(comps)
+                };
+                self.set(inst, t, v)
+            }
+            Op::Dot => {
+                // Products added in component order, as the scalar code.
+                let t = scalar_ty(p, result_type(inst)?)?;
+                let (V::Comp(a), V::Comp(b)) =
+                    (self.val(op_id(inst, 0)?)?, self.val(op_id(inst, 1)?)?)
+                else {
+                    return Err(refuse("dot of scalars"));
+                };
+                let mut acc: Option<V> = None;
+                for (x, y) in a.iter().zip(&b) {
+                    let m = self.binary(x, y, t, |b, x, y| b.ins().fmul(x, y))?;
+                    acc = Some(match acc {
+                        None => m,
+                        Some(a) => self.binary(&a, &m, t, |b, x, y| b.ins().fadd(x, y))?,
+                    });
+                }
+                self.set(inst, t, acc.ok_or_else(|| refuse("empty dot"))?)
+            }
+            Op::Any | Op::All => {
+                let V::Comp(c) = self.val(op_id(inst, 0)?)? else {
+                    return Err(refuse("any/all of a scalar"));
+                };
+                let any = inst.class.opcode == Op::Any;
+                let mut acc: Option<V> = None;
+                for x in &c {
+                    acc = Some(match (acc, x) {
+                        (None, x) => x.clone(),
+                        (Some(V::U(a)), V::U(y)) => V::U(if any {
+                            self.b.ins().bor(a, *y)
+                        } else {
+                            self.b.ins().band(a, *y)
+                        }),
+                        (Some(a), y) => {
+                            let (ma, my) = (self.mask(&a)?, self.mask(y)?);
+                            V::Mask(if any {
+                                self.b.ins().bor(ma, my)
+                            } else {
+                                self.b.ins().band(ma, my)
+                            })
+                        }
+                    });
+                }
+                self.set(inst, types::I8, acc.ok_or_else(|| refuse("empty any/all"))?)
             }
             Op::ConvertPtrToU | Op::ConvertUToPtr => {
                 // Addresses are 64-bit integers: a no-op, a truncation or a zero extension.
@@ -2022,5 +2289,85 @@ impl VTx<'_, '_, '_, '_> {
             f(self.b, x[2], y[2]),
             f(self.b, x[3], y[3]),
         ]))
+    }
+}
+
+/// Whether an instruction producing an OpenCL vector works component by component (so the
+/// vectoriser translates it once per component).
+fn componentwise(inst: &Instruction, p: &Program) -> bool {
+    use rspirv::spirv::OpenclStd100Op as E;
+    match inst.class.opcode {
+        Op::ExtInst => {
+            let Some(Operand::LiteralExtInstInteger(n)) = inst.operands.get(1) else {
+                return false;
+            };
+            let std = op_id(inst, 0)
+                .ok()
+                .and_then(|s| p.ext_imports.get(&s))
+                .is_some_and(|s| s == "OpenCL.std");
+            std && !matches!(
+                E::from_u32(*n),
+                None | Some(
+                    E::cross
+                        | E::distance
+                        | E::length
+                        | E::normalize
+                        | E::fast_distance
+                        | E::fast_length
+                        | E::fast_normalize
+                        | E::vloadn
+                        | E::vstoren
+                        | E::vload_half
+                        | E::vload_halfn
+                        | E::vloada_halfn
+                        | E::vstore_half
+                        | E::vstore_half_r
+                        | E::vstore_halfn
+                        | E::vstore_halfn_r
+                        | E::vstorea_halfn
+                        | E::vstorea_halfn_r
+                        | E::shuffle
+                        | E::shuffle2
+                        | E::printf
+                        | E::prefetch
+                )
+            )
+        }
+        Op::FAdd
+        | Op::FSub
+        | Op::FMul
+        | Op::FDiv
+        | Op::FNegate
+        | Op::IAdd
+        | Op::ISub
+        | Op::IMul
+        | Op::UDiv
+        | Op::SDiv
+        | Op::UMod
+        | Op::SRem
+        | Op::SMod
+        | Op::BitwiseAnd
+        | Op::BitwiseOr
+        | Op::BitwiseXor
+        | Op::ShiftLeftLogical
+        | Op::ShiftRightLogical
+        | Op::ShiftRightArithmetic
+        | Op::ConvertFToS
+        | Op::ConvertFToU
+        | Op::ConvertSToF
+        | Op::ConvertUToF
+        | Op::UConvert
+        | Op::SConvert
+        | Op::Select
+        | Op::VectorTimesScalar
+        | Op::LogicalAnd
+        | Op::LogicalOr
+        | Op::LogicalNot
+        | Op::LogicalEqual
+        | Op::LogicalNotEqual => true,
+        op => {
+            crate::codegen::arith::int_cc(op).is_some()
+                || crate::codegen::arith::float_cc(op).is_some()
+        }
     }
 }
