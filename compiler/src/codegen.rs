@@ -521,6 +521,13 @@ pub(crate) fn dump_clif() -> bool {
         .get_or_init(|| std::env::var("FERRITE_DUMP_CLIF").is_ok_and(|v| !v.is_empty() && v != "0"))
 }
 
+/// `FERRITE_VECTORIZE=0`: every kernel runs its work-items one at a time (the scalar
+/// shapes), to compare speeds or to rule the vectoriser out when a result looks wrong.
+pub(crate) fn vectorize() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("FERRITE_VECTORIZE").map_or(true, |v| v != "0"))
+}
+
 /// Verify (debug builds) and define a finished Cranelift function.
 pub fn define(env: &mut Env, id: FuncId, ctx: &mut Context) -> Result<()> {
     if dump_clif() {

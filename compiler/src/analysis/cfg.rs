@@ -102,6 +102,52 @@ impl Cfg {
     }
 }
 
+impl Cfg {
+    /// Immediate post-dominators of the reachable blocks, on the graph with a virtual exit
+    /// (index `succs.len()`) after every block without successors; `None` for a block
+    /// that reaches no exit (an infinite loop).
+    pub fn post_dominators(&self) -> Vec<Option<usize>> {
+        let n = self.succs.len();
+        let exit = n;
+        // Reverse graph: the predecessors of a node are its successors in the CFG.
+        let mut rsuccs: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+        let mut rpreds: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+        for &b in &self.rpo {
+            if self.succs[b].is_empty() {
+                rsuccs[exit].push(b);
+                rpreds[b].push(exit);
+            }
+            for &s in &self.succs[b] {
+                rsuccs[s].push(b);
+                rpreds[b].push(s);
+            }
+        }
+        let mut rpo = Vec::with_capacity(n + 1);
+        let mut seen = vec![false; n + 1];
+        let mut stack = vec![(exit, 0usize)];
+        seen[exit] = true;
+        while let Some(top) = stack.last_mut() {
+            let (b, k) = *top;
+            if let Some(&s) = rsuccs[b].get(k) {
+                top.1 += 1;
+                if !seen[s] {
+                    seen[s] = true;
+                    stack.push((s, 0));
+                }
+            } else {
+                rpo.push(b);
+                stack.pop();
+            }
+        }
+        rpo.reverse();
+        let mut pos = vec![None; n + 1];
+        for (i, &b) in rpo.iter().enumerate() {
+            pos[b] = Some(i);
+        }
+        dominators(&rpo, &pos, &rpreds)
+    }
+}
+
 /// Immediate dominators by iteration over the reverse post-order.
 fn dominators(rpo: &[usize], pos: &[Option<usize>], preds: &[Vec<usize>]) -> Vec<Option<usize>> {
     let mut idom: Vec<Option<usize>> = vec![None; pos.len()];
@@ -143,8 +189,72 @@ fn dominators(rpo: &[usize], pos: &[Option<usize>], preds: &[Vec<usize>]) -> Vec
 }
 
 #[cfg(test)]
-mod tests {
-    use super::dominators;
+pub(crate) mod tests {
+    use super::{dominators, Cfg};
+
+    /// A `Cfg` from successor lists (block 0 the entry), as `Cfg::new` builds it.
+    pub(crate) fn cfg_of(succs: Vec<Vec<usize>>) -> Cfg {
+        let n = succs.len();
+        let mut rpo = Vec::new();
+        let mut seen = vec![false; n];
+        fn dfs(b: usize, succs: &[Vec<usize>], seen: &mut [bool], out: &mut Vec<usize>) {
+            seen[b] = true;
+            for &s in &succs[b] {
+                if !seen[s] {
+                    dfs(s, succs, seen, out);
+                }
+            }
+            out.push(b);
+        }
+        dfs(0, &succs, &mut seen, &mut rpo);
+        rpo.reverse();
+        let mut rpo_pos = vec![None; n];
+        for (i, &b) in rpo.iter().enumerate() {
+            rpo_pos[b] = Some(i);
+        }
+        let mut preds = vec![Vec::new(); n];
+        for &b in &rpo {
+            for &s in &succs[b] {
+                preds[s].push(b);
+            }
+        }
+        let idom = dominators(&rpo, &rpo_pos, &preds);
+        Cfg {
+            succs,
+            preds,
+            rpo_pos,
+            idom,
+            rpo,
+        }
+    }
+
+    /// An if/else whose sides join at 3, inside a loop 1..=4 that exits to 5; a `return` in
+    /// 2 makes the virtual exit the join of the branch in 1.
+    #[test]
+    fn post_dominators_of_a_diamond_in_a_loop() {
+        let cfg = cfg_of(vec![
+            vec![1],
+            vec![2, 3],
+            vec![3],
+            vec![4],
+            vec![1, 5],
+            vec![],
+        ]);
+        let pd = cfg.post_dominators();
+        assert_eq!(pd[1], Some(3), "the if/else joins at 3");
+        assert_eq!(pd[4], Some(5));
+        assert_eq!(pd[5], Some(6), "the virtual exit");
+        let cfg = cfg_of(vec![
+            vec![1],
+            vec![2, 3],
+            vec![],
+            vec![4],
+            vec![1, 5],
+            vec![],
+        ]);
+        let pd = cfg.post_dominators();
+        assert_eq!(pd[1], Some(6), "with a return in 2, only the exit joins");
+    }
 
     /// entry 0 → 1 → {2, 3} → 4 → 1 (a loop with a diamond inside), 4 → 5.
     #[test]

@@ -170,3 +170,58 @@ fn order_region(cfg: &Cfg, loops: &Loops, within: Option<usize>, region: &[usize
     }
     items
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{order, Item, Loops};
+    use crate::analysis::cfg::tests::cfg_of;
+
+    /// 0 → 1 (outer header) → 2 (inner header) ⇄ 3, 2 → 4 → {1, 5}: the order keeps each
+    /// loop contiguous, its header first, and exits after the loop.
+    #[test]
+    fn nested_loops_are_contiguous_in_the_order() {
+        let cfg = cfg_of(vec![
+            vec![1],
+            vec![2],
+            vec![3, 4],
+            vec![2],
+            vec![1, 5],
+            vec![],
+        ]);
+        let loops = Loops::new(&cfg).expect("reducible");
+        assert_eq!(loops.loops.len(), 2);
+        let outer = loops
+            .loops
+            .iter()
+            .position(|l| l.header == 1)
+            .expect("outer");
+        let inner = loops
+            .loops
+            .iter()
+            .position(|l| l.header == 2)
+            .expect("inner");
+        assert_eq!(loops.loops[inner].parent, Some(outer));
+        assert_eq!(
+            order(&cfg, &loops),
+            vec![
+                Item::Block(0),
+                Item::Loop(
+                    outer,
+                    vec![
+                        Item::Block(1),
+                        Item::Loop(inner, vec![Item::Block(2), Item::Block(3)]),
+                        Item::Block(4),
+                    ]
+                ),
+                Item::Block(5),
+            ]
+        );
+    }
+
+    /// Two entries into the cycle 1 ⇄ 2 (from 0 to both): irreducible, refused.
+    #[test]
+    fn irreducible_graphs_are_refused() {
+        let cfg = cfg_of(vec![vec![1, 2], vec![2], vec![1, 3], vec![]]);
+        assert!(Loops::new(&cfg).is_err());
+    }
+}

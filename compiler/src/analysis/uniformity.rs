@@ -16,9 +16,12 @@
 //!
 //! A conditional branch or switch on a value that is not uniform *diverges*: lanes may go
 //! different ways. Past a divergent branch a value can differ between lanes even when its
-//! operands do not (a phi joining the two sides, a counter of a loop the lanes leave in
-//! different iterations), so every result in a block reachable from a divergent branch is
-//! `Varying` (conservative: it ignores where the lanes reconverge).
+//! operands do not (sync dependence): a phi where the paths join again (at the branch's
+//! immediate post-dominator, or inside the region the branch controls), and, when the
+//! branch decides whether lanes leave a loop, the loop's header phis and every value of
+//! the loop used after it (the lanes leave in different iterations). Those are `Varying`;
+//! the rest keeps the shape its operands give, so a loop counter beside an `if (l < s)`
+//! stays uniform.
 //!
 //! The function must be inlined (no calls): a call's result is `Varying`.
 
@@ -115,25 +118,94 @@ pub fn analyse(p: &Program, f: &Function, cfg: &Cfg) -> Result<Uniformity> {
     }
     let params = f.params.iter().map(|prm| prm.id).collect();
     let facts = Facts { p, types, params };
-    let mut forced: HashSet<usize> = HashSet::new();
+    let ipdom = cfg.post_dominators();
+    let loops = crate::analysis::loops::Loops::new(cfg).ok();
+    let mut forced: HashSet<Word> = HashSet::new();
     loop {
         let (shapes, divergent) = fixpoint(&facts, f, cfg, &forced)?;
-        // Every block reachable from a divergent branch's successors.
-        let mut reach: HashSet<usize> = HashSet::new();
-        let mut work: Vec<usize> = divergent
-            .iter()
-            .flat_map(|b| cfg.succs[*b].iter().copied())
-            .collect();
-        while let Some(b) = work.pop() {
-            if reach.insert(b) {
-                work.extend(cfg.succs[b].iter().copied());
-            }
+        let before = forced.len();
+        for &b in &divergent {
+            sync_dependence(f, cfg, &ipdom, loops.as_ref(), b, &mut forced);
         }
-        if reach.is_subset(&forced) {
+        if forced.len() == before {
             let divergent = divergent.iter().map(|b| f.blocks[*b].label).collect();
             return Ok(Uniformity { shapes, divergent });
         }
-        forced.extend(reach);
+    }
+}
+
+/// The values a divergent branch in block `b` makes varying even when their operands are
+/// not: the phis where its paths join again (at its immediate post-dominator, and inside
+/// the region it controls); and, when it decides whether lanes leave a loop (the join is
+/// outside the loop, or there is none), every phi of the loop's header and every value
+/// defined in the loop and used after it (lanes leave in different iterations). Without
+/// post-dominators or loops (an irreducible graph), every result in a block reachable
+/// from `b`.
+fn sync_dependence(
+    f: &Function,
+    cfg: &Cfg,
+    ipdom: &[Option<usize>],
+    loops: Option<&crate::analysis::loops::Loops>,
+    b: usize,
+    forced: &mut HashSet<Word>,
+) {
+    let results = |blk: usize, phis_only: bool| {
+        f.blocks[blk]
+            .insts
+            .iter()
+            .filter(move |i| !phis_only || i.class.opcode == Op::Phi)
+            .filter_map(|i| i.result_id)
+    };
+    let join = ipdom.get(b).copied().flatten();
+    let Some(loops) = loops else {
+        let mut seen = HashSet::new();
+        let mut work: Vec<usize> = cfg.succs[b].clone();
+        while let Some(x) = work.pop() {
+            if seen.insert(x) {
+                forced.extend(results(x, false));
+                work.extend(cfg.succs[x].iter().copied());
+            }
+        }
+        return;
+    };
+    // The region between the branch and its join.
+    let mut region = HashSet::new();
+    let mut work: Vec<usize> = cfg.succs[b].clone();
+    while let Some(x) = work.pop() {
+        if Some(x) == join || x >= f.blocks.len() || !region.insert(x) {
+            continue;
+        }
+        work.extend(cfg.succs[x].iter().copied());
+    }
+    for &x in &region {
+        forced.extend(results(x, true));
+    }
+    if let Some(j) = join.filter(|j| *j < f.blocks.len()) {
+        forced.extend(results(j, true));
+    }
+    // Loops whose exit the branch decides.
+    for (li, l) in loops.loops.iter().enumerate() {
+        let leaves = l.blocks.contains(&b)
+            && join.is_none_or(|j| j >= f.blocks.len() || !loops.contains(li, j));
+        if !leaves {
+            continue;
+        }
+        forced.extend(results(l.header, true));
+        let defined: HashSet<Word> = l.blocks.iter().flat_map(|&x| results(x, false)).collect();
+        for &x in &cfg.rpo {
+            if l.blocks.contains(&x) {
+                continue;
+            }
+            for i in &f.blocks[x].insts {
+                for o in &i.operands {
+                    if let Operand::IdRef(id) = o {
+                        if defined.contains(id) {
+                            forced.insert(*id);
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -143,7 +215,7 @@ fn fixpoint(
     facts: &Facts,
     f: &Function,
     cfg: &Cfg,
-    forced: &HashSet<usize>,
+    forced: &HashSet<Word>,
 ) -> Result<(HashMap<Word, Shape>, Vec<usize>)> {
     let mut shapes: HashMap<Word, Shape> = HashMap::new();
     let mut builtins = Builtins::new();
@@ -152,7 +224,7 @@ fn fixpoint(
         for &bi in &cfg.rpo {
             for inst in &f.blocks[bi].insts {
                 let Some(r) = inst.result_id else { continue };
-                let s = if forced.contains(&bi) {
+                let s = if forced.contains(&r) {
                     Shape::Varying
                 } else {
                     transfer(facts, inst, &shapes, &mut builtins)?

@@ -246,6 +246,9 @@ pub fn plan(
     global_addr: &HashMap<Word, u64>,
     local_offsets: &HashMap<Word, u64>,
 ) -> Result<Plan> {
+    if !crate::codegen::vectorize() {
+        return Err(refuse("FERRITE_VECTORIZE=0"));
+    }
     let plan = analyse(p, kernel)?;
     let env = ScratchEnv {
         arg_types,

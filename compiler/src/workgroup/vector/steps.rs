@@ -56,6 +56,9 @@ pub fn plan_steps(
     fma: bool,
     env: &super::ScratchEnv,
 ) -> Result<Steps> {
+    if !crate::codegen::vectorize() {
+        return Err(refuse("FERRITE_VECTORIZE=0"));
+    }
     if let Some(k) = frame
         .points
         .iter()
