@@ -670,6 +670,13 @@ impl VTx<'_, '_, '_, '_> {
         let args = self.join_args(&v, t)?;
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(slow);
+        // No lane active (a block every lane skips): nothing to read.
+        let some = self.b.create_block();
+        let any = self.b.ins().vany_true(m);
+        let z = zero_of(self.b, t);
+        let zeros = self.join_args(&V::U(z), t)?;
+        self.b.ins().brif(any, some, &[], join, &zeros);
+        self.b.switch_to_block(some);
         let addr = self.lanes(&pv)?;
         let mut l = [addr[0]; 4];
         for k in 0..4 {
@@ -719,6 +726,10 @@ impl VTx<'_, '_, '_, '_> {
         self.store(pv, v, t)?;
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(slow);
+        let some = self.b.create_block();
+        let any = self.b.ins().vany_true(m);
+        self.b.ins().brif(any, some, &[], join, &[]);
+        self.b.switch_to_block(some);
         let addr = self.lanes(pv)?;
         let l = self.lanes(v)?;
         for k in 0..4 {

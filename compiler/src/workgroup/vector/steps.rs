@@ -190,15 +190,21 @@ impl VTx<'_, '_, '_, '_> {
         for id in &split.live[i] {
             let (off, tys) = &frame.cross[id];
             let t = tys[0];
-            let v = if self.plan.shapes.shape(*id) == Shape::Uniform {
-                V::U(self.b.ins().load(t, trusted(), frames.base, *off as i32))
-            } else {
-                let mut l = [frames.base; 4];
-                for (k, x) in l.iter_mut().enumerate() {
-                    let a = self.b.ins().iadd_imm_s(frames.base, k as i64 * frames.size);
-                    *x = self.b.ins().load(t, trusted(), a, *off as i32);
+            let v = match self.plan.shapes.shape(*id) {
+                Shape::Uniform => V::U(self.b.ins().load(t, trusted(), frames.base, *off as i32)),
+                // Lane k is lane 0's value + k × step: only lane 0's is kept.
+                Shape::Affine(step) if t.is_int() => {
+                    let x = self.b.ins().load(t, trusted(), frames.base, *off as i32);
+                    V::Aff(x, super::canon(step, t))
                 }
-                self.gathered(t, l)
+                _ => {
+                    let mut l = [frames.base; 4];
+                    for (k, x) in l.iter_mut().enumerate() {
+                        let a = self.b.ins().iadd_imm_s(frames.base, k as i64 * frames.size);
+                        *x = self.b.ins().load(t, trusted(), a, *off as i32);
+                    }
+                    self.gathered(t, l)
+                }
             };
             let ty = self.region_type(*id)?;
             self.tys.insert(*id, t);
@@ -256,7 +262,13 @@ impl VTx<'_, '_, '_, '_> {
             let (off, tys) = &frame.cross[id];
             let t = tys[0];
             let v = self.val(*id)?;
-            let l = self.lanes(&v)?;
+            // A uniform value is kept once, in the first lane's frame, where the next
+            // region reloads it from; so is an affine one's first lane.
+            let l = match self.plan.shapes.shape(*id) {
+                Shape::Uniform => vec![self.lane(&v, 0)?],
+                Shape::Affine(_) if t.is_int() => vec![self.lane(&v, 0)?],
+                _ => self.lanes(&v)?.to_vec(),
+            };
             for (k, x) in l.iter().enumerate() {
                 if self.b.func.dfg.value_type(*x) != t {
                     return Err(refuse(format!("%{id} is not a {t}")));
