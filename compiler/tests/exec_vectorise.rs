@@ -743,3 +743,41 @@ fn opencl_vector_types_as_components() {
         [n as u64, 1],
     );
 }
+
+#[test]
+fn histogram_of_chars_with_local_atomics_between_barriers() {
+    let src = "kernel void histogram(global const uchar *in, global uint *bins, uint per_item) {
+        local uint local_bins[64];
+        uint l = get_local_id(0);
+        for (uint i = l; i < 64; i += get_local_size(0)) local_bins[i] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        size_t base = get_global_id(0) * per_item;
+        for (uint i = 0; i < per_item; i++) atomic_inc(&local_bins[in[base + i] % 64]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint i = l; i < 64; i += get_local_size(0)) atomic_add(&bins[i], local_bins[i]);
+    }";
+    let (items, per) = (48usize, 5usize);
+    let bytes: Vec<u8> = (0..items * per).map(|i| (i * 37 % 251) as u8).collect();
+    let words: Vec<u32> = bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let bufs = vec![words, vec![0; 64]];
+    let Some(out) = differential_local(
+        src,
+        "histogram",
+        &bufs,
+        &[0, 1],
+        &[(2, per as u32)],
+        None,
+        [items as u64, 1],
+        [16, 1],
+    ) else {
+        return;
+    };
+    let mut want = [0u32; 64];
+    for b in &bytes {
+        want[(*b % 64) as usize] += 1;
+    }
+    assert_eq!(&out[1][..], &want[..]);
+}

@@ -164,6 +164,10 @@ fn scalar_ty(p: &Program, ty: Word) -> Result<ir::Type> {
         Type::Float { width: 32 } => types::F32,
         Type::Int { width: 32, .. } => types::I32,
         Type::Int { width: 64, .. } => types::I64,
+        // `char` and `short` lanes are kept as four scalars (`vec_of` has no vector for
+        // them), like the scalar code keeps them; booleans share `i8` but not its uses.
+        Type::Int { width: 16, .. } => types::I16,
+        Type::Int { width: 8, .. } => types::I8,
         Type::Pointer { .. } => types::I64,
         Type::Bool => types::I8,
         _ => return Err(refuse(format!("type %{ty}"))),
@@ -493,7 +497,7 @@ impl VTx<'_, '_, '_, '_> {
                 let repr = match self.plan.shapes.shape(id) {
                     Shape::Uniform => Repr::Uniform,
                     Shape::Affine(s) if t.is_int() => Repr::Affine(canon(s, t)),
-                    _ if t == types::I8 => Repr::Mask,
+                    _ if self.is_bool(elem) => Repr::Mask,
                     _ if vec_of(t).is_some() => Repr::Vector,
                     _ => Repr::Lanes,
                 };
@@ -832,6 +836,10 @@ impl VTx<'_, '_, '_, '_> {
             Type::Vector { elem, count } => (*elem, *count as usize),
             _ => (ty, 1),
         })
+    }
+
+    fn is_bool(&self, ty: Word) -> bool {
+        matches!(self.p.ty(ty), Ok(Type::Bool))
     }
 
     fn is_vector(&self, ty: Word) -> bool {

@@ -321,8 +321,9 @@ impl VTx<'_, '_, '_, '_> {
             return Err(refuse(format!("phi %{id} without a reachable predecessor")));
         };
         let uniform = self.plan.shapes.shape(id) == Shape::Uniform;
+        let boolean = self.is_bool(result_type(inst)?);
         for (v, m) in incoming.into_iter().rev() {
-            acc = self.blend(m, &v, &acc, t, uniform)?;
+            acc = self.blend(m, &v, &acc, t, uniform, boolean)?;
         }
         self.set(inst, t, acc)
     }
@@ -336,12 +337,20 @@ impl VTx<'_, '_, '_, '_> {
         b: &V,
         t: ir::Type,
         uniform: bool,
+        boolean: bool,
     ) -> Result<V> {
         if let (true, V::U(x), V::U(y)) = (uniform, a, b) {
             let any = self.b.ins().vany_true(m);
             return Ok(V::U(self.b.ins().select(any, *x, *y)));
         }
-        if t == types::I8 {
+        if let (V::Comp(x), V::Comp(y)) = (a, b) {
+            let mut c = Vec::with_capacity(x.len());
+            for (x, y) in x.iter().zip(y) {
+                c.push(self.blend(m, x, y, t, uniform, boolean)?);
+            }
+            return Ok(V::Comp(c));
+        }
+        if boolean {
             let x = self.mask(a)?;
             let y = self.mask(b)?;
             return Ok(V::Mask(self.b.ins().bitselect(m, x, y)));
@@ -448,7 +457,7 @@ impl VTx<'_, '_, '_, '_> {
                     None => x,
                     Some(a) => {
                         let uniform = matches!(repr, Repr::Uniform);
-                        self.blend(m, &x, &a, t, uniform)?
+                        self.blend(m, &x, &a, t, uniform, repr == Repr::Mask)?
                     }
                 });
             }
@@ -469,7 +478,7 @@ impl VTx<'_, '_, '_, '_> {
             let t = scalar_ty(self.p, ty)?;
             let repr = if self.plan.shapes.shape(*id) == Shape::Uniform {
                 Repr::Uniform
-            } else if t == types::I8 {
+            } else if self.is_bool(ty) {
                 Repr::Mask
             } else if vec_of(t).is_some() {
                 Repr::Vector
@@ -549,7 +558,7 @@ impl VTx<'_, '_, '_, '_> {
                 let cur = self.val(*id)?;
                 let old = self.read_vars(*repr, vars);
                 let uniform = matches!(repr, Repr::Uniform);
-                let new = self.blend(left, &cur, &old, *t, uniform)?;
+                let new = self.blend(left, &cur, &old, *t, uniform, *repr == Repr::Mask)?;
                 let vals = self.coerce(*repr, *t, &new)?;
                 for (var, x) in vars.iter().zip(vals) {
                     self.b.def_var(*var, x);
@@ -572,7 +581,7 @@ impl VTx<'_, '_, '_, '_> {
                     (None, _) => x,
                     (Some(a), Some(m)) => {
                         let uniform = matches!(repr, Repr::Uniform);
-                        self.blend(m, &x, &a, t, uniform)?
+                        self.blend(m, &x, &a, t, uniform, repr == Repr::Mask)?
                     }
                     (Some(a), None) => a,
                 });
