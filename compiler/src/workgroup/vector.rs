@@ -119,6 +119,8 @@ enum V {
     L([Value; 4]),
     /// A widened affine 32-bit value (see [`Ext`]).
     Ext(Ext),
+    /// A clamped affine 32-bit value (see [`Clamp`]).
+    Clamped(Clamp),
     /// An OpenCL vector (`float4`, `int8`, …): one value per component, each across the
     /// lanes (structure of arrays).
     Comp(Vec<V>),
@@ -137,6 +139,22 @@ struct Ext {
     nstep: i64,
     signed: bool,
     mul: i64,
+    add: Option<Value>,
+    /// The narrow lanes are clamped first: lane `k`'s is `add + clamp(narrow + k × nstep,
+    /// lo, hi)` (an image coordinate clamped to the edge).
+    clamp: Option<Clamp>,
+}
+
+/// Lane `k` is `add + clamp(base + k × step, lo, hi)` in 32-bit arithmetic: `clamp(x + dx,
+/// 0, width - 1)` and indices built from it. Affine while no lane is clamped, which a
+/// load or store through it tests at run time.
+#[derive(Clone, Copy, Debug)]
+struct Clamp {
+    base: Value,
+    step: i64,
+    lo: Value,
+    hi: Value,
+    signed: bool,
     add: Option<Value>,
 }
 
@@ -891,14 +909,17 @@ impl VTx<'_, '_, '_, '_> {
             }
             V::L(l) => l[k],
             V::Ext(e) => {
-                let n = if k == 0 {
-                    e.narrow
-                } else {
-                    let imm = canon(e.nstep.wrapping_mul(k as i64), types::I32);
-                    self.b.ins().iadd_imm_s(e.narrow, imm)
+                let n = match &e.clamp {
+                    Some(c) => self.clamped_lane(c, k),
+                    None if k == 0 => e.narrow,
+                    None => {
+                        let imm = canon(e.nstep.wrapping_mul(k as i64), types::I32);
+                        self.b.ins().iadd_imm_s(e.narrow, imm)
+                    }
                 };
                 self.ext_at(e, n)
             }
+            V::Clamped(c) => self.clamped_lane(c, k),
             V::Builtin(_) => return Err(refuse("builtin vector used whole")),
             V::Comp(_) => return Err(refuse("an OpenCL vector used as a scalar")),
         })
@@ -1147,8 +1168,17 @@ impl VTx<'_, '_, '_, '_> {
                     signed,
                     mul: 1,
                     add: None,
+                    clamp: None,
                 })
             }
+            V::Clamped(c) if td == types::I64 => V::Ext(Ext {
+                narrow: c.base,
+                nstep: c.step,
+                signed,
+                mul: 1,
+                add: None,
+                clamp: Some(c),
+            }),
             x => {
                 let l = self.lanes(&x)?;
                 V::L(l.map(|v| ext(self, v)))
@@ -1197,6 +1227,66 @@ impl VTx<'_, '_, '_, '_> {
         }
     }
 
+    /// Lane `k` of a clamped value.
+    fn clamped_lane(&mut self, c: &Clamp, k: usize) -> Value {
+        let x = if k == 0 {
+            c.base
+        } else {
+            let imm = canon(c.step.wrapping_mul(k as i64), types::I32);
+            self.b.ins().iadd_imm_s(c.base, imm)
+        };
+        // min(max(x, lo), hi), as the scalar code's clamp.
+        let x = if c.signed {
+            let x = self.b.ins().smax(x, c.lo);
+            self.b.ins().smin(x, c.hi)
+        } else {
+            let x = self.b.ins().umax(x, c.lo);
+            self.b.ins().umin(x, c.hi)
+        };
+        match c.add {
+            Some(a) => self.b.ins().iadd(a, x),
+            None => x,
+        }
+    }
+
+    /// Whether no lane of `c` is clamped: its first and last lanes are within bounds.
+    fn unclamped(&mut self, c: &Clamp) -> Value {
+        let last = self
+            .b
+            .ins()
+            .iadd_imm_s(c.base, canon(3 * c.step, types::I32));
+        let (ge, le) = if c.signed {
+            (
+                IntCC::SignedGreaterThanOrEqual,
+                IntCC::SignedLessThanOrEqual,
+            )
+        } else {
+            (
+                IntCC::UnsignedGreaterThanOrEqual,
+                IntCC::UnsignedLessThanOrEqual,
+            )
+        };
+        // The step is positive (`clamp` is only kept so), so the first lane is the lowest.
+        let a = self.b.ins().icmp(ge, c.base, c.lo);
+        let b = self.b.ins().icmp(le, last, c.hi);
+        // And the lanes themselves do not wrap between the first and the last.
+        let no_wrap = if c.signed {
+            self.b.ins().icmp_imm_s(
+                IntCC::SignedLessThanOrEqual,
+                c.base,
+                i64::from(i32::MAX) - 3 * c.step,
+            )
+        } else {
+            self.b.ins().icmp_imm_s(
+                IntCC::UnsignedLessThanOrEqual,
+                c.base,
+                canon(i64::from(u32::MAX) - 3 * c.step, types::I32),
+            )
+        };
+        let ab = self.b.ins().band(a, b);
+        self.b.ins().band(ab, no_wrap)
+    }
+
     /// Whether the narrow lanes of `e` do not wrap (so `e` is affine in this iteration).
     fn no_wrap(&mut self, e: &Ext) -> Value {
         let span = 3 * e.nstep.unsigned_abs() as i64;
@@ -1206,9 +1296,15 @@ impl VTx<'_, '_, '_, '_> {
             (true, true) => (IntCC::SignedLessThanOrEqual, i64::from(i32::MAX) - span),
             (true, false) => (IntCC::SignedGreaterThanOrEqual, i64::from(i32::MIN) + span),
         };
-        self.b
-            .ins()
-            .icmp_imm_s(cc, e.narrow, canon(bound, types::I32))
+        // The first narrow lane: with a clamp, the one no lane is clamped in.
+        let first = match &e.clamp {
+            Some(c) => match c.add {
+                Some(a) => self.b.ins().iadd(a, c.base),
+                None => c.base,
+            },
+            None => e.narrow,
+        };
+        self.b.ins().icmp_imm_s(cc, first, canon(bound, types::I32))
     }
 
     /// A vector access through `ptr` (elements of `size` bytes) if its lanes are
@@ -1219,8 +1315,19 @@ impl VTx<'_, '_, '_, '_> {
         match ptr {
             V::Aff(a, step) if *step == size => Some((*a, None)),
             V::Ext(e) if e.mul.wrapping_mul(e.nstep) == size && e.nstep != 0 => {
-                let ok = self.no_wrap(e);
-                let a = self.ext_at(e, e.narrow);
+                let mut ok = self.no_wrap(e);
+                let first = match &e.clamp {
+                    Some(c) => {
+                        let inside = self.unclamped(c);
+                        ok = self.b.ins().band(ok, inside);
+                        match c.add {
+                            Some(a) => self.b.ins().iadd(a, c.base),
+                            None => c.base,
+                        }
+                    }
+                    None => e.narrow,
+                };
+                let a = self.ext_at(e, first);
                 Some((a, Some(ok)))
             }
             _ => None,
@@ -2100,8 +2207,26 @@ impl VTx<'_, '_, '_, '_> {
         {
             need(3)?;
             let signed = is(E::s_clamp);
-            let lo = self.int_minmax(&args[0], &args[1], t, signed, true)?;
-            self.int_minmax(&lo, &args[2], t, signed, false)?
+            match (&args[0], &args[1], &args[2]) {
+                // An affine value clamped to uniform bounds stays one vector access where
+                // no lane is clamped.
+                (V::Aff(x, st), V::U(lo), V::U(hi))
+                    if t == types::I32 && *st > 0 && *st < 1 << 20 =>
+                {
+                    V::Clamped(Clamp {
+                        base: *x,
+                        step: *st,
+                        lo: *lo,
+                        hi: *hi,
+                        signed,
+                        add: None,
+                    })
+                }
+                _ => {
+                    let lo = self.int_minmax(&args[0], &args[1], t, signed, true)?;
+                    self.int_minmax(&lo, &args[2], t, signed, false)?
+                }
+            }
         } else {
             return Err(refuse(format!("OpenCL.std instruction {n}")));
         };
@@ -2186,7 +2311,14 @@ impl VTx<'_, '_, '_, '_> {
                 let l = *l;
                 V::L(l.map(|x| self.fit(x, t)))
             }
-            v => v.clone(),
+            V::L(_) => v.clone(),
+            V::Vec(x) if self.b.func.dfg.value_type(*x).lane_type() == t => v.clone(),
+            v => {
+                // Vectors of a wider type, widened or clamped indices: lane by lane.
+                let l = self.lanes(v)?;
+                let l = l.map(|x| self.fit(x, t));
+                self.gathered(t, l)
+            }
         })
     }
 
@@ -2222,6 +2354,27 @@ impl VTx<'_, '_, '_, '_> {
                     s.wrapping_add(*r)
                 };
                 V::Aff(op(self, *x, *y), mask(st))
+            }
+            (V::Clamped(c), V::U(y)) if t == types::I32 => {
+                let add = match c.add {
+                    Some(a) => op(self, a, *y),
+                    None if sub => self.b.ins().ineg(*y),
+                    None => *y,
+                };
+                V::Clamped(Clamp {
+                    add: Some(add),
+                    ..*c
+                })
+            }
+            (V::U(x), V::Clamped(c)) if t == types::I32 && !sub => {
+                let add = match c.add {
+                    Some(a) => self.b.ins().iadd(*x, a),
+                    None => *x,
+                };
+                V::Clamped(Clamp {
+                    add: Some(add),
+                    ..*c
+                })
             }
             (V::Ext(e), V::U(y)) if t == types::I64 => {
                 let add = match e.add {
