@@ -19,7 +19,7 @@ use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Default time limit of one compiler run.
 const DEFAULT_TIMEOUT_S: u64 = 120;
@@ -151,20 +151,33 @@ fn kill_group(child: &mut Child) {
     let _ = child.kill();
 }
 
-/// Wait for the child until `limit` has passed; `None` when it has not ended by then.
+/// Wait for the child; if it has not ended after `limit`, a watchdog kills its process
+/// group and the result is `None`. The wait itself blocks (no polling), so a compiler
+/// that takes 40 ms costs 40 ms.
 fn wait_until(child: &mut Child, limit: Duration) -> std::io::Result<Option<ExitStatus>> {
-    let start = Instant::now();
-    let mut pause = Duration::from_millis(1);
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(Some(status));
+    let pid = i32::try_from(child.id()).ok();
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        match finished.recv_timeout(limit) {
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                if let Some(pid) = pid {
+                    // SAFETY: kill(2) with a negative pid signals the process group the
+                    // child leads (started with `process_group(0)`), not yet reaped: the
+                    // waiting thread has not reported the end; no memory is touched.
+                    unsafe { libc::kill(-pid, libc::SIGKILL) };
+                }
+                true
+            }
+            _ => false,
         }
-        let elapsed = start.elapsed();
-        if elapsed >= limit {
-            return Ok(None);
-        }
-        std::thread::sleep(pause.min(limit - elapsed));
-        pause = (pause * 2).min(Duration::from_millis(50));
+    });
+    let status = child.wait();
+    let _ = done.send(());
+    let killed = watchdog.join().unwrap_or(false);
+    match status {
+        Ok(_) if killed => Ok(None),
+        Ok(s) => Ok(Some(s)),
+        Err(e) => Err(e),
     }
 }
 
@@ -227,7 +240,9 @@ pub fn run(
             (None, Some(sig)) => Ending::Signalled(sig),
             (None, None) => Ending::Exited(-1),
         },
-        Ok(None) | Err(_) => {
+        // Killed by the watchdog, and already waited for.
+        Ok(None) => Ending::TimedOut(limit),
+        Err(_) => {
             kill_group(&mut child);
             let _ = child.wait();
             Ending::TimedOut(limit)
