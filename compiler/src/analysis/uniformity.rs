@@ -443,3 +443,75 @@ fn is_atomic(op: Op) -> bool {
             | AtomicFMaxEXT
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{analyse, Shape};
+    use crate::analysis::cfg::Cfg;
+    use crate::spirv::{Function, Program};
+    use rspirv::spirv::Op;
+    use std::collections::HashMap;
+
+    /// A kernel of a checked-in fixture (`compiler/tests/fixtures`), inlined and analysed.
+    fn analysed(spv: &[u8], kernel: &str) -> (Program, Function, super::Uniformity) {
+        let p = Program::parse(spv, &HashMap::new()).expect("fixture parses");
+        let ep = p
+            .entry_points
+            .iter()
+            .find(|e| e.name == kernel)
+            .expect("kernel")
+            .func;
+        let f = crate::workgroup::regions::inline_all(&p, ep)
+            .expect("inlines")
+            .func;
+        let cfg = Cfg::new(&f).expect("cfg");
+        let u = analyse(&p, &f, &cfg).expect("analyses");
+        (p, f, u)
+    }
+
+    fn phis(f: &Function) -> Vec<rspirv::spirv::Word> {
+        f.blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .filter(|i| i.class.opcode == Op::Phi)
+            .filter_map(|i| i.result_id)
+            .collect()
+    }
+
+    /// `for (s = n / 2; s > 0; s >>= 1) { if (l < s) …; barrier(…); }`: the branch on the
+    /// local id diverges, but the loop counter beside it stays uniform (its paths join
+    /// again before the barrier), so the loop's exit does not diverge.
+    #[test]
+    fn a_counter_beside_a_divergent_if_stays_uniform() {
+        let spv = include_bytes!("../../tests/fixtures/f3602aff0af65e1c.spv");
+        let (_, f, u) = analysed(spv, "reduce");
+        assert_eq!(u.divergent.len(), 2, "the if (l < s) and the if (l == 0)");
+        let ps = phis(&f);
+        assert!(!ps.is_empty());
+        for phi in ps {
+            assert_eq!(u.shape(phi), Shape::Uniform, "phi %{phi}");
+        }
+    }
+
+    /// Mandelbrot's loop exits on a per-pixel condition: its header phis (the counter and
+    /// the orbit) are varying, and the store index is affine in the work-item.
+    #[test]
+    fn a_loop_with_a_divergent_exit_has_varying_header_phis() {
+        let spv = include_bytes!("../../tests/fixtures/327e7ff11e21733d.spv");
+        let (_, f, u) = analysed(spv, "mandel");
+        assert!(!u.divergent.is_empty());
+        let ps = phis(&f);
+        assert!(ps.len() >= 3);
+        for phi in ps {
+            assert_eq!(u.shape(phi), Shape::Varying, "phi %{phi}");
+        }
+        let affine = f
+            .blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .filter_map(|i| i.result_id)
+            .filter(|r| matches!(u.shape(*r), Shape::Affine(_)))
+            .count();
+        assert!(affine >= 2, "x and the output address are affine");
+    }
+}
