@@ -781,3 +781,30 @@ fn histogram_of_chars_with_local_atomics_between_barriers() {
     }
     assert_eq!(&out[1][..], &want[..]);
 }
+
+#[test]
+fn private_arrays_per_lane() {
+    // A private array filled, sorted in place with a varying number of swaps, and read
+    // back by a varying index.
+    let src = "kernel void k(global const int *a, global int *out) {
+        int i = get_global_id(0);
+        int t[6];
+        for (int j = 0; j < 6; j++) t[j] = a[(i * 5 + j * 7) % 40];
+        for (int p = 0; p < 6; p++)
+            for (int j = 0; j + 1 < 6 - p; j++)
+                if (t[j] > t[j + 1]) { int x = t[j]; t[j] = t[j + 1]; t[j + 1] = x; }
+        out[i] = t[i % 6] * 100 + t[5 - i % 6];
+    }";
+    let n = 27usize;
+    let a: Vec<u32> = (0..40i32).map(|v| ((v * 13) % 29 - 7) as u32).collect();
+    let bufs = vec![a.clone(), vec![0; n]];
+    let Some(out) = differential(src, "k", &bufs, &[0, 1], &[], [n as u64, 1], [n as u64, 1])
+    else {
+        return;
+    };
+    for i in 0..n {
+        let mut t: Vec<i32> = (0..6).map(|j| a[(i * 5 + j * 7) % 40] as i32).collect();
+        t.sort();
+        assert_eq!(out[1][i] as i32, t[i % 6] * 100 + t[5 - i % 6], "out[{i}]");
+    }
+}

@@ -1466,8 +1466,8 @@ impl VTx<'_, '_, '_, '_> {
             | Op::InBoundsPtrAccessChain => {
                 let rt = result_type(inst)?;
                 let (class, _) = p.pointer_type(rt)?;
-                if class == StorageClass::Function || class == StorageClass::Input {
-                    return Err(refuse("private pointer"));
+                if class == StorageClass::Input {
+                    return Err(refuse("pointer into a builtin"));
                 }
                 let base_id = op_id(inst, 0)?;
                 let mut addr = self.val(base_id)?;
@@ -1701,6 +1701,50 @@ impl VTx<'_, '_, '_, '_> {
                 || crate::codegen::atomic::rmw_op(op).is_some() =>
             {
                 self.atomic(inst)
+            }
+            Op::Variable => {
+                // Private memory per lane: in a vector step the lanes' frames (the slots the
+                // scalar step uses), else four copies on the stack; lane k's is `base + k ×
+                // stride`, so accesses through it go lane by lane.
+                let rt = result_type(inst)?;
+                let (class, pointee) = p.pointer_type(rt)?;
+                if class != StorageClass::Function {
+                    return Err(refuse(format!("a {class:?} variable")));
+                }
+                let id = result_id(inst)?;
+                let l = layout(p, pointee)?;
+                let ptr = match (self.steps, self.inp.frames) {
+                    (Some((_, frame)), Some(frames)) => {
+                        let off = *frame
+                            .vars
+                            .get(&id)
+                            .ok_or_else(|| refuse(format!("variable %{id} has no frame slot")))?;
+                        let base = self.b.ins().iadd_imm_s(frames.base, i64::from(off));
+                        V::Aff(base, frames.size)
+                    }
+                    _ => {
+                        let align = l.align.max(1).next_power_of_two();
+                        let stride = crate::layout::align_up(l.size.max(1), align);
+                        // Four lanes of a large private array would not fit the stack.
+                        if stride * 4 > 64 * 1024 || align > 16 {
+                            return Err(refuse(format!("private variable of {} bytes", l.size)));
+                        }
+                        let slot = self.b.create_sized_stack_slot(ir::StackSlotData::new(
+                            ir::StackSlotKind::ExplicitSlot,
+                            (stride * 4) as u32,
+                            align.trailing_zeros() as u8,
+                        ));
+                        let base = self.b.ins().stack_addr(types::I64, slot, 0);
+                        V::Aff(base, stride as i64)
+                    }
+                };
+                if let Some(Operand::IdRef(init)) = inst.operands.get(1) {
+                    // Only a scalar initialiser (a composite one is refused here).
+                    scalar_ty(p, pointee)?;
+                    let v = self.val(*init)?;
+                    self.store_lanes(&ptr, &v, MemFlagsData::new())?;
+                }
+                self.set(inst, types::I64, ptr)
             }
             Op::CompositeConstruct if self.is_vector(result_type(inst)?) => {
                 let (elem, n) = self.vector_type(result_type(inst)?)?;
