@@ -808,3 +808,27 @@ fn private_arrays_per_lane() {
         assert_eq!(out[1][i] as i32, t[i % 6] * 100 + t[5 - i % 6], "out[{i}]");
     }
 }
+
+#[test]
+fn double_lanes_with_conversions_and_a_loop() {
+    let src = "kernel void k(global const float *a, global double *out, int n) {
+        int i = get_global_id(0);
+        double acc = 0.0;
+        for (int j = 0; j < n; j++) {
+            double x = (double)a[(i + j) % 16];
+            acc = acc * 0.5 + (x > 0.0 ? x : -x * 2.0);
+        }
+        out[i] = -acc + (double)(float)(acc / 3.0);
+    }";
+    let n = 21usize;
+    let bufs = vec![floats(16, 17), vec![0; 2 * n]];
+    differential(
+        src,
+        "k",
+        &bufs,
+        &[0, 1],
+        &[(2, 7)],
+        [n as u64, 1],
+        [n as u64, 1],
+    );
+}

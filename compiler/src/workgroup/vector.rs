@@ -180,6 +180,8 @@ fn refuse(what: impl std::fmt::Display) -> CompileError {
 fn scalar_ty(p: &Program, ty: Word) -> Result<ir::Type> {
     Ok(match p.ty(ty)? {
         Type::Float { width: 32 } => types::F32,
+        // `double` lanes are kept as four scalars (x64's f64x2 would need two per value).
+        Type::Float { width: 64 } => types::F64,
         Type::Int { width: 32, .. } => types::I32,
         Type::Int { width: 64, .. } => types::I64,
         // `char` and `short` lanes are kept as four scalars (`vec_of` has no vector for
@@ -817,11 +819,7 @@ impl VTx<'_, '_, '_, '_> {
             Some(Constant::Null { ty }) if self.is_vector(*ty) => {
                 let (elem, n) = self.vector_type(*ty)?;
                 let t = scalar_ty(self.p, elem)?;
-                let z = if t == types::F32 {
-                    self.b.ins().f32const(0.0)
-                } else {
-                    self.b.ins().iconst(t, 0)
-                };
+                let z = zero_of(self.b, t);
                 self.tys.insert(id, t);
                 self.spv_tys.insert(id, *ty);
                 return Ok(V::Comp(vec![V::U(z); n]));
@@ -834,6 +832,8 @@ impl VTx<'_, '_, '_, '_> {
                 let t = scalar_ty(self.p, *ty)?;
                 let v = if t == types::F32 {
                     self.b.ins().f32const(f32::from_bits(*bits as u32))
+                } else if t == types::F64 {
+                    self.b.ins().f64const(f64::from_bits(*bits))
                 } else {
                     self.consts.insert(id, *bits as i64);
                     self.b.ins().iconst(t, *bits as i64)
@@ -1055,11 +1055,7 @@ impl VTx<'_, '_, '_, '_> {
                     let (on_blk, next) = (self.b.create_block(), self.b.create_block());
                     let x = self.b.append_block_param(next, t);
                     let on = self.b.ins().extractlane(m, k as u8);
-                    let z = if t == types::F32 {
-                        self.b.ins().f32const(0.0)
-                    } else {
-                        self.b.ins().iconst(t, 0)
-                    };
+                    let z = zero_of(self.b, t);
                     self.b
                         .ins()
                         .brif(on, on_blk, &[], next, &[BlockArg::Value(z)]);
@@ -1634,7 +1630,7 @@ impl VTx<'_, '_, '_, '_> {
             }
             Op::FAdd | Op::FSub | Op::FMul | Op::FDiv => {
                 let t = scalar_ty(p, result_type(inst)?)?;
-                if t != types::F32 {
+                if !t.is_float() {
                     return Err(refuse("float type"));
                 }
                 let a = self.val(op_id(inst, 0)?)?;
@@ -1649,14 +1645,44 @@ impl VTx<'_, '_, '_, '_> {
             }
             Op::FNegate => {
                 let t = scalar_ty(p, result_type(inst)?)?;
-                if t != types::F32 {
+                if !t.is_float() {
                     return Err(refuse("float type"));
                 }
                 let v = match self.val(op_id(inst, 0)?)? {
                     V::U(x) => V::U(self.b.ins().fneg(x)),
-                    x => {
+                    x if vec_of(t).is_some() => {
                         let x = self.vector(&x, t)?;
                         V::Vec(self.b.ins().fneg(x))
+                    }
+                    x => {
+                        let l = self.lanes(&x)?;
+                        V::L(l.map(|v| self.b.ins().fneg(v)))
+                    }
+                };
+                self.set(inst, t, v)
+            }
+            Op::FConvert => {
+                // float <-> double, rounded to nearest (a rounding-mode decoration was
+                // refused above), as the scalar code.
+                let t = scalar_ty(p, result_type(inst)?)?;
+                let x_id = op_id(inst, 0)?;
+                let ts = self.ty(x_id)?;
+                let x = self.val(x_id)?;
+                let cvt = move |b: &mut FunctionBuilder, v: Value| {
+                    if t.bits() > ts.bits() {
+                        b.ins().fpromote(t, v)
+                    } else if t.bits() < ts.bits() {
+                        b.ins().fdemote(t, v)
+                    } else {
+                        v
+                    }
+                };
+                let v = match x {
+                    V::U(v) => V::U(cvt(self.b, v)),
+                    x => {
+                        let l = self.lanes(&x)?;
+                        let l = l.map(|v| cvt(self.b, v));
+                        self.gathered(t, l)
                     }
                 };
                 self.set(inst, t, v)
@@ -1788,8 +1814,7 @@ impl VTx<'_, '_, '_, '_> {
                     comps.push(match all.get(i as usize) {
                         Some(x) => x.clone(),
                         // 0xFFFFFFFF: an undefined component.
-                        None if t == types::F32 => V::U(self.b.ins().f32const(0.0)),
-                        None => V::U(self.b.ins().iconst(t, 0)),
+                        None => V::U(zero_of(self.b, t)),
                     });
                 }
                 let v = if comps.len() == 1 {
@@ -2177,7 +2202,23 @@ impl VTx<'_, '_, '_, '_> {
         // Rounding to an integer and vector integer min/max are SSE4.1 instructions; a
         // target with FMA has them.
         let sse41 = self.fma;
-        let v = if float && (is(E::mad) || is(E::fma)) {
+        let v = if t == types::F64 && (is(E::mad) || is(E::fma)) {
+            // Doubles are lanes of scalars: the scalar code's operations per lane.
+            need(3)?;
+            let x = self.lanes(&args[0])?;
+            let y = self.lanes(&args[1])?;
+            let z = self.lanes(&args[2])?;
+            let mut l = [x[0]; 4];
+            for k in 0..4 {
+                l[k] = if is(E::mad) {
+                    let m = self.b.ins().fmul(x[k], y[k]);
+                    self.b.ins().fadd(m, z[k])
+                } else {
+                    self.b.ins().fma(x[k], y[k], z[k])
+                };
+            }
+            V::L(l)
+        } else if float && (is(E::mad) || is(E::fma)) {
             need(3)?;
             let (a, b, c) = (&args[0], &args[1], &args[2]);
             if is(E::mad) {
@@ -2577,5 +2618,14 @@ fn componentwise(inst: &Instruction, p: &Program) -> bool {
             crate::codegen::arith::int_cc(op).is_some()
                 || crate::codegen::arith::float_cc(op).is_some()
         }
+    }
+}
+
+/// A zero of scalar type `t`.
+fn zero_of(b: &mut FunctionBuilder, t: ir::Type) -> Value {
+    match t {
+        types::F32 => b.ins().f32const(0.0),
+        types::F64 => b.ins().f64const(0.0),
+        t => b.ins().iconst(t, 0),
     }
 }

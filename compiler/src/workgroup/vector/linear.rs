@@ -19,7 +19,7 @@
 //! through a uniform pointer runs if any lane is active. Everything else computes every
 //! lane: the operations the vectoriser takes cannot trap.
 
-use super::{refuse, scalar_ty, vec_of, Repr, VTx, LANES, V};
+use super::{refuse, scalar_ty, vec_of, zero_of, Repr, VTx, LANES, V};
 use crate::analysis::loops::{self, Item, Loops};
 use crate::analysis::uniformity::Shape;
 use crate::codegen::Result;
@@ -495,7 +495,7 @@ impl VTx<'_, '_, '_, '_> {
                 Repr::Lanes => (0..LANES)
                     .map(|_| {
                         let v = self.b.declare_var(t);
-                        let z = self.b.ins().iconst(t, 0);
+                        let z = zero_of(self.b, t);
                         self.b.def_var(v, z);
                         v
                     })
@@ -753,13 +753,5 @@ impl VTx<'_, '_, '_, '_> {
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(join);
         Ok(())
-    }
-}
-
-fn zero_of(b: &mut cranelift_frontend::FunctionBuilder, t: ir::Type) -> Value {
-    match t {
-        types::F32 => b.ins().f32const(0.0),
-        types::F64 => b.ins().f64const(0.0),
-        t => b.ins().iconst(t, 0),
     }
 }
