@@ -452,7 +452,8 @@ mod tests {
     use rspirv::spirv::Op;
     use std::collections::HashMap;
 
-    /// A kernel of a checked-in fixture (`compiler/tests/fixtures`), inlined and analysed.
+    /// A checked-in kernel (`analysis/testdata/`: the SPIR-V, and beside it its OpenCL C
+    /// with the commands that made it), inlined and analysed.
     fn analysed(spv: &[u8], kernel: &str) -> (Program, Function, super::Uniformity) {
         let p = Program::parse(spv, &HashMap::new()).expect("fixture parses");
         let ep = p
@@ -483,7 +484,7 @@ mod tests {
     /// again before the barrier), so the loop's exit does not diverge.
     #[test]
     fn a_counter_beside_a_divergent_if_stays_uniform() {
-        let spv = include_bytes!("../../tests/fixtures/f3602aff0af65e1c.spv");
+        let spv = include_bytes!("testdata/reduce.spv");
         let (_, f, u) = analysed(spv, "reduce");
         assert_eq!(u.divergent.len(), 2, "the if (l < s) and the if (l == 0)");
         let ps = phis(&f);
@@ -497,7 +498,7 @@ mod tests {
     /// the orbit) are varying, and the store index is affine in the work-item.
     #[test]
     fn a_loop_with_a_divergent_exit_has_varying_header_phis() {
-        let spv = include_bytes!("../../tests/fixtures/327e7ff11e21733d.spv");
+        let spv = include_bytes!("testdata/mandelbrot.spv");
         let (_, f, u) = analysed(spv, "mandel");
         assert!(!u.divergent.is_empty());
         let ps = phis(&f);
