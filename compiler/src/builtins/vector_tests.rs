@@ -1,0 +1,303 @@
+//! The entry points against the scalar built-ins: every width and both builds (AVX2 where
+//! the processor has it, plain) give the same bits. And an `#[ignore]`d measurement of
+//! ns per element against glibc called once per element.
+
+use super::*;
+
+/// Special values, every 2¹⁶-th bit pattern, random bits and random values in ±120
+/// (a multiple of 8 inputs).
+fn inputs() -> Vec<f32> {
+    let mut v = vec![
+        0.0,
+        -0.0,
+        f32::from_bits(1),
+        f32::MIN_POSITIVE,
+        1.0,
+        -1.0,
+        0.5,
+        f32::MAX,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        1048576.0,
+        -3e30,
+        88.8,
+        -104.0,
+        10.06,
+    ];
+    let mut b = 0u64;
+    while b < 1 << 32 {
+        v.push(f32::from_bits(b as u32));
+        b += 1 << 16;
+    }
+    let mut s = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..20_000 {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        v.push(f32::from_bits(s as u32));
+        v.push(((s >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 240.0);
+    }
+    while v.len() % 8 != 0 {
+        v.push(2.0);
+    }
+    v
+}
+
+fn same(a: f32, b: f32) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+type Entry1 = unsafe extern "C" fn(*const f32, *mut f32);
+type Entry2 = unsafe extern "C" fn(*const f32, *const f32, *mut f32);
+
+fn check_unary(
+    name: &str,
+    scalar: fn(f32) -> f32,
+    plain8: fn(&[f32; 8]) -> [f32; 8],
+    v4: Entry1,
+    v8: Entry1,
+) {
+    let xs = inputs();
+    for c in xs.chunks_exact(8) {
+        let mut o4 = [0f32; 8];
+        let mut o8 = [0f32; 8];
+        // SAFETY: each pointer has 4 (`v4`, twice) or 8 lanes.
+        unsafe {
+            v4(c.as_ptr(), o4.as_mut_ptr());
+            v4(c[4..].as_ptr(), o4[4..].as_mut_ptr());
+            v8(c.as_ptr(), o8.as_mut_ptr());
+        }
+        let mut x8 = [0f32; 8];
+        x8.copy_from_slice(c);
+        let p8 = plain8(&x8);
+        for i in 0..8 {
+            let s = scalar(c[i]);
+            assert!(
+                same(s, o4[i]) && same(s, o8[i]) && same(s, p8[i]),
+                "{name}({:e}): scalar {s:e}, v4 {:e}, v8 {:e}, plain v8 {:e}",
+                c[i],
+                o4[i],
+                o8[i],
+                p8[i]
+            );
+        }
+    }
+}
+
+macro_rules! unary_tests {
+    ($($test:ident: $scalar:ident, $lanes:ident, $v4:ident, $v8:ident;)*) => {$(
+        #[test]
+        fn $test() {
+            check_unary(stringify!($test), $scalar, v::$lanes::<8>, $v4, $v8);
+        }
+    )*};
+}
+
+unary_tests! {
+    lanes_exp: expf, exp_lanes, ferrite_v4_expf, ferrite_v8_expf;
+    lanes_exp2: exp2f, exp2_lanes, ferrite_v4_exp2f, ferrite_v8_exp2f;
+    lanes_exp10: exp10f, exp10_lanes, ferrite_v4_exp10f, ferrite_v8_exp10f;
+    lanes_expm1: expm1f, expm1_lanes, ferrite_v4_expm1f, ferrite_v8_expm1f;
+    lanes_log: logf, log_lanes, ferrite_v4_logf, ferrite_v8_logf;
+    lanes_log2: log2f, log2_lanes, ferrite_v4_log2f, ferrite_v8_log2f;
+    lanes_log10: log10f, log10_lanes, ferrite_v4_log10f, ferrite_v8_log10f;
+    lanes_log1p: log1pf, log1p_lanes, ferrite_v4_log1pf, ferrite_v8_log1pf;
+    lanes_sin: sinf, sin_lanes, ferrite_v4_sinf, ferrite_v8_sinf;
+    lanes_cos: cosf, cos_lanes, ferrite_v4_cosf, ferrite_v8_cosf;
+    lanes_tan: tanf, tan_lanes, ferrite_v4_tanf, ferrite_v8_tanf;
+    lanes_cbrt: cbrtf, cbrt_lanes, ferrite_v4_cbrtf, ferrite_v8_cbrtf;
+    lanes_atan: atanf, atan_lanes, ferrite_v4_atanf, ferrite_v8_atanf;
+    lanes_asin: asinf, asin_lanes, ferrite_v4_asinf, ferrite_v8_asinf;
+    lanes_acos: acosf, acos_lanes, ferrite_v4_acosf, ferrite_v8_acosf;
+    lanes_erf: erff, erf_lanes, ferrite_v4_erff, ferrite_v8_erff;
+    lanes_erfc: erfcf, erfc_lanes, ferrite_v4_erfcf, ferrite_v8_erfcf;
+    lanes_tanh: tanhf, tanh_lanes, ferrite_v4_tanhf, ferrite_v8_tanhf;
+}
+
+fn check_binary(name: &str, scalar: fn(f32, f32) -> f32, v4: Entry2, v8: Entry2) {
+    let xs = inputs();
+    let ys: Vec<f32> = xs.iter().rev().copied().collect();
+    for (a, b) in xs.chunks_exact(8).zip(ys.chunks_exact(8)) {
+        let mut o4 = [0f32; 8];
+        let mut o8 = [0f32; 8];
+        // SAFETY: each pointer has 4 (`v4`, twice) or 8 lanes.
+        unsafe {
+            v4(a.as_ptr(), b.as_ptr(), o4.as_mut_ptr());
+            v4(a[4..].as_ptr(), b[4..].as_ptr(), o4[4..].as_mut_ptr());
+            v8(a.as_ptr(), b.as_ptr(), o8.as_mut_ptr());
+        }
+        for i in 0..8 {
+            let s = scalar(a[i], b[i]);
+            assert!(
+                same(s, o4[i]) && same(s, o8[i]),
+                "{name}({:e}, {:e}): scalar {s:e}, v4 {:e}, v8 {:e}",
+                a[i],
+                b[i],
+                o4[i],
+                o8[i]
+            );
+        }
+    }
+}
+
+#[test]
+fn lanes_pow() {
+    check_binary("pow", powf, ferrite_v4_powf, ferrite_v8_powf);
+}
+
+#[test]
+fn lanes_atan2() {
+    check_binary("atan2", atan2f, ferrite_v4_atan2f, ferrite_v8_atan2f);
+}
+
+#[test]
+fn lanes_sincos() {
+    let xs = inputs();
+    for c in xs.chunks_exact(8) {
+        let (mut s4, mut c4, mut s8, mut c8) = ([0f32; 8], [0f32; 8], [0f32; 8], [0f32; 8]);
+        // SAFETY: each pointer has 4 (`v4`, twice) or 8 lanes.
+        unsafe {
+            ferrite_v4_sincosf(c.as_ptr(), s4.as_mut_ptr(), c4.as_mut_ptr());
+            ferrite_v4_sincosf(c[4..].as_ptr(), s4[4..].as_mut_ptr(), c4[4..].as_mut_ptr());
+            ferrite_v8_sincosf(c.as_ptr(), s8.as_mut_ptr(), c8.as_mut_ptr());
+        }
+        for i in 0..8 {
+            let (s, k) = (sinf(c[i]), cosf(c[i]));
+            assert!(same(s, s4[i]) && same(s, s8[i]), "sincos sin({:e})", c[i]);
+            assert!(same(k, c4[i]) && same(k, c8[i]), "sincos cos({:e})", c[i]);
+        }
+    }
+}
+
+#[test]
+fn list_names_are_unique_and_match_their_shape() {
+    let all = all();
+    let mut names: Vec<_> = all.iter().map(|b| b.name).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), all.len());
+    for b in &all {
+        assert_eq!(b.name, format!("ferrite_v{}_{}f", b.lanes, b.base));
+        assert!((1..=2).contains(&b.inputs) && (1..=2).contains(&b.outputs));
+    }
+}
+
+/// ns per element of the 8-lane entry point and of glibc's double function called once
+/// per element through a function pointer (the built-in path before this module). Prints
+/// a table; asserts nothing about time.
+#[test]
+#[ignore = "a measurement: run in release with --nocapture"]
+fn ns_per_element() {
+    use std::hint::black_box;
+    use std::time::Instant;
+    const N: usize = 4096;
+    const REPS: usize = 200;
+    fn run1(xs: &[f32], f: Entry1) -> f64 {
+        let mut out = vec![0f32; xs.len()];
+        let t = Instant::now();
+        for _ in 0..REPS {
+            for (c, o) in xs.chunks_exact(8).zip(out.chunks_exact_mut(8)) {
+                // SAFETY: 8 lanes at each pointer.
+                unsafe { black_box(f)(c.as_ptr(), o.as_mut_ptr()) };
+            }
+        }
+        black_box(&out);
+        t.elapsed().as_nanos() as f64 / (REPS * xs.len()) as f64
+    }
+    fn run_scalar(xs: &[f32], f: extern "C" fn(f32) -> f32) -> f64 {
+        let mut out = vec![0f32; xs.len()];
+        let t = Instant::now();
+        for _ in 0..REPS {
+            for (x, o) in xs.iter().zip(out.iter_mut()) {
+                *o = black_box(f)(*x);
+            }
+        }
+        black_box(&out);
+        t.elapsed().as_nanos() as f64 / (REPS * xs.len()) as f64
+    }
+    let mut s = 12345u64;
+    let mut rnd = |lo: f32, hi: f32| {
+        s = s
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        lo + (hi - lo) * ((s >> 40) as f32 / (1u64 << 24) as f32)
+    };
+    macro_rules! rows {
+        ($($name:literal, $lo:expr, $hi:expr, $v8:ident, |$x:ident| $glibc:expr;)*) => {$({
+            let xs: Vec<f32> = (0..N).map(|_| rnd($lo, $hi)).collect();
+            extern "C" fn g($x: f32) -> f32 {
+                $glibc as f32
+            }
+            let (a, b) = (run1(&xs, $v8), run_scalar(&xs, g));
+            println!("{:8} v8 {a:6.2} ns  glibc {b:6.2} ns  x{:.1}", $name, b / a);
+        })*};
+    }
+    println!("AVX2+FMA: {}", avx2());
+    rows! {
+        "exp", -80.0, 80.0, ferrite_v8_expf, |x| f64::from(x).exp();
+        "exp2", -120.0, 120.0, ferrite_v8_exp2f, |x| f64::from(x).exp2();
+        "exp10", -35.0, 35.0, ferrite_v8_exp10f, |x| super::super::libm::exp10(f64::from(x));
+        "expm1", -10.0, 10.0, ferrite_v8_expm1f, |x| super::super::libm::expm1(f64::from(x));
+        "log", 0.0, 1000.0, ferrite_v8_logf, |x| f64::from(x).ln();
+        "log2", 0.0, 1000.0, ferrite_v8_log2f, |x| f64::from(x).log2();
+        "log10", 0.0, 1000.0, ferrite_v8_log10f, |x| f64::from(x).log10();
+        "log1p", -0.9, 1000.0, ferrite_v8_log1pf, |x| super::super::libm::log1p(f64::from(x));
+        "sin", -100.0, 100.0, ferrite_v8_sinf, |x| f64::from(x).sin();
+        "cos", -100.0, 100.0, ferrite_v8_cosf, |x| f64::from(x).cos();
+        "tan", -100.0, 100.0, ferrite_v8_tanf, |x| f64::from(x).tan();
+        "cbrt", -100.0, 100.0, ferrite_v8_cbrtf, |x| f64::from(x).cbrt();
+        "atan", -10.0, 10.0, ferrite_v8_atanf, |x| f64::from(x).atan();
+        "asin", -1.0, 1.0, ferrite_v8_asinf, |x| f64::from(x).asin();
+        "acos", -1.0, 1.0, ferrite_v8_acosf, |x| f64::from(x).acos();
+        "erf", -4.0, 4.0, ferrite_v8_erff, |x| super::super::libm::erf(f64::from(x));
+        "erfc", -4.0, 10.0, ferrite_v8_erfcf, |x| super::super::libm::erfc(f64::from(x));
+        "tanh", -10.0, 10.0, ferrite_v8_tanhf, |x| f64::from(x).tanh();
+    }
+    let xs: Vec<f32> = (0..N).map(|_| rnd(0.0, 4.0)).collect();
+    let ys: Vec<f32> = (0..N).map(|_| rnd(-20.0, 20.0)).collect();
+    for (name, f, g) in [
+        (
+            "pow",
+            ferrite_v8_powf as Entry2,
+            (|x: f64, y: f64| x.powf(y)) as fn(f64, f64) -> f64,
+        ),
+        ("atan2", ferrite_v8_atan2f, |y: f64, x: f64| y.atan2(x)),
+    ] {
+        let mut out = vec![0f32; N];
+        let t = Instant::now();
+        for _ in 0..REPS {
+            for ((a, b), o) in xs
+                .chunks_exact(8)
+                .zip(ys.chunks_exact(8))
+                .zip(out.chunks_exact_mut(8))
+            {
+                // SAFETY: 8 lanes at each pointer.
+                unsafe { black_box(f)(a.as_ptr(), b.as_ptr(), o.as_mut_ptr()) };
+            }
+        }
+        let a = t.elapsed().as_nanos() as f64 / (REPS * N) as f64;
+        let t = Instant::now();
+        for _ in 0..REPS {
+            for ((x, y), o) in xs.iter().zip(&ys).zip(out.iter_mut()) {
+                *o = black_box(g)(f64::from(*x), f64::from(*y)) as f32;
+            }
+        }
+        let b = t.elapsed().as_nanos() as f64 / (REPS * N) as f64;
+        black_box(&out);
+        println!("{name:8} v8 {a:6.2} ns  glibc {b:6.2} ns  x{:.1}", b / a);
+    }
+    let mut out = vec![0f32; 2 * N];
+    let xs: Vec<f32> = (0..N).map(|_| rnd(-100.0, 100.0)).collect();
+    let t = Instant::now();
+    for _ in 0..REPS {
+        for (c, o) in xs.chunks_exact(8).zip(out.chunks_exact_mut(16)) {
+            let (s, k) = o.split_at_mut(8);
+            // SAFETY: 8 lanes at each pointer.
+            unsafe { black_box(ferrite_v8_sincosf)(c.as_ptr(), s.as_mut_ptr(), k.as_mut_ptr()) };
+        }
+    }
+    let a = t.elapsed().as_nanos() as f64 / (REPS * N) as f64;
+    black_box(&out);
+    println!("sincos   v8 {a:6.2} ns (both results)");
+}
