@@ -4,8 +4,9 @@
 //!
 //! Each entry point has an AVX2 build of the lane function, chosen at run time when the
 //! processor has AVX2 and FMA (`is_x86_feature_detected!`, cached by `std`), and the
-//! plain build otherwise. The two give the same bits (the algorithms use no fused
-//! multiply-add), and the same bits as the scalar built-in: one algorithm at every width.
+//! plain build otherwise. The two give the same bits (the only fused multiply-adds are
+//! `mul_add`, correctly rounded in both), and the same bits as the scalar built-ins, which
+//! call the same code at one lane: one algorithm at every width.
 //!
 //! Signatures (`N` = 4 or 8; pointers need only `f32` alignment, inputs and outputs may
 //! not overlap partially but may be the same array):

@@ -12,7 +12,7 @@ use super::super::libm;
 
 /// The error of `got` in `f32` ulps of the reference `want`; `f64::INFINITY` for a wrong
 /// special value (NaN, infinity, sign of zero).
-fn ulp_err(got: f32, want: f64) -> f64 {
+pub(in super::super) fn ulp_err(got: f32, want: f64) -> f64 {
     if want.is_nan() || got.is_nan() {
         return if want.is_nan() && got.is_nan() {
             0.0
@@ -34,6 +34,20 @@ fn ulp_err(got: f32, want: f64) -> f64 {
     };
     let ulp = 2f64.powi(e - 23);
     (f64::from(got) - want).abs() / ulp
+}
+
+#[test]
+fn ulp_err_measures_what_it_should() {
+    assert_eq!(ulp_err(1.0 + f32::EPSILON, 1.0), 1.0);
+    assert_eq!(
+        ulp_err(f32::from_bits(3), f64::from(f32::from_bits(1))),
+        2.0
+    );
+    assert_eq!(ulp_err(-0.0, 0.0), f64::INFINITY);
+    assert_eq!(ulp_err(f32::MAX, f64::INFINITY), f64::INFINITY);
+    assert_eq!(ulp_err(f32::NAN, 1.0), f64::INFINITY);
+    assert_eq!(ulp_err(f32::NAN, f64::NAN), 0.0);
+    assert!((ulp_err(1.0, 1.0 + 1.5 * f64::from(f32::EPSILON)) - 1.5).abs() < 1e-9);
 }
 
 /// xorshift64*: reproducible random bits.
@@ -145,8 +159,11 @@ fn check1(
         at2: 0.0,
     };
     let xs = inputs(n, lo, hi, name.len() as u64 * 7919);
+    let mut misrounded = 0usize;
     for &x in &xs {
-        let e = ulp_err(f(x), r(f64::from(x)));
+        let (got, want) = (f(x), r(f64::from(x)));
+        misrounded += usize::from(got.to_bits() != (want as f32).to_bits() && !got.is_nan());
+        let e = ulp_err(got, want);
         if e > rep.max {
             rep = Report {
                 max: e,
@@ -156,7 +173,7 @@ fn check1(
         }
     }
     println!(
-        "{name}: {} inputs, max {:.3} ulp at {:e} ({:#x})",
+        "{name}: {} inputs, max {:.4} ulp at {:e} ({:#x}), {misrounded} not the reference rounded",
         xs.len(),
         rep.max,
         rep.at,
@@ -195,8 +212,11 @@ fn check2(
         pairs.push((rng.bits(), rng.bits()));
         pairs.push((rng.range(xlo, xhi), rng.range(ylo, yhi)));
     }
+    let mut misrounded = 0usize;
     for &(a, b) in &pairs {
-        let e = ulp_err(f(a, b), r(f64::from(a), f64::from(b)));
+        let (got, want) = (f(a, b), r(f64::from(a), f64::from(b)));
+        misrounded += usize::from(got.to_bits() != (want as f32).to_bits() && !got.is_nan());
+        let e = ulp_err(got, want);
         if e > rep.max {
             rep = Report {
                 max: e,
@@ -206,7 +226,7 @@ fn check2(
         }
     }
     println!(
-        "{name}: {} inputs, max {:.3} ulp at ({:e}, {:e})",
+        "{name}: {} inputs, max {:.4} ulp at ({:e}, {:e}), {misrounded} not the reference rounded",
         pairs.len(),
         rep.max,
         rep.at,
