@@ -38,16 +38,28 @@ fn sel(c: bool, a: f64, b: f64) -> f64 {
     }
 }
 
-/// Horner's rule, highest coefficient first, with fused multiply-add.
+/// A polynomial, highest coefficient first (at least two), as two interleaved Horner
+/// chains in x² (even and odd powers) with fused multiply-add: half the latency of one
+/// chain, which is what a single lane waits for.
 #[inline(always)]
 fn horner<const N: usize>(x: f64, c: &[f64; N]) -> f64 {
-    let mut r = c[0];
-    let mut i = 1;
+    let x2 = x * x;
+    let odd_degree = (N - 1) % 2 == 1;
+    let (mut e, mut o) = if odd_degree {
+        (c[1], c[0])
+    } else {
+        (c[0], c[1])
+    };
+    let mut i = 2;
     while i < N {
-        r = r.mul_add(x, c[i]);
+        if (N - 1 - i).is_multiple_of(2) {
+            e = e.mul_add(x2, c[i]);
+        } else {
+            o = o.mul_add(x2, c[i]);
+        }
         i += 1;
     }
-    r
+    o.mul_add(x, e)
 }
 
 /// 1.5 × 2⁵²: adding it rounds a double of magnitude below 2⁵¹ to an integer, which then
