@@ -2,11 +2,13 @@
 //! them with pointers to whole lane vectors (4 or 8 lanes of `f32`), instead of one
 //! call per work-item.
 //!
-//! Each entry point has an AVX2 build of the lane function, chosen at run time when the
-//! processor has AVX2 and FMA (`is_x86_feature_detected!`, cached by `std`), and the
-//! plain build otherwise. The two give the same bits (the only fused multiply-adds are
-//! `mul_add`, correctly rounded in both), and the same bits as the scalar built-ins, which
-//! call the same code at one lane: one algorithm at every width.
+//! Each entry point runs an AVX2+FMA build of the lane function, chosen at run time when
+//! the processor has AVX2 and FMA (`is_x86_feature_detected!`, cached by `std`), and the
+//! scalar built-ins run the same code at one lane: one algorithm, the same bits at every
+//! width. The algorithms' polynomials use fused multiply-add (`mul_add`), a software call
+//! on an x86-64 processor without FMA: there (and on architectures other than x86-64 and
+//! AArch64) every width falls back to the C library's double function per lane, rounded
+//! once, as the scalar built-ins did before — again the same bits at every width.
 //!
 //! Signatures (`N` = 4 or 8; pointers need only `f32` alignment, inputs and outputs may
 //! not overlap partially but may be the same array):
@@ -18,46 +20,113 @@
 use super::vmath as v;
 
 /// Whether the AVX2 builds may run on this processor.
+#[cfg(target_arch = "x86_64")]
 #[inline]
 fn avx2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+}
+
+/// Each function in double precision from the C library, rounded once: what the scalar
+/// built-ins did before [`super::vmath`], and what runs where the algorithms' fused
+/// multiply-adds would be software calls (x86-64 without FMA, other architectures than
+/// AArch64).
+mod fallback {
+    use super::super::libm;
+
+    pub fn exp(x: f32) -> f32 {
+        f64::from(x).exp() as f32
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
+    pub fn exp2(x: f32) -> f32 {
+        f64::from(x).exp2() as f32
+    }
+    pub fn exp10(x: f32) -> f32 {
+        libm::exp10(f64::from(x)) as f32
+    }
+    pub fn expm1(x: f32) -> f32 {
+        libm::expm1(f64::from(x)) as f32
+    }
+    pub fn log(x: f32) -> f32 {
+        f64::from(x).ln() as f32
+    }
+    pub fn log2(x: f32) -> f32 {
+        f64::from(x).log2() as f32
+    }
+    pub fn log10(x: f32) -> f32 {
+        f64::from(x).log10() as f32
+    }
+    pub fn log1p(x: f32) -> f32 {
+        libm::log1p(f64::from(x)) as f32
+    }
+    pub fn sin(x: f32) -> f32 {
+        f64::from(x).sin() as f32
+    }
+    pub fn cos(x: f32) -> f32 {
+        f64::from(x).cos() as f32
+    }
+    pub fn tan(x: f32) -> f32 {
+        f64::from(x).tan() as f32
+    }
+    pub fn cbrt(x: f32) -> f32 {
+        f64::from(x).cbrt() as f32
+    }
+    pub fn atan(x: f32) -> f32 {
+        f64::from(x).atan() as f32
+    }
+    pub fn asin(x: f32) -> f32 {
+        f64::from(x).asin() as f32
+    }
+    pub fn acos(x: f32) -> f32 {
+        f64::from(x).acos() as f32
+    }
+    pub fn erf(x: f32) -> f32 {
+        libm::erf(f64::from(x)) as f32
+    }
+    pub fn erfc(x: f32) -> f32 {
+        libm::erfc(f64::from(x)) as f32
+    }
+    pub fn tanh(x: f32) -> f32 {
+        f64::from(x).tanh() as f32
+    }
+    pub fn pow(x: f32, y: f32) -> f32 {
+        f64::from(x).powf(f64::from(y)) as f32
+    }
+    pub fn atan2(y: f32, x: f32) -> f32 {
+        f64::from(y).atan2(f64::from(x)) as f32
+    }
+    pub fn sincos<const W: usize>(x: [f32; W]) -> ([f32; W], [f32; W]) {
+        (x.map(sin), x.map(cos))
     }
 }
 
-/// `$call` (an expression over the lane arrays) compiled twice: with AVX2 and FMA
-/// enabled, and plain; the first runs where the processor has them.
+/// `$call` (an expression over the lane arrays) where it is fast: the AVX2+FMA build on
+/// x86-64 processors that have them, the plain build on AArch64 (FMA is part of the base
+/// architecture); `$fallback` elsewhere.
 macro_rules! dispatch {
-    (|$($a:ident: $t:ty),*| -> $r:ty $call:block) => {{
+    (|$($a:ident: $t:ty),*| -> $r:ty $call:block else $fallback:block) => {{
         #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = "avx2,fma")]
-        fn wide($($a: $t),*) -> $r $call
-        fn plain($($a: $t),*) -> $r $call
-        #[cfg(target_arch = "x86_64")]
-        if avx2() {
-            // SAFETY: the processor has the features `wide` was compiled for (checked
-            // just above).
-            unsafe { wide($($a),*) }
-        } else {
-            plain($($a),*)
+        {
+            #[target_feature(enable = "avx2,fma")]
+            fn wide($($a: $t),*) -> $r $call
+            if avx2() {
+                // SAFETY: the processor has the features `wide` was compiled for
+                // (checked just above).
+                unsafe { wide($($a),*) }
+            } else $fallback
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        plain($($a),*)
+        #[cfg(target_arch = "aarch64")]
+        $call
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        $fallback
     }};
 }
 
 macro_rules! unary {
-    ($($lanes:ident: $v4:ident, $v8:ident;)*) => {$(
-        unary!(@one $lanes, $v4, 4);
-        unary!(@one $lanes, $v8, 8);
+    ($($lanes:ident, $f:ident: $v4:ident, $v8:ident;)*) => {$(
+        unary!(@one $lanes, $f, $v4, 4);
+        unary!(@one $lanes, $f, $v8, 8);
     )*};
-    (@one $lanes:ident, $name:ident, $w:literal) => {
-        #[doc = concat!("`", stringify!($lanes), "` on ", stringify!($w), " lanes.")]
+    (@one $lanes:ident, $f:ident, $name:ident, $w:literal) => {
+        #[doc = concat!("`", stringify!($f), "` on ", stringify!($w), " lanes.")]
         ///
         /// # Safety
         #[doc = concat!("`x` points to ", stringify!($w), " readable `f32`s and `out` to ",
@@ -65,7 +134,9 @@ macro_rules! unary {
         pub unsafe extern "C" fn $name(x: *const f32, out: *mut f32) {
             // SAFETY: the caller passes `$w` readable lanes at `x` (any `f32` alignment).
             let x = unsafe { x.cast::<[f32; $w]>().read_unaligned() };
-            let r = dispatch!(|x: [f32; $w]| -> [f32; $w] { v::$lanes(&x) });
+            let r = dispatch!(|x: [f32; $w]| -> [f32; $w] { v::$lanes(&x) } else {
+                x.map(fallback::$f)
+            });
             // SAFETY: the caller passes `$w` writable lanes at `out`.
             unsafe { out.cast::<[f32; $w]>().write_unaligned(r) }
         }
@@ -73,12 +144,12 @@ macro_rules! unary {
 }
 
 macro_rules! binary {
-    ($($lanes:ident: $v4:ident, $v8:ident;)*) => {$(
-        binary!(@one $lanes, $v4, 4);
-        binary!(@one $lanes, $v8, 8);
+    ($($lanes:ident, $f:ident: $v4:ident, $v8:ident;)*) => {$(
+        binary!(@one $lanes, $f, $v4, 4);
+        binary!(@one $lanes, $f, $v8, 8);
     )*};
-    (@one $lanes:ident, $name:ident, $w:literal) => {
-        #[doc = concat!("`", stringify!($lanes), "` on ", stringify!($w), " lanes.")]
+    (@one $lanes:ident, $f:ident, $name:ident, $w:literal) => {
+        #[doc = concat!("`", stringify!($f), "` on ", stringify!($w), " lanes.")]
         ///
         /// # Safety
         #[doc = concat!("`a` and `b` point to ", stringify!($w), " readable `f32`s each and \
@@ -88,7 +159,9 @@ macro_rules! binary {
             let (a, b) = unsafe {
                 (a.cast::<[f32; $w]>().read_unaligned(), b.cast::<[f32; $w]>().read_unaligned())
             };
-            let r = dispatch!(|a: [f32; $w], b: [f32; $w]| -> [f32; $w] { v::$lanes(&a, &b) });
+            let r = dispatch!(|a: [f32; $w], b: [f32; $w]| -> [f32; $w] { v::$lanes(&a, &b) } else {
+                std::array::from_fn(|i| fallback::$f(a[i], b[i]))
+            });
             // SAFETY: the caller passes `$w` writable lanes at `out`.
             unsafe { out.cast::<[f32; $w]>().write_unaligned(r) }
         }
@@ -105,8 +178,11 @@ macro_rules! sincos {
         pub unsafe extern "C" fn $name(x: *const f32, s: *mut f32, c: *mut f32) {
             // SAFETY: the caller passes `$w` readable lanes at `x`.
             let x = unsafe { x.cast::<[f32; $w]>().read_unaligned() };
-            let (rs, rc) =
-                dispatch!(|x: [f32; $w]| -> ([f32; $w], [f32; $w]) { v::sincos_lanes(&x) });
+            let (rs, rc) = dispatch!(|x: [f32; $w]| -> ([f32; $w], [f32; $w]) {
+                v::sincos_lanes(&x)
+            } else {
+                fallback::sincos(x)
+            });
             // SAFETY: the caller passes `$w` writable lanes at `s` and at `c`.
             unsafe {
                 s.cast::<[f32; $w]>().write_unaligned(rs);
@@ -117,28 +193,28 @@ macro_rules! sincos {
 }
 
 unary! {
-    exp_lanes: ferrite_v4_expf, ferrite_v8_expf;
-    exp2_lanes: ferrite_v4_exp2f, ferrite_v8_exp2f;
-    exp10_lanes: ferrite_v4_exp10f, ferrite_v8_exp10f;
-    expm1_lanes: ferrite_v4_expm1f, ferrite_v8_expm1f;
-    log_lanes: ferrite_v4_logf, ferrite_v8_logf;
-    log2_lanes: ferrite_v4_log2f, ferrite_v8_log2f;
-    log10_lanes: ferrite_v4_log10f, ferrite_v8_log10f;
-    log1p_lanes: ferrite_v4_log1pf, ferrite_v8_log1pf;
-    sin_lanes: ferrite_v4_sinf, ferrite_v8_sinf;
-    cos_lanes: ferrite_v4_cosf, ferrite_v8_cosf;
-    tan_lanes: ferrite_v4_tanf, ferrite_v8_tanf;
-    cbrt_lanes: ferrite_v4_cbrtf, ferrite_v8_cbrtf;
-    atan_lanes: ferrite_v4_atanf, ferrite_v8_atanf;
-    asin_lanes: ferrite_v4_asinf, ferrite_v8_asinf;
-    acos_lanes: ferrite_v4_acosf, ferrite_v8_acosf;
-    erf_lanes: ferrite_v4_erff, ferrite_v8_erff;
-    erfc_lanes: ferrite_v4_erfcf, ferrite_v8_erfcf;
-    tanh_lanes: ferrite_v4_tanhf, ferrite_v8_tanhf;
+    exp_lanes, exp: ferrite_v4_expf, ferrite_v8_expf;
+    exp2_lanes, exp2: ferrite_v4_exp2f, ferrite_v8_exp2f;
+    exp10_lanes, exp10: ferrite_v4_exp10f, ferrite_v8_exp10f;
+    expm1_lanes, expm1: ferrite_v4_expm1f, ferrite_v8_expm1f;
+    log_lanes, log: ferrite_v4_logf, ferrite_v8_logf;
+    log2_lanes, log2: ferrite_v4_log2f, ferrite_v8_log2f;
+    log10_lanes, log10: ferrite_v4_log10f, ferrite_v8_log10f;
+    log1p_lanes, log1p: ferrite_v4_log1pf, ferrite_v8_log1pf;
+    sin_lanes, sin: ferrite_v4_sinf, ferrite_v8_sinf;
+    cos_lanes, cos: ferrite_v4_cosf, ferrite_v8_cosf;
+    tan_lanes, tan: ferrite_v4_tanf, ferrite_v8_tanf;
+    cbrt_lanes, cbrt: ferrite_v4_cbrtf, ferrite_v8_cbrtf;
+    atan_lanes, atan: ferrite_v4_atanf, ferrite_v8_atanf;
+    asin_lanes, asin: ferrite_v4_asinf, ferrite_v8_asinf;
+    acos_lanes, acos: ferrite_v4_acosf, ferrite_v8_acosf;
+    erf_lanes, erf: ferrite_v4_erff, ferrite_v8_erff;
+    erfc_lanes, erfc: ferrite_v4_erfcf, ferrite_v8_erfcf;
+    tanh_lanes, tanh: ferrite_v4_tanhf, ferrite_v8_tanhf;
 }
 binary! {
-    pow_lanes: ferrite_v4_powf, ferrite_v8_powf;
-    atan2_lanes: ferrite_v4_atan2f, ferrite_v8_atan2f;
+    pow_lanes, pow: ferrite_v4_powf, ferrite_v8_powf;
+    atan2_lanes, atan2: ferrite_v4_atan2f, ferrite_v8_atan2f;
 }
 sincos! {
     ferrite_v4_sincosf, 4;
@@ -146,46 +222,52 @@ sincos! {
 }
 
 macro_rules! scalar {
-    ($($name:ident = $lanes:ident;)*) => {$(
-        #[doc = concat!("`", stringify!($lanes), "` on one lane: the scalar built-in.")]
+    ($($name:ident = $lanes:ident, $f:ident;)*) => {$(
+        #[doc = concat!("`", stringify!($f), "` on one lane: the scalar built-in.")]
         pub fn $name(x: f32) -> f32 {
             let x = [x];
-            dispatch!(|x: [f32; 1]| -> [f32; 1] { v::$lanes(&x) })[0]
+            dispatch!(|x: [f32; 1]| -> [f32; 1] { v::$lanes(&x) } else {
+                x.map(fallback::$f)
+            })[0]
         }
     )*};
 }
 
 scalar! {
-    expf = exp_lanes;
-    exp2f = exp2_lanes;
-    exp10f = exp10_lanes;
-    expm1f = expm1_lanes;
-    logf = log_lanes;
-    log2f = log2_lanes;
-    log10f = log10_lanes;
-    log1pf = log1p_lanes;
-    sinf = sin_lanes;
-    cosf = cos_lanes;
-    tanf = tan_lanes;
-    cbrtf = cbrt_lanes;
-    atanf = atan_lanes;
-    asinf = asin_lanes;
-    acosf = acos_lanes;
-    erff = erf_lanes;
-    erfcf = erfc_lanes;
-    tanhf = tanh_lanes;
+    expf = exp_lanes, exp;
+    exp2f = exp2_lanes, exp2;
+    exp10f = exp10_lanes, exp10;
+    expm1f = expm1_lanes, expm1;
+    logf = log_lanes, log;
+    log2f = log2_lanes, log2;
+    log10f = log10_lanes, log10;
+    log1pf = log1p_lanes, log1p;
+    sinf = sin_lanes, sin;
+    cosf = cos_lanes, cos;
+    tanf = tan_lanes, tan;
+    cbrtf = cbrt_lanes, cbrt;
+    atanf = atan_lanes, atan;
+    asinf = asin_lanes, asin;
+    acosf = acos_lanes, acos;
+    erff = erf_lanes, erf;
+    erfcf = erfc_lanes, erfc;
+    tanhf = tanh_lanes, tanh;
 }
 
 /// `pow` on one lane: the scalar built-in.
 pub fn powf(x: f32, y: f32) -> f32 {
     let (a, b) = ([x], [y]);
-    dispatch!(|a: [f32; 1], b: [f32; 1]| -> [f32; 1] { v::pow_lanes(&a, &b) })[0]
+    dispatch!(|a: [f32; 1], b: [f32; 1]| -> [f32; 1] { v::pow_lanes(&a, &b) } else {
+        [fallback::pow(a[0], b[0])]
+    })[0]
 }
 
 /// `atan2` on one lane: the scalar built-in.
 pub fn atan2f(y: f32, x: f32) -> f32 {
     let (a, b) = ([y], [x]);
-    dispatch!(|a: [f32; 1], b: [f32; 1]| -> [f32; 1] { v::atan2_lanes(&a, &b) })[0]
+    dispatch!(|a: [f32; 1], b: [f32; 1]| -> [f32; 1] { v::atan2_lanes(&a, &b) } else {
+        [fallback::atan2(a[0], b[0])]
+    })[0]
 }
 
 /// A vector entry point: `inputs` pointers to `lanes` `f32`s, then `outputs` pointers to
