@@ -13,8 +13,10 @@
 //! Signatures (`N` = 4 or 8; pointers need only `f32` alignment, inputs and outputs may
 //! not overlap partially but may be the same array):
 //! - `ferrite_vN_<f>f(x: *const f32, out: *mut f32)` for `exp exp2 exp10 expm1 log log2
-//!   log10 log1p sin cos tan cbrt atan asin acos erf erfc tanh`;
-//! - `ferrite_vN_powf(x, y, out)`, `ferrite_vN_atan2f(y, x, out)`;
+//!   log10 log1p sin cos tan cbrt atan asin acos erf erfc tanh asinpi acospi atanpi sinh
+//!   cosh asinh acosh atanh sinpi cospi tanpi`;
+//! - `ferrite_vN_<f>f(a: *const f32, b: *const f32, out: *mut f32)` for `pow powr hypot`
+//!   (a = x, b = y) and `atan2 atan2pi` (a = y, b = x);
 //! - `ferrite_vN_sincosf(x, sin_out, cos_out)`.
 
 use super::vmath as v;
@@ -31,7 +33,7 @@ fn avx2() -> bool {
 /// multiply-adds would be software calls (x86-64 without FMA, other architectures than
 /// AArch64).
 mod fallback {
-    use super::super::libm;
+    use super::super::{libm, math};
 
     pub fn exp(x: f32) -> f32 {
         f64::from(x).exp() as f32
@@ -92,6 +94,48 @@ mod fallback {
     }
     pub fn atan2(y: f32, x: f32) -> f32 {
         f64::from(y).atan2(f64::from(x)) as f32
+    }
+    pub fn asinpi(x: f32) -> f32 {
+        (f64::from(x).asin() / std::f64::consts::PI) as f32
+    }
+    pub fn acospi(x: f32) -> f32 {
+        (f64::from(x).acos() / std::f64::consts::PI) as f32
+    }
+    pub fn atanpi(x: f32) -> f32 {
+        (f64::from(x).atan() / std::f64::consts::PI) as f32
+    }
+    pub fn sinh(x: f32) -> f32 {
+        (f64::from(x).sinh()) as f32
+    }
+    pub fn cosh(x: f32) -> f32 {
+        (f64::from(x).cosh()) as f32
+    }
+    pub fn asinh(x: f32) -> f32 {
+        (libm::asinh(f64::from(x))) as f32
+    }
+    pub fn acosh(x: f32) -> f32 {
+        (libm::acosh(f64::from(x))) as f32
+    }
+    pub fn atanh(x: f32) -> f32 {
+        (libm::atanh(f64::from(x))) as f32
+    }
+    pub fn sinpi(x: f32) -> f32 {
+        (math::sinpi(f64::from(x))) as f32
+    }
+    pub fn cospi(x: f32) -> f32 {
+        (math::cospi(f64::from(x))) as f32
+    }
+    pub fn tanpi(x: f32) -> f32 {
+        (math::tanpi(f64::from(x))) as f32
+    }
+    pub fn atan2pi(y: f32, x: f32) -> f32 {
+        math::atan2pi(f64::from(y), f64::from(x)) as f32
+    }
+    pub fn powr(x: f32, y: f32) -> f32 {
+        math::powr(f64::from(x), f64::from(y)) as f32
+    }
+    pub fn hypot(x: f32, y: f32) -> f32 {
+        f64::from(x).hypot(f64::from(y)) as f32
     }
     pub fn sincos<const W: usize>(x: [f32; W]) -> ([f32; W], [f32; W]) {
         (x.map(sin), x.map(cos))
@@ -211,10 +255,24 @@ unary! {
     erf_lanes, erf: ferrite_v4_erff, ferrite_v8_erff;
     erfc_lanes, erfc: ferrite_v4_erfcf, ferrite_v8_erfcf;
     tanh_lanes, tanh: ferrite_v4_tanhf, ferrite_v8_tanhf;
+    asinpi_lanes, asinpi: ferrite_v4_asinpif, ferrite_v8_asinpif;
+    acospi_lanes, acospi: ferrite_v4_acospif, ferrite_v8_acospif;
+    atanpi_lanes, atanpi: ferrite_v4_atanpif, ferrite_v8_atanpif;
+    sinh_lanes, sinh: ferrite_v4_sinhf, ferrite_v8_sinhf;
+    cosh_lanes, cosh: ferrite_v4_coshf, ferrite_v8_coshf;
+    asinh_lanes, asinh: ferrite_v4_asinhf, ferrite_v8_asinhf;
+    acosh_lanes, acosh: ferrite_v4_acoshf, ferrite_v8_acoshf;
+    atanh_lanes, atanh: ferrite_v4_atanhf, ferrite_v8_atanhf;
+    sinpi_lanes, sinpi: ferrite_v4_sinpif, ferrite_v8_sinpif;
+    cospi_lanes, cospi: ferrite_v4_cospif, ferrite_v8_cospif;
+    tanpi_lanes, tanpi: ferrite_v4_tanpif, ferrite_v8_tanpif;
 }
 binary! {
     pow_lanes, pow: ferrite_v4_powf, ferrite_v8_powf;
     atan2_lanes, atan2: ferrite_v4_atan2f, ferrite_v8_atan2f;
+    atan2pi_lanes, atan2pi: ferrite_v4_atan2pif, ferrite_v8_atan2pif;
+    powr_lanes, powr: ferrite_v4_powrf, ferrite_v8_powrf;
+    hypot_lanes, hypot: ferrite_v4_hypotf, ferrite_v8_hypotf;
 }
 sincos! {
     ferrite_v4_sincosf, 4;
@@ -252,22 +310,37 @@ scalar! {
     erff = erf_lanes, erf;
     erfcf = erfc_lanes, erfc;
     tanhf = tanh_lanes, tanh;
+    asinpif = asinpi_lanes, asinpi;
+    acospif = acospi_lanes, acospi;
+    atanpif = atanpi_lanes, atanpi;
+    sinhf = sinh_lanes, sinh;
+    coshf = cosh_lanes, cosh;
+    asinhf = asinh_lanes, asinh;
+    acoshf = acosh_lanes, acosh;
+    atanhf = atanh_lanes, atanh;
+    sinpif = sinpi_lanes, sinpi;
+    cospif = cospi_lanes, cospi;
+    tanpif = tanpi_lanes, tanpi;
 }
 
-/// `pow` on one lane: the scalar built-in.
-pub fn powf(x: f32, y: f32) -> f32 {
-    let (a, b) = ([x], [y]);
-    dispatch!(|a: [f32; 1], b: [f32; 1]| -> [f32; 1] { v::pow_lanes(&a, &b) } else {
-        [fallback::pow(a[0], b[0])]
-    })[0]
+macro_rules! scalar2 {
+    ($($name:ident = $lanes:ident, $f:ident;)*) => {$(
+        #[doc = concat!("`", stringify!($f), "` on one lane: the scalar built-in.")]
+        pub fn $name(x: f32, y: f32) -> f32 {
+            let (a, b) = ([x], [y]);
+            dispatch!(|a: [f32; 1], b: [f32; 1]| -> [f32; 1] { v::$lanes(&a, &b) } else {
+                [fallback::$f(a[0], b[0])]
+            })[0]
+        }
+    )*};
 }
 
-/// `atan2` on one lane: the scalar built-in.
-pub fn atan2f(y: f32, x: f32) -> f32 {
-    let (a, b) = ([y], [x]);
-    dispatch!(|a: [f32; 1], b: [f32; 1]| -> [f32; 1] { v::atan2_lanes(&a, &b) } else {
-        [fallback::atan2(a[0], b[0])]
-    })[0]
+scalar2! {
+    powf = pow_lanes, pow;
+    atan2f = atan2_lanes, atan2;
+    atan2pif = atan2pi_lanes, atan2pi;
+    powrf = powr_lanes, powr;
+    hypotf = hypot_lanes, hypot;
 }
 
 /// A vector entry point: `inputs` pointers to `lanes` `f32`s, then `outputs` pointers to
@@ -327,6 +400,20 @@ list! {
     "tanh", 1, 1: ferrite_v4_tanhf, ferrite_v8_tanhf;
     "pow", 2, 1: ferrite_v4_powf, ferrite_v8_powf;
     "atan2", 2, 1: ferrite_v4_atan2f, ferrite_v8_atan2f;
+    "asinpi", 1, 1: ferrite_v4_asinpif, ferrite_v8_asinpif;
+    "acospi", 1, 1: ferrite_v4_acospif, ferrite_v8_acospif;
+    "atanpi", 1, 1: ferrite_v4_atanpif, ferrite_v8_atanpif;
+    "sinh", 1, 1: ferrite_v4_sinhf, ferrite_v8_sinhf;
+    "cosh", 1, 1: ferrite_v4_coshf, ferrite_v8_coshf;
+    "asinh", 1, 1: ferrite_v4_asinhf, ferrite_v8_asinhf;
+    "acosh", 1, 1: ferrite_v4_acoshf, ferrite_v8_acoshf;
+    "atanh", 1, 1: ferrite_v4_atanhf, ferrite_v8_atanhf;
+    "sinpi", 1, 1: ferrite_v4_sinpif, ferrite_v8_sinpif;
+    "cospi", 1, 1: ferrite_v4_cospif, ferrite_v8_cospif;
+    "tanpi", 1, 1: ferrite_v4_tanpif, ferrite_v8_tanpif;
+    "atan2pi", 2, 1: ferrite_v4_atan2pif, ferrite_v8_atan2pif;
+    "powr", 2, 1: ferrite_v4_powrf, ferrite_v8_powrf;
+    "hypot", 2, 1: ferrite_v4_hypotf, ferrite_v8_hypotf;
     "sincos", 1, 2: ferrite_v4_sincosf, ferrite_v8_sincosf;
 }
 

@@ -131,6 +131,17 @@ unary_tests! {
     lanes_erf: erff, erf_lanes, ferrite_v4_erff, ferrite_v8_erff;
     lanes_erfc: erfcf, erfc_lanes, ferrite_v4_erfcf, ferrite_v8_erfcf;
     lanes_tanh: tanhf, tanh_lanes, ferrite_v4_tanhf, ferrite_v8_tanhf;
+    lanes_asinpi: asinpif, asinpi_lanes, ferrite_v4_asinpif, ferrite_v8_asinpif;
+    lanes_acospi: acospif, acospi_lanes, ferrite_v4_acospif, ferrite_v8_acospif;
+    lanes_atanpi: atanpif, atanpi_lanes, ferrite_v4_atanpif, ferrite_v8_atanpif;
+    lanes_sinh: sinhf, sinh_lanes, ferrite_v4_sinhf, ferrite_v8_sinhf;
+    lanes_cosh: coshf, cosh_lanes, ferrite_v4_coshf, ferrite_v8_coshf;
+    lanes_asinh: asinhf, asinh_lanes, ferrite_v4_asinhf, ferrite_v8_asinhf;
+    lanes_acosh: acoshf, acosh_lanes, ferrite_v4_acoshf, ferrite_v8_acoshf;
+    lanes_atanh: atanhf, atanh_lanes, ferrite_v4_atanhf, ferrite_v8_atanhf;
+    lanes_sinpi: sinpif, sinpi_lanes, ferrite_v4_sinpif, ferrite_v8_sinpif;
+    lanes_cospi: cospif, cospi_lanes, ferrite_v4_cospif, ferrite_v8_cospif;
+    lanes_tanpi: tanpif, tanpi_lanes, ferrite_v4_tanpif, ferrite_v8_tanpif;
 }
 
 fn check_binary(name: &str, scalar: fn(f32, f32) -> f32, v4: Entry2, v8: Entry2) {
@@ -167,6 +178,26 @@ fn lanes_pow() {
 #[test]
 fn lanes_atan2() {
     check_binary("atan2", atan2f, ferrite_v4_atan2f, ferrite_v8_atan2f);
+}
+
+#[test]
+fn lanes_atan2pi() {
+    check_binary(
+        "atan2pi",
+        atan2pif,
+        ferrite_v4_atan2pif,
+        ferrite_v8_atan2pif,
+    );
+}
+
+#[test]
+fn lanes_powr() {
+    check_binary("powr", powrf, ferrite_v4_powrf, ferrite_v8_powrf);
+}
+
+#[test]
+fn lanes_hypot() {
+    check_binary("hypot", hypotf, ferrite_v4_hypotf, ferrite_v8_hypotf);
 }
 
 #[test]
@@ -286,6 +317,17 @@ fn ns_per_element() {
         "erf", -4.0, 4.0, ferrite_v8_erff, erff, |x| super::super::libm::erf(f64::from(x));
         "erfc", -4.0, 10.0, ferrite_v8_erfcf, erfcf, |x| super::super::libm::erfc(f64::from(x));
         "tanh", -10.0, 10.0, ferrite_v8_tanhf, tanhf, |x| f64::from(x).tanh();
+        "asinpi", -1.0, 1.0, ferrite_v8_asinpif, asinpif, |x| f64::from(x).asin() / std::f64::consts::PI;
+        "acospi", -1.0, 1.0, ferrite_v8_acospif, acospif, |x| f64::from(x).acos() / std::f64::consts::PI;
+        "atanpi", -10.0, 10.0, ferrite_v8_atanpif, atanpif, |x| f64::from(x).atan() / std::f64::consts::PI;
+        "sinh", -10.0, 10.0, ferrite_v8_sinhf, sinhf, |x| f64::from(x).sinh();
+        "cosh", -10.0, 10.0, ferrite_v8_coshf, coshf, |x| f64::from(x).cosh();
+        "asinh", -100.0, 100.0, ferrite_v8_asinhf, asinhf, |x| super::super::libm::asinh(f64::from(x));
+        "acosh", 1.0, 100.0, ferrite_v8_acoshf, acoshf, |x| super::super::libm::acosh(f64::from(x));
+        "atanh", -1.0, 1.0, ferrite_v8_atanhf, atanhf, |x| super::super::libm::atanh(f64::from(x));
+        "sinpi", -10.0, 10.0, ferrite_v8_sinpif, sinpif, |x| super::super::math::sinpi(f64::from(x));
+        "cospi", -10.0, 10.0, ferrite_v8_cospif, cospif, |x| super::super::math::cospi(f64::from(x));
+        "tanpi", -10.0, 10.0, ferrite_v8_tanpif, tanpif, |x| super::super::math::tanpi(f64::from(x));
     }
     let xs: Vec<f32> = (0..N).map(|_| rnd(0.0, 4.0)).collect();
     let ys: Vec<f32> = (0..N).map(|_| rnd(-20.0, 20.0)).collect();
@@ -296,6 +338,9 @@ fn ns_per_element() {
             (|x: f64, y: f64| x.powf(y)) as fn(f64, f64) -> f64,
         ),
         ("atan2", ferrite_v8_atan2f, |y: f64, x: f64| y.atan2(x)),
+        ("atan2pi", ferrite_v8_atan2pif, super::super::math::atan2pi),
+        ("powr", ferrite_v8_powrf, super::super::math::powr),
+        ("hypot", ferrite_v8_hypotf, f64::hypot),
     ] {
         let mut out = vec![0f32; N];
         let a = best(N, || {
@@ -340,7 +385,7 @@ fn exhaustive_unary() {
     use super::super::vmath::tests::ulp_err;
     let only = std::env::var("FERRITE_VMATH_ONLY").unwrap_or_default();
     type Case = (&'static str, Entry1, fn(f64) -> f64, f64);
-    let fns: [Case; 18] = [
+    let fns: [Case; 29] = [
         ("exp", ferrite_v8_expf, f64::exp, 3.0),
         ("exp2", ferrite_v8_exp2f, f64::exp2, 3.0),
         ("exp10", ferrite_v8_exp10f, |x| libm::exp10(x), 3.0),
@@ -359,6 +404,32 @@ fn exhaustive_unary() {
         ("erf", ferrite_v8_erff, |x| libm::erf(x), 16.0),
         ("erfc", ferrite_v8_erfcf, |x| libm::erfc(x), 16.0),
         ("tanh", ferrite_v8_tanhf, f64::tanh, 5.0),
+        (
+            "asinpi",
+            ferrite_v8_asinpif,
+            |x| x.asin() / std::f64::consts::PI,
+            5.0,
+        ),
+        (
+            "acospi",
+            ferrite_v8_acospif,
+            |x| x.acos() / std::f64::consts::PI,
+            5.0,
+        ),
+        (
+            "atanpi",
+            ferrite_v8_atanpif,
+            |x| x.atan() / std::f64::consts::PI,
+            5.0,
+        ),
+        ("sinh", ferrite_v8_sinhf, f64::sinh, 4.0),
+        ("cosh", ferrite_v8_coshf, f64::cosh, 4.0),
+        ("asinh", ferrite_v8_asinhf, |x| libm::asinh(x), 4.0),
+        ("acosh", ferrite_v8_acoshf, |x| libm::acosh(x), 4.0),
+        ("atanh", ferrite_v8_atanhf, |x| libm::atanh(x), 4.0),
+        ("sinpi", ferrite_v8_sinpif, super::super::math::sinpi, 4.0),
+        ("cospi", ferrite_v8_cospif, super::super::math::cospi, 4.0),
+        ("tanpi", ferrite_v8_tanpif, super::super::math::tanpi, 6.0),
     ];
     for (name, f, r, bound) in fns {
         if !only.is_empty() && !only.split(',').any(|o| o == name) {

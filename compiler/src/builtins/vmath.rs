@@ -26,7 +26,9 @@
 //! functions): every function within 0.5 ulp plus the final rounding's share, i.e.
 //! correctly rounded on all inputs tried, against OpenCL bounds of 2 to 16 ulp.
 
-use std::f64::consts::{FRAC_2_SQRT_PI, FRAC_PI_2, LN_2, LOG10_2, LOG10_E, LOG2_10, LOG2_E};
+use std::f64::consts::{
+    FRAC_1_PI, FRAC_2_SQRT_PI, FRAC_PI_2, LN_2, LOG10_2, LOG10_E, LOG2_10, LOG2_E, PI,
+};
 
 /// `if c { a } else { b }` on values already computed: a blend once vectorised.
 #[inline(always)]
@@ -230,7 +232,12 @@ pub fn log10(x: f32) -> f32 {
 /// exact where it matters, and gives `x` itself when `u == 1`).
 #[inline(always)]
 pub fn log1p(x: f32) -> f32 {
-    let x = f64::from(x);
+    log1p_d(f64::from(x)) as f32
+}
+
+/// `ln(1 + x)` in double for any double `x`, with the special values.
+#[inline(always)]
+fn log1p_d(x: f64) -> f64 {
     let u = 1.0 + x;
     let c = (u - 1.0) - x;
     let (e, lm) = log_parts(u);
@@ -238,7 +245,7 @@ pub fn log1p(x: f32) -> f32 {
     let r = sel(x == 0.0, x, r);
     let r = sel(x == -1.0, f64::NEG_INFINITY, r);
     let r = sel(x == f64::INFINITY, x, r);
-    sel((x < -1.0) | x.is_nan(), f64::NAN, r) as f32
+    sel((x < -1.0) | x.is_nan(), f64::NAN, r)
 }
 
 // ---- power, cube root -----------------------------------------------------------------
@@ -256,6 +263,30 @@ pub fn pow(x: f32, y: f32) -> f32 {
     let r = sel((x.abs() == 1.0) & y.is_infinite(), 1.0, r);
     let r = sel(x.is_nan() | y.is_nan(), f64::NAN, r);
     sel((x == 1.0) | (y == 0.0), 1.0, r) as f32
+}
+
+/// `powr(x, y)`: `pow` for `x ≥ 0`, with its own special cases (NaN for `x < 0`, `0⁰`,
+/// `∞⁰`, `1^∞`).
+#[inline(always)]
+pub fn powr(x: f32, y: f32) -> f32 {
+    let (x, y) = (f64::from(x), f64::from(y));
+    let r = exp2_d(y * log2_abs(x.abs()));
+    let r = sel((x == 1.0) & y.is_finite(), 1.0, r);
+    let nan = x.is_nan()
+        | y.is_nan()
+        | (x < 0.0)
+        | ((x == 0.0) & (y == 0.0))
+        | (x.is_infinite() & (y == 0.0))
+        | ((x == 1.0) & y.is_infinite());
+    sel(nan, f64::NAN, r) as f32
+}
+
+/// `hypot(x, y)`: the squares are exact in double, so one rounded sum and a square root.
+#[inline(always)]
+pub fn hypot(x: f32, y: f32) -> f32 {
+    let (x, y) = (f64::from(x), f64::from(y));
+    let r = (x * x + y * y).sqrt();
+    sel(x.is_infinite() | y.is_infinite(), f64::INFINITY, r) as f32
 }
 
 #[inline(always)]
@@ -482,20 +513,28 @@ fn atan_ratio(n: f64, d: f64) -> f64 {
 
 #[inline(always)]
 pub fn atan(x: f32) -> f32 {
-    let x = f64::from(x);
+    atan_d(f64::from(x)) as f32
+}
+
+#[inline(always)]
+fn atan_d(x: f64) -> f64 {
     let r = atan_ratio(x.abs(), 1.0).copysign(x);
-    sel((x == 0.0) | x.is_nan(), x, r) as f32
+    sel((x == 0.0) | x.is_nan(), x, r)
 }
 
 #[inline(always)]
 pub fn atan2(y: f32, x: f32) -> f32 {
-    let (y, x) = (f64::from(y), f64::from(x));
+    atan2_d(f64::from(y), f64::from(x)) as f32
+}
+
+#[inline(always)]
+fn atan2_d(y: f64, x: f64) -> f64 {
     let (ay, ax) = (y.abs(), x.abs());
     let both_inf = ay.is_infinite() & ax.is_infinite();
     let a = atan_ratio(sel(both_inf, 1.0, ay), sel(both_inf, 1.0, ax));
     let a = sel(ay == 0.0, 0.0, a);
-    let a = sel(x.is_sign_negative(), std::f64::consts::PI - a, a);
-    sel(x.is_nan() | y.is_nan(), f64::NAN, a.copysign(y)) as f32
+    let a = sel(x.is_sign_negative(), PI - a, a);
+    sel(x.is_nan() | y.is_nan(), f64::NAN, a.copysign(y))
 }
 
 /// `(asin(x) − x) / x³` as a polynomial in z = x² on [0, ¼] (Chebyshev fit by mpmath,
@@ -527,17 +566,46 @@ fn asin_parts(x: f64) -> (f64, bool) {
 
 #[inline(always)]
 pub fn asin(x: f32) -> f32 {
-    let x = f64::from(x);
+    asin_d(f64::from(x)) as f32
+}
+
+#[inline(always)]
+fn asin_d(x: f64) -> f64 {
     let (p, big) = asin_parts(x);
-    sel(big, FRAC_PI_2 - 2.0 * p, p).copysign(x) as f32
+    sel(big, FRAC_PI_2 - 2.0 * p, p).copysign(x)
 }
 
 #[inline(always)]
 pub fn acos(x: f32) -> f32 {
-    let x = f64::from(x);
+    acos_d(f64::from(x)) as f32
+}
+
+#[inline(always)]
+fn acos_d(x: f64) -> f64 {
     let (p, big) = asin_parts(x);
-    let far = sel(x > 0.0, 2.0 * p, std::f64::consts::PI - 2.0 * p);
-    sel(big, far, FRAC_PI_2 - p.copysign(x)) as f32
+    let far = sel(x > 0.0, 2.0 * p, PI - 2.0 * p);
+    sel(big, far, FRAC_PI_2 - p.copysign(x))
+}
+
+/// The inverse functions divided by π: the double result scaled, then rounded once.
+#[inline(always)]
+pub fn asinpi(x: f32) -> f32 {
+    (asin_d(f64::from(x)) * FRAC_1_PI) as f32
+}
+
+#[inline(always)]
+pub fn acospi(x: f32) -> f32 {
+    (acos_d(f64::from(x)) * FRAC_1_PI) as f32
+}
+
+#[inline(always)]
+pub fn atanpi(x: f32) -> f32 {
+    (atan_d(f64::from(x)) * FRAC_1_PI) as f32
+}
+
+#[inline(always)]
+pub fn atan2pi(y: f32, x: f32) -> f32 {
+    (atan2_d(f64::from(y), f64::from(x)) * FRAC_1_PI) as f32
 }
 
 // ---- error function, hyperbolic tangent ------------------------------------------------
@@ -625,6 +693,101 @@ pub fn tanh(x: f32) -> f32 {
     (e / (e + 2.0)).copysign(x) as f32
 }
 
+/// sinh |x| = (E + E/(E + 1)) / 2, E = expm1 |x| (no cancellation near 0).
+#[inline(always)]
+pub fn sinh(x: f32) -> f32 {
+    let x = f64::from(x);
+    let e = expm1_d(x.abs());
+    (0.5 * (e + e / (e + 1.0))).copysign(x) as f32
+}
+
+#[inline(always)]
+pub fn cosh(x: f32) -> f32 {
+    let e = exp2_d(f64::from(x).abs() * LOG2_E);
+    (0.5 * (e + 1.0 / e)) as f32
+}
+
+/// asinh |x| = log1p(|x| + x² / (1 + √(1 + x²))); the squares of `f32`s fit in double.
+#[inline(always)]
+pub fn asinh(x: f32) -> f32 {
+    let x = f64::from(x);
+    let a = x.abs();
+    let r = log1p_d(a + a * a / (1.0 + (1.0 + a * a).sqrt()));
+    sel(a.is_infinite(), a, r).copysign(x) as f32
+}
+
+/// acosh x = log1p(t + √(t(x + 1))), t = x − 1 (exact).
+#[inline(always)]
+pub fn acosh(x: f32) -> f32 {
+    let x = f64::from(x);
+    let t = x - 1.0;
+    let r = log1p_d(t + (t * (x + 1.0)).sqrt());
+    let r = sel(x == f64::INFINITY, x, r);
+    sel(x < 1.0, f64::NAN, r) as f32
+}
+
+/// atanh x = ½ log1p(2|x| / (1 − |x|)), sign restored.
+#[inline(always)]
+pub fn atanh(x: f32) -> f32 {
+    let x = f64::from(x);
+    let a = x.abs();
+    (0.5 * log1p_d(2.0 * a / (1.0 - a))).copysign(x) as f32
+}
+
+// ---- sinpi, cospi, tanpi: exact reduction ---------------------------------------------
+
+/// `(z, n)` with |x| = n/2 + z, |z| ≤ ¼, both exact (2|x| is exact; every `f32` from
+/// 2²⁴ on is an even integer, taken as 0).
+#[inline(always)]
+fn reduce_half(x: f64) -> (f64, i64) {
+    let a = x.abs();
+    let a = sel(a >= 16_777_216.0, 0.0, a);
+    let (nf, n) = round_int(2.0 * a);
+    (a - 0.5 * nf, n)
+}
+
+/// sin πx: zeros carry the sign of `x` (+0 at positive integers, −0 at negative ones).
+#[inline(always)]
+pub fn sinpi(x: f32) -> f32 {
+    let x = f64::from(x);
+    let (z, n) = reduce_half(x);
+    let v = sin_quadrant(z * PI, n);
+    let r = sel(v == 0.0, 0.0, v) * 1.0f64.copysign(x);
+    sel(x.is_finite(), r, f64::NAN) as f32
+}
+
+/// cos πx: zeros are +0.
+#[inline(always)]
+pub fn cospi(x: f32) -> f32 {
+    let x = f64::from(x);
+    let (z, n) = reduce_half(x);
+    let v = sin_quadrant(z * PI, n.wrapping_add(1));
+    sel(x.is_finite(), sel(v == 0.0, 0.0, v), f64::NAN) as f32
+}
+
+/// tan πx with the signs of the reference (`math::tanpi`): ±0 at integers (the sign of
+/// x, flipped at odd ones), ±∞ at odd multiples of ½ (+∞ after an even integer).
+#[inline(always)]
+pub fn tanpi(x: f32) -> f32 {
+    tanpi_d(f64::from(x)) as f32
+}
+
+#[inline(always)]
+fn tanpi_d(x: f64) -> f64 {
+    let a = x.abs();
+    let a = sel(a >= 16_777_216.0, 0.0, a);
+    let (nf, n) = round_int(a);
+    let z = a - nf;
+    let flip = (n & 1 == 1) & (z == 0.0);
+    let sign = sel(flip, -1.0, 1.0) * 1.0f64.copysign(x) * 1.0f64.copysign(z);
+    let z = z.abs();
+    let far = z > 0.25;
+    let w = sel(far, 0.5 - z, z) * PI;
+    let (s, c) = (sin_poly(w), cos_poly(w));
+    let r = sign * (sel(far, c, s) / sel(far, s, c));
+    sel(x.is_finite(), r, f64::NAN)
+}
+
 // ---- lane forms of the element-wise functions -----------------------------------------
 
 macro_rules! lanes1 {
@@ -667,10 +830,24 @@ lanes1! {
     erf_lanes = erf;
     erfc_lanes = erfc;
     tanh_lanes = tanh;
+    asinpi_lanes = asinpi;
+    acospi_lanes = acospi;
+    atanpi_lanes = atanpi;
+    sinh_lanes = sinh;
+    cosh_lanes = cosh;
+    asinh_lanes = asinh;
+    acosh_lanes = acosh;
+    atanh_lanes = atanh;
+    sinpi_lanes = sinpi;
+    cospi_lanes = cospi;
+    tanpi_lanes = tanpi;
 }
 lanes2! {
     pow_lanes = pow;
     atan2_lanes = atan2;
+    atan2pi_lanes = atan2pi;
+    powr_lanes = powr;
+    hypot_lanes = hypot;
 }
 
 #[cfg(test)]

@@ -8,7 +8,8 @@
 //! vmath -- --ignored --nocapture`). Both print the largest error found.
 
 use super as v;
-use super::super::libm;
+use super::super::{libm, math};
+use std::f64::consts::PI;
 
 /// The error of `got` in `f32` ulps of the reference `want`; `f64::INFINITY` for a wrong
 /// special value (NaN, infinity, sign of zero).
@@ -112,6 +113,11 @@ fn specials() -> Vec<f32> {
         1.0 + f32::EPSILON,
         f32::from_bits(0x5d1d_b1f6), // close to a multiple of pi/2
         f32::from_bits(0x6a97_ba0a),
+        0.25,
+        0.75,
+        2.5,
+        16777216.0,
+        8388607.5,
     ];
     let neg: Vec<f32> = v.iter().map(|x| -x).collect();
     v.extend(neg);
@@ -293,6 +299,17 @@ sweep1! {
     asin, asin_full: v::asin, f64::asin, -1.0, 1.0, 4.0;
     acos, acos_full: v::acos, f64::acos, -1.0, 1.0, 4.0;
     cbrt, cbrt_full: v::cbrt, f64::cbrt, -10.0, 10.0, 2.0;
+    asinpi, asinpi_full: v::asinpi, |x| x.asin() / PI, -1.0, 1.0, 5.0;
+    acospi, acospi_full: v::acospi, |x| x.acos() / PI, -1.0, 1.0, 5.0;
+    atanpi, atanpi_full: v::atanpi, |x| x.atan() / PI, -10.0, 10.0, 5.0;
+    sinh, sinh_full: v::sinh, f64::sinh, -90.0, 90.0, 4.0;
+    cosh, cosh_full: v::cosh, f64::cosh, -90.0, 90.0, 4.0;
+    asinh, asinh_full: v::asinh, |x| libm::asinh(x), -100.0, 100.0, 4.0;
+    acosh, acosh_full: v::acosh, |x| libm::acosh(x), 1.0, 100.0, 4.0;
+    atanh, atanh_full: v::atanh, |x| libm::atanh(x), -1.0, 1.0, 4.0;
+    sinpi, sinpi_full: v::sinpi, math::sinpi, -10.0, 10.0, 4.0;
+    cospi, cospi_full: v::cospi, math::cospi, -10.0, 10.0, 4.0;
+    tanpi, tanpi_full: v::tanpi, math::tanpi, -10.0, 10.0, 6.0;
 }
 
 macro_rules! sweep2 {
@@ -312,6 +329,9 @@ macro_rules! sweep2 {
 sweep2! {
     pow, pow_full: v::pow, f64::powf, (0.0, 4.0, -60.0, 60.0), 16.0;
     atan2, atan2_full: v::atan2, f64::atan2, (-10.0, 10.0, -10.0, 10.0), 6.0;
+    atan2pi, atan2pi_full: v::atan2pi, |y, x| y.atan2(x) / PI, (-10.0, 10.0, -10.0, 10.0), 6.0;
+    powr, powr_full: v::powr, math::powr, (0.0, 4.0, -60.0, 60.0), 16.0;
+    hypot, hypot_full: v::hypot, f64::hypot, (-1e3, 1e3, -1e3, 1e3), 4.0;
 }
 
 /// `pow` where the 2-D random sweep rarely goes: `y` chosen so that `x^y` lands anywhere
