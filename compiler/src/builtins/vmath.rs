@@ -93,8 +93,9 @@ const fn inv_factorial(n: u32) -> f64 {
     1.0 / f
 }
 
-/// `expm1(u) / u - 1` … as `e^u = 1 + u + u²·P(u)`: `P` holds 1/2!, 1/3!, … 1/12! (highest
-/// first). |u| ≤ ln2/2 + a little: the first omitted term is below 1e-15 relative.
+/// Taylor coefficients of `e^u = 1 + u + u²·P(u)`: `P` holds 1/12!, 1/11!, … 1/2!
+/// (highest first). For |u| ≤ ln2/2 + a little the first omitted term is below 1e-15
+/// relative.
 const EXP_P: [f64; 11] = {
     let mut c = [0.0; 11];
     let mut i = 0;
@@ -121,7 +122,7 @@ fn exp2_d(t: f64) -> f64 {
     (1.0 + expm1_poly(u)) * pow2i(n)
 }
 
-/// ln 2 in two parts, the first with 32 significant bits so `n × LN2_HI` is exact.
+/// ln 2 in two parts, the first with 29 significant bits so `n × LN2_HI` is exact.
 const LN2_HI: f64 = 0.693_147_180_601_954_5;
 const LN2_LO: f64 = LN_2 - LN2_HI;
 
