@@ -333,12 +333,14 @@ fn reduce_small(x: f64) -> (f64, i64) {
 }
 
 /// `x = n·π/2 + r` for any finite `x` (NaN for infinities and NaN): `x·2/π` modulo 4 from
-/// exact products with the 24-bit pieces of 2/π, summed without error (two-sum).
+/// exact products with the 24-bit pieces of 2/π, each reduced exactly into [-2, 2] (the
+/// nearest multiple of 4 removed: a tiny negative product stays itself, where `floor`
+/// would have added 4 and rounded it away), summed with two-sum.
 fn reduce_big(x: f64) -> (f64, i64) {
     let (mut hi, mut lo) = (0.0f64, 0.0f64);
     for c in TWO_OVER_PI_24 {
         let p = x * c;
-        let m = p - 4.0 * (p * 0.25).floor();
+        let m = p - 4.0 * (p * 0.25).round_ties_even();
         let s = hi + m;
         let bb = s - hi;
         lo += (hi - (s - bb)) + (m - bb);

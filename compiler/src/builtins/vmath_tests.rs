@@ -113,6 +113,8 @@ fn specials() -> Vec<f32> {
         1.0 + f32::EPSILON,
         f32::from_bits(0x5d1d_b1f6), // close to a multiple of pi/2
         f32::from_bits(0x6a97_ba0a),
+        f32::from_bits(0x6f79_be45), // lost bits in the exact reduction of its negative
+        f32::from_bits(0x5123_e87f),
         0.25,
         0.75,
         2.5,
@@ -379,4 +381,29 @@ fn pow_structured() {
 #[ignore = "16M inputs: run in release by hand"]
 fn pow_structured_full() {
     check_pow_structured(1 << 24);
+}
+
+/// The exact reduction against the quick one where both apply (|x| < 2²⁰, both signs):
+/// the same quadrant and the reduced argument to ~2⁻⁴⁸ relative.
+#[test]
+fn big_reduction_agrees_with_the_quick_one() {
+    let mut rng = Rng(0x00de_ad00_0123);
+    for i in 0..200_000 {
+        let x = f64::from(rng.range(-1_048_575.0, 1_048_575.0));
+        let x = if i % 2 == 0 {
+            x
+        } else {
+            x * 2f64.powi(-((rng.next() % 20) as i32))
+        };
+        let (rs, ns) = super::reduce_small(x);
+        let (rb, nb) = super::reduce_big(x);
+        let near_edge = (rs.abs() - std::f64::consts::FRAC_PI_4).abs() < 1e-9;
+        if !near_edge {
+            assert_eq!(ns.rem_euclid(4), nb.rem_euclid(4), "quadrant of {x:e}");
+            assert!(
+                (rs - rb).abs() <= rs.abs() * 2f64.powi(-48) + 1e-300,
+                "{x:e}: {rs:e} vs {rb:e}"
+            );
+        }
+    }
 }
