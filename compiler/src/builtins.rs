@@ -9,7 +9,10 @@
 //!   Ferrite's own code where libm misses the OpenCL bound or its edge cases ([`math`]:
 //!   `sinpi`/`cospi`/`tanpi`, `rootn`, `powr`, `remquo`'s 7-bit quotient, `ilogb`'s
 //!   constants);
-//! - math in single precision: the double function, rounded once (see [`math`]);
+//! - math in single precision: Ferrite's own algorithms, written once over lane arrays
+//!   ([`vmath`]) and called at one lane here, at 4 and 8 lanes through [`vector`]'s entry
+//!   points (`ferrite_v8_expf(x: *const f32, out: *mut f32)`, listed by [`vector_all`]);
+//!   where there is none yet, the double function rounded once (see [`math`]);
 //! - conversions with a rounding mode Cranelift lacks ([`convert`]);
 //! - half-precision loads and stores (`vload_half`, `vstore_half_r*`);
 //! - `printf` ([`crate::printf`]);
@@ -22,6 +25,13 @@ pub mod convert;
 )]
 mod libm;
 pub mod math;
+#[expect(
+    unsafe_code,
+    reason = "the vector entry points read and write the lanes JIT code points at, and \
+              call the AVX2 builds after checking the processor has AVX2"
+)]
+pub mod vector;
+pub mod vmath;
 
 /// A value type in a built-in's signature.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,47 +146,47 @@ builtins! {
     ferrite_frexp_exp(x: f64) -> i32 = m::frexp_exp(x);
     ferrite_round(x: f64) -> f64 = m::round(x);
 
-    // ---- single precision: the double function, rounded once --------------------------
-    ferrite_sinf(x: f32) -> f32 = d(x).sin() as f32;
-    ferrite_cosf(x: f32) -> f32 = d(x).cos() as f32;
-    ferrite_tanf(x: f32) -> f32 = d(x).tan() as f32;
-    ferrite_asinf(x: f32) -> f32 = d(x).asin() as f32;
-    ferrite_acosf(x: f32) -> f32 = d(x).acos() as f32;
-    ferrite_atanf(x: f32) -> f32 = d(x).atan() as f32;
-    ferrite_atan2f(y: f32, x: f32) -> f32 = d(y).atan2(d(x)) as f32;
-    ferrite_sinhf(x: f32) -> f32 = d(x).sinh() as f32;
-    ferrite_coshf(x: f32) -> f32 = d(x).cosh() as f32;
-    ferrite_tanhf(x: f32) -> f32 = d(x).tanh() as f32;
-    ferrite_asinhf(x: f32) -> f32 = libm::asinh(d(x)) as f32;
-    ferrite_acoshf(x: f32) -> f32 = libm::acosh(d(x)) as f32;
-    ferrite_atanhf(x: f32) -> f32 = libm::atanh(d(x)) as f32;
-    ferrite_sinpif(x: f32) -> f32 = m::sinpi(d(x)) as f32;
-    ferrite_cospif(x: f32) -> f32 = m::cospi(d(x)) as f32;
-    ferrite_tanpif(x: f32) -> f32 = m::tanpi(d(x)) as f32;
-    ferrite_asinpif(x: f32) -> f32 = m::asinpi(d(x)) as f32;
-    ferrite_acospif(x: f32) -> f32 = m::acospi(d(x)) as f32;
-    ferrite_atanpif(x: f32) -> f32 = m::atanpi(d(x)) as f32;
-    ferrite_atan2pif(y: f32, x: f32) -> f32 = m::atan2pi(d(y), d(x)) as f32;
-    ferrite_expf(x: f32) -> f32 = d(x).exp() as f32;
-    ferrite_exp2f(x: f32) -> f32 = d(x).exp2() as f32;
-    ferrite_exp10f(x: f32) -> f32 = libm::exp10(d(x)) as f32;
-    ferrite_expm1f(x: f32) -> f32 = libm::expm1(d(x)) as f32;
-    ferrite_logf(x: f32) -> f32 = d(x).ln() as f32;
-    ferrite_log2f(x: f32) -> f32 = d(x).log2() as f32;
-    ferrite_log10f(x: f32) -> f32 = d(x).log10() as f32;
-    ferrite_log1pf(x: f32) -> f32 = libm::log1p(d(x)) as f32;
-    ferrite_cbrtf(x: f32) -> f32 = d(x).cbrt() as f32;
-    ferrite_powf(x: f32, y: f32) -> f32 = d(x).powf(d(y)) as f32;
-    ferrite_powrf(x: f32, y: f32) -> f32 = m::powr(d(x), d(y)) as f32;
+    // ---- single precision: `vmath` at one lane, else the double function rounded once ---
+    ferrite_sinf(x: f32) -> f32 = vector::sinf(x);
+    ferrite_cosf(x: f32) -> f32 = vector::cosf(x);
+    ferrite_tanf(x: f32) -> f32 = vector::tanf(x);
+    ferrite_asinf(x: f32) -> f32 = vector::asinf(x);
+    ferrite_acosf(x: f32) -> f32 = vector::acosf(x);
+    ferrite_atanf(x: f32) -> f32 = vector::atanf(x);
+    ferrite_atan2f(y: f32, x: f32) -> f32 = vector::atan2f(y, x);
+    ferrite_sinhf(x: f32) -> f32 = vector::sinhf(x);
+    ferrite_coshf(x: f32) -> f32 = vector::coshf(x);
+    ferrite_tanhf(x: f32) -> f32 = vector::tanhf(x);
+    ferrite_asinhf(x: f32) -> f32 = vector::asinhf(x);
+    ferrite_acoshf(x: f32) -> f32 = vector::acoshf(x);
+    ferrite_atanhf(x: f32) -> f32 = vector::atanhf(x);
+    ferrite_sinpif(x: f32) -> f32 = vector::sinpif(x);
+    ferrite_cospif(x: f32) -> f32 = vector::cospif(x);
+    ferrite_tanpif(x: f32) -> f32 = vector::tanpif(x);
+    ferrite_asinpif(x: f32) -> f32 = vector::asinpif(x);
+    ferrite_acospif(x: f32) -> f32 = vector::acospif(x);
+    ferrite_atanpif(x: f32) -> f32 = vector::atanpif(x);
+    ferrite_atan2pif(y: f32, x: f32) -> f32 = vector::atan2pif(y, x);
+    ferrite_expf(x: f32) -> f32 = vector::expf(x);
+    ferrite_exp2f(x: f32) -> f32 = vector::exp2f(x);
+    ferrite_exp10f(x: f32) -> f32 = vector::exp10f(x);
+    ferrite_expm1f(x: f32) -> f32 = vector::expm1f(x);
+    ferrite_logf(x: f32) -> f32 = vector::logf(x);
+    ferrite_log2f(x: f32) -> f32 = vector::log2f(x);
+    ferrite_log10f(x: f32) -> f32 = vector::log10f(x);
+    ferrite_log1pf(x: f32) -> f32 = vector::log1pf(x);
+    ferrite_cbrtf(x: f32) -> f32 = vector::cbrtf(x);
+    ferrite_powf(x: f32, y: f32) -> f32 = vector::powf(x, y);
+    ferrite_powrf(x: f32, y: f32) -> f32 = vector::powrf(x, y);
     ferrite_pownf(x: f32, n: i32) -> f32 = m::pown(d(x), n) as f32;
     ferrite_rootnf(x: f32, n: i32) -> f32 = m::rootn(d(x), n) as f32;
-    ferrite_hypotf(x: f32, y: f32) -> f32 = d(x).hypot(d(y)) as f32;
+    ferrite_hypotf(x: f32, y: f32) -> f32 = vector::hypotf(x, y);
     ferrite_fmodf(x: f32, y: f32) -> f32 = x % y;
     ferrite_remainderf(x: f32, y: f32) -> f32 = libm::remainder(d(x), d(y)) as f32;
     ferrite_remquo_quof(x: f32, y: f32) -> i32 = m::remquo_quo(d(x), d(y));
     ferrite_nextafterf(x: f32, y: f32) -> f32 = libm::nextafterf(x, y);
-    ferrite_erff(x: f32) -> f32 = libm::erf(d(x)) as f32;
-    ferrite_erfcf(x: f32) -> f32 = libm::erfc(d(x)) as f32;
+    ferrite_erff(x: f32) -> f32 = vector::erff(x);
+    ferrite_erfcf(x: f32) -> f32 = vector::erfcf(x);
     ferrite_tgammaf(x: f32) -> f32 = libm::tgamma(d(x)) as f32;
     ferrite_lgammaf(x: f32) -> f32 = m::lgamma(d(x)) as f32;
     ferrite_lgamma_signf(x: f32) -> i32 = m::lgamma_sign(d(x));
@@ -208,6 +218,24 @@ pub fn all() -> Vec<Builtin> {
     rust_list()
 }
 
+/// Every vector entry point (`ferrite_v4_expf`, `ferrite_v8_powf`, …): the JIT registers
+/// them beside [`all`]; see [`vector`] for the signatures.
+pub fn vector_all() -> Vec<vector::VectorBuiltin> {
+    vector::all()
+}
+
+/// The vector entry point of an OpenCL math function of `f32` by base name and lane count
+/// (`("exp", 8)` → `ferrite_v8_expf`), if there is one.
+#[cfg_attr(
+    not(test),
+    expect(dead_code, reason = "the vectoriser's calls are wired next")
+)]
+pub fn vector_lookup(base: &str, lanes: u32) -> Option<vector::VectorBuiltin> {
+    vector::all()
+        .into_iter()
+        .find(|b| b.base == base && b.lanes == lanes)
+}
+
 /// A built-in by its exact symbol name.
 pub fn by_name(name: &str) -> Option<Builtin> {
     all().into_iter().find(|b| b.name == name)
@@ -236,6 +264,107 @@ mod tests {
         for base in ["sin", "pow", "erf", "ldexp", "pown", "sinpi", "remquo_quo"] {
             assert!(super::lookup(base, false).is_some(), "{base}f");
             assert!(super::lookup(base, true).is_some(), "{base}");
+        }
+        for b in super::vector_all() {
+            assert!(!names.contains(&b.name), "{}", b.name);
+            let found = super::vector_lookup(b.base, b.lanes).map(|v| v.name);
+            assert_eq!(found, Some(b.name));
+        }
+    }
+
+    /// The JIT module knows every entry point by name: JIT code that calls each one with
+    /// pointers to lane arrays gets what a direct call gets.
+    #[test]
+    #[expect(
+        unsafe_code,
+        reason = "calls JIT code and the entry points through function pointers"
+    )]
+    fn jit_code_calls_every_entry_point() {
+        use cranelift_codegen::ir::{types, AbiParam, InstBuilder};
+        use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+        use cranelift_module::{Linkage, Module};
+        let isa = crate::jit::host_isa().expect("host ISA");
+        let mut m = crate::jit::new_module(isa).expect("JIT module");
+        let mut fbc = FunctionBuilderContext::new();
+        let mut wrappers = Vec::new();
+        for vb in super::vector_all() {
+            let mut sig = m.make_signature();
+            for _ in 0..vb.inputs + vb.outputs {
+                sig.params.push(AbiParam::new(types::I64));
+            }
+            let callee = m
+                .declare_function(vb.name, Linkage::Import, &sig)
+                .expect("import");
+            let id = m
+                .declare_function(&format!("call_{}", vb.name), Linkage::Local, &sig)
+                .expect("wrapper");
+            let mut ctx = m.make_context();
+            ctx.func.signature = sig;
+            let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
+            let block = b.create_block();
+            b.append_block_params_for_function_params(block);
+            b.switch_to_block(block);
+            b.seal_block(block);
+            let f = m.declare_func_in_func(callee, b.func);
+            let args = b.block_params(block).to_vec();
+            b.ins().call(f, &args);
+            b.ins().return_(&[]);
+            b.finalize(m.target_config());
+            m.define_function(id, &mut ctx).expect("define");
+            wrappers.push((vb, id));
+        }
+        m.finalize_definitions().expect("finalize");
+        let a: [f32; 8] = [0.5, -1.25, 3.0, 0.0, 7.5, -0.75, 2.0, 10.0];
+        let b: [f32; 8] = [2.0, 3.0, -0.5, 1.5, 0.25, 4.0, -2.0, 0.5];
+        let same = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+        for (vb, id) in wrappers {
+            let jit = m.get_finalized_function(id);
+            let (mut o1, mut o2, mut d1, mut d2) = ([0f32; 8], [0f32; 8], [0f32; 8], [0f32; 8]);
+            let p = |s: &[f32; 8]| s.as_ptr() as u64;
+            let q = |s: &mut [f32; 8]| s.as_mut_ptr() as u64;
+            // SAFETY: `jit` and `vb.addr` take `inputs + outputs` pointers (the wrapper was
+            // declared so), each to at least `lanes` ≤ 8 `f32`s, all live arrays here.
+            unsafe {
+                match (vb.inputs, vb.outputs) {
+                    (1, 1) => {
+                        let f: extern "C" fn(u64, u64) = std::mem::transmute(jit);
+                        let g: extern "C" fn(u64, u64) = std::mem::transmute(vb.addr);
+                        f(p(&a), q(&mut o1));
+                        g(p(&a), q(&mut d1));
+                    }
+                    (2, 1) => {
+                        let f: extern "C" fn(u64, u64, u64) = std::mem::transmute(jit);
+                        let g: extern "C" fn(u64, u64, u64) = std::mem::transmute(vb.addr);
+                        f(p(&a), p(&b), q(&mut o1));
+                        g(p(&a), p(&b), q(&mut d1));
+                    }
+                    (1, 2) => {
+                        let f: extern "C" fn(u64, u64, u64) = std::mem::transmute(jit);
+                        let g: extern "C" fn(u64, u64, u64) = std::mem::transmute(vb.addr);
+                        f(p(&a), q(&mut o1), q(&mut o2));
+                        g(p(&a), q(&mut d1), q(&mut d2));
+                    }
+                    other => panic!("{}: shape {other:?}", vb.name),
+                }
+            }
+            let n = vb.lanes as usize;
+            for i in 0..n {
+                assert!(
+                    same(o1[i], d1[i]) && same(o2[i], d2[i]),
+                    "{} lane {i}",
+                    vb.name
+                );
+            }
+            assert!(
+                o1[..n].iter().any(|v| *v != 0.0),
+                "{}: nothing written",
+                vb.name
+            );
+            assert!(
+                o1[n..].iter().all(|v| *v == 0.0),
+                "{}: wrote past its lanes",
+                vb.name
+            );
         }
     }
 }

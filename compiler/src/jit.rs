@@ -53,6 +53,9 @@ pub fn new_module(isa: OwnedTargetIsa) -> Result<JITModule, CompileError> {
     for bi in builtins::all() {
         b.symbol(bi.name, bi.addr);
     }
+    for vb in builtins::vector_all() {
+        b.symbol(vb.name, vb.addr);
+    }
     // Where the address space is limited (`ulimit -v`) and the reservation fails, the
     // default provider still works in most processes.
     if let Ok(arena) = ArenaMemoryProvider::new_with_size(ARENA_BYTES) {

@@ -1,0 +1,422 @@
+//! The vector entry points of the single-precision math ([`super::vmath`]): JIT code calls
+//! them with pointers to whole lane vectors (4 or 8 lanes of `f32`), instead of one
+//! call per work-item.
+//!
+//! Each entry point runs an AVX2+FMA build of the lane function, chosen at run time when
+//! the processor has AVX2 and FMA (`is_x86_feature_detected!`, cached by `std`), and the
+//! scalar built-ins run the same code at one lane: one algorithm, the same bits at every
+//! width. The algorithms' polynomials use fused multiply-add (`mul_add`), a software call
+//! on an x86-64 processor without FMA: there (and on architectures other than x86-64 and
+//! AArch64) every width falls back to the C library's double function per lane, rounded
+//! once, as the scalar built-ins did before — again the same bits at every width.
+//!
+//! Signatures (`N` = 4 or 8; pointers need only `f32` alignment, inputs and outputs may
+//! not overlap partially but may be the same array):
+//! - `ferrite_vN_<f>f(x: *const f32, out: *mut f32)` for `exp exp2 exp10 expm1 log log2
+//!   log10 log1p sin cos tan cbrt atan asin acos erf erfc tanh asinpi acospi atanpi sinh
+//!   cosh asinh acosh atanh sinpi cospi tanpi`;
+//! - `ferrite_vN_<f>f(a: *const f32, b: *const f32, out: *mut f32)` for `pow powr hypot`
+//!   (a = x, b = y) and `atan2 atan2pi` (a = y, b = x);
+//! - `ferrite_vN_sincosf(x, sin_out, cos_out)`.
+
+use super::vmath as v;
+
+/// Whether the AVX2 builds may run on this processor.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn avx2() -> bool {
+    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+}
+
+/// Each function in double precision from the C library, rounded once: what the scalar
+/// built-ins did before [`super::vmath`], and what runs where the algorithms' fused
+/// multiply-adds would be software calls (x86-64 without FMA, other architectures than
+/// AArch64).
+mod fallback {
+    use super::super::{libm, math};
+
+    pub fn exp(x: f32) -> f32 {
+        f64::from(x).exp() as f32
+    }
+    pub fn exp2(x: f32) -> f32 {
+        f64::from(x).exp2() as f32
+    }
+    pub fn exp10(x: f32) -> f32 {
+        libm::exp10(f64::from(x)) as f32
+    }
+    pub fn expm1(x: f32) -> f32 {
+        libm::expm1(f64::from(x)) as f32
+    }
+    pub fn log(x: f32) -> f32 {
+        f64::from(x).ln() as f32
+    }
+    pub fn log2(x: f32) -> f32 {
+        f64::from(x).log2() as f32
+    }
+    pub fn log10(x: f32) -> f32 {
+        f64::from(x).log10() as f32
+    }
+    pub fn log1p(x: f32) -> f32 {
+        libm::log1p(f64::from(x)) as f32
+    }
+    pub fn sin(x: f32) -> f32 {
+        f64::from(x).sin() as f32
+    }
+    pub fn cos(x: f32) -> f32 {
+        f64::from(x).cos() as f32
+    }
+    pub fn tan(x: f32) -> f32 {
+        f64::from(x).tan() as f32
+    }
+    pub fn cbrt(x: f32) -> f32 {
+        f64::from(x).cbrt() as f32
+    }
+    pub fn atan(x: f32) -> f32 {
+        f64::from(x).atan() as f32
+    }
+    pub fn asin(x: f32) -> f32 {
+        f64::from(x).asin() as f32
+    }
+    pub fn acos(x: f32) -> f32 {
+        f64::from(x).acos() as f32
+    }
+    pub fn erf(x: f32) -> f32 {
+        libm::erf(f64::from(x)) as f32
+    }
+    pub fn erfc(x: f32) -> f32 {
+        libm::erfc(f64::from(x)) as f32
+    }
+    pub fn tanh(x: f32) -> f32 {
+        f64::from(x).tanh() as f32
+    }
+    pub fn pow(x: f32, y: f32) -> f32 {
+        f64::from(x).powf(f64::from(y)) as f32
+    }
+    pub fn atan2(y: f32, x: f32) -> f32 {
+        f64::from(y).atan2(f64::from(x)) as f32
+    }
+    pub fn asinpi(x: f32) -> f32 {
+        (f64::from(x).asin() / std::f64::consts::PI) as f32
+    }
+    pub fn acospi(x: f32) -> f32 {
+        (f64::from(x).acos() / std::f64::consts::PI) as f32
+    }
+    pub fn atanpi(x: f32) -> f32 {
+        (f64::from(x).atan() / std::f64::consts::PI) as f32
+    }
+    pub fn sinh(x: f32) -> f32 {
+        (f64::from(x).sinh()) as f32
+    }
+    pub fn cosh(x: f32) -> f32 {
+        (f64::from(x).cosh()) as f32
+    }
+    pub fn asinh(x: f32) -> f32 {
+        (libm::asinh(f64::from(x))) as f32
+    }
+    pub fn acosh(x: f32) -> f32 {
+        (libm::acosh(f64::from(x))) as f32
+    }
+    pub fn atanh(x: f32) -> f32 {
+        (libm::atanh(f64::from(x))) as f32
+    }
+    pub fn sinpi(x: f32) -> f32 {
+        (math::sinpi(f64::from(x))) as f32
+    }
+    pub fn cospi(x: f32) -> f32 {
+        (math::cospi(f64::from(x))) as f32
+    }
+    pub fn tanpi(x: f32) -> f32 {
+        (math::tanpi(f64::from(x))) as f32
+    }
+    pub fn atan2pi(y: f32, x: f32) -> f32 {
+        math::atan2pi(f64::from(y), f64::from(x)) as f32
+    }
+    pub fn powr(x: f32, y: f32) -> f32 {
+        math::powr(f64::from(x), f64::from(y)) as f32
+    }
+    pub fn hypot(x: f32, y: f32) -> f32 {
+        f64::from(x).hypot(f64::from(y)) as f32
+    }
+    pub fn sincos<const W: usize>(x: [f32; W]) -> ([f32; W], [f32; W]) {
+        (x.map(sin), x.map(cos))
+    }
+}
+
+/// `$call` (an expression over the lane arrays) where it is fast: the AVX2+FMA build on
+/// x86-64 processors that have them, the plain build on AArch64 (FMA is part of the base
+/// architecture); `$fallback` elsewhere.
+macro_rules! dispatch {
+    (|$($a:ident: $t:ty),*| -> $r:ty $call:block else $fallback:block) => {{
+        #[cfg(target_arch = "x86_64")]
+        {
+            #[target_feature(enable = "avx2,fma")]
+            fn wide($($a: $t),*) -> $r $call
+            if avx2() {
+                // SAFETY: the processor has the features `wide` was compiled for
+                // (checked just above).
+                unsafe { wide($($a),*) }
+            } else $fallback
+        }
+        #[cfg(target_arch = "aarch64")]
+        $call
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        $fallback
+    }};
+}
+
+macro_rules! unary {
+    ($($lanes:ident, $f:ident: $v4:ident, $v8:ident;)*) => {$(
+        unary!(@one $lanes, $f, $v4, 4);
+        unary!(@one $lanes, $f, $v8, 8);
+    )*};
+    (@one $lanes:ident, $f:ident, $name:ident, $w:literal) => {
+        #[doc = concat!("`", stringify!($f), "` on ", stringify!($w), " lanes.")]
+        ///
+        /// # Safety
+        #[doc = concat!("`x` points to ", stringify!($w), " readable `f32`s and `out` to ",
+            stringify!($w), " writable ones.")]
+        pub unsafe extern "C" fn $name(x: *const f32, out: *mut f32) {
+            // SAFETY: the caller passes `$w` readable lanes at `x` (any `f32` alignment).
+            let x = unsafe { x.cast::<[f32; $w]>().read_unaligned() };
+            let r = dispatch!(|x: [f32; $w]| -> [f32; $w] { v::$lanes(&x) } else {
+                x.map(fallback::$f)
+            });
+            // SAFETY: the caller passes `$w` writable lanes at `out`.
+            unsafe { out.cast::<[f32; $w]>().write_unaligned(r) }
+        }
+    };
+}
+
+macro_rules! binary {
+    ($($lanes:ident, $f:ident: $v4:ident, $v8:ident;)*) => {$(
+        binary!(@one $lanes, $f, $v4, 4);
+        binary!(@one $lanes, $f, $v8, 8);
+    )*};
+    (@one $lanes:ident, $f:ident, $name:ident, $w:literal) => {
+        #[doc = concat!("`", stringify!($f), "` on ", stringify!($w), " lanes.")]
+        ///
+        /// # Safety
+        #[doc = concat!("`a` and `b` point to ", stringify!($w), " readable `f32`s each and \
+            `out` to ", stringify!($w), " writable ones.")]
+        pub unsafe extern "C" fn $name(a: *const f32, b: *const f32, out: *mut f32) {
+            // SAFETY: the caller passes `$w` readable lanes at `a` and at `b`.
+            let (a, b) = unsafe {
+                (a.cast::<[f32; $w]>().read_unaligned(), b.cast::<[f32; $w]>().read_unaligned())
+            };
+            let r = dispatch!(|a: [f32; $w], b: [f32; $w]| -> [f32; $w] { v::$lanes(&a, &b) } else {
+                std::array::from_fn(|i| fallback::$f(a[i], b[i]))
+            });
+            // SAFETY: the caller passes `$w` writable lanes at `out`.
+            unsafe { out.cast::<[f32; $w]>().write_unaligned(r) }
+        }
+    };
+}
+
+macro_rules! sincos {
+    ($($name:ident, $w:literal;)*) => {$(
+        #[doc = concat!("`sincos` on ", stringify!($w), " lanes.")]
+        ///
+        /// # Safety
+        #[doc = concat!("`x` points to ", stringify!($w), " readable `f32`s, `s` and `c` \
+            to ", stringify!($w), " writable ones each.")]
+        pub unsafe extern "C" fn $name(x: *const f32, s: *mut f32, c: *mut f32) {
+            // SAFETY: the caller passes `$w` readable lanes at `x`.
+            let x = unsafe { x.cast::<[f32; $w]>().read_unaligned() };
+            let (rs, rc) = dispatch!(|x: [f32; $w]| -> ([f32; $w], [f32; $w]) {
+                v::sincos_lanes(&x)
+            } else {
+                fallback::sincos(x)
+            });
+            // SAFETY: the caller passes `$w` writable lanes at `s` and at `c`.
+            unsafe {
+                s.cast::<[f32; $w]>().write_unaligned(rs);
+                c.cast::<[f32; $w]>().write_unaligned(rc);
+            }
+        }
+    )*};
+}
+
+unary! {
+    exp_lanes, exp: ferrite_v4_expf, ferrite_v8_expf;
+    exp2_lanes, exp2: ferrite_v4_exp2f, ferrite_v8_exp2f;
+    exp10_lanes, exp10: ferrite_v4_exp10f, ferrite_v8_exp10f;
+    expm1_lanes, expm1: ferrite_v4_expm1f, ferrite_v8_expm1f;
+    log_lanes, log: ferrite_v4_logf, ferrite_v8_logf;
+    log2_lanes, log2: ferrite_v4_log2f, ferrite_v8_log2f;
+    log10_lanes, log10: ferrite_v4_log10f, ferrite_v8_log10f;
+    log1p_lanes, log1p: ferrite_v4_log1pf, ferrite_v8_log1pf;
+    sin_lanes, sin: ferrite_v4_sinf, ferrite_v8_sinf;
+    cos_lanes, cos: ferrite_v4_cosf, ferrite_v8_cosf;
+    tan_lanes, tan: ferrite_v4_tanf, ferrite_v8_tanf;
+    cbrt_lanes, cbrt: ferrite_v4_cbrtf, ferrite_v8_cbrtf;
+    atan_lanes, atan: ferrite_v4_atanf, ferrite_v8_atanf;
+    asin_lanes, asin: ferrite_v4_asinf, ferrite_v8_asinf;
+    acos_lanes, acos: ferrite_v4_acosf, ferrite_v8_acosf;
+    erf_lanes, erf: ferrite_v4_erff, ferrite_v8_erff;
+    erfc_lanes, erfc: ferrite_v4_erfcf, ferrite_v8_erfcf;
+    tanh_lanes, tanh: ferrite_v4_tanhf, ferrite_v8_tanhf;
+    asinpi_lanes, asinpi: ferrite_v4_asinpif, ferrite_v8_asinpif;
+    acospi_lanes, acospi: ferrite_v4_acospif, ferrite_v8_acospif;
+    atanpi_lanes, atanpi: ferrite_v4_atanpif, ferrite_v8_atanpif;
+    sinh_lanes, sinh: ferrite_v4_sinhf, ferrite_v8_sinhf;
+    cosh_lanes, cosh: ferrite_v4_coshf, ferrite_v8_coshf;
+    asinh_lanes, asinh: ferrite_v4_asinhf, ferrite_v8_asinhf;
+    acosh_lanes, acosh: ferrite_v4_acoshf, ferrite_v8_acoshf;
+    atanh_lanes, atanh: ferrite_v4_atanhf, ferrite_v8_atanhf;
+    sinpi_lanes, sinpi: ferrite_v4_sinpif, ferrite_v8_sinpif;
+    cospi_lanes, cospi: ferrite_v4_cospif, ferrite_v8_cospif;
+    tanpi_lanes, tanpi: ferrite_v4_tanpif, ferrite_v8_tanpif;
+}
+binary! {
+    pow_lanes, pow: ferrite_v4_powf, ferrite_v8_powf;
+    atan2_lanes, atan2: ferrite_v4_atan2f, ferrite_v8_atan2f;
+    atan2pi_lanes, atan2pi: ferrite_v4_atan2pif, ferrite_v8_atan2pif;
+    powr_lanes, powr: ferrite_v4_powrf, ferrite_v8_powrf;
+    hypot_lanes, hypot: ferrite_v4_hypotf, ferrite_v8_hypotf;
+}
+sincos! {
+    ferrite_v4_sincosf, 4;
+    ferrite_v8_sincosf, 8;
+}
+
+macro_rules! scalar {
+    ($($name:ident = $lanes:ident, $f:ident;)*) => {$(
+        #[doc = concat!("`", stringify!($f), "` on one lane: the scalar built-in.")]
+        pub fn $name(x: f32) -> f32 {
+            let x = [x];
+            dispatch!(|x: [f32; 1]| -> [f32; 1] { v::$lanes(&x) } else {
+                x.map(fallback::$f)
+            })[0]
+        }
+    )*};
+}
+
+scalar! {
+    expf = exp_lanes, exp;
+    exp2f = exp2_lanes, exp2;
+    exp10f = exp10_lanes, exp10;
+    expm1f = expm1_lanes, expm1;
+    logf = log_lanes, log;
+    log2f = log2_lanes, log2;
+    log10f = log10_lanes, log10;
+    log1pf = log1p_lanes, log1p;
+    sinf = sin_lanes, sin;
+    cosf = cos_lanes, cos;
+    tanf = tan_lanes, tan;
+    cbrtf = cbrt_lanes, cbrt;
+    atanf = atan_lanes, atan;
+    asinf = asin_lanes, asin;
+    acosf = acos_lanes, acos;
+    erff = erf_lanes, erf;
+    erfcf = erfc_lanes, erfc;
+    tanhf = tanh_lanes, tanh;
+    asinpif = asinpi_lanes, asinpi;
+    acospif = acospi_lanes, acospi;
+    atanpif = atanpi_lanes, atanpi;
+    sinhf = sinh_lanes, sinh;
+    coshf = cosh_lanes, cosh;
+    asinhf = asinh_lanes, asinh;
+    acoshf = acosh_lanes, acosh;
+    atanhf = atanh_lanes, atanh;
+    sinpif = sinpi_lanes, sinpi;
+    cospif = cospi_lanes, cospi;
+    tanpif = tanpi_lanes, tanpi;
+}
+
+macro_rules! scalar2 {
+    ($($name:ident = $lanes:ident, $f:ident;)*) => {$(
+        #[doc = concat!("`", stringify!($f), "` on one lane: the scalar built-in.")]
+        pub fn $name(x: f32, y: f32) -> f32 {
+            let (a, b) = ([x], [y]);
+            dispatch!(|a: [f32; 1], b: [f32; 1]| -> [f32; 1] { v::$lanes(&a, &b) } else {
+                [fallback::$f(a[0], b[0])]
+            })[0]
+        }
+    )*};
+}
+
+scalar2! {
+    powf = pow_lanes, pow;
+    atan2f = atan2_lanes, atan2;
+    atan2pif = atan2pi_lanes, atan2pi;
+    powrf = powr_lanes, powr;
+    hypotf = hypot_lanes, hypot;
+}
+
+/// A vector entry point: `inputs` pointers to `lanes` `f32`s, then `outputs` pointers to
+/// `lanes` writable `f32`s; returns nothing.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(
+    not(test),
+    expect(
+        dead_code,
+        reason = "the vectoriser's calls are wired next; the JIT reads the names"
+    )
+)]
+pub struct VectorBuiltin {
+    /// The symbol name the JIT knows it by (`ferrite_v8_expf`).
+    pub name: &'static str,
+    /// The OpenCL.std base name (`exp`).
+    pub base: &'static str,
+    pub lanes: u32,
+    pub inputs: u32,
+    pub outputs: u32,
+    /// The `unsafe extern "C"` function.
+    pub addr: *const u8,
+}
+
+macro_rules! list {
+    ($($base:literal, $ins:literal, $outs:literal: $v4:ident, $v8:ident;)*) => {
+        /// Every vector entry point.
+        pub fn all() -> Vec<VectorBuiltin> {
+            vec![$(
+                VectorBuiltin { name: stringify!($v4), base: $base, lanes: 4, inputs: $ins,
+                    outputs: $outs, addr: $v4 as *const u8 },
+                VectorBuiltin { name: stringify!($v8), base: $base, lanes: 8, inputs: $ins,
+                    outputs: $outs, addr: $v8 as *const u8 },
+            )*]
+        }
+    };
+}
+
+list! {
+    "exp", 1, 1: ferrite_v4_expf, ferrite_v8_expf;
+    "exp2", 1, 1: ferrite_v4_exp2f, ferrite_v8_exp2f;
+    "exp10", 1, 1: ferrite_v4_exp10f, ferrite_v8_exp10f;
+    "expm1", 1, 1: ferrite_v4_expm1f, ferrite_v8_expm1f;
+    "log", 1, 1: ferrite_v4_logf, ferrite_v8_logf;
+    "log2", 1, 1: ferrite_v4_log2f, ferrite_v8_log2f;
+    "log10", 1, 1: ferrite_v4_log10f, ferrite_v8_log10f;
+    "log1p", 1, 1: ferrite_v4_log1pf, ferrite_v8_log1pf;
+    "sin", 1, 1: ferrite_v4_sinf, ferrite_v8_sinf;
+    "cos", 1, 1: ferrite_v4_cosf, ferrite_v8_cosf;
+    "tan", 1, 1: ferrite_v4_tanf, ferrite_v8_tanf;
+    "cbrt", 1, 1: ferrite_v4_cbrtf, ferrite_v8_cbrtf;
+    "atan", 1, 1: ferrite_v4_atanf, ferrite_v8_atanf;
+    "asin", 1, 1: ferrite_v4_asinf, ferrite_v8_asinf;
+    "acos", 1, 1: ferrite_v4_acosf, ferrite_v8_acosf;
+    "erf", 1, 1: ferrite_v4_erff, ferrite_v8_erff;
+    "erfc", 1, 1: ferrite_v4_erfcf, ferrite_v8_erfcf;
+    "tanh", 1, 1: ferrite_v4_tanhf, ferrite_v8_tanhf;
+    "pow", 2, 1: ferrite_v4_powf, ferrite_v8_powf;
+    "atan2", 2, 1: ferrite_v4_atan2f, ferrite_v8_atan2f;
+    "asinpi", 1, 1: ferrite_v4_asinpif, ferrite_v8_asinpif;
+    "acospi", 1, 1: ferrite_v4_acospif, ferrite_v8_acospif;
+    "atanpi", 1, 1: ferrite_v4_atanpif, ferrite_v8_atanpif;
+    "sinh", 1, 1: ferrite_v4_sinhf, ferrite_v8_sinhf;
+    "cosh", 1, 1: ferrite_v4_coshf, ferrite_v8_coshf;
+    "asinh", 1, 1: ferrite_v4_asinhf, ferrite_v8_asinhf;
+    "acosh", 1, 1: ferrite_v4_acoshf, ferrite_v8_acoshf;
+    "atanh", 1, 1: ferrite_v4_atanhf, ferrite_v8_atanhf;
+    "sinpi", 1, 1: ferrite_v4_sinpif, ferrite_v8_sinpif;
+    "cospi", 1, 1: ferrite_v4_cospif, ferrite_v8_cospif;
+    "tanpi", 1, 1: ferrite_v4_tanpif, ferrite_v8_tanpif;
+    "atan2pi", 2, 1: ferrite_v4_atan2pif, ferrite_v8_atan2pif;
+    "powr", 2, 1: ferrite_v4_powrf, ferrite_v8_powrf;
+    "hypot", 2, 1: ferrite_v4_hypotf, ferrite_v8_hypotf;
+    "sincos", 1, 2: ferrite_v4_sincosf, ferrite_v8_sincosf;
+}
+
+#[cfg(test)]
+#[path = "vector_tests.rs"]
+mod tests;

@@ -1,0 +1,463 @@
+//! The entry points against the scalar built-ins: every width gives the same bits, and so
+//! does the plain build of the lane functions (what AArch64 runs; its `mul_add` is the C
+//! library's `fma` on x86-64) wherever the AVX2 build runs. And `#[ignore]`d: every `f32`
+//! input through the entry points, and a measurement of ns per element against glibc
+//! called once per element.
+
+use super::*;
+
+/// Special values, every 2¹⁶-th bit pattern, random bits and random values in ±120
+/// (a multiple of 8 inputs).
+fn inputs() -> Vec<f32> {
+    let mut v = vec![
+        0.0,
+        -0.0,
+        f32::from_bits(1),
+        f32::MIN_POSITIVE,
+        1.0,
+        -1.0,
+        0.5,
+        f32::MAX,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        1048576.0,
+        -3e30,
+        88.8,
+        -104.0,
+        10.06,
+    ];
+    let mut b = 0u64;
+    while b < 1 << 32 {
+        v.push(f32::from_bits(b as u32));
+        b += 1 << 16;
+    }
+    let mut s = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..20_000 {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        v.push(f32::from_bits(s as u32));
+        v.push(((s >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 240.0);
+    }
+    while v.len() % 8 != 0 {
+        v.push(2.0);
+    }
+    v
+}
+
+/// Whether the entry points run [`super::v`] here, not the C library fallback.
+fn vmath_here() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        avx2()
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        true
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        false
+    }
+}
+
+fn same(a: f32, b: f32) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+type Entry1 = unsafe extern "C" fn(*const f32, *mut f32);
+type Entry2 = unsafe extern "C" fn(*const f32, *const f32, *mut f32);
+
+fn check_unary(
+    name: &str,
+    scalar: fn(f32) -> f32,
+    plain8: fn(&[f32; 8]) -> [f32; 8],
+    v4: Entry1,
+    v8: Entry1,
+) {
+    let xs = inputs();
+    for c in xs.chunks_exact(8) {
+        let mut o4 = [0f32; 8];
+        let mut o8 = [0f32; 8];
+        // SAFETY: each pointer has 4 (`v4`, twice) or 8 lanes.
+        unsafe {
+            v4(c.as_ptr(), o4.as_mut_ptr());
+            v4(c[4..].as_ptr(), o4[4..].as_mut_ptr());
+            v8(c.as_ptr(), o8.as_mut_ptr());
+        }
+        let mut x8 = [0f32; 8];
+        x8.copy_from_slice(c);
+        let p8 = plain8(&x8);
+        for i in 0..8 {
+            let s = scalar(c[i]);
+            assert!(
+                same(s, o4[i]) && same(s, o8[i]) && (same(s, p8[i]) || !vmath_here()),
+                "{name}({:e}): scalar {s:e}, v4 {:e}, v8 {:e}, plain v8 {:e}",
+                c[i],
+                o4[i],
+                o8[i],
+                p8[i]
+            );
+        }
+    }
+}
+
+macro_rules! unary_tests {
+    ($($test:ident: $scalar:ident, $lanes:ident, $v4:ident, $v8:ident;)*) => {$(
+        #[test]
+        fn $test() {
+            check_unary(stringify!($test), $scalar, v::$lanes::<8>, $v4, $v8);
+        }
+    )*};
+}
+
+unary_tests! {
+    lanes_exp: expf, exp_lanes, ferrite_v4_expf, ferrite_v8_expf;
+    lanes_exp2: exp2f, exp2_lanes, ferrite_v4_exp2f, ferrite_v8_exp2f;
+    lanes_exp10: exp10f, exp10_lanes, ferrite_v4_exp10f, ferrite_v8_exp10f;
+    lanes_expm1: expm1f, expm1_lanes, ferrite_v4_expm1f, ferrite_v8_expm1f;
+    lanes_log: logf, log_lanes, ferrite_v4_logf, ferrite_v8_logf;
+    lanes_log2: log2f, log2_lanes, ferrite_v4_log2f, ferrite_v8_log2f;
+    lanes_log10: log10f, log10_lanes, ferrite_v4_log10f, ferrite_v8_log10f;
+    lanes_log1p: log1pf, log1p_lanes, ferrite_v4_log1pf, ferrite_v8_log1pf;
+    lanes_sin: sinf, sin_lanes, ferrite_v4_sinf, ferrite_v8_sinf;
+    lanes_cos: cosf, cos_lanes, ferrite_v4_cosf, ferrite_v8_cosf;
+    lanes_tan: tanf, tan_lanes, ferrite_v4_tanf, ferrite_v8_tanf;
+    lanes_cbrt: cbrtf, cbrt_lanes, ferrite_v4_cbrtf, ferrite_v8_cbrtf;
+    lanes_atan: atanf, atan_lanes, ferrite_v4_atanf, ferrite_v8_atanf;
+    lanes_asin: asinf, asin_lanes, ferrite_v4_asinf, ferrite_v8_asinf;
+    lanes_acos: acosf, acos_lanes, ferrite_v4_acosf, ferrite_v8_acosf;
+    lanes_erf: erff, erf_lanes, ferrite_v4_erff, ferrite_v8_erff;
+    lanes_erfc: erfcf, erfc_lanes, ferrite_v4_erfcf, ferrite_v8_erfcf;
+    lanes_tanh: tanhf, tanh_lanes, ferrite_v4_tanhf, ferrite_v8_tanhf;
+    lanes_asinpi: asinpif, asinpi_lanes, ferrite_v4_asinpif, ferrite_v8_asinpif;
+    lanes_acospi: acospif, acospi_lanes, ferrite_v4_acospif, ferrite_v8_acospif;
+    lanes_atanpi: atanpif, atanpi_lanes, ferrite_v4_atanpif, ferrite_v8_atanpif;
+    lanes_sinh: sinhf, sinh_lanes, ferrite_v4_sinhf, ferrite_v8_sinhf;
+    lanes_cosh: coshf, cosh_lanes, ferrite_v4_coshf, ferrite_v8_coshf;
+    lanes_asinh: asinhf, asinh_lanes, ferrite_v4_asinhf, ferrite_v8_asinhf;
+    lanes_acosh: acoshf, acosh_lanes, ferrite_v4_acoshf, ferrite_v8_acoshf;
+    lanes_atanh: atanhf, atanh_lanes, ferrite_v4_atanhf, ferrite_v8_atanhf;
+    lanes_sinpi: sinpif, sinpi_lanes, ferrite_v4_sinpif, ferrite_v8_sinpif;
+    lanes_cospi: cospif, cospi_lanes, ferrite_v4_cospif, ferrite_v8_cospif;
+    lanes_tanpi: tanpif, tanpi_lanes, ferrite_v4_tanpif, ferrite_v8_tanpif;
+}
+
+fn check_binary(name: &str, scalar: fn(f32, f32) -> f32, v4: Entry2, v8: Entry2) {
+    let xs = inputs();
+    let ys: Vec<f32> = xs.iter().rev().copied().collect();
+    for (a, b) in xs.chunks_exact(8).zip(ys.chunks_exact(8)) {
+        let mut o4 = [0f32; 8];
+        let mut o8 = [0f32; 8];
+        // SAFETY: each pointer has 4 (`v4`, twice) or 8 lanes.
+        unsafe {
+            v4(a.as_ptr(), b.as_ptr(), o4.as_mut_ptr());
+            v4(a[4..].as_ptr(), b[4..].as_ptr(), o4[4..].as_mut_ptr());
+            v8(a.as_ptr(), b.as_ptr(), o8.as_mut_ptr());
+        }
+        for i in 0..8 {
+            let s = scalar(a[i], b[i]);
+            assert!(
+                same(s, o4[i]) && same(s, o8[i]),
+                "{name}({:e}, {:e}): scalar {s:e}, v4 {:e}, v8 {:e}",
+                a[i],
+                b[i],
+                o4[i],
+                o8[i]
+            );
+        }
+    }
+}
+
+#[test]
+fn lanes_pow() {
+    check_binary("pow", powf, ferrite_v4_powf, ferrite_v8_powf);
+}
+
+#[test]
+fn lanes_atan2() {
+    check_binary("atan2", atan2f, ferrite_v4_atan2f, ferrite_v8_atan2f);
+}
+
+#[test]
+fn lanes_atan2pi() {
+    check_binary(
+        "atan2pi",
+        atan2pif,
+        ferrite_v4_atan2pif,
+        ferrite_v8_atan2pif,
+    );
+}
+
+#[test]
+fn lanes_powr() {
+    check_binary("powr", powrf, ferrite_v4_powrf, ferrite_v8_powrf);
+}
+
+#[test]
+fn lanes_hypot() {
+    check_binary("hypot", hypotf, ferrite_v4_hypotf, ferrite_v8_hypotf);
+}
+
+#[test]
+fn lanes_sincos() {
+    let xs = inputs();
+    for c in xs.chunks_exact(8) {
+        let (mut s4, mut c4, mut s8, mut c8) = ([0f32; 8], [0f32; 8], [0f32; 8], [0f32; 8]);
+        // SAFETY: each pointer has 4 (`v4`, twice) or 8 lanes.
+        unsafe {
+            ferrite_v4_sincosf(c.as_ptr(), s4.as_mut_ptr(), c4.as_mut_ptr());
+            ferrite_v4_sincosf(c[4..].as_ptr(), s4[4..].as_mut_ptr(), c4[4..].as_mut_ptr());
+            ferrite_v8_sincosf(c.as_ptr(), s8.as_mut_ptr(), c8.as_mut_ptr());
+        }
+        for i in 0..8 {
+            let (s, k) = (sinf(c[i]), cosf(c[i]));
+            assert!(same(s, s4[i]) && same(s, s8[i]), "sincos sin({:e})", c[i]);
+            assert!(same(k, c4[i]) && same(k, c8[i]), "sincos cos({:e})", c[i]);
+        }
+    }
+}
+
+#[test]
+fn list_names_are_unique_and_match_their_shape() {
+    let all = all();
+    let mut names: Vec<_> = all.iter().map(|b| b.name).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), all.len());
+    for b in &all {
+        assert_eq!(b.name, format!("ferrite_v{}_{}f", b.lanes, b.base));
+        assert!((1..=2).contains(&b.inputs) && (1..=2).contains(&b.outputs));
+    }
+}
+
+/// ns per element of the 8-lane entry point and of glibc's double function called once
+/// per element through a function pointer (the built-in path before this module). Prints
+/// a table; asserts nothing about time.
+#[test]
+#[ignore = "a measurement: run in release with --nocapture"]
+fn ns_per_element() {
+    use std::hint::black_box;
+    use std::time::Instant;
+    const N: usize = 4096;
+    const REPS: usize = 50;
+    /// The fastest of 9 timings of `REPS` passes (the machine is shared): ns per element.
+    fn best(n: usize, mut f: impl FnMut()) -> f64 {
+        (0..9)
+            .map(|_| {
+                let t = Instant::now();
+                for _ in 0..REPS {
+                    f();
+                }
+                t.elapsed().as_nanos() as f64 / (REPS * n) as f64
+            })
+            .fold(f64::INFINITY, f64::min)
+    }
+    fn run1(xs: &[f32], f: Entry1) -> f64 {
+        let mut out = vec![0f32; xs.len()];
+        best(xs.len(), || {
+            for (c, o) in xs.chunks_exact(8).zip(out.chunks_exact_mut(8)) {
+                // SAFETY: 8 lanes at each pointer.
+                unsafe { black_box(f)(c.as_ptr(), o.as_mut_ptr()) };
+            }
+            black_box(&out);
+        })
+    }
+    fn run_scalar(xs: &[f32], f: extern "C" fn(f32) -> f32) -> f64 {
+        let mut out = vec![0f32; xs.len()];
+        best(xs.len(), || {
+            for (x, o) in xs.iter().zip(out.iter_mut()) {
+                *o = black_box(f)(*x);
+            }
+            black_box(&out);
+        })
+    }
+    let mut s = 12345u64;
+    let mut rnd = |lo: f32, hi: f32| {
+        s = s
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        lo + (hi - lo) * ((s >> 40) as f32 / (1u64 << 24) as f32)
+    };
+    macro_rules! rows {
+        ($($name:literal, $lo:expr, $hi:expr, $v8:ident, $w1:ident, |$x:ident| $glibc:expr;)*) => {$({
+            let xs: Vec<f32> = (0..N).map(|_| rnd($lo, $hi)).collect();
+            extern "C" fn g($x: f32) -> f32 {
+                $glibc as f32
+            }
+            extern "C" fn one(x: f32) -> f32 {
+                $w1(x)
+            }
+            let (a, b, c) = (run1(&xs, $v8), run_scalar(&xs, g), run_scalar(&xs, one));
+            println!(
+                "{:8} v8 {a:6.2} ns  glibc {b:6.2} ns  x{:<5.1} one lane {c:6.2} ns",
+                $name,
+                b / a
+            );
+        })*};
+    }
+    println!("vector math (not the C library fallback): {}", vmath_here());
+    rows! {
+        "exp", -80.0, 80.0, ferrite_v8_expf, expf, |x| f64::from(x).exp();
+        "exp2", -120.0, 120.0, ferrite_v8_exp2f, exp2f, |x| f64::from(x).exp2();
+        "exp10", -35.0, 35.0, ferrite_v8_exp10f, exp10f, |x| super::super::libm::exp10(f64::from(x));
+        "expm1", -10.0, 10.0, ferrite_v8_expm1f, expm1f, |x| super::super::libm::expm1(f64::from(x));
+        "log", 0.0, 1000.0, ferrite_v8_logf, logf, |x| f64::from(x).ln();
+        "log2", 0.0, 1000.0, ferrite_v8_log2f, log2f, |x| f64::from(x).log2();
+        "log10", 0.0, 1000.0, ferrite_v8_log10f, log10f, |x| f64::from(x).log10();
+        "log1p", -0.9, 1000.0, ferrite_v8_log1pf, log1pf, |x| super::super::libm::log1p(f64::from(x));
+        "sin", -100.0, 100.0, ferrite_v8_sinf, sinf, |x| f64::from(x).sin();
+        "cos", -100.0, 100.0, ferrite_v8_cosf, cosf, |x| f64::from(x).cos();
+        "tan", -100.0, 100.0, ferrite_v8_tanf, tanf, |x| f64::from(x).tan();
+        "cbrt", -100.0, 100.0, ferrite_v8_cbrtf, cbrtf, |x| f64::from(x).cbrt();
+        "atan", -10.0, 10.0, ferrite_v8_atanf, atanf, |x| f64::from(x).atan();
+        "asin", -1.0, 1.0, ferrite_v8_asinf, asinf, |x| f64::from(x).asin();
+        "acos", -1.0, 1.0, ferrite_v8_acosf, acosf, |x| f64::from(x).acos();
+        "erf", -4.0, 4.0, ferrite_v8_erff, erff, |x| super::super::libm::erf(f64::from(x));
+        "erfc", -4.0, 10.0, ferrite_v8_erfcf, erfcf, |x| super::super::libm::erfc(f64::from(x));
+        "tanh", -10.0, 10.0, ferrite_v8_tanhf, tanhf, |x| f64::from(x).tanh();
+        "asinpi", -1.0, 1.0, ferrite_v8_asinpif, asinpif, |x| f64::from(x).asin() / std::f64::consts::PI;
+        "acospi", -1.0, 1.0, ferrite_v8_acospif, acospif, |x| f64::from(x).acos() / std::f64::consts::PI;
+        "atanpi", -10.0, 10.0, ferrite_v8_atanpif, atanpif, |x| f64::from(x).atan() / std::f64::consts::PI;
+        "sinh", -10.0, 10.0, ferrite_v8_sinhf, sinhf, |x| f64::from(x).sinh();
+        "cosh", -10.0, 10.0, ferrite_v8_coshf, coshf, |x| f64::from(x).cosh();
+        "asinh", -100.0, 100.0, ferrite_v8_asinhf, asinhf, |x| super::super::libm::asinh(f64::from(x));
+        "acosh", 1.0, 100.0, ferrite_v8_acoshf, acoshf, |x| super::super::libm::acosh(f64::from(x));
+        "atanh", -1.0, 1.0, ferrite_v8_atanhf, atanhf, |x| super::super::libm::atanh(f64::from(x));
+        "sinpi", -10.0, 10.0, ferrite_v8_sinpif, sinpif, |x| super::super::math::sinpi(f64::from(x));
+        "cospi", -10.0, 10.0, ferrite_v8_cospif, cospif, |x| super::super::math::cospi(f64::from(x));
+        "tanpi", -10.0, 10.0, ferrite_v8_tanpif, tanpif, |x| super::super::math::tanpi(f64::from(x));
+    }
+    let xs: Vec<f32> = (0..N).map(|_| rnd(0.0, 4.0)).collect();
+    let ys: Vec<f32> = (0..N).map(|_| rnd(-20.0, 20.0)).collect();
+    for (name, f, g) in [
+        (
+            "pow",
+            ferrite_v8_powf as Entry2,
+            (|x: f64, y: f64| x.powf(y)) as fn(f64, f64) -> f64,
+        ),
+        ("atan2", ferrite_v8_atan2f, |y: f64, x: f64| y.atan2(x)),
+        ("atan2pi", ferrite_v8_atan2pif, super::super::math::atan2pi),
+        ("powr", ferrite_v8_powrf, super::super::math::powr),
+        ("hypot", ferrite_v8_hypotf, f64::hypot),
+    ] {
+        let mut out = vec![0f32; N];
+        let a = best(N, || {
+            for ((a, b), o) in xs
+                .chunks_exact(8)
+                .zip(ys.chunks_exact(8))
+                .zip(out.chunks_exact_mut(8))
+            {
+                // SAFETY: 8 lanes at each pointer.
+                unsafe { black_box(f)(a.as_ptr(), b.as_ptr(), o.as_mut_ptr()) };
+            }
+            black_box(&out);
+        });
+        let b = best(N, || {
+            for ((x, y), o) in xs.iter().zip(&ys).zip(out.iter_mut()) {
+                *o = black_box(g)(f64::from(*x), f64::from(*y)) as f32;
+            }
+            black_box(&out);
+        });
+        println!("{name:8} v8 {a:6.2} ns  glibc {b:6.2} ns  x{:.1}", b / a);
+    }
+    let mut out = vec![0f32; 2 * N];
+    let xs: Vec<f32> = (0..N).map(|_| rnd(-100.0, 100.0)).collect();
+    let a = best(N, || {
+        for (c, o) in xs.chunks_exact(8).zip(out.chunks_exact_mut(16)) {
+            let (s, k) = o.split_at_mut(8);
+            // SAFETY: 8 lanes at each pointer.
+            unsafe { black_box(ferrite_v8_sincosf)(c.as_ptr(), s.as_mut_ptr(), k.as_mut_ptr()) };
+        }
+        black_box(&out);
+    });
+    println!("sincos   v8 {a:6.2} ns (both results)");
+}
+
+/// Every `f32` input (2³² per function) through the 8-lane entry points against glibc's
+/// double functions. About a minute per function in release; `FERRITE_VMATH_ONLY=exp,log`
+/// picks functions.
+#[test]
+#[ignore = "2^32 inputs per function: run in release by hand"]
+fn exhaustive_unary() {
+    use super::super::libm;
+    use super::super::vmath::tests::ulp_err;
+    let only = std::env::var("FERRITE_VMATH_ONLY").unwrap_or_default();
+    type Case = (&'static str, Entry1, fn(f64) -> f64, f64);
+    let fns: [Case; 29] = [
+        ("exp", ferrite_v8_expf, f64::exp, 3.0),
+        ("exp2", ferrite_v8_exp2f, f64::exp2, 3.0),
+        ("exp10", ferrite_v8_exp10f, |x| libm::exp10(x), 3.0),
+        ("expm1", ferrite_v8_expm1f, |x| libm::expm1(x), 3.0),
+        ("log", ferrite_v8_logf, f64::ln, 3.0),
+        ("log2", ferrite_v8_log2f, f64::log2, 3.0),
+        ("log10", ferrite_v8_log10f, f64::log10, 3.0),
+        ("log1p", ferrite_v8_log1pf, |x| libm::log1p(x), 3.0),
+        ("sin", ferrite_v8_sinf, f64::sin, 4.0),
+        ("cos", ferrite_v8_cosf, f64::cos, 4.0),
+        ("tan", ferrite_v8_tanf, f64::tan, 4.0),
+        ("cbrt", ferrite_v8_cbrtf, f64::cbrt, 2.0),
+        ("atan", ferrite_v8_atanf, f64::atan, 5.0),
+        ("asin", ferrite_v8_asinf, f64::asin, 4.0),
+        ("acos", ferrite_v8_acosf, f64::acos, 4.0),
+        ("erf", ferrite_v8_erff, |x| libm::erf(x), 16.0),
+        ("erfc", ferrite_v8_erfcf, |x| libm::erfc(x), 16.0),
+        ("tanh", ferrite_v8_tanhf, f64::tanh, 5.0),
+        (
+            "asinpi",
+            ferrite_v8_asinpif,
+            |x| x.asin() / std::f64::consts::PI,
+            5.0,
+        ),
+        (
+            "acospi",
+            ferrite_v8_acospif,
+            |x| x.acos() / std::f64::consts::PI,
+            5.0,
+        ),
+        (
+            "atanpi",
+            ferrite_v8_atanpif,
+            |x| x.atan() / std::f64::consts::PI,
+            5.0,
+        ),
+        ("sinh", ferrite_v8_sinhf, f64::sinh, 4.0),
+        ("cosh", ferrite_v8_coshf, f64::cosh, 4.0),
+        ("asinh", ferrite_v8_asinhf, |x| libm::asinh(x), 4.0),
+        ("acosh", ferrite_v8_acoshf, |x| libm::acosh(x), 4.0),
+        ("atanh", ferrite_v8_atanhf, |x| libm::atanh(x), 4.0),
+        ("sinpi", ferrite_v8_sinpif, super::super::math::sinpi, 4.0),
+        ("cospi", ferrite_v8_cospif, super::super::math::cospi, 4.0),
+        ("tanpi", ferrite_v8_tanpif, super::super::math::tanpi, 6.0),
+    ];
+    for (name, f, r, bound) in fns {
+        if !only.is_empty() && !only.split(',').any(|o| o == name) {
+            continue;
+        }
+        let (mut max, mut at, mut misrounded) = (0f64, 0u32, 0u64);
+        let mut b = 0u64;
+        while b < 1 << 32 {
+            let x: [f32; 8] = std::array::from_fn(|i| f32::from_bits((b + i as u64) as u32));
+            let mut o = [0f32; 8];
+            // SAFETY: 8 lanes at each pointer.
+            unsafe { f(x.as_ptr(), o.as_mut_ptr()) };
+            for i in 0..8 {
+                let want = r(f64::from(x[i]));
+                misrounded +=
+                    u64::from(o[i].to_bits() != (want as f32).to_bits() && !o[i].is_nan());
+                let e = ulp_err(o[i], want);
+                if e > max {
+                    (max, at) = (e, x[i].to_bits());
+                }
+            }
+            b += 8;
+        }
+        println!("{name}: all 2^32 inputs, max {max:.4} ulp at {:e} ({at:#x}), {misrounded} not the reference rounded", f32::from_bits(at));
+        assert!(
+            max <= bound,
+            "{name}: {max} ulp at {:e}",
+            f32::from_bits(at)
+        );
+    }
+}
