@@ -226,10 +226,6 @@ pub fn vector_all() -> Vec<vector::VectorBuiltin> {
 
 /// The vector entry point of an OpenCL math function of `f32` by base name and lane count
 /// (`("exp", 8)` → `ferrite_v8_expf`), if there is one.
-#[cfg_attr(
-    not(test),
-    expect(dead_code, reason = "the vectoriser's calls are wired next")
-)]
 pub fn vector_lookup(base: &str, lanes: u32) -> Option<vector::VectorBuiltin> {
     vector::all()
         .into_iter()

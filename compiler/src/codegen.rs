@@ -258,6 +258,29 @@ impl Env<'_> {
         Ok(self.module.declare_func_in_func(fid, func))
     }
 
+    /// A reference from `func` to the whole-vector math entry point `vb`
+    /// (`fn(inputs: *const f32…, out: *mut f32…)`, `builtins/vector.rs`).
+    pub fn vector_builtin_ref(
+        &mut self,
+        func: &mut ir::Function,
+        vb: &crate::builtins::vector::VectorBuiltin,
+    ) -> Result<ir::FuncRef> {
+        let fid = if let Some(id) = self.builtin_funcs.get(vb.name) {
+            *id
+        } else {
+            let mut sig = self.module.make_signature();
+            sig.params
+                .extend((0..vb.inputs + vb.outputs).map(|_| ir::AbiParam::new(types::I64)));
+            let id = self
+                .module
+                .declare_function(vb.name, Linkage::Import, &sig)
+                .map_err(codegen_err)?;
+            self.builtin_funcs.insert(vb.name, id);
+            id
+        };
+        Ok(self.module.declare_func_in_func(fid, func))
+    }
+
     pub fn signature(&self, f: &crate::spirv::Function) -> Result<Signature> {
         let mut sig = self.module.make_signature();
         let mut tys = Vec::new();

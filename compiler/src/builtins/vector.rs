@@ -346,13 +346,6 @@ scalar2! {
 /// A vector entry point: `inputs` pointers to `lanes` `f32`s, then `outputs` pointers to
 /// `lanes` writable `f32`s; returns nothing.
 #[derive(Clone, Copy, Debug)]
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "the vectoriser's calls are wired next; the JIT reads the names"
-    )
-)]
 pub struct VectorBuiltin {
     /// The symbol name the JIT knows it by (`ferrite_v8_expf`).
     pub name: &'static str,

@@ -2367,12 +2367,58 @@ impl VTx<'_, '_, '_, '_> {
                 .copied()
                 .ok_or_else(|| refuse(format!("{base} without a result")))
         };
+        let whole = crate::builtins::vector_lookup(base, LANES as u32)
+            .filter(|vb| vb.outputs == 1 && vb.inputs as usize == args.len());
         let v = if args.iter().all(|a| matches!(a, V::U(_))) {
             let a: Vec<Value> = args
                 .iter()
                 .map(|a| self.lane(a, 0))
                 .collect::<Result<_>>()?;
             V::U(call(self, &a)?)
+        } else if let Some(vb) = whole {
+            // One call for the four lanes (`builtins/vector.rs`): the arguments and the
+            // result pass through a stack slot.
+            let fref = match self.builtin_refs.get(vb.name) {
+                Some(r) => *r,
+                None => {
+                    let r = match self.env.as_deref_mut() {
+                        Some(env) => env.vector_builtin_ref(self.b.func, &vb)?,
+                        None => {
+                            let mut sig = Signature::new(CallConv::SystemV);
+                            sig.params
+                                .extend((0..vb.inputs + 1).map(|_| AbiParam::new(types::I64)));
+                            let signature = self.b.import_signature(sig);
+                            self.b.import_function(ir::ExtFuncData {
+                                name: ir::ExternalName::testcase(vb.name),
+                                signature,
+                                colocated: false,
+                                patchable: false,
+                            })
+                        }
+                    };
+                    self.builtin_refs.insert(vb.name, r);
+                    r
+                }
+            };
+            let slot = self.b.create_sized_stack_slot(ir::StackSlotData::new(
+                ir::StackSlotKind::ExplicitSlot,
+                16 * (args.len() as u32 + 1),
+                4,
+            ));
+            let mut ptrs = Vec::new();
+            for (i, a) in args.iter().enumerate() {
+                let x = self.vector(a, types::F32)?;
+                self.b.ins().stack_store(types::I64, x, slot, 16 * i as i32);
+                ptrs.push(self.b.ins().stack_addr(types::I64, slot, 16 * i as i32));
+            }
+            let out_off = 16 * args.len() as i32;
+            ptrs.push(self.b.ins().stack_addr(types::I64, slot, out_off));
+            self.b.ins().call(fref, &ptrs);
+            V::Vec(
+                self.b
+                    .ins()
+                    .stack_load(types::I64, types::F32X4, slot, out_off),
+            )
         } else {
             let lanes: Vec<[Value; 4]> =
                 args.iter().map(|a| self.lanes(a)).collect::<Result<_>>()?;
