@@ -1357,6 +1357,24 @@ impl VTx<'_, '_, '_, '_> {
         })
     }
 
+    /// `f` of every lane of `x`: once for a uniform value, else lane by lane; the result
+    /// is of scalar type `t`.
+    fn per_lane(
+        &mut self,
+        x: &V,
+        t: ir::Type,
+        f: impl Fn(&mut FunctionBuilder, Value) -> Value,
+    ) -> Result<V> {
+        Ok(match x {
+            V::U(v) => V::U(f(self.b, *v)),
+            x => {
+                let l = self.lanes(x)?;
+                let l = l.map(|v| f(self.b, v));
+                self.gathered(t, l)
+            }
+        })
+    }
+
     /// A varying result of scalar type `t` from four scalars.
     fn gathered(&mut self, t: ir::Type, l: [Value; 4]) -> V {
         if vec_of(t).is_some() {
@@ -1677,14 +1695,7 @@ impl VTx<'_, '_, '_, '_> {
                         v
                     }
                 };
-                let v = match x {
-                    V::U(v) => V::U(cvt(self.b, v)),
-                    x => {
-                        let l = self.lanes(&x)?;
-                        let l = l.map(|v| cvt(self.b, v));
-                        self.gathered(t, l)
-                    }
-                };
+                let v = self.per_lane(&x, t, cvt)?;
                 self.set(inst, t, v)
             }
             Op::Bitcast | Op::PtrCastToGeneric | Op::GenericCastToPtr => {
@@ -1992,16 +2003,11 @@ impl VTx<'_, '_, '_, '_> {
                     }
                 };
                 let v = match x {
-                    V::U(v) => V::U(cvt(self.b, t, v)),
-                    x if ts == types::I32 && signed => {
+                    x @ V::Vec(_) | x @ V::Aff(..) if ts == types::I32 && signed => {
                         let v = self.vector(&x, ts)?;
                         V::Vec(cvt(self.b, types::F32X4, v))
                     }
-                    x => {
-                        let l = self.lanes(&x)?;
-                        let l = l.map(|v| cvt(self.b, t, v));
-                        self.gathered(t, l)
-                    }
+                    x => self.per_lane(&x, t, move |b, v| cvt(b, t, v))?,
                 };
                 self.set(inst, t, v)
             }
@@ -2022,14 +2028,7 @@ impl VTx<'_, '_, '_, '_> {
                         b.ins().fcvt_to_uint_sat(ty, v)
                     }
                 };
-                let v = match x {
-                    V::U(v) => V::U(cvt(self.b, t, v)),
-                    x => {
-                        let l = self.lanes(&x)?;
-                        let l = l.map(|v| cvt(self.b, t, v));
-                        self.gathered(t, l)
-                    }
-                };
+                let v = self.per_lane(&x, t, move |b, v| cvt(b, t, v))?;
                 self.set(inst, t, v)
             }
             op => Err(refuse(format!("Op{op:?}"))),
