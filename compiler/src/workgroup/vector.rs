@@ -1143,6 +1143,56 @@ impl VTx<'_, '_, '_, '_> {
         self.add(ptr, &V::U(off), types::I64, false)
     }
 
+    /// When `ptr` points at four consecutive 4-component vectors of a 32-bit type (a
+    /// `float4` array indexed by the work-item) and all four lanes run: lane 0's address,
+    /// and the run-time test it depends on (a widened or clamped index), if any.
+    fn consecutive_vec4(
+        &mut self,
+        ptr: &V,
+        n: usize,
+        t: ir::Type,
+    ) -> Option<(Value, Option<Value>)> {
+        let all = match self.mask {
+            None => true,
+            Some(m) => Some(m) == self.lin_full(),
+        };
+        if n != 4 || vec_of(t).is_none() || !all {
+            return None;
+        }
+        self.consecutive(ptr, 16)
+    }
+
+    /// Transpose four 4-lane vectors (rows ↔ columns), as `unpcklps`/`unpckhps` then
+    /// `movlhps`/`movhlps` do.
+    fn transpose4(&mut self, r: [Value; 4]) -> [Value; 4] {
+        let vt = self.b.func.dfg.value_type(r[0]);
+        let order = lane_order();
+        let bytes = |s: &mut Self, v: Value| s.b.ins().bitcast(types::I8X16, order, v);
+        let r = r.map(|v| bytes(self, v));
+        let shuf = |s: &mut Self, a: Value, b: Value, lanes: [u8; 4]| {
+            // Lane i of the result is 32-bit lane `lanes[i]` of a:b (0-3 a, 4-7 b).
+            let mut m = [0u8; 16];
+            for (i, l) in lanes.iter().enumerate() {
+                for j in 0..4 {
+                    m[4 * i + j] = 4 * l + j as u8;
+                }
+            }
+            let imm = s.b.func.dfg.immediates.push(m.to_vec().into());
+            s.b.ins().shuffle(a, b, imm)
+        };
+        let t0 = shuf(self, r[0], r[1], [0, 4, 1, 5]);
+        let t1 = shuf(self, r[2], r[3], [0, 4, 1, 5]);
+        let t2 = shuf(self, r[0], r[1], [2, 6, 3, 7]);
+        let t3 = shuf(self, r[2], r[3], [2, 6, 3, 7]);
+        let c = [
+            shuf(self, t0, t1, [0, 1, 4, 5]),
+            shuf(self, t0, t1, [2, 3, 6, 7]),
+            shuf(self, t2, t3, [0, 1, 4, 5]),
+            shuf(self, t2, t3, [2, 3, 6, 7]),
+        ];
+        c.map(|v| self.b.ins().bitcast(vt, order, v))
+    }
+
     /// Zero- or sign-extend `x` from `ts` to `td`.
     fn extend(&mut self, x: V, ts: ir::Type, td: ir::Type, signed: bool) -> Result<V> {
         let ext = |s: &mut Self, v: Value| {
@@ -1437,6 +1487,44 @@ impl VTx<'_, '_, '_, '_> {
                 let (elem, n) = self.vector_type(rt)?;
                 let t = scalar_ty(p, elem)?;
                 let pv = self.val(ptr)?;
+                if let Some((a, test)) = self.consecutive_vec4(&pv, n, t) {
+                    // Four lanes' float4s one after another: four loads and a transpose
+                    // (where the index's test holds; else component by component).
+                    let flags = MemFlagsData::new();
+                    let vt = vec_of(t).unwrap_or(t);
+                    let (fast, slow, join) = (
+                        self.b.create_block(),
+                        self.b.create_block(),
+                        self.b.create_block(),
+                    );
+                    let cols: Vec<Value> = (0..4)
+                        .map(|_| self.b.append_block_param(join, vt))
+                        .collect();
+                    let Some(ok) = test else {
+                        let rows: Vec<Value> = (0..4)
+                            .map(|k| self.b.ins().load(vt, flags, a, 16 * k))
+                            .collect();
+                        let tr = self.transpose4([rows[0], rows[1], rows[2], rows[3]]);
+                        return self.set(inst, t, V::Comp(tr.map(V::Vec).to_vec()));
+                    };
+                    self.b.ins().brif(ok, fast, &[], slow, &[]);
+                    self.b.switch_to_block(fast);
+                    let rows: Vec<Value> = (0..4)
+                        .map(|k| self.b.ins().load(vt, flags, a, 16 * k))
+                        .collect();
+                    let tr = self.transpose4([rows[0], rows[1], rows[2], rows[3]]);
+                    self.b.ins().jump(join, &tr.map(BlockArg::Value));
+                    self.b.switch_to_block(slow);
+                    let mut args = Vec::with_capacity(4);
+                    for c in 0..4 {
+                        let ca = self.component_address(&pv, c, t)?;
+                        let x = self.load(ca, t)?;
+                        args.push(BlockArg::Value(self.vector(&x, t)?));
+                    }
+                    self.b.ins().jump(join, &args);
+                    self.b.switch_to_block(join);
+                    return self.set(inst, t, V::Comp(cols.into_iter().map(V::Vec).collect()));
+                }
                 let mut comps = Vec::with_capacity(n);
                 for c in 0..n {
                     let a = self.component_address(&pv, c, t)?;
@@ -1465,6 +1553,40 @@ impl VTx<'_, '_, '_, '_> {
                     V::Comp(c) => c,
                     v => vec![v],
                 };
+                if let Some((a, test)) = self.consecutive_vec4(&pv, comps.len(), t) {
+                    // The transpose back and four stores (where the index's test holds;
+                    // else component by component).
+                    let (fast, slow, join) = (
+                        self.b.create_block(),
+                        self.b.create_block(),
+                        self.b.create_block(),
+                    );
+                    if let Some(ok) = test {
+                        self.b.ins().brif(ok, fast, &[], slow, &[]);
+                        self.b.switch_to_block(slow);
+                        for (c, v) in comps.iter().enumerate() {
+                            let ca = self.component_address(&pv, c, t)?;
+                            self.store(&ca, v, t)?;
+                        }
+                        self.b.ins().jump(join, &[]);
+                    } else {
+                        self.b.ins().jump(fast, &[]);
+                    }
+                    self.b.switch_to_block(fast);
+                    let mut cols = [a; 4];
+                    for (c, v) in comps.iter().enumerate() {
+                        cols[c] = self.vector(v, t)?;
+                    }
+                    let rows = self.transpose4(cols);
+                    for (k, r) in rows.iter().enumerate() {
+                        self.b
+                            .ins()
+                            .store(MemFlagsData::new(), *r, a, 16 * k as i32);
+                    }
+                    self.b.ins().jump(join, &[]);
+                    self.b.switch_to_block(join);
+                    return Ok(());
+                }
                 for (c, v) in comps.iter().enumerate() {
                     let a = self.component_address(&pv, c, t)?;
                     match self.mask {
@@ -1637,8 +1759,33 @@ impl VTx<'_, '_, '_, '_> {
                 if t == types::F32 {
                     return Err(refuse("bitwise operation on floats"));
                 }
-                let a = self.val(op_id(inst, 0)?)?;
-                let b = self.val(op_id(inst, 1)?)?;
+                let (ai, bi) = (op_id(inst, 0)?, op_id(inst, 1)?);
+                let a = self.val(ai)?;
+                let b = self.val(bi)?;
+                // `x & 0xFFFFFFFF` of an affine 64-bit value (how clang widens a `uint`
+                // work-item id for an index) is the zero extension of its low 32 bits.
+                let low32 = |s: &Self, id: Word| s.consts.get(&id) == Some(&0xFFFF_FFFF);
+                let masked = match (&a, &b) {
+                    (V::Aff(x, st), _) if low32(self, bi) => Some((*x, *st)),
+                    (_, V::Aff(x, st)) if low32(self, ai) => Some((*x, *st)),
+                    _ => None,
+                };
+                if let (Op::BitwiseAnd, types::I64, Some((x, st))) = (inst.class.opcode, t, masked)
+                {
+                    let st = canon(st, types::I32);
+                    if st.unsigned_abs() < 1 << 24 {
+                        let n = self.b.ins().ireduce(types::I32, x);
+                        let v = V::Ext(Ext {
+                            narrow: n,
+                            nstep: st,
+                            signed: false,
+                            mul: 1,
+                            add: None,
+                            clamp: None,
+                        });
+                        return self.set(inst, t, v);
+                    }
+                }
                 let v = match inst.class.opcode {
                     Op::BitwiseAnd => self.binary(&a, &b, t, |b, x, y| b.ins().band(x, y))?,
                     Op::BitwiseOr => self.binary(&a, &b, t, |b, x, y| b.ins().bor(x, y))?,

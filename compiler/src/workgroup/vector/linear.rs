@@ -182,6 +182,11 @@ impl VTx<'_, '_, '_, '_> {
         Err(refuse(format!("block %{} without a terminator", blk.label)))
     }
 
+    /// The all-ones mask of masked mode, once made.
+    pub(super) fn lin_full(&self) -> Option<Value> {
+        self.lin.full
+    }
+
     fn zero_mask(&mut self, z: Value) -> Value {
         self.b.ins().splat(types::I32X4, z)
     }
