@@ -226,6 +226,8 @@ pub struct Env<'p> {
     pub private_size: u64,
     /// How the work-group function runs the work-items (set by `workgroup::build`).
     pub handler: crate::Handler,
+    /// The kernel's work-items per sub-group (one of [`crate::SUB_GROUP_SIZES`]).
+    pub sub_group_size: u32,
 }
 
 impl Env<'_> {
@@ -427,6 +429,7 @@ pub fn compile(
             lanes: 1,
             note: String::new(),
         },
+        sub_group_size: ep.sub_group_size.unwrap_or(crate::DEFAULT_SUB_GROUP_SIZE),
     };
     // Workgroup variables used by the kernel, in declaration order.
     let mut used = HashSet::new();

@@ -50,12 +50,17 @@ mod workgroup;
 pub use error::CompileError;
 pub use printf::PrintfBuffer;
 
-/// Work-items per sub-group: the 4 lanes of 32 bits of Cranelift's 128-bit vectors, the
-/// width of the vector loop (`workgroup/vector.rs`). A sub-group is a run of consecutive
-/// linear local ids (`get_sub_group_id() = linear / 4`, `get_sub_group_local_id() =
-/// linear % 4`); the last sub-group of a work-group whose size is not a multiple of 4 is
-/// shorter. Every kernel has this sub-group size, whatever its local size.
-pub const SUB_GROUP_SIZE: u32 = 4;
+/// The sub-group sizes a kernel can have (`CL_DEVICE_SUB_GROUP_SIZES_INTEL`, Level-Zero's
+/// `subGroupSizes`). A kernel's size is the one it requires (`intel_reqd_sub_group_size`,
+/// SPIR-V `SubgroupSize`), else [`DEFAULT_SUB_GROUP_SIZE`]; [`KernelInfo::sub_group_size`]
+/// holds it. A sub-group is a run of consecutive linear local ids (`get_sub_group_id() =
+/// linear / size`, `get_sub_group_local_id() = linear % size`); the last sub-group of a
+/// work-group whose size is not a multiple of the size is shorter.
+pub const SUB_GROUP_SIZES: [u32; 4] = [4, 8, 16, 32];
+
+/// The sub-group size of a kernel that requires none: the 4 lanes of 32 bits of
+/// Cranelift's 128-bit vectors.
+pub const DEFAULT_SUB_GROUP_SIZE: u32 = 4;
 
 /// Everything a work-group function needs to know about the launch and its group.
 /// Shared with JIT code: the layout is part of the ABI, every field is 64-bit so the
@@ -182,9 +187,11 @@ pub struct KernelInfo {
     pub reqd_work_group_size: Option<[u32; 3]>,
     /// `work_group_size_hint` (`OpExecutionMode LocalSizeHint`), if given.
     pub work_group_size_hint: Option<[u32; 3]>,
-    /// `intel_reqd_sub_group_size` (`OpExecutionMode SubgroupSize`), if given (always
-    /// [`SUB_GROUP_SIZE`]: any other is rejected).
+    /// `intel_reqd_sub_group_size` (`OpExecutionMode SubgroupSize`), if given (one of
+    /// [`SUB_GROUP_SIZES`]: any other is rejected).
     pub reqd_sub_group_size: Option<u32>,
+    /// Work-items per sub-group: the required size, else [`DEFAULT_SUB_GROUP_SIZE`].
+    pub sub_group_size: u32,
     /// `CL_KERNEL_ATTRIBUTES` string.
     pub attributes: String,
 }

@@ -541,15 +541,15 @@ impl Program {
                     Some(Operand::ExecutionMode(ExecutionMode::VecTypeHint)) => {
                         e.vec_type_hint = Some(op_lit(m, 2)?)
                     }
-                    // `intel_reqd_sub_group_size`: every sub-group is SUB_GROUP_SIZE wide.
+                    // `intel_reqd_sub_group_size`: one of the sizes Ferrite offers.
                     Some(Operand::ExecutionMode(ExecutionMode::SubgroupSize)) => {
                         let n = op_lit(m, 2)?;
-                        if n != crate::SUB_GROUP_SIZE {
+                        if !crate::SUB_GROUP_SIZES.contains(&n) {
                             return Err(CompileError::Unsupported(format!(
                                 "kernel {} requires a sub-group size of {n}; Ferrite's \
-                                 sub-groups have {} work-items",
+                                 sub-groups have {:?} work-items",
                                 e.name,
-                                crate::SUB_GROUP_SIZE
+                                crate::SUB_GROUP_SIZES
                             )));
                         }
                         e.sub_group_size = Some(n);

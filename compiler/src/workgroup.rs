@@ -584,7 +584,8 @@ fn build_inline<'p>(
         )?;
     }
     tx.b.switch_to_block(after);
-    close_round(&mut tx.b, round, plan, &pro.ls)
+    let sgs = i64::from(tx.env.sub_group_size);
+    close_round(&mut tx.b, round, plan, &pro.ls, sgs)
 }
 
 /// The reference shapes: a call per work-item of the kernel's function, or (`plan`) of
@@ -620,7 +621,7 @@ fn build_calls(
         .ok_or_else(|| CompileError::Codegen("step without result".into()))?;
     b.ins().jump(round.after, &[BlockArg::Value(r)]);
     b.switch_to_block(round.after);
-    close_round(b, round, plan, &pro.ls)
+    close_round(b, round, plan, &pro.ls, i64::from(env.sub_group_size))
 }
 
 /// The region loop, opened by [`open_round`] and closed by [`close_round`].
@@ -797,6 +798,7 @@ fn close_round(
     round: Round,
     plan: &FramePlan,
     ls: &[Value],
+    sgs: i64,
 ) -> Result<()> {
     let r = b.block_params(round.after)[0];
     if let Some((state, next)) = round.uniform {
@@ -870,7 +872,7 @@ fn close_round(
     let combines = b.create_block();
     b.ins().brif(one_point, combines, &[], schedule, &[]);
     b.switch_to_block(schedule);
-    combine::emit_sub_schedule(b, frame, fs, ls, plan.state_off);
+    combine::emit_sub_schedule(b, frame, fs, ls, plan.state_off, sgs);
     b.ins().jump(combines, &[]);
     b.switch_to_block(combines);
     for (i, kind) in plan.points.iter().enumerate() {
@@ -885,7 +887,7 @@ fn close_round(
                 let next = b.create_block();
                 b.ins().brif(hit, run, &[], next, &[]);
                 b.switch_to_block(run);
-                combine::emit_sub(b, c, st, frame, fs, ls, plan.state_off)?;
+                combine::emit_sub(b, c, st, frame, fs, ls, plan.state_off, sgs)?;
                 b.ins().jump(next, &[]);
                 b.switch_to_block(next);
             }

@@ -1,5 +1,6 @@
-//! Execution tests of sub-groups (`SUB_GROUP_SIZE` = 4 consecutive linear local ids, the
-//! last one of a group maybe shorter): the id/size built-ins in 1-, 2- and 3-D groups,
+//! Execution tests of sub-groups (`DEFAULT_SUB_GROUP_SIZE` = 4 consecutive linear local
+//! ids, the last one of a group maybe shorter; 8, 16 or 32 when a kernel requires it): the
+//! id/size built-ins in 1-, 2- and 3-D groups,
 //! the `cl_khr_subgroups` collectives (all, any, broadcast, reductions, scans) and
 //! `sub_group_barrier`, shuffles, relative shuffles, ballots and masks, clustered
 //! reductions, divergent control flow (collectives over the work-items that reach them),
@@ -8,10 +9,10 @@
 #[path = "common/harness.rs"]
 mod harness;
 
-use ferrite_compiler::SUB_GROUP_SIZE;
+use ferrite_compiler::DEFAULT_SUB_GROUP_SIZE;
 use harness::{kernel, kernel_with, run, run1, Args};
 
-const SGS: usize = SUB_GROUP_SIZE as usize;
+const SGS: usize = DEFAULT_SUB_GROUP_SIZE as usize;
 
 fn pseudo(n: usize, seed: u32) -> Vec<i32> {
     (0..n as u32)
@@ -35,8 +36,13 @@ fn as_flags<T: Copy + Default + PartialEq + From<bool>>(o: &[T], flags: &[usize]
 }
 
 fn sub_groups(n: usize) -> Vec<std::ops::Range<usize>> {
-    (0..n.div_ceil(SGS))
-        .map(|s| s * SGS..(s * SGS + SGS).min(n))
+    sub_groups_of(n, SGS)
+}
+
+/// The sub-groups of `size` work-items of a group of `n`.
+fn sub_groups_of(n: usize, size: usize) -> Vec<std::ops::Range<usize>> {
+    (0..n.div_ceil(size))
+        .map(|s| s * size..(s * size + size).min(n))
         .collect()
 }
 
@@ -632,7 +638,7 @@ fn a_required_sub_group_size_other_than_ours_is_refused() {
     let src = r#"
         __attribute__((intel_reqd_sub_group_size(SIZE)))
         kernel void k(global int *out) { out[get_global_id(0)] = get_sub_group_size(); }"#;
-    for (size, ok) in [(4, true), (16, false)] {
+    for (size, ok) in [(4, true), (16, true), (12, false)] {
         let Some(spv) = harness::cl_to_spirv_with(
             &src.replace("SIZE", &size.to_string()),
             "-O2",
@@ -642,13 +648,100 @@ fn a_required_sub_group_size_other_than_ours_is_refused() {
             return;
         };
         let r = ferrite_compiler::Module::from_spirv(&spv)
-            .and_then(|m| m.compile_kernel("k").map(|_| ()));
+            .and_then(|m| m.compile_kernel("k").map(|k| k.info.sub_group_size));
         match (r, ok) {
-            (Ok(()), true) => {}
+            (Ok(n), true) => assert_eq!(n, size, "the kernel's sub-group size"),
             (Err(ferrite_compiler::CompileError::Unsupported(msg)), false) => {
-                assert!(msg.contains("sub-group size of 16"), "{msg}")
+                assert!(msg.contains("sub-group size of 12"), "{msg}")
             }
             (r, _) => panic!("size {size}: {r:?}"),
+        }
+    }
+}
+
+/// A kernel requiring 8, 16 or 32 work-items per sub-group gets them: ids and sizes,
+/// reductions, scans, broadcasts, shuffles and ballots over every lane, in groups that
+/// hold whole, partial and single sub-groups.
+#[test]
+fn required_sizes_8_16_and_32() {
+    let src = r#"
+        __attribute__((intel_reqd_sub_group_size(SIZE)))
+        kernel void k(global const int *in, global int *out) {
+            size_t g = get_global_id(0);
+            int x = in[g];
+            uint j = get_sub_group_local_id(), s = get_sub_group_size();
+            global int *o = out + g * 12;
+            o[0] = get_sub_group_id() * 1000 + j * 10 + (get_max_sub_group_size() == SIZE);
+            o[1] = s + 100 * get_num_sub_groups();
+            o[2] = sub_group_reduce_add(x);
+            o[3] = sub_group_scan_inclusive_max(x);
+            o[4] = sub_group_scan_exclusive_add(x);
+            o[5] = sub_group_broadcast(x, s - 1);
+            o[6] = sub_group_shuffle(x, (j + 3) % s);
+            o[7] = sub_group_shuffle_xor(x, SIZE / 2);
+            o[8] = sub_group_shuffle_down(x, 1);
+            uint4 b = sub_group_ballot(x > 0);
+            o[9] = b.x;
+            o[10] = sub_group_ballot_bit_count(b) + 100 * sub_group_ballot_inclusive_scan(b);
+            o[11] = sub_group_non_uniform_reduce_min(x);
+        }"#;
+    for size in [8usize, 16, 32] {
+        let Some(k) = kernel_with(
+            &src.replace("SIZE", &size.to_string()),
+            "k",
+            &["-Dcl_intel_required_subgroup_size"],
+            ",+SPV_INTEL_subgroups",
+        ) else {
+            return;
+        };
+        assert_eq!(k.info.sub_group_size as usize, size);
+        for local in [5usize, size, 40, 64] {
+            let global = local * 2 + local / 2;
+            let input = pseudo(global, (size * 7 + local) as u32);
+            let mut out = vec![0i32; global * 12];
+            let mut inp = input.clone();
+            let mut args = Args::new(&k.info);
+            args.buf(0, &mut inp).buf(1, &mut out);
+            run1(&k, &args, global as u64, local as u64);
+            for g0 in (0..global).step_by(local) {
+                let n = local.min(global - g0);
+                let groups = sub_groups_of(n, size);
+                for (sg, r) in groups.iter().enumerate() {
+                    let xs: Vec<i32> = r.clone().map(|i| input[g0 + i]).collect();
+                    let m = xs.len();
+                    let add = scan_ref(&xs, "add");
+                    let max = scan_ref(&xs, "max");
+                    let mut ballot = 0u32;
+                    for (j, x) in xs.iter().enumerate() {
+                        if *x > 0 {
+                            ballot |= 1 << j;
+                        }
+                    }
+                    for j in 0..m {
+                        let o = &out[(g0 + r.start + j) * 12..][..12];
+                        let incl = (ballot & (((1u64 << (j + 1)) - 1) as u32)).count_ones();
+                        let want = [
+                            (sg * 1000 + j * 10 + 1) as i32,
+                            (m + 100 * groups.len()) as i32,
+                            add[m],
+                            max[j + 1],
+                            add[j],
+                            xs[m - 1],
+                            xs[(j + 3) % m],
+                            if (j ^ (size / 2)) < m {
+                                xs[j ^ (size / 2)]
+                            } else {
+                                o[7]
+                            },
+                            if j + 1 < m { xs[j + 1] } else { o[8] },
+                            ballot as i32,
+                            (ballot.count_ones() + 100 * incl) as i32,
+                            *xs.iter().min().expect("a lane"),
+                        ];
+                        assert_eq!(o, want, "size {size} local {local} group {g0} lane {j}");
+                    }
+                }
+            }
         }
     }
 }

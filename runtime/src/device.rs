@@ -58,7 +58,7 @@ const API_EXTENSIONS: &[&str] = &[
     // backend allocates with.
     "cl_intel_unified_shared_memory",
     // CL_DEVICE_SUB_GROUP_SIZES_INTEL and `intel_reqd_sub_group_size` (SPIR-V
-    // `SubgroupSize`), of which only Ferrite's one size builds.
+    // `SubgroupSize`): 4, 8, 16 or 32 work-items per sub-group.
     "cl_intel_required_subgroup_size",
 ];
 

@@ -16,7 +16,7 @@ use crate::executor::{self, Launch, NdRange};
 use crate::mem::buffer::AlignedBuf;
 use crate::mem::Mem;
 use crate::program::{Built, Program};
-use ferrite_compiler::{ArgKind, CompiledKernel, KernelArg, KernelInfo, SUB_GROUP_SIZE};
+use ferrite_compiler::{ArgKind, CompiledKernel, KernelArg, KernelInfo};
 use parking_lot::Mutex;
 use std::sync::{Arc, Weak};
 
@@ -178,27 +178,34 @@ impl Kernel {
         }
     }
 
+    /// The kernel's work-items per sub-group (its `intel_reqd_sub_group_size`, else
+    /// Ferrite's default, see [`ferrite_compiler::SUB_GROUP_SIZES`]).
+    pub fn sub_group_size(&self) -> usize {
+        self.compiled.info.sub_group_size as usize
+    }
+
     /// `CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE`: every sub-group is
-    /// [`SUB_GROUP_SIZE`] consecutive work-items, the last one of a group maybe shorter;
-    /// the maximum is that width for every local size (as `get_max_sub_group_size()`).
-    pub fn max_sub_group_size_for(_local: &[usize]) -> usize {
-        SUB_GROUP_SIZE as usize
+    /// [`Kernel::sub_group_size`] consecutive work-items, the last one of a group maybe
+    /// shorter; the maximum is that width for every local size (as
+    /// `get_max_sub_group_size()`).
+    pub fn max_sub_group_size_for(&self, _local: &[usize]) -> usize {
+        self.sub_group_size()
     }
 
     /// `CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE`.
-    pub fn sub_group_count_for(local: &[usize]) -> usize {
+    pub fn sub_group_count_for(&self, local: &[usize]) -> usize {
         let n: usize = local.iter().product();
-        n.div_ceil(SUB_GROUP_SIZE as usize)
+        n.div_ceil(self.sub_group_size())
     }
 
     /// `CL_KERNEL_MAX_NUM_SUB_GROUPS`: sub-groups of this kernel's largest work-group.
     pub fn max_num_sub_groups(&self) -> usize {
-        self.max_work_group_size().div_ceil(SUB_GROUP_SIZE as usize)
+        self.max_work_group_size().div_ceil(self.sub_group_size())
     }
 
     /// `CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT`: a `dims`-dimensional local size with
-    /// `count` sub-groups (`count × SUB_GROUP_SIZE` along x; the kernel's required size
-    /// if it has one and that size has `count` sub-groups), or zeros if none exists.
+    /// `count` sub-groups (`count ×` the sub-group size along x; the kernel's required
+    /// size if it has one and that size has `count` sub-groups), or zeros if none exists.
     pub fn local_size_for_sub_group_count(&self, count: usize, dims: usize) -> Vec<usize> {
         let zeros = vec![0; dims];
         if count == 0 || dims == 0 {
@@ -207,13 +214,13 @@ impl Kernel {
         if let Some(r) = self.compiled.info.reqd_work_group_size {
             let r: Vec<usize> = r.iter().map(|&x| x as usize).collect();
             let fits = r[dims.min(3)..].iter().all(|&x| x == 1);
-            return if fits && Kernel::sub_group_count_for(&r) == count {
+            return if fits && self.sub_group_count_for(&r) == count {
                 r[..dims.min(3)].to_vec()
             } else {
                 zeros
             };
         }
-        match count.checked_mul(SUB_GROUP_SIZE as usize) {
+        match count.checked_mul(self.sub_group_size()) {
             Some(n) if n <= self.max_work_group_size() => {
                 let mut out = vec![1; dims];
                 out[0] = n;

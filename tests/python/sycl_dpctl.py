@@ -9,7 +9,9 @@ The driver under test must be the only OpenCL CPU platform in OCL_ICD_VENDORS; t
 checks that its platform is named FERRITE_PLATFORM (default "Ferrite"). What it runs:
 unified-shared-memory allocations and copies, element-wise functions (contiguous,
 strided and broadcast, which use sub-group loads), reductions, scans, sorting, matrix
-products and boolean indexing. Exits non-zero on any mismatch.
+products, boolean indexing, top_k (sub-groups of 16), and OpenCL C kernels requiring
+sub-groups of 16 and 32 submitted through SYCL interoperability. Exits non-zero on any
+mismatch.
 """
 
 import os
@@ -20,6 +22,7 @@ import numpy as np
 
 warnings.simplefilter("ignore", DeprecationWarning)
 import dpctl  # noqa: E402
+import dpctl.program  # noqa: E402
 import dpctl.tensor as dpt  # noqa: E402
 
 
@@ -80,6 +83,36 @@ def main() -> int:
     y_np = rng.standard_normal((48, 80)).astype(np.float32)
     x, y = dpt.asarray(x_np, sycl_queue=q), dpt.asarray(y_np, sycl_queue=q)
     ok &= check("matmul", dpt.matmul(x, y), x_np @ y_np, rtol=1e-4, atol=1e-4)
+    # top_k's radix kernels require sub-groups of 16 where the device offers them.
+    vals_np = rng.permutation(5000).astype(np.int32)
+    top = dpt.top_k(dpt.asarray(vals_np, sycl_queue=q), 10)
+    ok &= check("top_k", dpt.sort(top.values), np.sort(vals_np)[-10:], rtol=0, atol=0)
+
+    # Kernels that require 16 and 32 work-items per sub-group, built from OpenCL C through
+    # SYCL's interoperability and submitted on the SYCL queue.
+    sizes = q.sycl_device.sub_group_sizes
+    for n in (16, 32):
+        if n not in sizes:
+            print(f"sycl_dpctl: sub-group size {n} is not offered ({sizes})", file=sys.stderr)
+            ok = False
+            continue
+        src = f"""
+            __attribute__((intel_reqd_sub_group_size({n})))
+            kernel void k(global const int *in, global int *out) {{
+                size_t g = get_global_id(0);
+                out[2 * g] = get_sub_group_size();
+                out[2 * g + 1] = sub_group_reduce_add(in[g]);
+            }}"""
+        prog = dpctl.program.create_program_from_source(q, src, "-cl-std=CL3.0")
+        kern = prog.get_sycl_kernel("k")
+        ins_np = rng.integers(-100, 100, size=256).astype(np.int32)
+        ins = dpt.asarray(ins_np, sycl_queue=q)
+        outs = dpt.zeros(512, dtype="i4", sycl_queue=q)
+        q.submit(kern, [ins.usm_data, outs.usm_data], [256], [64]).wait()
+        want = np.empty(512, dtype=np.int32)
+        want[0::2] = n
+        want[1::2] = np.repeat(ins_np.reshape(-1, n).sum(axis=1), n)
+        ok &= check(f"reqd_sub_group_size({n})", outs, want, rtol=0, atol=0)
 
     if not ok:
         return 1

@@ -61,8 +61,9 @@ static void test_device(env_t *env) {
     EXPECT(cp.maxTotalGroupSize == 4096);
     EXPECT(cp.maxGroupSizeX == 4096 && cp.maxGroupSizeY == 4096 && cp.maxGroupSizeZ == 4096);
     EXPECT(cp.maxSharedLocalMemory >= 32768);
-    /* Sub-groups of 4 work-items (compiler SUB_GROUP_SIZE). */
-    EXPECT(cp.numSubGroupSizes == 1 && cp.subGroupSizes[0] == 4);
+    /* Sub-groups of 4 work-items, or 8, 16 or 32 as a kernel requires. */
+    EXPECT(cp.numSubGroupSizes == 4 && cp.subGroupSizes[0] == 4 && cp.subGroupSizes[1] == 8 &&
+           cp.subGroupSizes[2] == 16 && cp.subGroupSizes[3] == 32);
 
     ze_device_module_properties_t mp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES};
     ze_float_atomic_ext_properties_t fa = {.stype = ZE_STRUCTURE_TYPE_FLOAT_ATOMIC_EXT_PROPERTIES};

@@ -13,9 +13,6 @@ use crate::{CompileError, GroupContext};
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, Value};
 use rspirv::spirv::{BuiltIn, Word};
 
-/// [`crate::SUB_GROUP_SIZE`] as the `i64` immediates want it.
-const SGS: i64 = crate::SUB_GROUP_SIZE as i64;
-
 /// Offset of the `*const GroupContext` in the work-item record.
 pub const WI_CTX: i32 = 0;
 /// Offset of `local_id[3]`.
@@ -71,6 +68,8 @@ impl FnTx<'_, '_, '_> {
 
     /// The builtin's components as `u64`s (3 for the id/size vectors, 1 for scalars).
     pub(super) fn builtin_components(&mut self, b: BuiltIn) -> Result<Vec<Value>> {
+        // The kernel's sub-group size, as the `i64` immediates want it.
+        let sgs = i64::from(self.env.sub_group_size);
         Ok(match b {
             BuiltIn::GlobalInvocationId => {
                 vec![
@@ -115,23 +114,23 @@ impl FnTx<'_, '_, '_> {
             BuiltIn::LocalInvocationIndex => vec![self.linear_local_id()],
             BuiltIn::SubgroupLocalInvocationId => {
                 let l = self.linear_local_id();
-                vec![self.b.ins().band_imm_s(l, SGS - 1)]
+                vec![self.b.ins().band_imm_s(l, sgs - 1)]
             }
             BuiltIn::SubgroupId => {
                 let l = self.linear_local_id();
-                vec![self.b.ins().ushr_imm_s(l, SGS.trailing_zeros() as i64)]
+                vec![self.b.ins().ushr_imm_s(l, sgs.trailing_zeros() as i64)]
             }
             BuiltIn::SubgroupSize => {
                 let l = self.linear_local_id();
                 let n = self.group_items(GroupContext::OFFSET_LOCAL_SIZE);
-                let base = self.b.ins().band_imm_s(l, !(SGS - 1));
+                let base = self.b.ins().band_imm_s(l, !(sgs - 1));
                 let left = self.b.ins().isub(n, base);
-                let max = self.b.ins().iconst(types::I64, SGS);
+                let max = self.b.ins().iconst(types::I64, sgs);
                 vec![self.b.ins().umin(left, max)]
             }
             // The sub-group width, whatever the group's size (a group of fewer work-items
             // has one shorter sub-group; `CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE` agrees).
-            BuiltIn::SubgroupMaxSize => vec![self.b.ins().iconst(types::I64, SGS)],
+            BuiltIn::SubgroupMaxSize => vec![self.b.ins().iconst(types::I64, sgs)],
             BuiltIn::NumSubgroups | BuiltIn::NumEnqueuedSubgroups => {
                 let off = if b == BuiltIn::NumSubgroups {
                     GroupContext::OFFSET_LOCAL_SIZE
@@ -139,8 +138,8 @@ impl FnTx<'_, '_, '_> {
                     GroupContext::OFFSET_ENQUEUED_LOCAL_SIZE
                 };
                 let n = self.group_items(off);
-                let n = self.b.ins().iadd_imm_s(n, SGS - 1);
-                vec![self.b.ins().ushr_imm_s(n, SGS.trailing_zeros() as i64)]
+                let n = self.b.ins().iadd_imm_s(n, sgs - 1);
+                vec![self.b.ins().ushr_imm_s(n, sgs.trailing_zeros() as i64)]
             }
             BuiltIn::SubgroupEqMask
             | BuiltIn::SubgroupGeMask
@@ -149,11 +148,11 @@ impl FnTx<'_, '_, '_> {
             | BuiltIn::SubgroupLtMask => {
                 // Bits of the sub-group's lanes only (below the maximum sub-group size).
                 let l = self.linear_local_id();
-                let lid = self.b.ins().band_imm_s(l, SGS - 1);
+                let lid = self.b.ins().band_imm_s(l, sgs - 1);
                 let one = self.b.ins().iconst(types::I64, 1);
                 let own = self.b.ins().ishl(one, lid);
                 let below = self.b.ins().iadd_imm_s(own, -1);
-                let lanes = self.b.ins().iconst(types::I64, (1 << SGS) - 1);
+                let lanes = self.b.ins().iconst(types::I64, (1i64 << sgs) - 1);
                 let m = match b {
                     BuiltIn::SubgroupEqMask => own,
                     BuiltIn::SubgroupLtMask => below,

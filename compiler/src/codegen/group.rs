@@ -133,7 +133,7 @@ impl FnTx<'_, '_, '_> {
                 "Op{op:?}: the ballot is not a vector of four 32-bit integers"
             )));
         }
-        let sgs = i64::from(crate::SUB_GROUP_SIZE);
+        let sgs = i64::from(self.env.sub_group_size);
         let l = self.linear_local_id();
         let lid = self.b.ins().band_imm_s(l, sgs - 1);
         let lid32 = self.b.ins().ireduce(types::I32, lid);
@@ -141,9 +141,11 @@ impl FnTx<'_, '_, '_> {
         let one = self.b.ins().iconst(types::I32, 1);
         // The bits a sub-group's ballot can hold: below the maximum sub-group size.
         let max = self.builtin_components(BuiltIn::SubgroupMaxSize)?[0];
-        let max = self.b.ins().ireduce(types::I32, max);
-        let lanes = self.b.ins().ishl(one, max);
+        // In 64 bits: a sub-group of 32 has all 32 bits.
+        let one64 = self.b.ins().iconst(types::I64, 1);
+        let lanes = self.b.ins().ishl(one64, max);
         let lanes = self.b.ins().iadd_imm_s(lanes, -1);
+        let lanes = self.b.ins().ireduce(types::I32, lanes);
         let bit_of = |s: &mut Self, idx: Value| -> Value {
             // Bit `idx` of the 128-bit ballot.
             let word = s.b.ins().ushr_imm_s(idx, 5);

@@ -175,6 +175,7 @@ pub fn kernel_info(p: &Program, ep: &EntryPoint) -> Result<KernelInfo, CompileEr
         reqd_work_group_size: ep.local_size,
         work_group_size_hint: ep.local_size_hint,
         reqd_sub_group_size: ep.sub_group_size,
+        sub_group_size: ep.sub_group_size.unwrap_or(crate::DEFAULT_SUB_GROUP_SIZE),
         attributes: attrs.join(" "),
     })
 }

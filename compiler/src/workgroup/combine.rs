@@ -1,7 +1,7 @@
 //! The combine step of a collective, run between two rounds: read every work-item's
 //! operand from its frame slot (linear local id order), compute, and write each work-item's
 //! result. A work-group collective ([`emit`]) writes its result over the operand; a
-//! sub-group collective ([`emit_sub`]) runs per sub-group of [`SUB_GROUP_SIZE`] work-items,
+//! sub-group collective ([`emit_sub`]) runs per sub-group of the kernel's size work-items,
 //! over those that reached it this round (the active ones), and writes its results after
 //! the operands, since a shuffle reads operands of work-items it writes. Reductions and
 //! scans fold left to right in linear local id order, so float results are the sequential
@@ -16,7 +16,6 @@ use crate::codegen::regions::{
     Collective, CollectiveOp, Combine, Scan, Shuffle, SUB_GROUP_STATE, SUB_GROUP_WAIT,
 };
 use crate::codegen::{trusted, Result};
-use crate::SUB_GROUP_SIZE;
 use cranelift_codegen::ir::{
     condcodes::{FloatCC, IntCC},
     types, BlockArg, InstBuilder, Type, Value,
@@ -249,9 +248,9 @@ fn group_items(b: &mut FunctionBuilder, ls: &[Value]) -> Value {
     b.ins().imul(a, ls[2])
 }
 
-/// The group's work-item count and its number of sub-groups (the last may be partial).
-fn group_and_sub_group_counts(b: &mut FunctionBuilder, ls: &[Value]) -> (Value, Value) {
-    let sgs = i64::from(SUB_GROUP_SIZE);
+/// The group's work-item count and its number of sub-groups of `sgs` (the last may be
+/// partial).
+fn group_and_sub_group_counts(b: &mut FunctionBuilder, ls: &[Value], sgs: i64) -> (Value, Value) {
     let n = group_items(b, ls);
     let count = b.ins().iadd_imm_s(n, sgs - 1);
     let count = b.ins().ushr_imm_s(count, sgs.trailing_zeros() as i64);
@@ -259,12 +258,13 @@ fn group_and_sub_group_counts(b: &mut FunctionBuilder, ls: &[Value]) -> (Value, 
 }
 
 /// Emit the combine step of sub-group collective `c` at state `state`: for every
-/// sub-group (consecutive runs of [`SUB_GROUP_SIZE`] linear local ids, the last one maybe
-/// shorter), over the work-items that reached `state` this round (the active ones; the
-/// others keep their frames untouched). Lanes are unrolled: the sub-group is 4 wide.
+/// sub-group (consecutive runs of `sgs` linear local ids, the last one maybe shorter), over
+/// the work-items that reached `state` this round (the active ones; the others keep their
+/// frames untouched). Lanes are unrolled.
 /// Reductions and scans fold in sub-group local id order. Undefined cases (an index of
 /// an inactive or missing work-item) read the work-item's own value, never memory
 /// outside the group's frames.
+#[allow(clippy::too_many_arguments)]
 pub fn emit_sub(
     b: &mut FunctionBuilder,
     c: &Collective,
@@ -273,9 +273,9 @@ pub fn emit_sub(
     frame_size: i64,
     ls: &[Value],
     state_off: u32,
+    sgs: i64,
 ) -> Result<()> {
-    let sgs = i64::from(SUB_GROUP_SIZE);
-    let (n, count) = group_and_sub_group_counts(b, ls);
+    let (n, count) = group_and_sub_group_counts(b, ls, sgs);
     let unit = b.ins().iconst(types::I8, 0);
     fold(b, count, unit, &mut |b, s, unit| {
         let base = b.ins().imul_imm_s(s, sgs);
@@ -515,9 +515,9 @@ pub fn emit_sub_schedule(
     frame_size: i64,
     ls: &[Value],
     state_off: u32,
+    sgs: i64,
 ) {
-    let sgs = i64::from(SUB_GROUP_SIZE);
-    let (n, count) = group_and_sub_group_counts(b, ls);
+    let (n, count) = group_and_sub_group_counts(b, ls, sgs);
     let unit = b.ins().iconst(types::I8, 0);
     let off = state_off as i32;
     fold(b, count, unit, &mut |b, s, unit| {

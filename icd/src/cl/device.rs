@@ -299,19 +299,19 @@ pub unsafe extern "C" fn get_device_info(
             CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT
             | CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT
             | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT => zero_u32(),
-            // Sub-groups of SUB_GROUP_SIZE work-items: as many as the largest work-group
-            // holds.
+            // As many sub-groups as the largest work-group holds at the smallest size.
             CL_DEVICE_MAX_NUM_SUB_GROUPS => info(
-                &(rt::MAX_WORK_GROUP_SIZE.div_ceil(ferrite_compiler::SUB_GROUP_SIZE as usize)
+                &(rt::MAX_WORK_GROUP_SIZE.div_ceil(ferrite_compiler::SUB_GROUP_SIZES[0] as usize)
                     as cl_uint),
             ),
             // The work-items of a group run one after another on one thread, region by
             // region: a sub-group that waits (spins) for another sub-group of its group
             // to make progress never lets it run.
             CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => info(&cl_bool(false)),
-            // cl_intel_required_subgroup_size: the one size, which SYCL's runtime reads as
-            // the sub-group size kernels run with (and pads its data for).
-            CL_DEVICE_SUB_GROUP_SIZES_INTEL => info(&[ferrite_compiler::SUB_GROUP_SIZE as usize]),
+            // cl_intel_required_subgroup_size: the sizes a kernel may require.
+            CL_DEVICE_SUB_GROUP_SIZES_INTEL => {
+                info(&ferrite_compiler::SUB_GROUP_SIZES.map(|n| n as usize))
+            }
             CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => {
                 info(&atomic_bits(rt::ATOMIC_MEMORY_CAPABILITIES))
             }

@@ -318,10 +318,8 @@ pub unsafe extern "C" fn get_kernel_sub_group_info(
             Ok(unsafe { slice(input_value as *const usize, n) }.to_vec())
         };
         let v = match param_name {
-            CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE => {
-                info(&Kernel::max_sub_group_size_for(&local()?))
-            }
-            CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE => info(&Kernel::sub_group_count_for(&local()?)),
+            CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE => info(&k.max_sub_group_size_for(&local()?)),
+            CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE => info(&k.sub_group_count_for(&local()?)),
             CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT => {
                 // CL_INVALID_VALUE if param_name is CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT
                 // and the size in bytes specified by input_value_size is not valid or if

@@ -102,9 +102,11 @@ pub(super) unsafe extern "C" fn zeDeviceGetComputeProperties(
         p.maxGroupCountY = u32::MAX;
         p.maxGroupCountZ = u32::MAX;
         p.maxSharedLocalMemory = rt::LOCAL_MEM_SIZE as u32;
-        // Every kernel runs with sub-groups of SUB_GROUP_SIZE work-items.
-        p.numSubGroupSizes = 1;
-        p.subGroupSizes = [ferrite_compiler::SUB_GROUP_SIZE, 0, 0, 0, 0, 0, 0, 0];
+        // The sub-group sizes a kernel may require (`intel_reqd_sub_group_size`).
+        let sizes = ferrite_compiler::SUB_GROUP_SIZES;
+        p.numSubGroupSizes = sizes.len() as u32;
+        p.subGroupSizes = [0; 8];
+        p.subGroupSizes[..sizes.len()].copy_from_slice(&sizes);
         Ok(ZE_RESULT_SUCCESS)
     })
 }

@@ -218,15 +218,15 @@ pub(super) unsafe extern "C" fn zeKernelGetProperties(
         p.requiredGroupSizeY = ry;
         p.requiredGroupSizeZ = rz;
         p.requiredNumSubGroups = 0;
-        p.requiredSubgroupSize = 0;
-        // Sub-groups of SUB_GROUP_SIZE work-items, as many as the kernel's largest group
-        // holds (`requiredSubgroupSize` 0: no size was asked for).
-        p.maxSubgroupSize = ferrite_compiler::SUB_GROUP_SIZE;
+        // The size the kernel asked for (0: none), and the size it runs with; as many
+        // sub-groups as the kernel's largest group holds.
+        p.requiredSubgroupSize = info.reqd_sub_group_size.unwrap_or(0);
+        p.maxSubgroupSize = info.sub_group_size;
         let max_group = match info.reqd_work_group_size {
             Some(r) => r.iter().product::<u32>(),
             None => rt::MAX_WORK_GROUP_SIZE as u32,
         };
-        p.maxNumSubgroups = max_group.div_ceil(ferrite_compiler::SUB_GROUP_SIZE);
+        p.maxNumSubgroups = max_group.div_ceil(info.sub_group_size);
         p.localMemSize = k.rt.compiled.static_local_size as u32;
         p.privateMemSize = k.rt.compiled.private_size as u32;
         p.spillMemSize = 0;

@@ -54,7 +54,8 @@ pub const OPENCL_C_EXTENSIONS: &[&str] = &[
     // bitfield_insert/bitfield_extract_{signed,unsigned}/bit_reverse: OpBitField* and
     // OpBitReverse (compiler `codegen/arith.rs`).
     "cl_khr_extended_bit_ops",
-    // Sub-groups of 4 work-items (compiler `SUB_GROUP_SIZE`; collectives are region
+    // Sub-groups of 4 work-items, or 8/16/32 as a kernel requires (compiler
+    // `SUB_GROUP_SIZES`; collectives are region
     // boundaries combined per sub-group, `compiler/src/workgroup/combine.rs`; tested in
     // `compiler/tests/exec_subgroups.rs`), the OpenCL 3.0 feature `__opencl_c_subgroups`
     // below. The non-uniform ones combine the work-items that reached the call together,
