@@ -228,6 +228,8 @@ pub struct Env<'p> {
     pub handler: crate::Handler,
     /// The kernel's work-items per sub-group (one of [`crate::SUB_GROUP_SIZES`]).
     pub sub_group_size: u32,
+    /// The vector width asked for (tests), instead of the vectoriser's choice.
+    pub lanes: Option<usize>,
 }
 
 impl Env<'_> {
@@ -388,6 +390,7 @@ pub fn compile(
     info: &KernelInfo,
     global_addr: &HashMap<Word, u64>,
     reference: bool,
+    lanes: Option<usize>,
 ) -> Result<Output> {
     let funcs = reachable(p, ep.func)?;
     let uses_printf = calls_printf(p, &funcs)?;
@@ -430,6 +433,7 @@ pub fn compile(
             note: String::new(),
         },
         sub_group_size: ep.sub_group_size.unwrap_or(crate::DEFAULT_SUB_GROUP_SIZE),
+        lanes,
     };
     // Workgroup variables used by the kernel, in declaration order.
     let mut used = HashSet::new();

@@ -186,17 +186,34 @@ impl Module {
 
     /// Compile one kernel to a native work-group function.
     pub fn compile_kernel(&self, name: &str) -> Result<CompiledKernel, CompileError> {
-        self.compile(name, false)
+        self.compile(name, false, None)
+    }
+
+    /// Compile one kernel with its vector loops `lanes` (4, 8 or 16) work-items wide
+    /// where it vectorises: every width must agree with the reference. For tests and
+    /// measurement.
+    #[doc(hidden)]
+    pub fn compile_kernel_lanes(
+        &self,
+        name: &str,
+        lanes: usize,
+    ) -> Result<CompiledKernel, CompileError> {
+        self.compile(name, false, Some(lanes))
     }
 
     /// Compile one kernel in the reference shape every faster shape must agree with: the
     /// kernel a function of its own, called once per work-item. For tests.
     #[doc(hidden)]
     pub fn compile_kernel_reference(&self, name: &str) -> Result<CompiledKernel, CompileError> {
-        self.compile(name, true)
+        self.compile(name, true, None)
     }
 
-    fn compile(&self, name: &str, reference: bool) -> Result<CompiledKernel, CompileError> {
+    fn compile(
+        &self,
+        name: &str,
+        reference: bool,
+        lanes: Option<usize>,
+    ) -> Result<CompiledKernel, CompileError> {
         let idx = self
             .kernels
             .iter()
@@ -204,8 +221,9 @@ impl Module {
             .ok_or_else(|| CompileError::NoSuchKernel(name.into()))?;
         let info = self.kernels[idx].clone();
         let ep = &self.prog.entry_points[idx];
-        let out =
-            guard(|| crate::codegen::compile(&self.prog, ep, &info, &self.global_addr, reference))?;
+        let out = guard(|| {
+            crate::codegen::compile(&self.prog, ep, &info, &self.global_addr, reference, lanes)
+        })?;
         Ok(CompiledKernel {
             info,
             static_local_size: out.static_local_size as usize,

@@ -402,6 +402,7 @@ fn build_inline<'p>(
 ) -> Result<()> {
     let pro = prologue(tx.p, &mut tx.b, kernel, info, split.map(|(_, plan)| plan))?;
     let reached = codegen::reachable(tx.p, kernel.id)?;
+    let widths = vector::widths_for(info.reqd_work_group_size.map(|r| r[0]), tx.env.lanes);
     let call_counts = codegen::call_counts(tx.p, &reached)?;
     let ctx_vals: Vec<Value> = (0..=GroupContext::OFFSET_WORK_DIM / 8)
         .map(|i| tx.b.ins().load(types::I64, trusted(), pro.gctx, 8 * i))
@@ -424,11 +425,15 @@ fn build_inline<'p>(
             fma,
             tx.env.global_addr,
             &tx.env.local_offsets,
+            &widths,
         );
         tx.env.handler = match &vplan {
-            Ok(_) => crate::Handler {
-                lanes: vector::LANES as u32,
-                note: "vector loop along x, scalar loop for the rest of each row".into(),
+            Ok(plan) => crate::Handler {
+                lanes: plan.lanes as u32,
+                note: format!(
+                    "vector loop along x ({}), scalar loop for the rest of each row",
+                    plan.why
+                ),
             },
             Err(e) => crate::Handler {
                 lanes: 1,
@@ -497,13 +502,16 @@ fn build_inline<'p>(
             global_addr: tx.env.global_addr,
             local_offsets: &local_offsets,
         },
+        &widths,
     );
     tx.env.handler = match &steps {
-        Ok(_) => crate::Handler {
-            lanes: vector::LANES as u32,
-            note: "regions between barriers as vector loops along x, scalar loop for the \
-                   rest of each row"
-                .into(),
+        Ok(s) => crate::Handler {
+            lanes: s.lanes as u32,
+            note: format!(
+                "regions between barriers as vector loops along x ({}), scalar loop for the \
+                 rest of each row",
+                s.why
+            ),
         },
         Err(e) => crate::Handler {
             lanes: 1,

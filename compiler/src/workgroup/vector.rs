@@ -1,6 +1,9 @@
-//! Vectorisation across work-items: four consecutive work-items along x per iteration of a
-//! loop placed before the scalar x loop, which finishes the row (partial groups, rows not a
-//! multiple of four).
+//! Vectorisation across work-items: W = 4, 8 or 16 consecutive work-items along x per
+//! iteration of a loop placed before the scalar x loop (with a loop of 4 between them when
+//! W > 4), which finishes the row (partial groups, rows not a multiple of the width). A
+//! value of W lanes is W / 4 Cranelift 128-bit values ([`V::Vec`]); a lane mask is one
+//! vector of W lanes ([`VTx::mask_ty`]). [`width`] chooses W; the text below says "four"
+//! where it means the lanes of one 128-bit part.
 //!
 //! The kernel is first inlined whole (`regions::inline_all`), then analysed
 //! ([`crate::analysis`]: its CFG, and the [`Shape`] of every value across the lanes). A
@@ -58,9 +61,38 @@ use std::collections::HashMap;
 
 mod linear;
 pub mod steps;
+pub mod width;
 
-/// Work-items per iteration.
-pub const LANES: i64 = 4;
+/// The lane widths of vector loops: 4, 8 or 16 work-items per iteration, as one, two or
+/// four 128-bit values per 32-bit SSA value (Cranelift's x64 backend lowers only 128-bit
+/// vectors). A loop wider than 4 is followed by one of 4 for the rest of a row.
+pub const WIDTHS: [usize; 3] = [4, 8, 16];
+
+/// The width a kernel without loops gets ([`width::choose`]).
+pub const DEFAULT_LANES: usize = 16;
+
+/// The widths a kernel may get: `asked` (a test's) or `FERRITE_LANES` (for measurement)
+/// alone if given, else all of [`WIDTHS`]; only those dividing the required work-group
+/// size along x, if there is one (4 at least).
+pub fn widths_for(reqd_x: Option<u32>, asked: Option<usize>) -> Vec<usize> {
+    let asked = asked
+        .or_else(|| {
+            std::env::var("FERRITE_LANES")
+                .ok()
+                .and_then(|s| s.parse::<usize>().ok())
+        })
+        .filter(|n| WIDTHS.contains(n));
+    let fits = |w: &usize| reqd_x.is_none_or(|x| (x as usize).is_multiple_of(*w));
+    let mut out: Vec<usize> = match asked {
+        Some(w) => vec![w],
+        None => WIDTHS.to_vec(),
+    };
+    out.retain(fits);
+    if out.is_empty() {
+        out.push(4);
+    }
+    out
+}
 
 /// Ids from here on name the components of vector values translated per component (SPIR-V
 /// ids of real modules stay far below).
@@ -102,6 +134,10 @@ pub struct Plan {
     linear: Option<linear::Linear>,
     /// A region of a kernel with barriers (`steps.rs`).
     region: Option<steps::Region>,
+    /// Work-items per iteration (4, 8 or 16).
+    pub lanes: usize,
+    /// Why that width ([`width::choose`]).
+    pub why: String,
 }
 
 /// A SPIR-V value across the four lanes.
@@ -111,12 +147,13 @@ enum V {
     U(Value),
     /// Lane `k` is `base + k * step`.
     Aff(Value, i64),
-    /// An `f32x4` / `i32x4`.
-    Vec(Value),
-    /// An `i32x4` lane mask (all ones: true) from a varying comparison.
+    /// `f32x4` / `i32x4` values, lanes `4j .. 4j + 4` in the `j`-th.
+    Vec(Vec<Value>),
+    /// A lane mask (all ones: true) from a varying comparison: one vector of as many
+    /// lanes as the width (`i32x4`, `i16x8`, `i8x16`; [`VTx::mask_ty`]).
     Mask(Value),
     /// One scalar per lane.
-    L([Value; 4]),
+    L(Vec<Value>),
     /// A widened affine 32-bit value (see [`Ext`]).
     Ext(Ext),
     /// A clamped affine 32-bit value (see [`Clamp`]).
@@ -167,7 +204,7 @@ enum Repr {
     Uniform,
     Affine(i64),
     Vector,
-    /// A boolean as an `i32x4` lane mask.
+    /// A boolean as a lane mask.
     Mask,
     Lanes,
 }
@@ -217,6 +254,8 @@ fn lane_order() -> MemFlagsData {
 struct VTx<'a, 'b, 'p, 'e> {
     b: &'a mut FunctionBuilder<'b>,
     p: &'p Program,
+    /// Lanes (work-items) per iteration: 4, 8 or 16.
+    w: usize,
     fma: bool,
     inp: &'a Inputs<'a>,
     plan: &'p Plan,
@@ -262,6 +301,7 @@ struct VTx<'a, 'b, 'p, 'e> {
 
 /// Can `kernel` be vectorised? Inlines and analyses it, then translates it into a scratch
 /// function; the plan is what [`emit_loop`] needs, the error says why not.
+#[allow(clippy::too_many_arguments)]
 pub fn plan(
     p: &Program,
     kernel: &Function,
@@ -269,17 +309,21 @@ pub fn plan(
     fma: bool,
     global_addr: &HashMap<Word, u64>,
     local_offsets: &HashMap<Word, u64>,
+    widths: &[usize],
 ) -> Result<Plan> {
     if !crate::codegen::vectorize() {
         return Err(refuse("FERRITE_VECTORIZE=0"));
     }
-    let plan = analyse(p, kernel)?;
+    let mut plan = analyse(p, kernel)?;
+    (plan.lanes, plan.why) = width::choose(p, &plan, widths)?;
     let env = ScratchEnv {
         arg_types,
         global_addr,
         local_offsets,
     };
-    scratch(&env, false, |b, inp| body(b, p, fma, &plan, inp, None))?;
+    scratch(&env, false, |b, inp| {
+        body(b, p, fma, &plan, plan.lanes, inp, None)
+    })?;
     Ok(plan)
 }
 
@@ -346,6 +390,8 @@ fn analyse(p: &Program, kernel: &Function) -> Result<Plan> {
         shapes,
         linear,
         region: None,
+        lanes: DEFAULT_LANES,
+        why: String::new(),
     })
 }
 
@@ -365,26 +411,41 @@ pub fn emit_loop<'p, 'e>(
     ls0: Value,
     base0: Value,
 ) -> Result<()> {
-    let x = *b
-        .block_params(head)
-        .first()
-        .ok_or_else(|| CompileError::Codegen("vector loop head without counter".into()))?;
-    b.switch_to_block(head);
-    let body_blk = b.create_block();
-    let end = b.ins().iadd_imm_s(x, LANES);
-    let fits = b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, ls0);
-    b.ins()
-        .brif(fits, body_blk, &[], scalar_head, &[BlockArg::Value(x)]);
-    b.switch_to_block(body_blk);
-    let g0 = b.ins().iadd(base0, x);
-    let lanes = Inputs {
-        lid: [x, inp.lid[1], inp.lid[2]],
-        gid: [g0, inp.gid[1], inp.gid[2]],
-        ..*inp
-    };
-    body(b, p, fma, plan, &lanes, Some(env))?;
-    b.ins().jump(head, &[BlockArg::Value(end)]);
+    let mut head = head;
+    for (w, next) in loop_chain(b, plan.lanes, scalar_head) {
+        let x = *b
+            .block_params(head)
+            .first()
+            .ok_or_else(|| CompileError::Codegen("vector loop head without counter".into()))?;
+        b.switch_to_block(head);
+        let body_blk = b.create_block();
+        let end = b.ins().iadd_imm_s(x, w as i64);
+        let fits = b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, ls0);
+        b.ins()
+            .brif(fits, body_blk, &[], next, &[BlockArg::Value(x)]);
+        b.switch_to_block(body_blk);
+        let g0 = b.ins().iadd(base0, x);
+        let lanes = Inputs {
+            lid: [x, inp.lid[1], inp.lid[2]],
+            gid: [g0, inp.gid[1], inp.gid[2]],
+            ..*inp
+        };
+        body(b, p, fma, plan, w, &lanes, Some(&mut *env))?;
+        b.ins().jump(head, &[BlockArg::Value(end)]);
+        head = next;
+    }
     Ok(())
+}
+
+/// The vector loops of a row, each with the block it goes on to: the kernel's width, then
+/// (if wider) 4 for the rest, then `scalar_head`.
+fn loop_chain(b: &mut FunctionBuilder, lanes: usize, scalar_head: Block) -> Vec<(usize, Block)> {
+    if lanes <= 4 {
+        return vec![(lanes, scalar_head)];
+    }
+    let mid = b.create_block();
+    b.append_block_param(mid, types::I64);
+    vec![(lanes, mid), (4, scalar_head)]
 }
 
 /// Translate the kernel for four lanes from the current block; returns with the builder
@@ -394,10 +455,11 @@ fn body<'a, 'p, 'e>(
     p: &'p Program,
     fma: bool,
     plan: &'p Plan,
+    w: usize,
     inp: &'a Inputs,
     env: Option<&'a mut crate::codegen::Env<'e>>,
 ) -> Result<()> {
-    translate(b, p, fma, plan, inp, None, env)
+    translate(b, p, fma, plan, w, inp, None, env)
 }
 
 /// The split kernel and its frame layout, for a vector step.
@@ -414,22 +476,25 @@ fn step_body<'a, 'p, 'e>(
     p: &'p Program,
     fma: bool,
     plan: &'p Plan,
+    w: usize,
     inp: &'a Inputs,
     step: StepOf<'p>,
     reached: Block,
     env: Option<&'a mut crate::codegen::Env<'e>>,
 ) -> Result<()> {
-    translate(b, p, fma, plan, inp, Some((step, reached)), env)
+    translate(b, p, fma, plan, w, inp, Some((step, reached)), env)
 }
 
 /// Translate `plan`'s function for four lanes from the current block: a kernel (returns
 /// with the builder in the block after it) or a region of one (`step`: ends with a jump
 /// to the block given, with the state reached).
+#[allow(clippy::too_many_arguments)]
 fn translate<'a, 'p, 'e>(
     b: &'a mut FunctionBuilder,
     p: &'p Program,
     fma: bool,
     plan: &'p Plan,
+    w: usize,
     inp: &'a Inputs,
     step: Option<(StepOf<'p>, Block)>,
     env: Option<&'a mut crate::codegen::Env<'e>>,
@@ -443,6 +508,7 @@ fn translate<'a, 'p, 'e>(
     let mut tx = VTx {
         b,
         p,
+        w,
         fma,
         inp,
         plan,
@@ -524,9 +590,12 @@ impl VTx<'_, '_, '_, '_> {
                 let mut vars = Vec::new();
                 for _ in 0..count {
                     match repr {
-                        Repr::Vector => vars.push(self.b.declare_var(vec_of(t).unwrap_or(t))),
-                        Repr::Mask => vars.push(self.b.declare_var(types::I32X4)),
-                        Repr::Lanes => vars.extend((0..LANES).map(|_| self.b.declare_var(t))),
+                        Repr::Vector => {
+                            let vt = vec_of(t).unwrap_or(t);
+                            vars.extend((0..self.w / 4).map(|_| self.b.declare_var(vt)))
+                        }
+                        Repr::Mask => vars.push(self.b.declare_var(self.mask_ty())),
+                        Repr::Lanes => vars.extend((0..self.w).map(|_| self.b.declare_var(t))),
                         Repr::Uniform | Repr::Affine(_) => vars.push(self.b.declare_var(t)),
                     }
                 }
@@ -702,12 +771,9 @@ impl VTx<'_, '_, '_, '_> {
         match repr {
             Repr::Uniform => V::U(self.b.use_var(vars[0])),
             Repr::Affine(s) => V::Aff(self.b.use_var(vars[0]), s),
-            Repr::Vector => V::Vec(self.b.use_var(vars[0])),
+            Repr::Vector => V::Vec(vars.iter().map(|v| self.b.use_var(*v)).collect()),
             Repr::Mask => V::Mask(self.b.use_var(vars[0])),
-            Repr::Lanes => {
-                let l: Vec<Value> = vars.iter().map(|v| self.b.use_var(*v)).collect();
-                V::L([l[0], l[1], l[2], l[3]])
-            }
+            Repr::Lanes => V::L(vars.iter().map(|v| self.b.use_var(*v)).collect()),
         }
     }
 
@@ -737,9 +803,9 @@ impl VTx<'_, '_, '_, '_> {
                 vals.extend(match (repr, x) {
                     (Repr::Uniform, V::U(a)) => vec![*a],
                     (Repr::Affine(s), V::Aff(a, s2)) if canon(*s2, t) == s => vec![*a],
-                    (Repr::Vector, _) => vec![self.vector(x, t)?],
+                    (Repr::Vector, _) => self.vector(x, t)?,
                     (Repr::Mask, _) => vec![self.mask(x)?],
-                    (Repr::Lanes, _) => self.lanes(x)?.to_vec(),
+                    (Repr::Lanes, _) => self.lanes(x)?,
                     _ => return Err(refuse(format!("phi %{phi}: incoming %{v} is {x:?}"))),
                 });
             }
@@ -901,7 +967,7 @@ impl VTx<'_, '_, '_, '_> {
                     self.b.ins().iadd_imm_s(*base, imm)
                 }
             }
-            V::Vec(x) => self.b.ins().extractlane(*x, k as u8),
+            V::Vec(x) => self.b.ins().extractlane(x[k / 4], (k % 4) as u8),
             V::Mask(m) => {
                 // A boolean lane is 0 or 1, as in the scalar code.
                 let x = self.b.ins().extractlane(*m, k as u8);
@@ -936,7 +1002,7 @@ impl VTx<'_, '_, '_, '_> {
         };
         Ok(match (pv, fast, vt) {
             (V::U(a), _, _) => V::U(self.b.ins().load(t, flags, a, 0)),
-            (_, Some((a, None)), Some(vt)) => V::Vec(self.b.ins().load(vt, flags, a, 0)),
+            (_, Some((a, None)), Some(vt)) => V::Vec(self.load_parts(vt, a)),
             (pv, Some((a, Some(ok))), Some(vt)) => {
                 // One vector load where the widened index does not wrap, else lane by lane.
                 let (vec_blk, lanes_blk, join) = (
@@ -944,26 +1010,52 @@ impl VTx<'_, '_, '_, '_> {
                     self.b.create_block(),
                     self.b.create_block(),
                 );
-                let x = self.b.append_block_param(join, vt);
+                let x: Vec<Value> = (0..self.w / 4)
+                    .map(|_| self.b.append_block_param(join, vt))
+                    .collect();
                 self.b.ins().brif(ok, vec_blk, &[], lanes_blk, &[]);
                 self.b.switch_to_block(vec_blk);
-                let fast = self.b.ins().load(vt, flags, a, 0);
-                self.b.ins().jump(join, &[BlockArg::Value(fast)]);
+                let fast = self.load_parts(vt, a);
+                let args: Vec<BlockArg> = fast.into_iter().map(BlockArg::Value).collect();
+                self.b.ins().jump(join, &args);
                 self.b.switch_to_block(lanes_blk);
                 let addr = self.lanes(&pv)?;
-                let l = addr.map(|a| self.b.ins().load(t, flags, a, 0));
+                let l: Vec<Value> = addr
+                    .iter()
+                    .map(|a| self.b.ins().load(t, flags, *a, 0))
+                    .collect();
                 let g = self.gathered(t, l);
                 let slow = self.vector(&g, t)?;
-                self.b.ins().jump(join, &[BlockArg::Value(slow)]);
+                let args: Vec<BlockArg> = slow.into_iter().map(BlockArg::Value).collect();
+                self.b.ins().jump(join, &args);
                 self.b.switch_to_block(join);
                 V::Vec(x)
             }
             (a, _, _) => {
                 let addr = self.lanes(&a)?;
-                let l = addr.map(|a| self.b.ins().load(t, flags, a, 0));
+                let l: Vec<Value> = addr
+                    .iter()
+                    .map(|a| self.b.ins().load(t, flags, *a, 0))
+                    .collect();
                 self.gathered(t, l)
             }
         })
+    }
+
+    /// The consecutive lanes at `a` as 128-bit values of type `vt`.
+    fn load_parts(&mut self, vt: ir::Type, a: Value) -> Vec<Value> {
+        (0..self.w / 4)
+            .map(|j| self.b.ins().load(vt, MemFlagsData::new(), a, 16 * j as i32))
+            .collect()
+    }
+
+    /// Store 128-bit values `x` to consecutive lanes at `a`.
+    fn store_parts(&mut self, x: &[Value], a: Value) {
+        for (j, p) in x.iter().enumerate() {
+            self.b
+                .ins()
+                .store(MemFlagsData::new(), *p, a, 16 * j as i32);
+        }
     }
 
     /// Store `v` (scalar type `t`) through `pv` for every lane.
@@ -977,7 +1069,7 @@ impl VTx<'_, '_, '_, '_> {
         match fast {
             Some((a, None)) => {
                 let x = self.vector(v, t)?;
-                self.b.ins().store(flags, x, a, 0);
+                self.store_parts(&x, a);
             }
             Some((a, Some(ok))) => {
                 // One vector store where the widened index does not wrap, else lane by
@@ -990,7 +1082,7 @@ impl VTx<'_, '_, '_, '_> {
                 self.b.ins().brif(ok, vec_blk, &[], lanes_blk, &[]);
                 self.b.switch_to_block(vec_blk);
                 let x = self.vector(v, t)?;
-                self.b.ins().store(flags, x, a, 0);
+                self.store_parts(&x, a);
                 self.b.ins().jump(join, &[]);
                 self.b.switch_to_block(lanes_blk);
                 self.store_lanes(pv, v, flags)?;
@@ -1021,7 +1113,7 @@ impl VTx<'_, '_, '_, '_> {
             Op::AtomicLoad => None,
             Op::AtomicIIncrement | Op::AtomicIDecrement => {
                 let one = self.b.ins().iconst(t, 1);
-                Some([one; 4])
+                Some(vec![one; self.w])
             }
             _ => {
                 let v = self.val(op_id(inst, 3)?)?;
@@ -1029,10 +1121,10 @@ impl VTx<'_, '_, '_, '_> {
             }
         };
         let mask = self.mask;
-        let mut out = [addr[0]; 4];
-        for k in 0..4 {
+        let mut out = vec![addr[0]; self.w];
+        for k in 0..self.w {
             let run = |s: &mut Self| -> Result<Option<Value>> {
-                Ok(match (op, operand) {
+                Ok(match (op, &operand) {
                     (Op::AtomicLoad, _) => Some(atomic_load(s.b, lowering, t, addr[k])),
                     (Op::AtomicStore, Some(v)) => {
                         atomic_store(s.b, lowering, v[k], addr[k]);
@@ -1143,8 +1235,8 @@ impl VTx<'_, '_, '_, '_> {
         self.add(ptr, &V::U(off), types::I64, false)
     }
 
-    /// When `ptr` points at four consecutive 4-component vectors of a 32-bit type (a
-    /// `float4` array indexed by the work-item) and all four lanes run: lane 0's address,
+    /// When `ptr` points at consecutive 4-component vectors of a 32-bit type, one per lane
+    /// (a `float4` array indexed by the work-item), and all lanes run: lane 0's address,
     /// and the run-time test it depends on (a widened or clamped index), if any.
     fn consecutive_vec4(
         &mut self,
@@ -1160,6 +1252,26 @@ impl VTx<'_, '_, '_, '_> {
             return None;
         }
         self.consecutive(ptr, 16)
+    }
+
+    /// The lanes' 4-component vectors at `a`, one after another, as columns: component `c`
+    /// of lanes `4j .. 4j + 4` at index `c × (w / 4) + j`.
+    fn load_vec4s(&mut self, vt: ir::Type, a: Value) -> Vec<Value> {
+        let h = self.w / 4;
+        let mut cols = vec![a; 4 * h];
+        for j in 0..h {
+            let rows: Vec<Value> = (0..4)
+                .map(|k| {
+                    let off = 64 * j as i32 + 16 * k;
+                    self.b.ins().load(vt, MemFlagsData::new(), a, off)
+                })
+                .collect();
+            let tr = self.transpose4([rows[0], rows[1], rows[2], rows[3]]);
+            for (c, x) in tr.into_iter().enumerate() {
+                cols[c * h + j] = x;
+            }
+        }
+        cols
     }
 
     /// Transpose four 4-lane vectors (rows ↔ columns), as `unpcklps`/`unpckhps` then
@@ -1227,7 +1339,7 @@ impl VTx<'_, '_, '_, '_> {
             }),
             x => {
                 let l = self.lanes(&x)?;
-                V::L(l.map(|v| ext(self, v)))
+                V::L(l.into_iter().map(|v| ext(self, v)).collect())
             }
         })
     }
@@ -1249,8 +1361,8 @@ impl VTx<'_, '_, '_, '_> {
     fn store_lanes(&mut self, ptr: &V, v: &V, flags: MemFlagsData) -> Result<()> {
         let addr = self.lanes(ptr)?;
         let l = self.lanes(v)?;
-        for k in 0..4 {
-            self.b.ins().store(flags, l[k], addr[k], 0);
+        for (x, a) in l.iter().zip(&addr) {
+            self.b.ins().store(flags, *x, *a, 0);
         }
         Ok(())
     }
@@ -1297,10 +1409,8 @@ impl VTx<'_, '_, '_, '_> {
 
     /// Whether no lane of `c` is clamped: its first and last lanes are within bounds.
     fn unclamped(&mut self, c: &Clamp) -> Value {
-        let last = self
-            .b
-            .ins()
-            .iadd_imm_s(c.base, canon(3 * c.step, types::I32));
+        let span = (self.w as i64 - 1) * c.step;
+        let last = self.b.ins().iadd_imm_s(c.base, canon(span, types::I32));
         let (ge, le) = if c.signed {
             (
                 IntCC::SignedGreaterThanOrEqual,
@@ -1320,13 +1430,13 @@ impl VTx<'_, '_, '_, '_> {
             self.b.ins().icmp_imm_s(
                 IntCC::SignedLessThanOrEqual,
                 c.base,
-                i64::from(i32::MAX) - 3 * c.step,
+                i64::from(i32::MAX) - span,
             )
         } else {
             self.b.ins().icmp_imm_s(
                 IntCC::UnsignedLessThanOrEqual,
                 c.base,
-                canon(i64::from(u32::MAX) - 3 * c.step, types::I32),
+                canon(i64::from(u32::MAX) - span, types::I32),
             )
         };
         let ab = self.b.ins().band(a, b);
@@ -1335,7 +1445,7 @@ impl VTx<'_, '_, '_, '_> {
 
     /// Whether the narrow lanes of `e` do not wrap (so `e` is affine in this iteration).
     fn no_wrap(&mut self, e: &Ext) -> Value {
-        let span = 3 * e.nstep.unsigned_abs() as i64;
+        let span = (self.w as i64 - 1) * e.nstep.unsigned_abs() as i64;
         let (cc, bound) = match (e.signed, e.nstep > 0) {
             (false, true) => (IntCC::UnsignedLessThanOrEqual, i64::from(u32::MAX) - span),
             (false, false) => (IntCC::UnsignedGreaterThanOrEqual, span),
@@ -1380,31 +1490,55 @@ impl VTx<'_, '_, '_, '_> {
         }
     }
 
-    fn lanes(&mut self, v: &V) -> Result<[Value; 4]> {
-        Ok([
-            self.lane(v, 0)?,
-            self.lane(v, 1)?,
-            self.lane(v, 2)?,
-            self.lane(v, 3)?,
-        ])
+    /// Every lane of `v`, one scalar each.
+    fn lanes(&mut self, v: &V) -> Result<Vec<Value>> {
+        (0..self.w).map(|k| self.lane(v, k)).collect()
     }
 
-    /// `v` (scalar type `t`, 32-bit) as a Cranelift vector.
-    fn vector(&mut self, v: &V, t: ir::Type) -> Result<Value> {
+    /// `v` (scalar type `t`, 32-bit) as Cranelift vectors, four lanes each.
+    fn vector(&mut self, v: &V, t: ir::Type) -> Result<Vec<Value>> {
         let vt = vec_of(t).ok_or_else(|| refuse("vector of a 64-bit type"))?;
         Ok(match v {
-            V::Vec(x) => *x,
-            V::U(x) => self.b.ins().splat(vt, *x),
+            V::Vec(x) => x.clone(),
+            V::U(x) => vec![self.b.ins().splat(vt, *x); self.w / 4],
             V::Mask(_) => return Err(refuse("lane mask used as a value")),
             _ => {
                 let l = self.lanes(v)?;
-                let mut x = self.b.ins().splat(vt, l[0]);
-                for (k, s) in l.iter().enumerate().skip(1) {
+                self.pack(vt, &l)
+            }
+        })
+    }
+
+    /// Scalars `l` (one per lane) as vectors of type `vt`.
+    fn pack(&mut self, vt: ir::Type, l: &[Value]) -> Vec<Value> {
+        l.chunks(4)
+            .map(|c| {
+                let mut x = self.b.ins().splat(vt, c[0]);
+                for (k, s) in c.iter().enumerate().skip(1) {
                     x = self.b.ins().insertlane(x, *s, k as u8);
                 }
                 x
-            }
-        })
+            })
+            .collect()
+    }
+
+    /// `f` on every 128-bit part of `x`.
+    fn map1(
+        &mut self,
+        x: &[Value],
+        f: impl Fn(&mut FunctionBuilder, Value) -> Value,
+    ) -> Vec<Value> {
+        x.iter().map(|v| f(self.b, *v)).collect()
+    }
+
+    /// `f` on every pair of 128-bit parts of `x` and `y`.
+    fn map2(
+        &mut self,
+        x: &[Value],
+        y: &[Value],
+        f: impl Fn(&mut FunctionBuilder, Value, Value) -> Value,
+    ) -> Vec<Value> {
+        x.iter().zip(y).map(|(a, b)| f(self.b, *a, *b)).collect()
     }
 
     /// `f` of every lane of `x`: once for a uniform value, else lane by lane; the result
@@ -1419,22 +1553,17 @@ impl VTx<'_, '_, '_, '_> {
             V::U(v) => V::U(f(self.b, *v)),
             x => {
                 let l = self.lanes(x)?;
-                let l = l.map(|v| f(self.b, v));
+                let l = l.into_iter().map(|v| f(self.b, v)).collect();
                 self.gathered(t, l)
             }
         })
     }
 
-    /// A varying result of scalar type `t` from four scalars.
-    fn gathered(&mut self, t: ir::Type, l: [Value; 4]) -> V {
-        if vec_of(t).is_some() {
-            let mut x = self.b.ins().splat(vec_of(t).unwrap_or(t), l[0]);
-            for (k, s) in l.iter().enumerate().skip(1) {
-                x = self.b.ins().insertlane(x, *s, k as u8);
-            }
-            V::Vec(x)
-        } else {
-            V::L(l)
+    /// A varying result of scalar type `t` from one scalar per lane.
+    fn gathered(&mut self, t: ir::Type, l: Vec<Value>) -> V {
+        match vec_of(t) {
+            Some(vt) => V::Vec(self.pack(vt, &l)),
+            None => V::L(l),
         }
     }
 
@@ -1488,42 +1617,42 @@ impl VTx<'_, '_, '_, '_> {
                 let t = scalar_ty(p, elem)?;
                 let pv = self.val(ptr)?;
                 if let Some((a, test)) = self.consecutive_vec4(&pv, n, t) {
-                    // Four lanes' float4s one after another: four loads and a transpose
-                    // (where the index's test holds; else component by component).
-                    let flags = MemFlagsData::new();
+                    // Each four lanes' float4s one after another: four loads and a
+                    // transpose (where the index's test holds; else component by
+                    // component).
                     let vt = vec_of(t).unwrap_or(t);
+                    let h = self.w / 4;
                     let (fast, slow, join) = (
                         self.b.create_block(),
                         self.b.create_block(),
                         self.b.create_block(),
                     );
-                    let cols: Vec<Value> = (0..4)
+                    let params: Vec<Value> = (0..4 * h)
                         .map(|_| self.b.append_block_param(join, vt))
                         .collect();
+                    let as_comps = |cols: Vec<Value>| -> V {
+                        // `cols[c * h + j]`: component c, lanes 4j .. 4j + 4.
+                        V::Comp(cols.chunks(h).map(|c| V::Vec(c.to_vec())).collect())
+                    };
                     let Some(ok) = test else {
-                        let rows: Vec<Value> = (0..4)
-                            .map(|k| self.b.ins().load(vt, flags, a, 16 * k))
-                            .collect();
-                        let tr = self.transpose4([rows[0], rows[1], rows[2], rows[3]]);
-                        return self.set(inst, t, V::Comp(tr.map(V::Vec).to_vec()));
+                        let cols = self.load_vec4s(vt, a);
+                        return self.set(inst, t, as_comps(cols));
                     };
                     self.b.ins().brif(ok, fast, &[], slow, &[]);
                     self.b.switch_to_block(fast);
-                    let rows: Vec<Value> = (0..4)
-                        .map(|k| self.b.ins().load(vt, flags, a, 16 * k))
-                        .collect();
-                    let tr = self.transpose4([rows[0], rows[1], rows[2], rows[3]]);
-                    self.b.ins().jump(join, &tr.map(BlockArg::Value));
+                    let cols = self.load_vec4s(vt, a);
+                    let args: Vec<BlockArg> = cols.into_iter().map(BlockArg::Value).collect();
+                    self.b.ins().jump(join, &args);
                     self.b.switch_to_block(slow);
-                    let mut args = Vec::with_capacity(4);
+                    let mut args = Vec::with_capacity(4 * h);
                     for c in 0..4 {
                         let ca = self.component_address(&pv, c, t)?;
                         let x = self.load(ca, t)?;
-                        args.push(BlockArg::Value(self.vector(&x, t)?));
+                        args.extend(self.vector(&x, t)?.into_iter().map(BlockArg::Value));
                     }
                     self.b.ins().jump(join, &args);
                     self.b.switch_to_block(join);
-                    return self.set(inst, t, V::Comp(cols.into_iter().map(V::Vec).collect()));
+                    return self.set(inst, t, as_comps(params));
                 }
                 let mut comps = Vec::with_capacity(n);
                 for c in 0..n {
@@ -1573,15 +1702,18 @@ impl VTx<'_, '_, '_, '_> {
                         self.b.ins().jump(fast, &[]);
                     }
                     self.b.switch_to_block(fast);
-                    let mut cols = [a; 4];
-                    for (c, v) in comps.iter().enumerate() {
-                        cols[c] = self.vector(v, t)?;
+                    let mut cols = Vec::with_capacity(4);
+                    for v in &comps {
+                        cols.push(self.vector(v, t)?);
                     }
-                    let rows = self.transpose4(cols);
-                    for (k, r) in rows.iter().enumerate() {
-                        self.b
-                            .ins()
-                            .store(MemFlagsData::new(), *r, a, 16 * k as i32);
+                    let h = self.w / 4;
+                    for (j, base) in (0..h).map(|j| (j, 64 * j as i32)) {
+                        let part = [0, 1, 2, 3].map(|c: usize| cols[c][j]);
+                        let rows = self.transpose4(part);
+                        for (k, r) in rows.iter().enumerate() {
+                            let off = base + 16 * k as i32;
+                            self.b.ins().store(MemFlagsData::new(), *r, a, off);
+                        }
                     }
                     self.b.ins().jump(join, &[]);
                     self.b.switch_to_block(join);
@@ -1745,11 +1877,11 @@ impl VTx<'_, '_, '_, '_> {
                     (_, _, V::U(v)) => V::U(shift(self.b, *v)),
                     _ if vec_of(t).is_some() => {
                         let v = self.vector(&x, t)?;
-                        V::Vec(shift(self.b, v))
+                        V::Vec(self.map1(&v, shift))
                     }
                     _ => {
                         let l = self.lanes(&x)?;
-                        V::L(l.map(|v| shift(self.b, v)))
+                        V::L(self.map1(&l, shift))
                     }
                 };
                 self.set(inst, t, v)
@@ -1817,11 +1949,11 @@ impl VTx<'_, '_, '_, '_> {
                     V::U(x) => V::U(self.b.ins().fneg(x)),
                     x if vec_of(t).is_some() => {
                         let x = self.vector(&x, t)?;
-                        V::Vec(self.b.ins().fneg(x))
+                        V::Vec(self.map1(&x, |b, v| b.ins().fneg(v)))
                     }
                     x => {
                         let l = self.lanes(&x)?;
-                        V::L(l.map(|v| self.b.ins().fneg(v)))
+                        V::L(self.map1(&l, |b, v| b.ins().fneg(v)))
                     }
                 };
                 self.set(inst, t, v)
@@ -1909,13 +2041,14 @@ impl VTx<'_, '_, '_, '_> {
                     _ => {
                         let align = l.align.max(1).next_power_of_two();
                         let stride = crate::layout::align_up(l.size.max(1), align);
-                        // Four lanes of a large private array would not fit the stack.
-                        if stride * 4 > 64 * 1024 || align > 16 {
+                        // The lanes' copies of a large private array would not fit the stack.
+                        let w = self.w as u64;
+                        if stride * w > 64 * 1024 || align > 16 {
                             return Err(refuse(format!("private variable of {} bytes", l.size)));
                         }
                         let slot = self.b.create_sized_stack_slot(ir::StackSlotData::new(
                             ir::StackSlotKind::ExplicitSlot,
-                            (stride * 4) as u32,
+                            (stride * w) as u32,
                             align.trailing_zeros() as u8,
                         ));
                         let base = self.b.ins().stack_addr(types::I64, slot, 0);
@@ -2054,8 +2187,9 @@ impl VTx<'_, '_, '_, '_> {
                     _ => {
                         let x = self.lanes(&a)?;
                         let y = self.lanes(&b)?;
-                        let l = [0, 1, 2, 3]
-                            .map(|k| crate::codegen::arith::div_rem(self.b, op, x[k], y[k]));
+                        let l = self.map2(&x, &y, |b, x, y| {
+                            crate::codegen::arith::div_rem(b, op, x, y)
+                        });
                         self.gathered(t, l)
                     }
                 };
@@ -2113,21 +2247,24 @@ impl VTx<'_, '_, '_, '_> {
                 let v = match (&c, &a, &b) {
                     (V::U(c), V::U(x), V::U(y)) => V::U(self.b.ins().select(*c, *x, *y)),
                     (V::U(c), _, _) if vec_of(t).is_some() => {
+                        let c = *c;
                         let x = self.vector(&a, t)?;
                         let y = self.vector(&b, t)?;
-                        V::Vec(self.b.ins().select(*c, x, y))
+                        V::Vec(self.map2(&x, &y, |b, x, y| b.ins().select(c, x, y)))
                     }
                     (_, _, _) if vec_of(t).is_some() => {
                         let m = self.mask(&c)?;
                         let x = self.vector(&a, t)?;
                         let y = self.vector(&b, t)?;
-                        V::Vec(self.bitselect(m, x, y))
+                        V::Vec(self.select_parts(m, &x, &y))
                     }
                     _ => {
                         let cl = self.lanes(&c)?;
                         let x = self.lanes(&a)?;
                         let y = self.lanes(&b)?;
-                        let l = [0, 1, 2, 3].map(|k| self.b.ins().select(cl[k], x[k], y[k]));
+                        let l = (0..self.w)
+                            .map(|k| self.b.ins().select(cl[k], x[k], y[k]))
+                            .collect();
                         V::L(l)
                     }
                 };
@@ -2152,7 +2289,7 @@ impl VTx<'_, '_, '_, '_> {
                 let v = match x {
                     x @ V::Vec(_) | x @ V::Aff(..) if ts == types::I32 && signed => {
                         let v = self.vector(&x, ts)?;
-                        V::Vec(cvt(self.b, types::F32X4, v))
+                        V::Vec(self.map1(&v, |b, v| cvt(b, types::F32X4, v)))
                     }
                     x => self.per_lane(&x, t, move |b, v| cvt(b, t, v))?,
                 };
@@ -2215,14 +2352,18 @@ impl VTx<'_, '_, '_, '_> {
             _ if vec_of(t).is_some() && vector_cc => {
                 let x = self.vector(&a, t)?;
                 let y = self.vector(&b, t)?;
-                V::Mask(cmp(self.b, x, y)?)
+                let mut parts = Vec::with_capacity(x.len());
+                for (x, y) in x.iter().zip(&y) {
+                    parts.push(cmp(self.b, *x, *y)?);
+                }
+                V::Mask(self.narrow_mask(&parts))
             }
             _ => {
                 let x = self.lanes(&a)?;
                 let y = self.lanes(&b)?;
-                let mut l = [x[0]; 4];
-                for k in 0..4 {
-                    l[k] = cmp(self.b, x[k], y[k])?;
+                let mut l = Vec::with_capacity(self.w);
+                for (x, y) in x.iter().zip(&y) {
+                    l.push(cmp(self.b, *x, *y)?);
                 }
                 V::L(l)
             }
@@ -2230,21 +2371,86 @@ impl VTx<'_, '_, '_, '_> {
         self.set(inst, types::I8, v)
     }
 
-    /// A boolean across the lanes as an `i32x4` mask (all ones: true).
+    /// The type of a lane mask: as many lanes as the width in 128 bits.
+    fn mask_ty(&self) -> ir::Type {
+        match self.w {
+            16 => types::I8X16,
+            8 => types::I16X8,
+            _ => types::I32X4,
+        }
+    }
+
+    /// A lane mask from the `i32x4` masks of four lanes each (the results of comparing
+    /// 32-bit vectors): narrowed with signed saturation, which keeps all ones and zeros.
+    pub(super) fn narrow_mask(&mut self, parts: &[Value]) -> Value {
+        let as_i32 = |s: &mut Self, v: Value| {
+            if s.b.func.dfg.value_type(v) == types::I32X4 {
+                v
+            } else {
+                s.b.ins().bitcast(types::I32X4, lane_order(), v)
+            }
+        };
+        let mut level: Vec<Value> = parts.iter().map(|v| as_i32(self, *v)).collect();
+        while level.len() > 1 {
+            level = level
+                .chunks(2)
+                .map(|p| self.b.ins().snarrow(p[0], p[1]))
+                .collect();
+        }
+        level[0]
+    }
+
+    /// Part `j` of lane mask `m` as an `i32x4` mask (lanes `4j .. 4j + 4`), widened with
+    /// sign extension.
+    pub(super) fn part_mask(&mut self, m: Value, j: usize) -> Value {
+        let mut x = m;
+        // From the widest split down: each step halves the lanes, taking the low or high
+        // half that holds part j.
+        let mut lanes = self.w;
+        while lanes > 4 {
+            let parts_per_half = lanes / 8;
+            let high = (j / parts_per_half.max(1)) % 2 == 1;
+            x = if high {
+                self.b.ins().swiden_high(x)
+            } else {
+                self.b.ins().swiden_low(x)
+            };
+            lanes /= 2;
+        }
+        x
+    }
+
+    /// Lanes of `x` where mask `m` is set, else of `y` (parts of one vector type).
+    pub(super) fn select_parts(&mut self, m: Value, x: &[Value], y: &[Value]) -> Vec<Value> {
+        (0..x.len())
+            .map(|j| {
+                let mj = self.part_mask(m, j);
+                self.bitselect(mj, x[j], y[j])
+            })
+            .collect()
+    }
+
+    /// A boolean across the lanes as a lane mask ([`VTx::mask_ty`], all ones: true).
     fn mask(&mut self, v: &V) -> Result<Value> {
-        let to_lane = |b: &mut FunctionBuilder, c: Value| {
-            let w = b.ins().uextend(types::I32, c);
+        let mt = self.mask_ty();
+        let lt = mt.lane_type();
+        let to_lane = move |b: &mut FunctionBuilder, c: Value| {
+            let w = if lt == types::I8 {
+                c
+            } else {
+                b.ins().uextend(lt, c)
+            };
             b.ins().ineg(w)
         };
         Ok(match v {
             V::Mask(m) => *m,
             V::U(c) => {
                 let w = to_lane(self.b, *c);
-                self.b.ins().splat(types::I32X4, w)
+                self.b.ins().splat(mt, w)
             }
             V::L(l) => {
-                let w = l.map(|c| to_lane(self.b, c));
-                let mut x = self.b.ins().splat(types::I32X4, w[0]);
+                let w: Vec<Value> = l.iter().map(|c| to_lane(self.b, *c)).collect();
+                let mut x = self.b.ins().splat(mt, w[0]);
                 for (k, s) in w.iter().enumerate().skip(1) {
                     x = self.b.ins().insertlane(x, *s, k as u8);
                 }
@@ -2282,15 +2488,19 @@ impl VTx<'_, '_, '_, '_> {
         }
         let x = self.vector(a, types::F32)?;
         let y = self.vector(b, types::F32)?;
-        let m = if max {
-            self.b.ins().fmax(x, y)
-        } else {
-            self.b.ins().fmin(x, y)
-        };
-        let xn = self.b.ins().fcmp(FloatCC::Unordered, x, x);
-        let yn = self.b.ins().fcmp(FloatCC::Unordered, y, y);
-        let r = self.bitselect(yn, x, m);
-        Ok(V::Vec(self.bitselect(xn, y, r)))
+        let mut out = Vec::with_capacity(x.len());
+        for (x, y) in x.into_iter().zip(y) {
+            let m = if max {
+                self.b.ins().fmax(x, y)
+            } else {
+                self.b.ins().fmin(x, y)
+            };
+            let xn = self.b.ins().fcmp(FloatCC::Unordered, x, x);
+            let yn = self.b.ins().fcmp(FloatCC::Unordered, y, y);
+            let r = self.bitselect(yn, x, m);
+            out.push(self.bitselect(xn, y, r));
+        }
+        Ok(V::Vec(out))
     }
 
     /// Integer `min`/`max` on lanes.
@@ -2309,7 +2519,7 @@ impl VTx<'_, '_, '_, '_> {
             V::U(x) => V::U(f(self.b, *x)),
             _ => {
                 let x = self.vector(a, types::F32)?;
-                V::Vec(f(self.b, x))
+                V::Vec(self.map1(&x, f))
             }
         })
     }
@@ -2354,8 +2564,8 @@ impl VTx<'_, '_, '_, '_> {
             let x = self.lanes(&args[0])?;
             let y = self.lanes(&args[1])?;
             let z = self.lanes(&args[2])?;
-            let mut l = [x[0]; 4];
-            for k in 0..4 {
+            let mut l = vec![x[0]; self.w];
+            for k in 0..self.w {
                 l[k] = if is(E::mad) {
                     let m = self.b.ins().fmul(x[k], y[k]);
                     self.b.ins().fadd(m, z[k])
@@ -2376,7 +2586,10 @@ impl VTx<'_, '_, '_, '_> {
                 let x = self.vector(a, t)?;
                 let y = self.vector(b, t)?;
                 let z = self.vector(c, t)?;
-                V::Vec(self.b.ins().fma(x, y, z))
+                let r = (0..x.len())
+                    .map(|j| self.b.ins().fma(x[j], y[j], z[j]))
+                    .collect();
+                V::Vec(r)
             } else {
                 return Err(refuse("fma without a native vector fma"));
             }
@@ -2513,7 +2726,10 @@ impl VTx<'_, '_, '_, '_> {
                 .copied()
                 .ok_or_else(|| refuse(format!("{base} without a result")))
         };
-        let whole = crate::builtins::vector_lookup(base, LANES as u32)
+        // The widest entry point that divides the width: one call for 4 or 8 lanes,
+        // two for 16.
+        let per_call = self.w.min(8);
+        let whole = crate::builtins::vector_lookup(base, per_call as u32)
             .filter(|vb| vb.outputs == 1 && vb.inputs as usize == args.len());
         let v = if args.iter().all(|a| matches!(a, V::U(_))) {
             let a: Vec<Value> = args
@@ -2546,32 +2762,45 @@ impl VTx<'_, '_, '_, '_> {
                     r
                 }
             };
+            // Each argument's lanes, then the result's, `4 × w` bytes each.
+            let row = 4 * self.w as i32;
             let slot = self.b.create_sized_stack_slot(ir::StackSlotData::new(
                 ir::StackSlotKind::ExplicitSlot,
-                16 * (args.len() as u32 + 1),
+                row as u32 * (args.len() as u32 + 1),
                 4,
             ));
-            let mut ptrs = Vec::new();
             for (i, a) in args.iter().enumerate() {
                 let x = self.vector(a, types::F32)?;
-                self.b.ins().stack_store(types::I64, x, slot, 16 * i as i32);
-                ptrs.push(self.b.ins().stack_addr(types::I64, slot, 16 * i as i32));
+                for (j, p) in x.into_iter().enumerate() {
+                    let off = row * i as i32 + 16 * j as i32;
+                    self.b.ins().stack_store(types::I64, p, slot, off);
+                }
             }
-            let out_off = 16 * args.len() as i32;
-            ptrs.push(self.b.ins().stack_addr(types::I64, slot, out_off));
-            self.b.ins().call(fref, &ptrs);
+            let out_off = row * args.len() as i32;
+            for c in 0..self.w / per_call {
+                let at = 4 * (per_call * c) as i32;
+                let mut ptrs = Vec::new();
+                for i in 0..=args.len() {
+                    let off = row * i as i32 + at;
+                    ptrs.push(self.b.ins().stack_addr(types::I64, slot, off));
+                }
+                self.b.ins().call(fref, &ptrs);
+            }
             V::Vec(
-                self.b
-                    .ins()
-                    .stack_load(types::I64, types::F32X4, slot, out_off),
+                (0..self.w / 4)
+                    .map(|j| {
+                        let off = out_off + 16 * j as i32;
+                        self.b.ins().stack_load(types::I64, types::F32X4, slot, off)
+                    })
+                    .collect(),
             )
         } else {
-            let lanes: Vec<[Value; 4]> =
+            let lanes: Vec<Vec<Value>> =
                 args.iter().map(|a| self.lanes(a)).collect::<Result<_>>()?;
-            let mut l = [lanes[0][0]; 4];
-            for (k, x) in l.iter_mut().enumerate() {
+            let mut l = Vec::with_capacity(self.w);
+            for k in 0..self.w {
                 let a: Vec<Value> = lanes.iter().map(|la| la[k]).collect();
-                *x = call(self, &a)?;
+                l.push(call(self, &a)?);
             }
             self.gathered(t, l)
         };
@@ -2584,16 +2813,13 @@ impl VTx<'_, '_, '_, '_> {
         Ok(match v {
             V::U(x) => V::U(self.fit(*x, t)),
             V::Aff(x, step) => V::Aff(self.fit(*x, t), canon(*step, t)),
-            V::L(l) if cur(self, l[0]) != t => {
-                let l = *l;
-                V::L(l.map(|x| self.fit(x, t)))
-            }
+            V::L(l) if cur(self, l[0]) != t => V::L(l.iter().map(|x| self.fit(*x, t)).collect()),
             V::L(_) => v.clone(),
-            V::Vec(x) if self.b.func.dfg.value_type(*x).lane_type() == t => v.clone(),
+            V::Vec(x) if self.b.func.dfg.value_type(x[0]).lane_type() == t => v.clone(),
             v => {
                 // Vectors of a wider type, widened or clamped indices: lane by lane.
                 let l = self.lanes(v)?;
-                let l = l.map(|x| self.fit(x, t));
+                let l = l.into_iter().map(|x| self.fit(x, t)).collect();
                 self.gathered(t, l)
             }
         })
@@ -2720,16 +2946,11 @@ impl VTx<'_, '_, '_, '_> {
         if vec_of(t).is_some() {
             let x = self.vector(a, t)?;
             let y = self.vector(b, t)?;
-            return Ok(V::Vec(f(self.b, x, y)));
+            return Ok(V::Vec(self.map2(&x, &y, f)));
         }
         let x = self.lanes(a)?;
         let y = self.lanes(b)?;
-        Ok(V::L([
-            f(self.b, x[0], y[0]),
-            f(self.b, x[1], y[1]),
-            f(self.b, x[2], y[2]),
-            f(self.b, x[3], y[3]),
-        ]))
+        Ok(V::L(self.map2(&x, &y, f)))
     }
 }
 

@@ -308,6 +308,9 @@ fn diff_enabled() -> bool {
 pub struct Kernel {
     fast: CompiledKernel,
     reference: Option<CompiledKernel>,
+    /// The default shape at the other vector widths (when it vectorises), each compared
+    /// with the reference too.
+    widths: Vec<CompiledKernel>,
 }
 
 impl Deref for Kernel {
@@ -324,6 +327,7 @@ impl Kernel {
         Kernel {
             fast: k,
             reference: None,
+            widths: Vec::new(),
         }
     }
 
@@ -333,6 +337,7 @@ impl Kernel {
         Kernel {
             fast: default,
             reference: Some(reference),
+            widths: Vec::new(),
         }
     }
 }
@@ -342,7 +347,12 @@ impl Kernel {
 pub struct TestModule {
     fast: Module,
     reference: Option<Module>,
+    /// A module per other vector width (own program-scope storage too).
+    widths: Vec<(usize, Module)>,
 }
+
+/// The vector widths every kernel also runs at, whichever the default shape chose.
+const OTHER_WIDTHS: [usize; 3] = [4, 8, 16];
 
 impl Deref for TestModule {
     type Target = Module;
@@ -363,23 +373,40 @@ impl TestModule {
             Module::from_spirv_with_spec_constants(spv, spec)
                 .unwrap_or_else(|e| panic!("from_spirv: {e}"))
         };
+        let widths = match diff_enabled() {
+            true => OTHER_WIDTHS.iter().map(|w| (*w, parse())).collect(),
+            false => Vec::new(),
+        };
         TestModule {
             fast: parse(),
             reference: diff_enabled().then(parse),
+            widths,
         }
     }
 
     /// Kernel `name` in both shapes.
     pub fn kernel(&self, name: &str) -> Kernel {
+        let fast = self
+            .fast
+            .compile_kernel(name)
+            .unwrap_or_else(|e| panic!("compile_kernel({name}): {e}"));
+        // Every kernel of a module at every width (a scalar one too), so each width's
+        // module sees the same launches and its program-scope storage the same writes.
+        let widths = self
+            .widths
+            .iter()
+            .map(|(w, m)| {
+                m.compile_kernel_lanes(name, *w)
+                    .unwrap_or_else(|e| panic!("compile_kernel_lanes({name}, {w}): {e}"))
+            })
+            .collect();
         Kernel {
-            fast: self
-                .fast
-                .compile_kernel(name)
-                .unwrap_or_else(|e| panic!("compile_kernel({name}): {e}")),
+            fast,
             reference: self.reference.as_ref().map(|m| {
                 m.compile_kernel_reference(name)
                     .unwrap_or_else(|e| panic!("compile_kernel_reference({name}): {e}"))
             }),
+            widths,
         }
     }
 }
@@ -511,11 +538,33 @@ fn both_shapes<R: PartialEq + std::fmt::Debug>(
     let before = args.snapshot();
     let r_ref = launch(reference);
     let after_ref = args.snapshot();
+    // Every other width first, each from the same inputs; the default shape last, so its
+    // results are what the caller sees.
+    for other in &k.widths {
+        args.restore(&before);
+        let r = launch(other);
+        let after = args.snapshot();
+        compare_shapes(args, &after_ref, &after, &r_ref, &r, other);
+    }
     args.restore(&before);
     let r_fast = launch(&k.fast);
     let after_fast = args.snapshot();
-    let name = &k.fast.info.name;
-    for ((&(arg, _, _), a), b) in args.buffers.iter().zip(&after_ref).zip(&after_fast) {
+    compare_shapes(args, &after_ref, &after_fast, &r_ref, &r_fast, &k.fast);
+    r_fast
+}
+
+/// Fail where a shape's results (`after_fast`, `r_fast`, of kernel `k`) differ from the
+/// reference shape's.
+fn compare_shapes<R: PartialEq + std::fmt::Debug>(
+    args: &Args,
+    after_ref: &[Vec<u8>],
+    after_fast: &[Vec<u8>],
+    r_ref: &R,
+    r_fast: &R,
+    k: &CompiledKernel,
+) {
+    let name = format!("{} ({} lanes)", k.info.name, k.handler.lanes);
+    for ((&(arg, _, _), a), b) in args.buffers.iter().zip(after_ref).zip(after_fast) {
         if let Some(i) = (0..a.len()).find(|&i| a[i] != b[i]) {
             let diffs = (0..a.len()).filter(|&i| a[i] != b[i]).count();
             let w = i & !3;
@@ -539,7 +588,6 @@ fn both_shapes<R: PartialEq + std::fmt::Debug>(
         r_ref, r_fast,
         "kernel {name}: other output differs (left: reference shape, right: default shape)"
     );
-    r_fast
 }
 
 /// Run one work-group with its own local memory and frame arena.

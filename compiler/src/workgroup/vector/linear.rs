@@ -19,13 +19,13 @@
 //! through a uniform pointer runs if any lane is active. Everything else computes every
 //! lane: the operations the vectoriser takes cannot trap.
 
-use super::{refuse, scalar_ty, vec_of, zero_of, Repr, VTx, LANES, V};
+use super::{refuse, scalar_ty, vec_of, zero_of, Repr, VTx, V};
 use crate::analysis::loops::{self, Item, Loops};
 use crate::analysis::uniformity::Shape;
 use crate::codegen::Result;
 use crate::spirv::{op_id, result_id, result_type};
 use crate::CompileError;
-use cranelift_codegen::ir::{self, types, BlockArg, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{self, BlockArg, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::Variable;
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{Op, Word};
@@ -66,8 +66,9 @@ impl VTx<'_, '_, '_, '_> {
     /// Translate the whole kernel in masked mode from the current block; returns with the
     /// builder in the block after it.
     pub(super) fn linear_body(&mut self, lin: &Linear) -> Result<()> {
-        let ones = self.b.ins().iconst(types::I32, -1);
-        let full = self.b.ins().splat(types::I32X4, ones);
+        let mt = self.mask_ty();
+        let ones = self.b.ins().iconst(mt.lane_type(), -1);
+        let full = self.b.ins().splat(mt, ones);
         self.lin.full = Some(full);
         let entry = *self
             .plan
@@ -127,10 +128,7 @@ impl VTx<'_, '_, '_, '_> {
             None => match self.entry_mask(bi, &|_| false) {
                 Some(m) => m,
                 // No edge reaches it (its predecessors are unreachable): nothing runs.
-                None => {
-                    let z = self.b.ins().iconst(types::I32, 0);
-                    self.zero_mask(z)
-                }
+                None => self.zero_mask(),
             },
         };
         self.lin.blocks.insert(bi, mask);
@@ -187,8 +185,10 @@ impl VTx<'_, '_, '_, '_> {
         self.lin.full
     }
 
-    fn zero_mask(&mut self, z: Value) -> Value {
-        self.b.ins().splat(types::I32X4, z)
+    fn zero_mask(&mut self) -> Value {
+        let mt = self.mask_ty();
+        let z = self.b.ins().iconst(mt.lane_type(), 0);
+        self.b.ins().splat(mt, z)
     }
 
     fn index_of(&self, label: Word) -> Result<usize> {
@@ -293,12 +293,13 @@ impl VTx<'_, '_, '_, '_> {
             _ if vec_of(t).is_some() => {
                 let x = self.vector(a, t)?;
                 let y = self.vector(b, t)?;
-                V::Mask(self.b.ins().icmp(IntCC::Equal, x, y))
+                let parts = self.map2(&x, &y, |b, x, y| b.ins().icmp(IntCC::Equal, x, y));
+                V::Mask(self.narrow_mask(&parts))
             }
             _ => {
                 let x = self.lanes(a)?;
                 let y = self.lanes(b)?;
-                V::L([0, 1, 2, 3].map(|k| self.b.ins().icmp(IntCC::Equal, x[k], y[k])))
+                V::L(self.map2(&x, &y, |b, x, y| b.ins().icmp(IntCC::Equal, x, y)))
             }
         })
     }
@@ -363,14 +364,14 @@ impl VTx<'_, '_, '_, '_> {
         if vec_of(t).is_some() {
             let x = self.vector(a, t)?;
             let y = self.vector(b, t)?;
-            return Ok(V::Vec(self.bitselect(m, x, y)));
+            return Ok(V::Vec(self.select_parts(m, &x, &y)));
         }
         let x = self.lanes(a)?;
         let y = self.lanes(b)?;
-        let mut l = [x[0]; 4];
-        for k in 0..4 {
+        let mut l = Vec::with_capacity(self.w);
+        for k in 0..self.w {
             let c = self.b.ins().extractlane(m, k as u8);
-            l[k] = self.b.ins().select(c, x[k], y[k]);
+            l.push(self.b.ins().select(c, x[k], y[k]));
         }
         Ok(V::L(l))
     }
@@ -381,8 +382,8 @@ impl VTx<'_, '_, '_, '_> {
             (Repr::Uniform, V::U(a)) => vec![*a],
             (Repr::Affine(s), V::Aff(a, s2)) if super::canon(*s2, t) == s => vec![*a],
             (Repr::Mask, _) => vec![self.mask(v)?],
-            (Repr::Vector, _) => vec![self.vector(v, t)?],
-            (Repr::Lanes, _) => self.lanes(v)?.to_vec(),
+            (Repr::Vector, _) => self.vector(v, t)?,
+            (Repr::Lanes, _) => self.lanes(v)?,
             _ => return Err(refuse(format!("loop value {v:?} kept as {repr:?}"))),
         })
     }
@@ -420,8 +421,7 @@ impl VTx<'_, '_, '_, '_> {
         let lp = &lin.loops.loops[l];
         let h = lp.header;
         let f = &self.plan.inlined.func;
-        let zero = self.b.ins().iconst(types::I32, 0);
-        let zero = self.zero_mask(zero);
+        let zero = self.zero_mask();
         // The mask entering from outside.
         let entry = self
             .entry_mask(h, &|p| lin.loops.contains(l, p))
@@ -430,7 +430,7 @@ impl VTx<'_, '_, '_, '_> {
         for &b in &lp.blocks {
             for &s in &self.plan.cfg.succs[b] {
                 if !lp.blocks.contains(&s) {
-                    let var = self.b.declare_var(types::I32X4);
+                    let var = self.b.declare_var(self.mask_ty());
                     self.b.def_var(var, zero);
                     self.lin.exits.insert((b, s), var);
                 }
@@ -497,7 +497,7 @@ impl VTx<'_, '_, '_, '_> {
                     self.b.def_var(v, z);
                     vec![v]
                 }
-                Repr::Lanes => (0..LANES)
+                Repr::Lanes => (0..self.w)
                     .map(|_| {
                         let v = self.b.declare_var(t);
                         let z = zero_of(self.b, t);
@@ -505,27 +505,28 @@ impl VTx<'_, '_, '_, '_> {
                         v
                     })
                     .collect(),
-                _ => {
-                    let vt = if repr == Repr::Mask {
-                        types::I32X4
-                    } else {
-                        vec_of(t).unwrap_or(t)
-                    };
-                    let v = self.b.declare_var(vt);
-                    let z = if vt == types::F32X4 {
-                        let z = self.b.ins().f32const(0.0);
-                        self.b.ins().splat(vt, z)
-                    } else {
-                        let z = self.b.ins().iconst(types::I32, 0);
-                        self.b.ins().splat(vt, z)
-                    };
+                Repr::Mask => {
+                    let v = self.b.declare_var(self.mask_ty());
+                    let z = self.zero_mask();
                     self.b.def_var(v, z);
                     vec![v]
+                }
+                _ => {
+                    let vt = vec_of(t).unwrap_or(t);
+                    let z = zero_of(self.b, t);
+                    let z = self.b.ins().splat(vt, z);
+                    (0..self.w / 4)
+                        .map(|_| {
+                            let v = self.b.declare_var(vt);
+                            self.b.def_var(v, z);
+                            v
+                        })
+                        .collect()
                 }
             };
             outs.push((*id, repr, t, vars));
         }
-        let hm = self.b.declare_var(types::I32X4);
+        let hm = self.b.declare_var(self.mask_ty());
         self.b.def_var(hm, entry);
         let head = self.b.create_block();
         let after = self.b.create_block();
@@ -672,8 +673,10 @@ impl VTx<'_, '_, '_, '_> {
         );
         let vt = vec_of(t);
         let params: Vec<Value> = match vt {
-            Some(vt) => vec![self.b.append_block_param(join, vt)],
-            None => (0..LANES)
+            Some(vt) => (0..self.w / 4)
+                .map(|_| self.b.append_block_param(join, vt))
+                .collect(),
+            None => (0..self.w)
                 .map(|_| self.b.append_block_param(join, t))
                 .collect(),
         };
@@ -692,8 +695,8 @@ impl VTx<'_, '_, '_, '_> {
         self.b.ins().brif(any, some, &[], join, &zeros);
         self.b.switch_to_block(some);
         let addr = self.lanes(&pv)?;
-        let mut l = [addr[0]; 4];
-        for k in 0..4 {
+        let mut l = vec![addr[0]; self.w];
+        for k in 0..self.w {
             let (ld, next) = (self.b.create_block(), self.b.create_block());
             let x = self.b.append_block_param(next, t);
             let on = self.b.ins().extractlane(m, k as u8);
@@ -710,16 +713,17 @@ impl VTx<'_, '_, '_, '_> {
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(join);
         Ok(match vt {
-            Some(_) => V::Vec(params[0]),
-            None => V::L([params[0], params[1], params[2], params[3]]),
+            Some(_) => V::Vec(params),
+            None => V::L(params),
         })
     }
 
     fn join_args(&mut self, v: &V, t: ir::Type) -> Result<Vec<BlockArg>> {
-        Ok(match vec_of(t) {
-            Some(_) => vec![BlockArg::Value(self.vector(v, t)?)],
-            None => self.lanes(v)?.map(BlockArg::Value).to_vec(),
-        })
+        let vals = match vec_of(t) {
+            Some(_) => self.vector(v, t)?,
+            None => self.lanes(v)?,
+        };
+        Ok(vals.into_iter().map(BlockArg::Value).collect())
     }
 
     /// A store under mask `m`: the unmasked store when all lanes are active, else each
@@ -746,7 +750,7 @@ impl VTx<'_, '_, '_, '_> {
         self.b.switch_to_block(some);
         let addr = self.lanes(pv)?;
         let l = self.lanes(v)?;
-        for k in 0..4 {
+        for k in 0..self.w {
             let (st, next) = (self.b.create_block(), self.b.create_block());
             let on = self.b.ins().extractlane(m, k as u8);
             self.b.ins().brif(on, st, &[], next, &[]);

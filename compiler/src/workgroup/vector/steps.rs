@@ -45,6 +45,10 @@ pub struct Region {
 /// `i + 1` after point `i`.
 pub struct Steps {
     pub regions: Vec<Plan>,
+    /// Work-items per iteration.
+    pub lanes: usize,
+    /// Why that width.
+    pub why: String,
 }
 
 /// Plan the vector steps of `split`; the error says why the kernel's regions stay scalar.
@@ -55,6 +59,7 @@ pub fn plan_steps(
     frame: &FramePlan,
     fma: bool,
     env: &super::ScratchEnv,
+    widths: &[usize],
 ) -> Result<Steps> {
     if !crate::codegen::vectorize() {
         return Err(refuse("FERRITE_VECTORIZE=0"));
@@ -115,18 +120,36 @@ pub fn plan_steps(
                 entry_point,
                 boundary_of_block: boundary_of_block.clone(),
             }),
+            lanes: 4,
+            why: String::new(),
         });
+    }
+    // One width for all regions: the narrowest any region's loops allow.
+    let mut lanes = widths.iter().copied().max().unwrap_or(4);
+    let mut why = String::new();
+    for plan in &regions {
+        let (w, y) = super::width::choose(p, plan, widths)?;
+        if w <= lanes {
+            (lanes, why) = (w, y);
+        }
+    }
+    for plan in &mut regions {
+        plan.lanes = lanes;
     }
     for plan in &regions {
         super::scratch(env, true, |b, inp| {
             let reached = b.create_block();
             b.append_block_param(reached, types::I32);
-            super::step_body(b, p, fma, plan, inp, (split, frame), reached, None)?;
+            super::step_body(b, p, fma, plan, lanes, inp, (split, frame), reached, None)?;
             b.switch_to_block(reached);
             Ok(())
         })?;
     }
-    Ok(Steps { regions })
+    Ok(Steps {
+        regions,
+        lanes,
+        why,
+    })
 }
 
 /// The blocks reachable from `entry` without crossing a boundary, `entry` first, each
@@ -198,7 +221,7 @@ impl VTx<'_, '_, '_, '_> {
                     V::Aff(x, super::canon(step, t))
                 }
                 _ => {
-                    let mut l = [frames.base; 4];
+                    let mut l = vec![frames.base; self.w];
                     for (k, x) in l.iter_mut().enumerate() {
                         let a = self.b.ins().iadd_imm_s(frames.base, k as i64 * frames.size);
                         *x = self.b.ins().load(t, trusted(), a, *off as i32);
@@ -267,7 +290,7 @@ impl VTx<'_, '_, '_, '_> {
             let l = match self.plan.shapes.shape(*id) {
                 Shape::Uniform => vec![self.lane(&v, 0)?],
                 Shape::Affine(_) if t.is_int() => vec![self.lane(&v, 0)?],
-                _ => self.lanes(&v)?.to_vec(),
+                _ => self.lanes(&v)?,
             };
             for (k, x) in l.iter().enumerate() {
                 if self.b.func.dfg.value_type(*x) != t {
@@ -331,63 +354,68 @@ pub fn emit_step_loop<'p, 'e>(
     base0: Value,
     on_state: &mut dyn FnMut(&mut FunctionBuilder, Value, Value),
 ) -> Result<()> {
-    let x = *b
-        .block_params(head)
-        .first()
-        .ok_or_else(|| refuse("vector loop head without counter"))?;
-    b.switch_to_block(head);
-    let body_blk = b.create_block();
-    let end = b.ins().iadd_imm_s(x, super::LANES);
-    let fits = b
-        .ins()
-        .icmp(ir::condcodes::IntCC::UnsignedLessThanOrEqual, end, ls0);
-    b.ins()
-        .brif(fits, body_blk, &[], scalar_head, &[BlockArg::Value(x)]);
-    b.switch_to_block(body_blk);
-    let g0 = b.ins().iadd(base0, x);
-    let linear = b.ins().iadd(si.row, x);
-    let off = b.ins().imul_imm_s(linear, si.frame_size);
-    let fbase = b.ins().iadd(si.frame, off);
-    let lanes = Inputs {
-        lid: [x, inp.lid[1], inp.lid[2]],
-        gid: [g0, inp.gid[1], inp.gid[2]],
-        frames: Some(FrameBase {
-            base: fbase,
-            size: si.frame_size,
-        }),
-        ..*inp
-    };
-    let reached = b.create_block();
-    let st = b.append_block_param(reached, types::I32);
-    // One region per state.
-    let mut sw = cranelift_frontend::Switch::new();
-    let mut blocks = Vec::new();
-    for (i, _) in steps.regions.iter().enumerate() {
-        let blk = b.create_block();
-        let state = if i == 0 { 0 } else { frame.state(i - 1) };
-        sw.set_entry(state as u128, blk);
-        blocks.push(blk);
+    let mut head = head;
+    for (w, next) in super::loop_chain(b, steps.lanes, scalar_head) {
+        let x = *b
+            .block_params(head)
+            .first()
+            .ok_or_else(|| refuse("vector loop head without counter"))?;
+        b.switch_to_block(head);
+        let body_blk = b.create_block();
+        let end = b.ins().iadd_imm_s(x, w as i64);
+        let fits = b
+            .ins()
+            .icmp(ir::condcodes::IntCC::UnsignedLessThanOrEqual, end, ls0);
+        b.ins()
+            .brif(fits, body_blk, &[], next, &[BlockArg::Value(x)]);
+        b.switch_to_block(body_blk);
+        let g0 = b.ins().iadd(base0, x);
+        let linear = b.ins().iadd(si.row, x);
+        let off = b.ins().imul_imm_s(linear, si.frame_size);
+        let fbase = b.ins().iadd(si.frame, off);
+        let lanes = Inputs {
+            lid: [x, inp.lid[1], inp.lid[2]],
+            gid: [g0, inp.gid[1], inp.gid[2]],
+            frames: Some(FrameBase {
+                base: fbase,
+                size: si.frame_size,
+            }),
+            ..*inp
+        };
+        let reached = b.create_block();
+        let st = b.append_block_param(reached, types::I32);
+        // One region per state.
+        let mut sw = cranelift_frontend::Switch::new();
+        let mut blocks = Vec::new();
+        for (i, _) in steps.regions.iter().enumerate() {
+            let blk = b.create_block();
+            let state = if i == 0 { 0 } else { frame.state(i - 1) };
+            sw.set_entry(state as u128, blk);
+            blocks.push(blk);
+        }
+        let exit_blk = b.create_block();
+        sw.emit(b, si.state, exit_blk);
+        b.switch_to_block(exit_blk);
+        let e = b.ins().iconst(types::I32, EXIT);
+        b.ins().jump(reached, &[BlockArg::Value(e)]);
+        for (plan, blk) in steps.regions.iter().zip(blocks) {
+            b.switch_to_block(blk);
+            super::step_body(
+                b,
+                p,
+                fma,
+                plan,
+                w,
+                &lanes,
+                (split, frame),
+                reached,
+                Some(&mut *env),
+            )?;
+        }
+        b.switch_to_block(reached);
+        on_state(b, linear, st);
+        b.ins().jump(head, &[BlockArg::Value(end)]);
+        head = next;
     }
-    let exit_blk = b.create_block();
-    sw.emit(b, si.state, exit_blk);
-    b.switch_to_block(exit_blk);
-    let e = b.ins().iconst(types::I32, EXIT);
-    b.ins().jump(reached, &[BlockArg::Value(e)]);
-    for (plan, blk) in steps.regions.iter().zip(blocks) {
-        b.switch_to_block(blk);
-        super::step_body(
-            b,
-            p,
-            fma,
-            plan,
-            &lanes,
-            (split, frame),
-            reached,
-            Some(&mut *env),
-        )?;
-    }
-    b.switch_to_block(reached);
-    on_state(b, linear, st);
-    b.ins().jump(head, &[BlockArg::Value(end)]);
     Ok(())
 }

@@ -1,0 +1,169 @@
+//! The chooser of a kernel's lane width: how many work-items one iteration of its vector
+//! loop runs (4, 8 or 16, as one, two or four 128-bit values per 32-bit SSA value).
+//!
+//! Wider is better until the values a loop carries no longer fit the 16 vector registers
+//! of x86-64 without AVX-512 (Cranelift lowers only 128-bit vectors: a `float` of 8 lanes
+//! takes two registers): then every iteration spills and reloads. Measured here (one
+//! thread, Ferrite alone, `FERRITE_LANES=4/8/16`): a naive matmul's loop keeps one
+//! `float` (and its affine index) and runs 2.7x faster at 16 lanes than at 4, a 5x5
+//! convolution's 2.8x; n-body's keeps six floats and runs 1.4x slower at 8 than at 4,
+//! mandelbrot's masked loop about 1.1x slower. So the chooser
+//! counts, for every loop, the registers its varying values need across an iteration —
+//! header phis, values defined before the loop and used in it, and in masked mode the
+//! loop's masks and the values kept for lanes that left — and takes the widest width at
+//! which the largest count stays within [`BUDGET`]. A kernel without loops takes the widest.
+
+use super::Plan;
+use crate::analysis::loops::Loops;
+use crate::analysis::uniformity::Shape;
+use crate::codegen::Result;
+use crate::spirv::{Program, Type};
+use rspirv::dr::Operand;
+use rspirv::spirv::{Op, Word};
+use std::collections::{HashMap, HashSet};
+
+/// Vector registers the values live across a loop's iterations may take (of 16: the rest
+/// for the temporaries of the body).
+pub const BUDGET: usize = 9;
+
+/// The widest of `widths` (ascending) at which every loop of `plan` fits the budget; the
+/// narrowest if none does. Also says why, for the kernel's handler note.
+pub fn choose(p: &Program, plan: &Plan, widths: &[usize]) -> Result<(usize, String)> {
+    let Some(&narrowest) = widths.first() else {
+        return Ok((4, "no width offered".into()));
+    };
+    let loops = pressure(p, plan)?;
+    let w = widths
+        .iter()
+        .rev()
+        .copied()
+        .find(|w| loops.iter().all(|r| r.at(*w) <= BUDGET))
+        .unwrap_or(narrowest);
+    let most = loops.iter().map(|r| r.at(w)).max();
+    let why = match most {
+        None => "no loop".to_string(),
+        Some(n) => format!("its loops keep at most {n} vector registers live"),
+    };
+    Ok((w, why))
+}
+
+/// The registers one loop needs across an iteration, by kind of value.
+#[derive(Clone, Copy, Debug, Default)]
+struct Regs {
+    /// 32-bit values: one register per four lanes.
+    narrow: usize,
+    /// 8-, 16- and 64-bit values: one (scalar) register per lane.
+    wide: usize,
+    /// Lane masks: one register whatever the width.
+    masks: usize,
+}
+
+impl Regs {
+    fn at(&self, w: usize) -> usize {
+        self.narrow * w / 4 + self.wide * w + self.masks
+    }
+
+    fn add(&mut self, bits: u32, comps: usize) {
+        match bits {
+            1 => self.masks += comps,
+            32 => self.narrow += comps,
+            // 8-, 16- and 64-bit lanes are kept one scalar per lane.
+            _ => self.wide += comps,
+        }
+    }
+}
+
+/// For every loop of `plan`'s function, the registers its varying values need.
+fn pressure(p: &Program, plan: &Plan) -> Result<Vec<Regs>> {
+    let f = &plan.inlined.func;
+    let loops = match &plan.linear {
+        Some(lin) => &lin.loops,
+        None => &Loops::new(&plan.cfg)?,
+    };
+    if loops.loops.is_empty() {
+        return Ok(Vec::new());
+    }
+    // Each value's scalar width (1: a boolean) and component count, and its block.
+    let mut kind: HashMap<Word, (u32, usize)> = HashMap::new();
+    let mut block_of: HashMap<Word, usize> = HashMap::new();
+    for (bi, blk) in f.blocks.iter().enumerate() {
+        for inst in &blk.insts {
+            if let (Some(r), Some(t)) = (inst.result_id, inst.result_type) {
+                if let Some(k) = scalar_kind(p, t) {
+                    kind.insert(r, k);
+                }
+                block_of.insert(r, bi);
+            }
+        }
+    }
+    let varying = |id: Word| plan.shapes.shape(id) == Shape::Varying;
+    let mut out = Vec::new();
+    for lp in &loops.loops {
+        let mut regs = Regs::default();
+        let mut seen = HashSet::new();
+        let mut count = |id: Word, regs: &mut Regs| {
+            if varying(id) && seen.insert(id) {
+                if let Some((bits, comps)) = kind.get(&id) {
+                    regs.add(*bits, *comps);
+                }
+            }
+        };
+        for &b in &lp.blocks {
+            for inst in &f.blocks[b].insts {
+                if inst.class.opcode == Op::Phi && b == lp.header {
+                    if let Some(r) = inst.result_id {
+                        count(r, &mut regs);
+                    }
+                }
+                for o in &inst.operands {
+                    let Operand::IdRef(id) = o else { continue };
+                    let outside = block_of.get(id).is_some_and(|d| !lp.blocks.contains(d));
+                    if outside {
+                        count(*id, &mut regs);
+                    }
+                }
+            }
+        }
+        if plan.linear.is_some() {
+            // The header's mask, and per exit edge the mask of the lanes that left by it.
+            regs.masks += 1;
+            for &b in &lp.blocks {
+                regs.masks += plan.cfg.succs[b]
+                    .iter()
+                    .filter(|s| !lp.blocks.contains(s))
+                    .count();
+            }
+            // Values used after the loop keep each leaving lane's value.
+            for (bi, blk) in f.blocks.iter().enumerate() {
+                if lp.blocks.contains(&bi) {
+                    continue;
+                }
+                for inst in &blk.insts {
+                    for o in &inst.operands {
+                        let Operand::IdRef(id) = o else { continue };
+                        if block_of.get(id).is_some_and(|d| lp.blocks.contains(d)) {
+                            count(*id, &mut regs);
+                        }
+                    }
+                }
+            }
+        }
+        out.push(regs);
+    }
+    Ok(out)
+}
+
+/// The scalar width (1 for a boolean) and component count of values of type `ty`, if they
+/// are numbers, booleans or vectors of them.
+fn scalar_kind(p: &Program, ty: Word) -> Option<(u32, usize)> {
+    match p.ty(ty).ok()? {
+        Type::Bool => Some((1, 1)),
+        Type::Int { width, .. } | Type::Float { width } => Some((*width, 1)),
+        Type::Pointer { .. } => Some((64, 1)),
+        Type::Vector { elem, count } => {
+            let (bits, _) = scalar_kind(p, *elem)?;
+            Some((bits, *count as usize))
+        }
+        _ => None,
+    }
+}
