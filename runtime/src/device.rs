@@ -440,7 +440,10 @@ impl Device {
 
     /// Run an NDRange on this device's workers: the global pool for the root device, a
     /// pool of `max_compute_units` threads of its own for a sub-device.
-    pub fn run(&self, launch: &crate::executor::Launch<'_>) {
+    pub fn run(
+        &self,
+        launch: &crate::executor::Launch<'_>,
+    ) -> Result<(), crate::executor::KernelFault> {
         if self.sub_units.is_none() {
             return crate::executor::run(launch);
         }

@@ -145,7 +145,11 @@ impl Command {
         let start = now_ns();
         match &self.op {
             Op::Nothing => {}
-            Op::Launch(l) => l.run(),
+            Op::Launch(l) => {
+                if let Err(f) = l.run() {
+                    eprintln!("{f}");
+                }
+            }
             Op::Copy { dst, src, size } => {
                 // SAFETY: per `new_memory`'s contract both ranges are valid now; `copy`
                 // (memmove) is defined even if the application made them overlap.
@@ -166,7 +170,9 @@ impl Command {
                 };
                 // The recorded launch is shared by every execution of the list: run a
                 // copy of its geometry.
-                launch.run_with_group_count(c);
+                if let Err(f) = launch.run_with_group_count(c) {
+                    eprintln!("{f}");
+                }
             }
             Op::CopyRegion { dst, src, region } => {
                 for z in 0..region.depth {

@@ -12,7 +12,7 @@
 
 use crate::device::LOCAL_MEM_SIZE;
 use crate::error::{Error, Result};
-use crate::executor::{self, Launch, NdRange};
+use crate::executor::{self, KernelFault, Launch, NdRange};
 use crate::kernel::{LOCAL_ARG_ALIGN, MAX_FRAME_BYTES};
 use crate::mem::buffer::AlignedBuf;
 use ferrite_compiler::{ArgKind, CompiledKernel, KernelInfo};
@@ -280,16 +280,17 @@ pub struct ZeLaunch {
 
 impl ZeLaunch {
     /// Run every work-group on the executor; returns when all are done.
-    pub fn run(&self) {
+    pub fn run(&self) -> std::result::Result<(), KernelFault> {
         if self.range.global_size.contains(&0) {
-            return;
+            return Ok(());
         }
         executor::run(&Launch {
             kernel: &self.kernel,
             args: self.args.as_slice(),
             local_mem_size: self.local_mem_size,
             range: self.range,
-        });
+            extents: &[],
+        })
     }
 
     pub fn range(&self) -> &NdRange {
@@ -298,19 +299,20 @@ impl ZeLaunch {
 
     /// Run the launch with another group count (an indirect launch reads it when it
     /// runs).
-    pub fn run_with_group_count(&self, count: [u32; 3]) {
+    pub fn run_with_group_count(&self, count: [u32; 3]) -> std::result::Result<(), KernelFault> {
         let size = self.range.local_size.map(|s| s as u32);
         let offset = self.range.global_offset.map(|o| o as u32);
         let range = range(count, size, offset);
         if range.global_size.contains(&0) {
-            return;
+            return Ok(());
         }
         executor::run(&Launch {
             kernel: &self.kernel,
             args: self.args.as_slice(),
             local_mem_size: self.local_mem_size,
             range,
-        });
+            extents: &[],
+        })
     }
 }
 
