@@ -100,6 +100,21 @@ pub struct KernelFault {
     pub report: String,
 }
 
+impl KernelFault {
+    /// A launch refused when it was about to run (no group ran): `why` is the report.
+    pub fn refused(kernel: &str, why: &str) -> KernelFault {
+        KernelFault {
+            kernel: kernel.to_string(),
+            group: [u64::MAX; 3],
+            trap: Trap {
+                kind: TrapKind::Refused,
+                pc: 0,
+            },
+            report: format!("ferrite: kernel `{kernel}` was not run: {why}"),
+        }
+    }
+}
+
 impl std::fmt::Display for KernelFault {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.report)
@@ -367,6 +382,13 @@ fn run_on(pool: &rayon::ThreadPool, launch: &Launch<'_>) -> Result<(), KernelFau
 fn report(launch: &Launch<'_>, trap: &Trap, group: [u64; 3]) -> String {
     let k = &launch.kernel.info;
     let mut r = format!("ferrite: kernel `{}` ", k.name);
+    if trap.kind == TrapKind::Refused {
+        r.push_str(&format!(
+            "could not start: no thread with the {} MiB of stack it needs",
+            stack_need(launch.kernel) >> 20
+        ));
+        return r;
+    }
     if group[0] == u64::MAX {
         r.push_str("was stopped between work-groups: ");
     } else {
@@ -501,13 +523,10 @@ fn run_on_own_threads(
             // No thread for it: the launch fails like a fault would.
             *outcome.first.lock() = Some((
                 Trap {
-                    kind: TrapKind::Signal {
-                        signo: libc::SIGSEGV,
-                        addr: 0,
-                    },
+                    kind: TrapKind::Refused,
                     pc: 0,
                 },
-                [0; 3],
+                [u64::MAX; 3],
             ));
             outcome.stop.store(true, Ordering::Relaxed);
         }

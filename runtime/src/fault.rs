@@ -43,6 +43,8 @@ pub enum TrapKind {
     },
     /// The launch ran past `FERRITE_KERNEL_TIMEOUT_MS`.
     Timeout { limit_ms: u64 },
+    /// The launch could not start (no thread for its stack, an impossible geometry).
+    Refused,
 }
 
 /// A trap of one guarded call.
@@ -71,6 +73,7 @@ impl Trap {
                 "interrupted after FERRITE_KERNEL_TIMEOUT_MS={limit_ms} ms, pc {:#x}",
                 self.pc
             ),
+            TrapKind::Refused => "the launch could not start".to_string(),
         }
     }
 }

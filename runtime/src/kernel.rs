@@ -300,6 +300,7 @@ impl Kernel {
                     MAX_FRAME_BYTES >> 20
                 ))
             })?;
+        check_stack(&self.compiled)?;
         Ok(LaunchData {
             kernel: self.compiled.clone(),
             args: block,
@@ -367,6 +368,23 @@ impl LaunchData {
     pub fn buffers(&self) -> &[Arc<Mem>] {
         &self.buffers
     }
+}
+
+/// `CL_OUT_OF_RESOURCES` for a kernel whose work-items need more stack than a thread may
+/// be given ([`executor::MAX_STACK_BYTES`]); smaller needs beyond a worker's stack run on
+/// threads started with the stack they need.
+pub fn check_stack(kernel: &CompiledKernel) -> Result<()> {
+    let need = executor::stack_need(kernel);
+    if need > executor::MAX_STACK_BYTES {
+        return Err(Error::OutOfResources(format!(
+            "kernel {} needs {} MiB of stack per work-item (private memory), more than the \
+             {} MiB a thread can be given",
+            kernel.info.name,
+            need >> 20,
+            executor::MAX_STACK_BYTES >> 20
+        )));
+    }
+    Ok(())
 }
 
 /// Indices of the arguments not set yet.
