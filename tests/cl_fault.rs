@@ -4,6 +4,10 @@
 //! the kernel on the context's notify callback — and the same process then runs a correct
 //! kernel on the same queue and context.
 //!
+//! Memory: `CL_DEVICE_GLOBAL_MEM_SIZE` is what the process can get, buffers beyond it in
+//! total fail with `CL_MEM_OBJECT_ALLOCATION_FAILURE` (not the OOM killer), and a 1 GiB
+//! buffer is created without being committed.
+//!
 //! Ferrite-only (other drivers take the process down, which is the point): on another
 //! platform each test returns early.
 
@@ -279,5 +283,94 @@ fn four_mib_of_private_memory_per_work_item_runs() {
         })
         .collect();
     assert_eq!(got, want);
+    still_usable(&c);
+}
+
+#[test]
+fn kernel_needing_more_stack_than_a_thread_can_get_is_refused() {
+    if !setup() {
+        return;
+    }
+    let c = context(5);
+    let p = build(
+        &c.ctx,
+        r#"__kernel void huge(__global const int *in, __global int *out) {
+            int priv[1 << 26];
+            size_t i = get_global_id(0);
+            priv[in[i] & ((1 << 26) - 1)] = (int)i;
+            out[i] = priv[in[i + 1] & ((1 << 26) - 1)];
+        }"#,
+        "",
+    );
+    let k = p.kernel("huge");
+    let b = Buffer::new(&c.ctx, CL_MEM_READ_WRITE, 64 * 4);
+    k.buf(0, &b).buf(1, &b);
+    expect_code(
+        enqueue_nd(&c.queue, &k, None, &[4], None)
+            .err()
+            .unwrap_or(CL_SUCCESS),
+        CL_OUT_OF_RESOURCES,
+        "clEnqueueNDRangeKernel of a kernel with 256 MiB of private memory per work-item",
+    );
+    still_usable(&c);
+}
+
+fn create_buffer(ctx: &Context, size: usize) -> Result<Buffer, cl_int> {
+    let mut rc = 0;
+    // SAFETY: a live context, no host pointer.
+    let m = unsafe { clCreateBuffer(ctx.raw(), CL_MEM_READ_WRITE, size, ptr::null_mut(), &mut rc) };
+    if rc == CL_SUCCESS {
+        Ok(Buffer(m))
+    } else {
+        Err(rc)
+    }
+}
+
+#[test]
+fn buffers_beyond_global_memory_fail_to_allocate() {
+    if !setup() {
+        return;
+    }
+    let c = context(6);
+    let global: cl_ulong = device_get(CL_DEVICE_GLOBAL_MEM_SIZE);
+    let max_alloc: cl_ulong = device_get(CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+    assert!(max_alloc <= global && max_alloc >= 128 << 20);
+    // Never more than the machine has (the device used to report all of it).
+    let phys = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find(|l| l.starts_with("MemTotal:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
+        .map_or(u64::MAX, |kb| kb * 1024);
+    assert!(
+        global <= phys,
+        "global memory {global} above MemTotal {phys}"
+    );
+    // Lazily mapped: nothing is committed, so this costs nothing whatever the sizes.
+    let mut held = Vec::new();
+    let mut failure = None;
+    for _ in 0..=(global / max_alloc + 1) {
+        match create_buffer(&c.ctx, max_alloc as usize) {
+            Ok(b) => held.push(b),
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        }
+    }
+    assert_eq!(
+        failure,
+        Some(CL_MEM_OBJECT_ALLOCATION_FAILURE),
+        "{} buffers of {max_alloc} bytes with {global} bytes of global memory",
+        held.len()
+    );
+    assert!(held.len() as u64 * max_alloc <= global);
+    drop(held);
+    // Freed: a 1 GiB buffer (when the device allows one) is created, uncommitted.
+    let size = (1usize << 30).min(max_alloc as usize);
+    let b = create_buffer(&c.ctx, size).expect("a large buffer after freeing the others");
+    drop(b);
     still_usable(&c);
 }

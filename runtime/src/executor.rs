@@ -128,7 +128,7 @@ pub const WORKER_STACK_BYTES: usize = 8 << 20;
 
 /// Largest stack a launch may ask for (per thread); beyond it the launch fails with
 /// `CL_OUT_OF_RESOURCES`.
-pub const MAX_STACK_BYTES: usize = 1 << 30;
+pub const MAX_STACK_BYTES: usize = 256 << 20;
 
 /// Stack one thread needs to run `kernel`'s work-group function: its private memory (a
 /// copy per lane when vectorised) plus room for the calls it makes.
