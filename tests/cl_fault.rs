@@ -125,7 +125,7 @@ fn write_far_out_of_bounds_fails_its_command() {
             out[i] = 1;
             if (i == 100) out[far] = 7;
         }"#,
-        "",
+        "-cl-kernel-arg-info",
     );
     let k = p.kernel("oob");
     let b = Buffer::new(&c.ctx, CL_MEM_READ_WRITE, 1024 * 4);
@@ -170,7 +170,7 @@ fn write_far_out_of_bounds_fails_its_command() {
         n.iter().any(|s| s.contains("`oob`")
             && s.contains("SIGSEGV")
             && s.contains("work-group (1, 0, 0)")
-            && s.contains("argument #0")
+            && s.contains("argument #0 `out`")
             && s.contains("bytes past its end")),
         "no fault report naming the kernel, group and argument: {n:?}"
     );
@@ -373,4 +373,97 @@ fn buffers_beyond_global_memory_fail_to_allocate() {
     let b = create_buffer(&c.ctx, size).expect("a large buffer after freeing the others");
     drop(b);
     still_usable(&c);
+}
+
+/// The child side of [`faults_outside_kernel_code_reach_the_application`].
+extern "C" fn app_handler(_: i32, _: *mut c_void, _: *mut c_void) {
+    const MSG: &[u8] = b"application handler\n";
+    // SAFETY: write(2) and _exit(2) are async-signal-safe; MSG is a static buffer.
+    unsafe {
+        libc_write(2, MSG.as_ptr().cast(), MSG.len());
+        libc_exit(42);
+    }
+}
+
+extern "C" {
+    #[link_name = "write"]
+    fn libc_write(fd: i32, buf: *const c_void, n: usize) -> isize;
+    #[link_name = "_exit"]
+    fn libc_exit(code: i32) -> !;
+    #[link_name = "sigaction"]
+    fn libc_sigaction(sig: i32, act: *const SigAction, old: *mut SigAction) -> i32;
+}
+
+/// `struct sigaction` of x86-64 Linux glibc.
+#[repr(C)]
+struct SigAction {
+    handler: usize,
+    mask: [u64; 16],
+    flags: i32,
+    restorer: usize,
+}
+
+const SIGSEGV: i32 = 11;
+const SA_SIGINFO: i32 = 4;
+
+/// A handler the application installed before Ferrite's still gets every fault that is
+/// not in a kernel's code, while a kernel's fault is still Ferrite's: run in a child
+/// process (this test binary again), which must end through the application's handler.
+#[test]
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+fn faults_outside_kernel_code_reach_the_application() {
+    if std::env::var_os("FERRITE_FAULT_CHILD").is_some() {
+        let act = SigAction {
+            handler: app_handler as *const () as usize,
+            mask: [0; 16],
+            flags: SA_SIGINFO,
+            restorer: 0,
+        };
+        // SAFETY: a valid sigaction for SIGSEGV; the handler only writes and exits.
+        assert_eq!(unsafe { libc_sigaction(SIGSEGV, &act, ptr::null_mut()) }, 0);
+        if !setup() {
+            // SAFETY: as in the handler.
+            unsafe { libc_exit(42) };
+        }
+        let c = context(7);
+        let p = build(
+            &c.ctx,
+            "__kernel void bad(__global int *p, ulong far) { p[far] = 1; }",
+            "",
+        );
+        let k = p.kernel("bad");
+        let b = Buffer::new(&c.ctx, CL_MEM_READ_WRITE, 64);
+        let far: u64 = 1 << 34;
+        k.buf(0, &b).arg(1, &far);
+        let ev = enqueue_nd(&c.queue, &k, None, &[1], None).expect("enqueue");
+        assert_eq!(wait_status(&ev), CL_OUT_OF_RESOURCES);
+        // A fault in host code: the application's handler ends the process.
+        // SAFETY: deliberately invalid; the handler exits before anything else runs.
+        unsafe { ptr::write_volatile(16 as *mut i32, 1) };
+        unreachable!("the write above faults");
+    }
+    if !setup() {
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
+        .args([
+            "--exact",
+            "faults_outside_kernel_code_reach_the_application",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("FERRITE_FAULT_CHILD", "1")
+        .output()
+        .expect("run the child");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(42),
+        "child did not end through its own handler: {:?}\n{stderr}",
+        out.status
+    );
+    assert!(
+        stderr.contains("kernel `bad` failed"),
+        "the kernel's fault was not Ferrite's: {stderr}"
+    );
 }

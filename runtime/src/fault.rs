@@ -18,7 +18,8 @@
 //! overflows its stack (Cranelift probes frames larger than a page) is caught too.
 //!
 //! Time limit: with `FERRITE_KERNEL_TIMEOUT_MS` set, a watchdog thread keeps the deadline
-//! of every running launch; past it, it sets the launch's interrupt flag (workers stop
+//! of every running launch (counted from when its first work-group started, so waiting
+//! for workers busy with another launch does not count); past it, it sets the launch's interrupt flag (workers stop
 //! before their next work-group) and sends [`timeout_signal`] to the threads still in the
 //! launch every few milliseconds until they have left. The handler treats that signal as
 //! a fault when it lands in the kernel's code and ignores it anywhere else (the next one
@@ -428,7 +429,10 @@ impl Drop for AltStack {
 /// One launch the watchdog watches: its deadline, its interrupt flag and the threads
 /// inside it.
 pub struct Watch {
-    deadline: Instant,
+    /// When its first group started: the time limit counts from there, not from when
+    /// the launch began to wait for workers busy with other launches.
+    started: OnceLock<Instant>,
+    limit: Duration,
     pub interrupt: AtomicBool,
     threads: parking_lot::Mutex<Vec<libc::pthread_t>>,
 }
@@ -439,6 +443,18 @@ impl Watch {
         // SAFETY: `pthread_self` has no preconditions.
         let me = unsafe { libc::pthread_self() };
         self.threads.lock().push(me);
+        if self.started.get().is_none() {
+            // Under the watchdog's lock, so the wake-up cannot fall between its scan and
+            // its wait.
+            let w = watchdog();
+            let _g = w.launches.lock();
+            self.started.get_or_init(Instant::now);
+            w.changed.notify_all();
+        }
+    }
+
+    fn deadline(&self) -> Option<Instant> {
+        self.started.get().map(|s| *s + self.limit)
     }
 
     /// The calling thread has left the launch.
@@ -483,7 +499,10 @@ fn watch_loop(w: &'static Watchdog) {
         let now = Instant::now();
         let mut next: Option<Instant> = None;
         for l in g.iter() {
-            if now >= l.deadline {
+            let Some(deadline) = l.deadline() else {
+                continue;
+            };
+            if now >= deadline {
                 l.interrupt.store(true, Ordering::Relaxed);
                 let threads = l.threads.lock();
                 for &t in threads.iter() {
@@ -494,7 +513,7 @@ fn watch_loop(w: &'static Watchdog) {
                 }
                 next = Some(next.map_or(now + RESIGNAL, |n| n.min(now + RESIGNAL)));
             } else {
-                next = Some(next.map_or(l.deadline, |n| n.min(l.deadline)));
+                next = Some(next.map_or(deadline, |n| n.min(deadline)));
             }
         }
         match next {
@@ -514,7 +533,8 @@ pub fn watch() -> Option<Arc<Watch>> {
     }
     PREVIOUS.get_or_init(install);
     let l = Arc::new(Watch {
-        deadline: Instant::now() + limit,
+        started: OnceLock::new(),
+        limit,
         interrupt: AtomicBool::new(false),
         threads: parking_lot::Mutex::new(Vec::new()),
     });
