@@ -247,6 +247,44 @@ fn endless_loop_fails_under_the_time_limit() {
     still_usable(&c);
 }
 
+/// An endless loop that spends most of its time in math built-ins (Rust code, where the
+/// watchdog's signal is not taken): the watchdog tries again until it lands in the
+/// kernel's own code.
+#[test]
+fn endless_loop_in_math_calls_fails_under_the_time_limit() {
+    if !setup() {
+        return;
+    }
+    let c = context(8);
+    let p = build(
+        &c.ctx,
+        r#"__kernel void spin_math(__global volatile int *flag, __global float *out) {
+            size_t i = get_global_id(0);
+            float x = (float)i;
+            while (flag[0] == 0) x = pow(fabs(sin(x)) + 1.0f, 0.999f) + erf(x);
+            out[i] = x;
+        }"#,
+        "",
+    );
+    let k = p.kernel("spin_math");
+    let flag = Buffer::from_slice(&c.ctx, CL_MEM_READ_WRITE, &[0i32]);
+    let out = Buffer::new(&c.ctx, CL_MEM_READ_WRITE, 16 * 4);
+    k.buf(0, &flag).buf(1, &out);
+    let ev = enqueue_nd(&c.queue, &k, None, &[16], Some(&[4])).expect("enqueue");
+    assert_eq!(
+        wait_status(&ev),
+        CL_OUT_OF_RESOURCES,
+        "endless kernel's status"
+    );
+    let n = notes(c.tag);
+    assert!(
+        n.iter()
+            .any(|s| s.contains("`spin_math`") && s.contains("FERRITE_KERNEL_TIMEOUT_MS")),
+        "no time-limit report: {n:?}"
+    );
+    still_usable(&c);
+}
+
 #[test]
 fn four_mib_of_private_memory_per_work_item_runs() {
     if !setup() {

@@ -74,4 +74,5 @@ run env OCL_ICD_VENDORS="$OUT/vendors-link" "$OUT/both_apis" "$OUT/kernels.spv"
 run env ZE_ENABLE_VALIDATION_LAYER=1 "$OUT/ze_basic"
 run env ZE_ENABLE_VALIDATION_LAYER=1 "$OUT/ze_kernel" "$OUT/kernels.spv"
 run env ZE_ENABLE_VALIDATION_LAYER=1 "$OUT/ze_sync"
+run env ZE_ENABLE_VALIDATION_LAYER=1 "$OUT/ze_fault" "$OUT/fault_kernels.spv"
 exit $status
