@@ -297,9 +297,15 @@ extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, uctx: *mut l
                 let uc = &mut *(uctx as *mut libc::ucontext_t);
                 let a = &mut *active;
                 let pc = uc.uc_mcontext.gregs[libc::REG_RIP as usize] as u64;
+                // A fault signal counts only when the kernel raised it (si_code > 0), not
+                // when another thread or process sent it (kill, tgkill: si_code <= 0).
+                let raised = !info.is_null() && (*info).si_code > 0;
                 let ours = (*a.kernel).code_contains(pc)
-                    && (sig != timeout_signal()
-                        || (!a.interrupt.is_null() && (*a.interrupt).load(Ordering::Relaxed)));
+                    && if sig == timeout_signal() {
+                        !a.interrupt.is_null() && (*a.interrupt).load(Ordering::Relaxed)
+                    } else {
+                        raised
+                    };
                 if ours {
                     a.signo = sig;
                     a.addr = if sig == timeout_signal() || info.is_null() {
