@@ -419,9 +419,10 @@ pub fn compile(
         None => None,
     };
     let isa = jit::host_isa()?;
+    let (module, code_ranges) = jit::new_recorded(isa)?;
     let mut env = Env {
         p,
-        module: jit::new_module(isa)?,
+        module,
         funcs: HashMap::new(),
         builtin_funcs: HashMap::new(),
         global_addr,
@@ -516,7 +517,7 @@ pub fn compile(
             info.name, handler.lanes, handler.note
         );
     }
-    let (entry, code) = jit::finish(env.module, wg)?;
+    let (entry, code) = jit::finish(env.module, &code_ranges, wg)?;
     Ok(Output {
         entry,
         code,

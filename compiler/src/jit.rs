@@ -7,9 +7,13 @@ use crate::builtins;
 use crate::{CompileError, WorkGroupFn};
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
-use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITModule};
-use cranelift_module::{default_libcall_names, FuncId};
+use cranelift_jit::{
+    ArenaMemoryProvider, BranchProtection, JITBuilder, JITMemoryKind, JITMemoryProvider, JITModule,
+    SystemMemoryProvider,
+};
+use cranelift_module::{default_libcall_names, FuncId, ModuleResult};
 use std::alloc::Layout;
+use std::sync::{Arc, Mutex};
 
 fn codegen_err(e: impl std::fmt::Display) -> CompileError {
     CompileError::Codegen(e.to_string())
@@ -23,6 +27,13 @@ pub fn host_isa() -> Result<OwnedTargetIsa, CompileError> {
     set(&mut flags, "is_pic", "false")?;
     set(&mut flags, "use_colocated_libcalls", "false")?;
     set(&mut flags, "enable_multi_ret_implicit_sret", "true")?;
+    // A frame larger than a page touches each page on the way down (an inline loop in the
+    // prologue of such functions only), so a kernel whose private memory outgrows the
+    // worker's stack faults on the guard page, inside JIT code, where the runtime's fault
+    // handler turns it into a failed command, instead of writing past the guard page into
+    // whatever is mapped below.
+    set(&mut flags, "enable_probestack", "true")?;
+    set(&mut flags, "probestack_strategy", "inline")?;
     set(
         &mut flags,
         "enable_verifier",
@@ -40,6 +51,44 @@ pub fn host_isa() -> Result<OwnedTargetIsa, CompileError> {
 /// page by page as the JIT needs it.
 const ARENA_BYTES: usize = 128 << 20;
 
+/// Executable ranges `[start, end)` a module's memory provider handed out.
+pub type Ranges = Arc<Mutex<Vec<(u64, u64)>>>;
+
+/// A memory provider that records where executable code goes, so the runtime can tell a
+/// fault in a kernel's code ([`Code::contains`]) from one anywhere else.
+struct Recording {
+    inner: Box<dyn JITMemoryProvider + Send>,
+    code: Ranges,
+}
+
+impl JITMemoryProvider for Recording {
+    fn allocate(
+        &mut self,
+        size: usize,
+        align: u64,
+        kind: JITMemoryKind,
+    ) -> std::io::Result<*mut u8> {
+        let exec = matches!(kind, JITMemoryKind::Executable);
+        let p = self.inner.allocate(size, align, kind)?;
+        if exec {
+            let lo = p as u64;
+            // Poisoned only if a thread panicked while pushing: the list is still whole.
+            let mut code = self.code.lock().unwrap_or_else(|e| e.into_inner());
+            code.push((lo, lo + size as u64));
+        }
+        Ok(p)
+    }
+
+    unsafe fn free_memory(&mut self) {
+        // SAFETY: forwarded under the caller's contract (no function pointer is used again).
+        unsafe { self.inner.free_memory() }
+    }
+
+    fn finalize(&mut self, branch_protection: BranchProtection) -> ModuleResult<()> {
+        self.inner.finalize(branch_protection)
+    }
+}
+
 /// A fresh JIT module that knows every builtin's symbol.
 ///
 /// Its code and data go in one contiguous reservation (`ArenaMemoryProvider`). Calls
@@ -48,7 +97,13 @@ const ARENA_BYTES: usize = 128 << 20;
 /// with a crowded address space (Intel's SYCL runtime) two pieces landed over 2 GiB apart,
 /// and the relocation's `i32::try_from(..).unwrap()` in cranelift-jit panicked. Builtins
 /// are not affected: they are called through absolute addresses.
+#[cfg(test)]
 pub fn new_module(isa: OwnedTargetIsa) -> Result<JITModule, CompileError> {
+    Ok(new_recorded(isa)?.0)
+}
+
+/// [`new_module`] and the list its executable code will be recorded in.
+pub fn new_recorded(isa: OwnedTargetIsa) -> Result<(JITModule, Ranges), CompileError> {
     let mut b = JITBuilder::with_isa(isa, default_libcall_names());
     for bi in builtins::all() {
         b.symbol(bi.name, bi.addr);
@@ -58,15 +113,32 @@ pub fn new_module(isa: OwnedTargetIsa) -> Result<JITModule, CompileError> {
     }
     // Where the address space is limited (`ulimit -v`) and the reservation fails, the
     // default provider still works in most processes.
-    if let Ok(arena) = ArenaMemoryProvider::new_with_size(ARENA_BYTES) {
-        b.memory_provider(Box::new(arena));
-    }
-    Ok(JITModule::new(b))
+    let inner: Box<dyn JITMemoryProvider + Send> =
+        match ArenaMemoryProvider::new_with_size(ARENA_BYTES) {
+            Ok(arena) => Box::new(arena),
+            Err(_) => Box::new(SystemMemoryProvider::new()),
+        };
+    let code = Ranges::default();
+    b.memory_provider(Box::new(Recording {
+        inner,
+        code: code.clone(),
+    }));
+    Ok((JITModule::new(b), code))
 }
 
 /// Finalised code of one kernel. Dropping the last handle frees the code.
 pub struct Code {
     module: Option<JITModule>,
+    /// Every executable range of the module, sorted by start.
+    ranges: Vec<(u64, u64)>,
+}
+
+impl Code {
+    /// Is `pc` inside this kernel's generated code? Reads only immutable data, takes no
+    /// lock and allocates nothing: a signal handler may ask.
+    pub fn contains(&self, pc: u64) -> bool {
+        self.ranges.iter().any(|&(lo, hi)| lo <= pc && pc < hi)
+    }
 }
 
 // SAFETY: after `finalize` the module is never used again except to free its memory in
@@ -86,8 +158,12 @@ impl Drop for Code {
     }
 }
 
-/// Finalise `module` and return the work-group function `f` plus the owner of its code.
-pub fn finish(mut module: JITModule, f: FuncId) -> Result<(WorkGroupFn, Code), CompileError> {
+/// Finalise `module` (made by [`new_recorded`] with `recorded`) and return the work-group function `f` plus the owner of its code.
+pub fn finish(
+    mut module: JITModule,
+    recorded: &Ranges,
+    f: FuncId,
+) -> Result<(WorkGroupFn, Code), CompileError> {
     module.finalize_definitions().map_err(codegen_err)?;
     let ptr = module.get_finalized_function(f);
     if ptr.is_null() {
@@ -98,10 +174,13 @@ pub fn finish(mut module: JITModule, f: FuncId) -> Result<(WorkGroupFn, Code), C
     // `extern "C"` with two pointer arguments on every target Cranelift supports; the code
     // stays mapped as long as the returned `Code` lives.
     let entry = unsafe { std::mem::transmute::<*const u8, WorkGroupFn>(ptr) };
+    let mut ranges = recorded.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    ranges.sort_unstable();
     Ok((
         entry,
         Code {
             module: Some(module),
+            ranges,
         },
     ))
 }

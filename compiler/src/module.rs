@@ -232,7 +232,7 @@ impl Module {
             uses_printf: out.uses_printf,
             handler: out.handler,
             entry: out.entry,
-            _code: Arc::new((out.code, self.memory.clone())),
+            code: Arc::new((out.code, self.memory.clone())),
         })
     }
 }
@@ -350,13 +350,21 @@ pub struct CompiledKernel {
     /// How the work-items run (vector width, shape) and why.
     pub handler: crate::Handler,
     entry: WorkGroupFn,
-    _code: Arc<dyn Send + Sync>,
+    /// The code, and the program-scope memory it addresses (kept alive with it).
+    code: Arc<(crate::jit::Code, Arc<ProgramMemory>)>,
 }
 
 impl CompiledKernel {
     /// The native work-group function.
     pub fn entry(&self) -> WorkGroupFn {
         self.entry
+    }
+
+    /// Is `pc` inside this kernel's generated code (the work-group function and every
+    /// function compiled with it; not the Rust builtins it calls)? Lock-free and
+    /// allocation-free, for the runtime's fault handler.
+    pub fn code_contains(&self, pc: u64) -> bool {
+        self.code.0.contains(pc)
     }
 }
 

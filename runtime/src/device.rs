@@ -350,7 +350,7 @@ pub struct Device {
     pub vendor: String,
     /// Highest clock in MHz (0 if unknown).
     pub max_clock_mhz: u32,
-    /// Physical memory in bytes.
+    /// Memory this process can get ([`available_memory`]), in bytes.
     pub global_mem_size: u64,
     /// Largest single allocation.
     pub max_mem_alloc_size: u64,
@@ -396,7 +396,7 @@ impl Device {
                     .map(|m| m as u64)
             })
             .unwrap_or(0) as u32;
-        let global_mem_size = physical_memory();
+        let global_mem_size = available_memory();
         // At least 1/4 of memory (the OpenCL minimum is max(1/4 of global memory, 128 MiB)).
         let max_mem_alloc_size = (global_mem_size / 4).max(128 << 20).min(global_mem_size);
         Arc::new(Device {
@@ -440,7 +440,10 @@ impl Device {
 
     /// Run an NDRange on this device's workers: the global pool for the root device, a
     /// pool of `max_compute_units` threads of its own for a sub-device.
-    pub fn run(&self, launch: &crate::executor::Launch<'_>) {
+    pub fn run(
+        &self,
+        launch: &crate::executor::Launch<'_>,
+    ) -> Result<(), crate::executor::KernelFault> {
         if self.sub_units.is_none() {
             return crate::executor::run(launch);
         }
@@ -457,6 +460,87 @@ impl Device {
 
 fn read_u64(path: &str) -> Option<u64> {
     std::fs::read_to_string(path).ok()?.trim().parse().ok()
+}
+
+/// Memory this process can get, in bytes: the least of physical memory, what its cgroup
+/// still allows (v2 `memory.max` − `memory.current` up the hierarchy, or v1
+/// `memory.limit_in_bytes` − `memory.usage_in_bytes`) and `MemAvailable` from
+/// `/proc/meminfo`, measured once (at least 256 MiB). `CL_DEVICE_GLOBAL_MEM_SIZE` and
+/// `ze_device_memory_properties_t::totalSize` report it, and buffers and USM allocations
+/// beyond it in total fail with `CL_MEM_OBJECT_ALLOCATION_FAILURE` (`mem::pages`) instead
+/// of the process being killed when it touches them.
+pub fn available_memory() -> u64 {
+    static M: OnceLock<u64> = OnceLock::new();
+    *M.get_or_init(|| {
+        let cgroup = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+        let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+        [
+            Some(physical_memory()),
+            cgroup_room(&cgroup, &|p| std::fs::read_to_string(p).ok()),
+            mem_available(&meminfo),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(4 << 30)
+        .max(256 << 20)
+    })
+}
+
+/// `MemAvailable` of a `/proc/meminfo` text, in bytes.
+fn mem_available(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kb.checked_mul(1024)
+}
+
+/// What the cgroups of `/proc/self/cgroup` (text `cgroup`) still allow, read through
+/// `read` (a path → its contents); `None` when no limit applies.
+fn cgroup_room(cgroup: &str, read: &dyn Fn(&str) -> Option<String>) -> Option<u64> {
+    let num = |path: String| -> Option<u64> { read(&path)?.trim().parse::<u64>().ok() };
+    let mut best: Option<u64> = None;
+    let mut take = |limit: Option<u64>, used: Option<u64>| {
+        // v1 reports "no limit" as a huge number rounded to pages.
+        if let Some(limit) = limit.filter(|&l| l < 1 << 60) {
+            let room = limit.saturating_sub(used.unwrap_or(0));
+            best = Some(best.map_or(room, |b| b.min(room)));
+        }
+    };
+    for line in cgroup.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (Some(_), Some(ctrl), Some(path)) = (parts.next(), parts.next(), parts.next()) else {
+            continue;
+        };
+        let path = path.trim_end_matches('/');
+        if ctrl.is_empty() {
+            // v2: every level from the process's cgroup up to the root may limit it.
+            let mut p = path.to_string();
+            loop {
+                let dir = format!("/sys/fs/cgroup{p}");
+                take(
+                    num(format!("{dir}/memory.max")),
+                    num(format!("{dir}/memory.current")),
+                );
+                match p.rfind('/') {
+                    Some(i) if !p.is_empty() => p.truncate(i),
+                    _ => break,
+                }
+            }
+        } else if ctrl.split(',').any(|c| c == "memory") {
+            // v1: the cgroup's directory, or the mount's root inside a container that
+            // sees only its own cgroup.
+            for dir in [
+                format!("/sys/fs/cgroup/memory{path}"),
+                "/sys/fs/cgroup/memory".to_string(),
+            ] {
+                take(
+                    num(format!("{dir}/memory.limit_in_bytes")),
+                    num(format!("{dir}/memory.usage_in_bytes")),
+                );
+            }
+        }
+    }
+    best
 }
 
 /// Physical memory from `sysconf`, 4 GiB if unknown.
@@ -515,6 +599,37 @@ fn parse_size(s: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn memory_from_meminfo_and_cgroups() {
+        assert_eq!(
+            mem_available("MemTotal: 100 kB\nMemAvailable:   2048 kB\n"),
+            Some(2 << 20)
+        );
+        assert_eq!(mem_available("MemTotal: 100 kB\n"), None);
+        let files = |p: &str| -> Option<String> {
+            match p {
+                "/sys/fs/cgroup/a/b/memory.max" => Some("max\n".into()),
+                "/sys/fs/cgroup/a/memory.max" => Some("1073741824\n".into()),
+                "/sys/fs/cgroup/a/memory.current" => Some("73741824\n".into()),
+                "/sys/fs/cgroup/memory/x/memory.limit_in_bytes" => {
+                    Some("9223372036854771712\n".into())
+                }
+                "/sys/fs/cgroup/memory/memory.limit_in_bytes" => Some("536870912\n".into()),
+                _ => None,
+            }
+        };
+        // v2: the parent's limit less its usage.
+        assert_eq!(cgroup_room("0::/a/b\n", &files), Some(1_000_000_000));
+        // v1: "unlimited" in the cgroup's directory, a limit at the mount's root.
+        assert_eq!(
+            cgroup_room("4:memory:/x\n1:cpu:/\n", &files),
+            Some(512 << 20)
+        );
+        assert_eq!(cgroup_room("0::/\n", &files), None);
+        let m = available_memory();
+        assert!(m >= 256 << 20 && m <= physical_memory().max(256 << 20));
+    }
 
     #[test]
     fn cache_sizes_parse() {

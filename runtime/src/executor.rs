@@ -23,11 +23,19 @@
 //!
 //! A launch of a single work-group runs on the calling thread: waking the pool costs more
 //! than it saves there.
+//!
+//! Every work-group function is called through [`crate::fault::call`]: a fault in the
+//! kernel's code (or the time limit) ends that group, the other workers stop before their
+//! next group, and [`run`] returns a [`KernelFault`] that names the kernel, the group and
+//! the nearest argument. A kernel whose private memory does not fit a worker's stack
+//! ([`stack_need`]) runs on threads started for the launch with the stack it needs.
 
-use ferrite_compiler::{spaces, CompiledKernel, GroupContext, PrintfBuffer};
+use crate::fault::{self, Trap, TrapKind};
+use ferrite_compiler::{spaces, ArgKind, CompiledKernel, GroupContext, PrintfBuffer};
 use rayon::prelude::*;
 use std::cell::RefCell;
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 /// Geometry of one NDRange launch, already validated by the API layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +72,9 @@ pub struct Launch<'a> {
     /// arguments, each placed at the offset written in its slot.
     pub local_mem_size: usize,
     pub range: NdRange,
+    /// `(address, size)` of the buffers the arguments point to, when the front end knows
+    /// them (for the fault report; USM and SVM allocations are found without it).
+    pub extents: &'a [(u64, u64)],
 }
 
 impl Launch<'_> {
@@ -76,6 +87,56 @@ impl Launch<'_> {
             .ok()?
             .checked_mul(self.kernel.frame_size_per_item)
     }
+}
+
+/// Why a launch did not run every work-group.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelFault {
+    pub kernel: String,
+    /// The work-group that trapped.
+    pub group: [u64; 3],
+    pub trap: Trap,
+    /// The readable report (what goes to stderr and the context's callback).
+    pub report: String,
+}
+
+impl KernelFault {
+    /// A launch refused when it was about to run (no group ran): `why` is the report.
+    pub fn refused(kernel: &str, why: &str) -> KernelFault {
+        KernelFault {
+            kernel: kernel.to_string(),
+            group: [u64::MAX; 3],
+            trap: Trap {
+                kind: TrapKind::Refused,
+                pc: 0,
+            },
+            report: format!("ferrite: kernel `{kernel}` was not run: {why}"),
+        }
+    }
+}
+
+impl std::fmt::Display for KernelFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.report)
+    }
+}
+
+impl std::error::Error for KernelFault {}
+
+/// Stack each pool worker gets (address space; pages are committed as touched).
+pub const WORKER_STACK_BYTES: usize = 8 << 20;
+
+/// Largest stack a launch may ask for (per thread); beyond it the launch fails with
+/// `CL_OUT_OF_RESOURCES`.
+pub const MAX_STACK_BYTES: usize = 256 << 20;
+
+/// Stack one thread needs to run `kernel`'s work-group function: its private memory (a
+/// copy per lane when vectorised) plus room for the calls it makes.
+pub fn stack_need(kernel: &CompiledKernel) -> usize {
+    kernel
+        .private_size
+        .saturating_mul(kernel.handler.lanes.max(1) as usize)
+        .saturating_add(1 << 20)
 }
 
 /// Largest frame arena a worker keeps between groups.
@@ -100,6 +161,7 @@ fn pool() -> &'static rayon::ThreadPool {
         let n = requested_workers();
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
+            .stack_size(WORKER_STACK_BYTES)
             .thread_name(|i| format!("ferrite-worker-{i}"))
             .build()
             // Spawning the workers can only fail when the OS refuses threads; a pool of
@@ -237,6 +299,7 @@ impl Pool {
     pub fn new(n: usize) -> Option<Pool> {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n.max(1))
+            .stack_size(WORKER_STACK_BYTES)
             .thread_name(|i| format!("ferrite-subdevice-worker-{i}"))
             .build()
             .ok()
@@ -244,29 +307,157 @@ impl Pool {
     }
 }
 
-/// Run every work-group of `launch`, returning when all are done. Safe to call from many
-/// threads at once (each queue's thread calls it).
-pub fn run(launch: &Launch<'_>) {
-    run_on(pool(), launch);
+/// Run every work-group of `launch`, returning when all are done, or when one trapped
+/// (and every worker has stopped). Safe to call from many threads at once (each queue's
+/// thread calls it).
+pub fn run(launch: &Launch<'_>) -> Result<(), KernelFault> {
+    run_on(pool(), launch)
 }
 
 /// [`run`] on a sub-device's own pool.
-pub fn run_in(p: &Pool, launch: &Launch<'_>) {
-    run_on(&p.0, launch);
+pub fn run_in(p: &Pool, launch: &Launch<'_>) -> Result<(), KernelFault> {
+    run_on(&p.0, launch)
 }
 
-fn run_on(pool: &rayon::ThreadPool, launch: &Launch<'_>) {
-    if launch.kernel.uses_printf {
-        // `printf` output is collected per launch and printed when the kernel completes.
-        let buffer = PrintfBuffer::new(crate::device::PRINTF_BUFFER_SIZE);
-        run_groups(pool, launch, &buffer);
-        flush_printf(&buffer.take_output());
-    } else {
-        run_groups(pool, launch, std::ptr::null());
+/// What the workers of one launch share: the stop flag and the first trap.
+struct Outcome {
+    stop: AtomicBool,
+    first: parking_lot::Mutex<Option<(Trap, [u64; 3])>>,
+    watch: Option<Arc<fault::Watch>>,
+}
+
+impl Outcome {
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+            || self
+                .watch
+                .as_ref()
+                .is_some_and(|w| w.interrupt.load(Ordering::Relaxed))
     }
 }
 
-fn run_groups(pool: &rayon::ThreadPool, launch: &Launch<'_>, printf: *const PrintfBuffer) {
+fn run_on(pool: &rayon::ThreadPool, launch: &Launch<'_>) -> Result<(), KernelFault> {
+    let outcome = Outcome {
+        stop: AtomicBool::new(false),
+        first: parking_lot::Mutex::new(None),
+        watch: fault::watch(),
+    };
+    if launch.kernel.uses_printf {
+        // `printf` output is collected per launch and printed when the kernel completes.
+        let buffer = PrintfBuffer::new(crate::device::PRINTF_BUFFER_SIZE);
+        run_groups(pool, launch, &buffer, &outcome);
+        flush_printf(&buffer.take_output());
+    } else {
+        run_groups(pool, launch, std::ptr::null(), &outcome);
+    }
+    if let Some(w) = &outcome.watch {
+        fault::unwatch(w);
+    }
+    let first = outcome.first.lock().take();
+    let (trap, group) = match first {
+        Some(f) => f,
+        // Interrupted between groups: no group trapped, some never ran.
+        None if outcome.stopped() => (
+            Trap {
+                kind: TrapKind::Timeout {
+                    limit_ms: fault::timeout().map_or(0, |t| t.as_millis() as u64),
+                },
+                pc: 0,
+            },
+            [u64::MAX; 3],
+        ),
+        None => return Ok(()),
+    };
+    let report = report(launch, &trap, group);
+    Err(KernelFault {
+        kernel: launch.kernel.info.name.clone(),
+        group,
+        trap,
+        report,
+    })
+}
+
+/// The fault report: kernel, work-group, what happened, and the argument buffer nearest
+/// below the faulting address with the offset into it.
+fn report(launch: &Launch<'_>, trap: &Trap, group: [u64; 3]) -> String {
+    let k = &launch.kernel.info;
+    let mut r = format!("ferrite: kernel `{}` ", k.name);
+    if trap.kind == TrapKind::Refused {
+        r.push_str(&format!(
+            "could not start: no thread with the {} MiB of stack it needs",
+            stack_need(launch.kernel) >> 20
+        ));
+        return r;
+    }
+    if group[0] == u64::MAX {
+        r.push_str("was stopped between work-groups: ");
+    } else {
+        r.push_str(&format!(
+            "failed in work-group ({}, {}, {}): ",
+            group[0], group[1], group[2]
+        ));
+    }
+    r.push_str(&trap.describe());
+    let TrapKind::Signal { addr, signo } = trap.kind else {
+        return r;
+    };
+    if signo != libc::SIGSEGV && signo != libc::SIGBUS {
+        return r;
+    }
+    let mut nearest: Option<(usize, &str, u64)> = None;
+    for (i, a) in k.args.iter().enumerate() {
+        if !matches!(a.kind, ArgKind::Buffer { .. }) {
+            continue;
+        }
+        let Some(slot) = launch.args.get(a.offset..a.offset + 8) else {
+            continue;
+        };
+        let base = u64::from_ne_bytes(slot.try_into().unwrap_or([0; 8]));
+        if base != 0 && base <= addr && nearest.is_none_or(|(_, _, b)| base > b) {
+            nearest = Some((i, &a.name, base));
+        }
+    }
+    if let Some((i, name, base)) = nearest {
+        let size = launch
+            .extents
+            .iter()
+            .find(|(b, _)| *b == base)
+            .map(|&(_, s)| s)
+            .or_else(|| {
+                crate::usm::find(base as usize)
+                    .filter(|a| a.base as u64 == base)
+                    .map(|a| a.size as u64)
+            });
+        let name = if name.is_empty() {
+            String::new()
+        } else {
+            format!(" `{name}`")
+        };
+        r.push_str(&format!(
+            "; nearest argument buffer below it: argument #{i}{name} at {base:#x}"
+        ));
+        match size {
+            Some(size) => r.push_str(&format!(
+                " ({size} bytes), offset {} ({})",
+                addr - base,
+                if addr - base >= size {
+                    format!("{} bytes past its end", addr - base - size)
+                } else {
+                    "inside it".to_string()
+                }
+            )),
+            None => r.push_str(&format!(", offset {}", addr - base)),
+        }
+    }
+    r
+}
+
+fn run_groups(
+    pool: &rayon::ThreadPool,
+    launch: &Launch<'_>,
+    printf: *const PrintfBuffer,
+    outcome: &Outcome,
+) {
     // Raw pointers are not `Sync`; the buffer behind this one is (a mutex), and it outlives
     // every group of the launch.
     let printf = printf as usize;
@@ -274,8 +465,13 @@ fn run_groups(pool: &rayon::ThreadPool, launch: &Launch<'_>, printf: *const Prin
     if total == 0 {
         return;
     }
+    let need = stack_need(launch.kernel);
+    if need > WORKER_STACK_BYTES / 2 {
+        run_on_own_threads(pool.current_num_threads(), need, launch, printf, outcome);
+        return;
+    }
     if total == 1 {
-        run_groups_in(launch, 0..1, printf);
+        run_groups_in(launch, 0..1, printf, outcome);
         return;
     }
     // Enough chunks per worker that stealing can even out uneven groups, big enough that
@@ -289,8 +485,51 @@ fn run_groups(pool: &rayon::ThreadPool, launch: &Launch<'_>, printf: *const Prin
         (0..chunks).into_par_iter().for_each(|c| {
             let start = (c * chunk) as u64;
             let end = ((c + 1) * chunk).min(total) as u64;
-            run_groups_in(launch, start..end, printf);
+            run_groups_in(launch, start..end, printf, outcome);
         });
+    });
+}
+
+/// Run a kernel whose stack need exceeds the workers' on `n` threads started for this
+/// launch with `stack` bytes of stack each, taking groups one at a time.
+fn run_on_own_threads(
+    n: usize,
+    stack: usize,
+    launch: &Launch<'_>,
+    printf: usize,
+    outcome: &Outcome,
+) {
+    let total = launch.range.total_groups();
+    let next = AtomicUsize::new(0);
+    let n = (n as u64).min(total).max(1) as usize;
+    std::thread::scope(|s| {
+        let mut started = 0;
+        for i in 0..n {
+            let next = &next;
+            let ok = std::thread::Builder::new()
+                .name(format!("ferrite-big-stack-{i}"))
+                .stack_size(stack)
+                .spawn_scoped(s, move || loop {
+                    let g = next.fetch_add(1, Ordering::Relaxed) as u64;
+                    if g >= total || outcome.stopped() {
+                        break;
+                    }
+                    run_groups_in(launch, g..g + 1, printf, outcome);
+                })
+                .is_ok();
+            started += usize::from(ok);
+        }
+        if started == 0 {
+            // No thread for it: the launch fails like a fault would.
+            *outcome.first.lock() = Some((
+                Trap {
+                    kind: TrapKind::Refused,
+                    pc: 0,
+                },
+                [u64::MAX; 3],
+            ));
+            outcome.stop.store(true, Ordering::Relaxed);
+        }
     });
 }
 
@@ -326,7 +565,15 @@ fn flush_printf(text: &[u8]) {
 
 /// Run the work-groups numbered `groups` (linear, x fastest) on the current thread, with
 /// this thread's arenas and one `GroupContext` updated from group to group.
-fn run_groups_in(launch: &Launch<'_>, groups: std::ops::Range<u64>, printf: usize) {
+fn run_groups_in(
+    launch: &Launch<'_>,
+    groups: std::ops::Range<u64>,
+    printf: usize,
+    outcome: &Outcome,
+) {
+    if outcome.stopped() {
+        return;
+    }
     let range = &launch.range;
     let num_groups = range.num_groups();
     let start = groups.start;
@@ -340,6 +587,10 @@ fn run_groups_in(launch: &Launch<'_>, groups: std::ops::Range<u64>, printf: usiz
     let frame_size = launch.frame_size().unwrap_or(usize::MAX);
     let entry = launch.kernel.entry();
     STACK.with(|_| {});
+    let interrupt = outcome.watch.as_ref().map(|w| {
+        w.enter();
+        &w.interrupt
+    });
     with_frame(frame_size, |frame| {
         ARENA.with(|arena| {
             let mut arena = arena.borrow_mut();
@@ -357,6 +608,9 @@ fn run_groups_in(launch: &Launch<'_>, groups: std::ops::Range<u64>, printf: usiz
                 printf: printf as *const PrintfBuffer,
             };
             for _ in groups {
+                if outcome.stopped() {
+                    break;
+                }
                 ctx.group_id = group_id;
                 ctx.local_size = std::array::from_fn(|d| {
                     let start = group_id[d] * range.local_size[d];
@@ -372,7 +626,17 @@ fn run_groups_in(launch: &Launch<'_>, groups: std::ops::Range<u64>, printf: usiz
                 // size, checked by the runtime when it built the launch), 128-byte aligned,
                 // also used by this call alone; `ctx.printf` is null or the launch's buffer,
                 // alive until `run_on` returns.
-                unsafe { entry(launch.args.as_ptr(), &ctx) };
+                let r = unsafe {
+                    fault::call(launch.kernel, entry, launch.args.as_ptr(), &ctx, interrupt)
+                };
+                if let Err(trap) = r {
+                    let mut first = outcome.first.lock();
+                    if first.is_none() {
+                        *first = Some((trap, group_id));
+                    }
+                    outcome.stop.store(true, Ordering::Relaxed);
+                    break;
+                }
                 // Next group, x fastest.
                 group_id[0] += 1;
                 if group_id[0] == num_groups[0] {
@@ -386,6 +650,9 @@ fn run_groups_in(launch: &Launch<'_>, groups: std::ops::Range<u64>, printf: usiz
             }
         })
     });
+    if let Some(w) = &outcome.watch {
+        w.leave();
+    }
 }
 
 /// Choose a local size when the application passes NULL. In each dimension it takes the

@@ -12,7 +12,7 @@
 use crate::api::{api_type, ApiObject, ObjectType};
 use crate::device::LOCAL_MEM_SIZE;
 use crate::error::{Error, Result};
-use crate::executor::{self, Launch, NdRange};
+use crate::executor::{self, KernelFault, Launch, NdRange};
 use crate::mem::buffer::AlignedBuf;
 use crate::mem::Mem;
 use crate::program::{Built, Program};
@@ -307,6 +307,7 @@ impl Kernel {
                     MAX_FRAME_BYTES >> 20
                 ))
             })?;
+        check_stack(&self.compiled)?;
         Ok(LaunchData {
             kernel: self.compiled.clone(),
             args: block,
@@ -335,35 +336,62 @@ pub struct LaunchData {
 
 impl LaunchData {
     /// Run every work-group (on the calling thread and the executor's workers).
-    pub fn run(&self) {
+    pub fn run(&self) -> std::result::Result<(), KernelFault> {
         if self.range.global_size.contains(&0) {
-            return;
+            return Ok(());
         }
         executor::run(&Launch {
             kernel: &self.kernel,
             args: self.args.as_slice(),
             local_mem_size: self.local_mem_size,
             range: self.range,
-        });
+            extents: &self.extents(),
+        })
     }
 
     /// Run every work-group on `device`'s workers (a sub-device uses its own share).
-    pub fn run_on(&self, device: &crate::device::Device) {
+    pub fn run_on(&self, device: &crate::device::Device) -> std::result::Result<(), KernelFault> {
         if self.range.global_size.contains(&0) {
-            return;
+            return Ok(());
         }
         device.run(&Launch {
             kernel: &self.kernel,
             args: self.args.as_slice(),
             local_mem_size: self.local_mem_size,
             range: self.range,
-        });
+            extents: &self.extents(),
+        })
+    }
+
+    /// Address and size of every buffer the launch uses, for the fault report.
+    fn extents(&self) -> Vec<(u64, u64)> {
+        self.buffers
+            .iter()
+            .map(|m| (m.base() as u64, m.size as u64))
+            .collect()
     }
 
     /// The buffers the launch uses.
     pub fn buffers(&self) -> &[Arc<Mem>] {
         &self.buffers
     }
+}
+
+/// `CL_OUT_OF_RESOURCES` for a kernel whose work-items need more stack than a thread may
+/// be given ([`executor::MAX_STACK_BYTES`]); smaller needs beyond a worker's stack run on
+/// threads started with the stack they need.
+pub fn check_stack(kernel: &CompiledKernel) -> Result<()> {
+    let need = executor::stack_need(kernel);
+    if need > executor::MAX_STACK_BYTES {
+        return Err(Error::OutOfResources(format!(
+            "kernel {} needs {} MiB of stack per work-item (private memory), more than the \
+             {} MiB a thread can be given",
+            kernel.info.name,
+            need >> 20,
+            executor::MAX_STACK_BYTES >> 20
+        )));
+    }
+    Ok(())
 }
 
 /// Indices of the arguments not set yet.

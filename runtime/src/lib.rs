@@ -22,6 +22,7 @@ pub mod device;
 pub mod error;
 pub mod event;
 pub mod executor;
+pub mod fault;
 pub mod kernel;
 pub mod mem;
 pub mod platform;

@@ -703,9 +703,15 @@ unsafe fn enqueue_kernel(
     let launch = k.snapshot(range)?;
     // A sub-device's kernels run on its own share of the workers.
     let device = q.device.clone();
+    let context = q.context.clone();
     let work: Work = Box::new(move || {
-        launch.run_on(&device);
-        Ok(())
+        // A fault or the time limit in the kernel fails this command (and so the commands
+        // waiting for it); the report goes to stderr and the context's callback.
+        launch.run_on(&device).map_err(|fault| {
+            eprintln!("{fault}");
+            context.notify(&fault.report);
+            ExecError::OutOfResources
+        })
     });
     // SAFETY: event is NULL or writable (API contract).
     unsafe { submit(&q, command_type, wait, work, event, false) }

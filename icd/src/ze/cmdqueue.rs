@@ -112,7 +112,13 @@ pub(super) unsafe extern "C" fn zeCommandQueueSynchronize(
     ze_call(|| {
         let q = get(h_queue)?;
         Ok(if q.synchronize(timeout) {
-            ZE_RESULT_SUCCESS
+            // A failed command (kernel fault or time limit) is reported once; the queue
+            // stays usable.
+            if q.take_failure() {
+                ZE_RESULT_ERROR_DEVICE_LOST
+            } else {
+                ZE_RESULT_SUCCESS
+            }
         } else {
             ZE_RESULT_NOT_READY
         })

@@ -91,13 +91,25 @@ pub(super) unsafe extern "C" fn zeEventHostSignal(h_event: ze_event_handle_t) ->
     })
 }
 
+/// A signalled event's result: `ZE_RESULT_ERROR_DEVICE_LOST` when the command that
+/// signalled it failed (a kernel fault or time limit, or a failed event it waited for;
+/// the report went to stderr). The device stays usable.
+fn done(e: &ferrite_runtime::ze::event::ZeEvent) -> ze_result_t {
+    if e.failed() {
+        ZE_RESULT_ERROR_DEVICE_LOST
+    } else {
+        ZE_RESULT_SUCCESS
+    }
+}
+
 pub(super) unsafe extern "C" fn zeEventHostSynchronize(
     h_event: ze_event_handle_t,
     timeout: u64,
 ) -> ze_result_t {
     ze_call(|| {
-        Ok(if get(h_event)?.wait(timeout) {
-            ZE_RESULT_SUCCESS
+        let e = get(h_event)?;
+        Ok(if e.wait(timeout) {
+            done(&e)
         } else {
             ZE_RESULT_NOT_READY
         })
@@ -106,8 +118,9 @@ pub(super) unsafe extern "C" fn zeEventHostSynchronize(
 
 pub(super) unsafe extern "C" fn zeEventQueryStatus(h_event: ze_event_handle_t) -> ze_result_t {
     ze_call(|| {
-        Ok(if get(h_event)?.is_signaled() {
-            ZE_RESULT_SUCCESS
+        let e = get(h_event)?;
+        Ok(if e.is_signaled() {
+            done(&e)
         } else {
             ZE_RESULT_NOT_READY
         })

@@ -48,6 +48,16 @@ pub(super) unsafe extern "C" fn zeFenceDestroy(h_fence: ze_fence_handle_t) -> ze
     })
 }
 
+/// A signalled fence's result: `ZE_RESULT_ERROR_DEVICE_LOST` when a command of its batch
+/// failed (a kernel fault or time limit; the report went to stderr).
+fn done(f: &ferrite_runtime::ze::fence::Fence) -> ze_result_t {
+    if f.failed() {
+        ZE_RESULT_ERROR_DEVICE_LOST
+    } else {
+        ZE_RESULT_SUCCESS
+    }
+}
+
 pub(super) unsafe extern "C" fn zeFenceHostSynchronize(
     h_fence: ze_fence_handle_t,
     timeout: u64,
@@ -55,7 +65,7 @@ pub(super) unsafe extern "C" fn zeFenceHostSynchronize(
     ze_call(|| {
         let f = get(h_fence)?;
         Ok(if f.rt.wait(timeout) {
-            ZE_RESULT_SUCCESS
+            done(&f.rt)
         } else {
             ZE_RESULT_NOT_READY
         })
@@ -66,7 +76,7 @@ pub(super) unsafe extern "C" fn zeFenceQueryStatus(h_fence: ze_fence_handle_t) -
     ze_call(|| {
         let f = get(h_fence)?;
         Ok(if f.rt.is_signaled() {
-            ZE_RESULT_SUCCESS
+            done(&f.rt)
         } else {
             ZE_RESULT_NOT_READY
         })

@@ -9,8 +9,29 @@
 //! pages are never committed. Smaller ones stay with the global allocator (a page each
 //! would waste memory). [`free`] undoes [`alloc_zeroed`] by the same rule, so the two
 //! need only the layout.
+//!
+//! Mapped allocations are counted: together they may not exceed what the process can get
+//! ([`crate::device::available_memory`], the device's global memory size). Past it
+//! [`alloc_zeroed`] returns null (`CL_MEM_OBJECT_ALLOCATION_FAILURE`), where an
+//! application that believed a larger size would have been killed by the OOM killer
+//! while touching its pages.
 
 use std::alloc::Layout;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Bytes of mapped allocations alive now.
+static MAPPED: AtomicU64 = AtomicU64::new(0);
+
+/// Count `size` more mapped bytes if they fit the process's memory.
+fn reserve(size: usize) -> bool {
+    let limit = crate::device::available_memory();
+    let size = size as u64;
+    MAPPED
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
+            used.checked_add(size).filter(|&t| t <= limit)
+        })
+        .is_ok()
+}
 
 /// Allocations of at least this many bytes are mapped pages.
 pub const LAZY_BYTES: usize = 1 << 20;
@@ -28,6 +49,9 @@ pub fn alloc_zeroed(layout: Layout) -> *mut u8 {
         return std::ptr::null_mut();
     }
     if mapped(layout) {
+        if !reserve(layout.size()) {
+            return std::ptr::null_mut();
+        }
         // SAFETY: a new anonymous private mapping (no address hint, no file): it cannot
         // alias any memory of the process.
         let p = unsafe {
@@ -41,6 +65,7 @@ pub fn alloc_zeroed(layout: Layout) -> *mut u8 {
             )
         };
         if p == libc::MAP_FAILED {
+            MAPPED.fetch_sub(layout.size() as u64, Ordering::Relaxed);
             std::ptr::null_mut()
         } else {
             p.cast()
@@ -61,6 +86,7 @@ pub unsafe fn free(ptr: *mut u8, layout: Layout) {
         // SAFETY: per the caller, `ptr` is the start of a mapping of `layout.size()` bytes
         // made by `alloc_zeroed`, unmapped once.
         unsafe { libc::munmap(ptr.cast(), layout.size()) };
+        MAPPED.fetch_sub(layout.size() as u64, Ordering::Relaxed);
     } else {
         // SAFETY: per the caller, `ptr` came from `std::alloc::alloc_zeroed` with `layout`.
         unsafe { std::alloc::dealloc(ptr, layout) };
@@ -91,6 +117,19 @@ mod tests {
         let p = alloc_zeroed(layout);
         assert_eq!(p as usize % (1 << 16), 0);
         // SAFETY: as above.
+        unsafe { free(p, layout) };
+    }
+
+    #[test]
+    fn more_than_the_process_can_get_is_refused() {
+        let too_big = crate::device::available_memory() as usize + PAGE;
+        let layout = Layout::from_size_align(too_big, 128).unwrap();
+        assert!(alloc_zeroed(layout).is_null());
+        // The refusal reserved nothing.
+        let layout = Layout::from_size_align(LAZY_BYTES, 128).unwrap();
+        let p = alloc_zeroed(layout);
+        assert!(!p.is_null());
+        // SAFETY: allocated above with `layout`, freed once.
         unsafe { free(p, layout) };
     }
 }

@@ -137,15 +137,32 @@ impl Command {
         Command { wait, op, signal }
     }
 
-    /// Run the command on the calling thread (a queue's thread).
-    pub fn execute(&self) {
+    /// Run the command on the calling thread (a queue's thread); false if it failed: a
+    /// kernel faulted or ran out of time (the report went to stderr), or an event it
+    /// waited for was signalled by a failed command (then it does not run). Its event is
+    /// signalled either way, as failed when it failed, so no waiter hangs.
+    pub fn execute(&self) -> bool {
+        let mut waited_ok = true;
         for e in &self.wait {
             e.wait(u64::MAX);
+            waited_ok &= !e.failed();
         }
         let start = now_ns();
+        if !waited_ok {
+            if let Some(e) = &self.signal {
+                e.signal_failed(start, start);
+            }
+            return false;
+        }
+        let mut ok = true;
         match &self.op {
             Op::Nothing => {}
-            Op::Launch(l) => l.run(),
+            Op::Launch(l) => {
+                if let Err(f) = l.run() {
+                    eprintln!("{f}");
+                    ok = false;
+                }
+            }
             Op::Copy { dst, src, size } => {
                 // SAFETY: per `new_memory`'s contract both ranges are valid now; `copy`
                 // (memmove) is defined even if the application made them overlap.
@@ -166,7 +183,10 @@ impl Command {
                 };
                 // The recorded launch is shared by every execution of the list: run a
                 // copy of its geometry.
-                launch.run_with_group_count(c);
+                if let Err(f) = launch.run_with_group_count(c) {
+                    eprintln!("{f}");
+                    ok = false;
+                }
             }
             Op::CopyRegion { dst, src, region } => {
                 for z in 0..region.depth {
@@ -199,8 +219,13 @@ impl Command {
             }
         }
         if let Some(e) = &self.signal {
-            e.signal_with_times(start, now_ns());
+            if ok {
+                e.signal_with_times(start, now_ns());
+            } else {
+                e.signal_failed(start, now_ns());
+            }
         }
+        ok
     }
 }
 

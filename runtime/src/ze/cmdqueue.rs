@@ -28,6 +28,8 @@ struct State {
     submitted: u64,
     completed: u64,
     shutdown: bool,
+    /// A command failed since the last [`CmdQueue::take_failure`].
+    failed: bool,
 }
 
 #[derive(Default)]
@@ -83,6 +85,13 @@ impl CmdQueue {
         })
     }
 
+    /// Whether a command failed (a kernel fault or time limit) since the last call; the
+    /// answer is given once (`zeCommandQueueSynchronize` reports it, then the queue is
+    /// usable as before).
+    pub fn take_failure(&self) -> bool {
+        std::mem::take(&mut self.shared.state.lock().failed)
+    }
+
     /// `zeCommandQueueSynchronize`: wait until everything submitted so far completed.
     pub fn synchronize(&self, timeout_ns: u64) -> bool {
         let ticket = self.shared.state.lock().submitted;
@@ -120,17 +129,25 @@ fn run(shared: &Shared) {
         };
         // A panic here would be a Ferrite bug; finish the batch's bookkeeping anyway so
         // that no waiter hangs.
-        let _ = catch_unwind(AssertUnwindSafe(|| {
+        let ok = catch_unwind(AssertUnwindSafe(|| {
+            let mut ok = true;
             for list in &batch.lists {
                 for cmd in list.iter() {
-                    cmd.execute();
+                    ok &= cmd.execute();
                 }
             }
-        }));
+            ok
+        }))
+        .unwrap_or(false);
         if let Some(f) = &batch.fence {
-            f.signal();
+            if ok {
+                f.signal();
+            } else {
+                f.signal_failed();
+            }
         }
         let mut st = shared.state.lock();
+        st.failed |= !ok;
         st.completed += 1;
         shared.done.notify_all();
     }

@@ -21,6 +21,9 @@ pub struct EventPool {
 #[derive(Default)]
 struct State {
     signaled: bool,
+    /// Signalled by a command that failed (a kernel fault or time limit) or that waited
+    /// for a failed event: host waits report `ZE_RESULT_ERROR_DEVICE_LOST`.
+    failed: bool,
     /// (start, end) of the command that signalled it, in ns.
     times: Option<(u64, u64)>,
 }
@@ -50,15 +53,32 @@ impl ZeEvent {
 
     /// Signal on behalf of a command that ran from `start` to `end`.
     pub fn signal_with_times(&self, start: u64, end: u64) {
+        self.complete(start, end, false);
+    }
+
+    /// Signal on behalf of a command that failed (or did not run because an event it
+    /// waited for failed).
+    pub fn signal_failed(&self, start: u64, end: u64) {
+        self.complete(start, end, true);
+    }
+
+    fn complete(&self, start: u64, end: u64, failed: bool) {
         let mut st = self.state.lock();
         st.signaled = true;
+        st.failed = failed;
         st.times = Some((start, end));
         self.cv.notify_all();
+    }
+
+    /// Signalled by a failed command (until reset).
+    pub fn failed(&self) -> bool {
+        self.state.lock().failed
     }
 
     pub fn reset(&self) {
         let mut st = self.state.lock();
         st.signaled = false;
+        st.failed = false;
         st.times = None;
     }
 

@@ -8,6 +8,8 @@ use parking_lot::{Condvar, Mutex};
 pub struct Fence {
     signaled: Mutex<bool>,
     cv: Condvar,
+    /// A command of the batch failed: host waits report `ZE_RESULT_ERROR_DEVICE_LOST`.
+    failed: std::sync::atomic::AtomicBool,
 }
 
 impl Fence {
@@ -15,6 +17,7 @@ impl Fence {
         Fence {
             signaled: Mutex::new(signaled),
             cv: Condvar::new(),
+            failed: Default::default(),
         }
     }
 
@@ -23,8 +26,25 @@ impl Fence {
         self.cv.notify_all();
     }
 
+    /// Signal for a batch in which a command failed.
+    pub fn signal_failed(&self) {
+        let mut s = self.signaled.lock();
+        self.failed
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        *s = true;
+        self.cv.notify_all();
+    }
+
+    /// Signalled for a batch in which a command failed (until reset).
+    pub fn failed(&self) -> bool {
+        self.failed.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     pub fn reset(&self) {
-        *self.signaled.lock() = false;
+        let mut s = self.signaled.lock();
+        self.failed
+            .store(false, std::sync::atomic::Ordering::Relaxed);
+        *s = false;
     }
 
     pub fn is_signaled(&self) -> bool {

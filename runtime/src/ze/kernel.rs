@@ -12,7 +12,7 @@
 
 use crate::device::LOCAL_MEM_SIZE;
 use crate::error::{Error, Result};
-use crate::executor::{self, Launch, NdRange};
+use crate::executor::{self, KernelFault, Launch, NdRange};
 use crate::kernel::{LOCAL_ARG_ALIGN, MAX_FRAME_BYTES};
 use crate::mem::buffer::AlignedBuf;
 use ferrite_compiler::{ArgKind, CompiledKernel, KernelInfo};
@@ -201,6 +201,8 @@ impl ZeKernel {
             });
         }
         let range = range(group_count, st.group_size, st.global_offset);
+        check_total(&range)?;
+        crate::kernel::check_stack(&self.compiled)?;
         // Work-item frames of a kernel with barriers: one per work-item of the group, in
         // each worker's frame arena.
         let items: u64 = range.local_size.iter().product();
@@ -225,6 +227,20 @@ impl ZeKernel {
             range,
         })
     }
+}
+
+/// `ZE_RESULT_ERROR_INVALID_ARGUMENT` for a launch whose number of work-items does not
+/// fit 64 bits (three group counts of up to 2^32 - 1 each): it could never finish, and
+/// the linear group index would wrap.
+fn check_total(range: &NdRange) -> Result<()> {
+    range
+        .global_size
+        .iter()
+        .try_fold(1u64, |a, &g| a.checked_mul(g))
+        .map(|_| ())
+        .ok_or(Error::InvalidValue(
+            "the group counts times the group size exceed 2^64 work-items",
+        ))
 }
 
 /// The NDRange of `count` groups of `size` work-items: `work_dim` is the highest
@@ -280,16 +296,17 @@ pub struct ZeLaunch {
 
 impl ZeLaunch {
     /// Run every work-group on the executor; returns when all are done.
-    pub fn run(&self) {
+    pub fn run(&self) -> std::result::Result<(), KernelFault> {
         if self.range.global_size.contains(&0) {
-            return;
+            return Ok(());
         }
         executor::run(&Launch {
             kernel: &self.kernel,
             args: self.args.as_slice(),
             local_mem_size: self.local_mem_size,
             range: self.range,
-        });
+            extents: &[],
+        })
     }
 
     pub fn range(&self) -> &NdRange {
@@ -298,25 +315,43 @@ impl ZeLaunch {
 
     /// Run the launch with another group count (an indirect launch reads it when it
     /// runs).
-    pub fn run_with_group_count(&self, count: [u32; 3]) {
+    pub fn run_with_group_count(&self, count: [u32; 3]) -> std::result::Result<(), KernelFault> {
         let size = self.range.local_size.map(|s| s as u32);
         let offset = self.range.global_offset.map(|o| o as u32);
         let range = range(count, size, offset);
         if range.global_size.contains(&0) {
-            return;
+            return Ok(());
+        }
+        if check_total(&range).is_err() {
+            return Err(executor::KernelFault::refused(
+                &self.kernel.info.name,
+                "the group counts read by the indirect launch times the group size exceed \
+                 2^64 work-items",
+            ));
         }
         executor::run(&Launch {
             kernel: &self.kernel,
             args: self.args.as_slice(),
             local_mem_size: self.local_mem_size,
             range,
-        });
+            extents: &[],
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn launches_beyond_2_pow_64_work_items_are_refused() {
+        let r = range([u32::MAX; 3], [1, 1, 1], [0; 3]);
+        assert!(check_total(&r).is_err());
+        let r = range([u32::MAX, u32::MAX, 1], [1, 1, 1], [0; 3]);
+        assert!(check_total(&r).is_ok());
+        let r = range([u32::MAX, 2, 1], [u32::MAX, 1, 1], [0; 3]);
+        assert!(check_total(&r).is_err());
+    }
 
     #[test]
     fn ranges_take_their_dimension_from_the_sizes() {
