@@ -4,9 +4,10 @@
 //! `cargo run --release -p ferrite-compiler --example compile_spirv -- FILE_OR_DIR...`
 //!
 //! Prints one line per distinct error (with a count and the first file that showed it), then
-//! totals. Exits 1 if any module failed.
+//! totals; then how the built kernels run: how many got each vector width, and each reason a
+//! kernel stayed scalar with its count. Exits 1 if any module failed.
 
-use ferrite_compiler::Module;
+use ferrite_compiler::{Handler, Module};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -21,14 +22,17 @@ fn files(arg: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn compile(bytes: &[u8]) -> Result<usize, String> {
+fn compile(bytes: &[u8]) -> Result<Vec<Handler>, String> {
     let m = Module::from_spirv(bytes).map_err(|e| e.to_string())?;
     let names: Vec<String> = m.kernels().iter().map(|k| k.name.clone()).collect();
+    let mut handlers = Vec::new();
     for n in &names {
-        m.compile_kernel(n)
+        let k = m
+            .compile_kernel(n)
             .map_err(|e| format!("kernel {n}: {e}"))?;
+        handlers.push(k.handler);
     }
-    Ok(names.len())
+    Ok(handlers)
 }
 
 /// The error without the parts that differ between modules (ids, names, numbers).
@@ -48,14 +52,22 @@ fn main() {
     paths.sort();
     let (mut ok, mut kernels) = (0usize, 0usize);
     let mut failures: BTreeMap<String, (usize, PathBuf, String)> = BTreeMap::new();
+    let mut widths: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut scalar: BTreeMap<String, usize> = BTreeMap::new();
     for p in &paths {
         let Ok(bytes) = std::fs::read(p) else {
             continue;
         };
         match compile(&bytes) {
-            Ok(n) => {
+            Ok(handlers) => {
                 ok += 1;
-                kernels += n;
+                kernels += handlers.len();
+                for h in handlers {
+                    *widths.entry(h.lanes).or_default() += 1;
+                    if h.lanes == 1 {
+                        *scalar.entry(shape(&h.note)).or_default() += 1;
+                    }
+                }
             }
             Err(e) => {
                 let entry = failures.entry(shape(&e)).or_insert((0, p.clone(), e));
@@ -73,6 +85,14 @@ fn main() {
         "{} modules: {ok} built ({kernels} kernels), {failed} failed",
         paths.len()
     );
+    for (lanes, n) in &widths {
+        println!("{n:6} kernels with {lanes} lane(s)");
+    }
+    let mut reasons: Vec<_> = scalar.into_iter().collect();
+    reasons.sort_by_key(|r| std::cmp::Reverse(r.1));
+    for (why, n) in reasons.iter().take(25) {
+        println!("{n:6}  scalar: {why}");
+    }
     if failed > 0 {
         std::process::exit(1);
     }

@@ -426,6 +426,7 @@ fn build_inline<'p>(
             tx.env.global_addr,
             &tx.env.local_offsets,
             &widths,
+            tx.env.sub_group_size,
         );
         tx.env.handler = match &vplan {
             Ok(plan) => crate::Handler {
@@ -503,6 +504,7 @@ fn build_inline<'p>(
             local_offsets: &local_offsets,
         },
         &widths,
+        tx.env.sub_group_size,
     );
     tx.env.handler = match &steps {
         Ok(s) => crate::Handler {

@@ -834,3 +834,178 @@ fn double_lanes_with_conversions_and_a_loop() {
         [n as u64, 1],
     );
 }
+
+#[test]
+fn struct_copies_per_lane_and_under_a_mask() {
+    // Whole-struct copies (`OpCopyMemory`/`OpCopyMemorySized`): from a uniform constant and
+    // from each work-item's element into private memory, and back out, some of them only
+    // on the lanes of a divergent branch.
+    let src = "typedef struct { int a; float b[5]; short c; char d; } S;
+    constant S base = { 7, { 1.5f, 2.5f, 3.5f, 4.5f, 5.5f }, -3, 9 };
+    kernel void k(global const S *in, global S *out, uint n) {
+        uint i = get_global_id(0);
+        S t = base;
+        S u = in[i];
+        t.a += u.a;
+        t.b[i % 5] += u.b[(i + 1) % 5];
+        if (i % 3 != 0) {
+            S v = u;
+            v.c = (short)(v.c + t.a);
+            t = v;
+        }
+        t.d = (char)(t.d + (char)n);
+        out[i] = t;
+    }";
+    let n = 37usize;
+    // 28 bytes (7 words) per S: a, b[5], then c and d in one word, a byte of padding.
+    let mut input = vec![0u32; 7 * n];
+    for i in 0..n {
+        input[7 * i] = (i * 11) as u32;
+        for j in 0..5 {
+            input[7 * i + 1 + j] = ((i * 5 + j) as f32 * 0.25).to_bits();
+        }
+        input[7 * i + 6] = ((i as u32 * 3) & 0xFFFF) | (((i as u32) & 0x7F) << 16);
+    }
+    let bufs = vec![input.clone(), vec![0; 7 * n]];
+    let Some(out) = differential(
+        src,
+        "k",
+        &bufs,
+        &[0, 1],
+        &[(2, 5)],
+        [n as u64, 1],
+        [n as u64, 1],
+    ) else {
+        return;
+    };
+    for i in 0..n {
+        let o = &out[1][7 * i..7 * i + 7];
+        let u_a = input[7 * i] as i32;
+        let a = 7 + u_a;
+        if i % 3 != 0 {
+            // t = v: u's fields, c increased by t.a, d + 5.
+            assert_eq!(o[0] as i32, u_a, "a {i}");
+            let c = (input[7 * i + 6] & 0xFFFF) as i16;
+            let d = ((input[7 * i + 6] >> 16) & 0xFF) as i8;
+            assert_eq!((o[6] & 0xFFFF) as i16, c.wrapping_add(a as i16), "c {i}");
+            assert_eq!(((o[6] >> 16) & 0xFF) as i8, d.wrapping_add(5), "d {i}");
+        } else {
+            assert_eq!(o[0] as i32, a, "a {i}");
+            let mut b = [1.5f32, 2.5, 3.5, 4.5, 5.5];
+            b[i % 5] += f32::from_bits(input[7 * i + 1 + (i + 1) % 5]);
+            for j in 0..5 {
+                assert_eq!(f32::from_bits(o[1 + j]), b[j], "b {i} {j}");
+            }
+            assert_eq!((o[6] & 0xFFFF) as i16, -3, "c {i}");
+            assert_eq!(((o[6] >> 16) & 0xFF) as i8, 14, "d {i}");
+        }
+    }
+}
+
+#[test]
+fn sub_group_and_linear_ids_without_collectives() {
+    // The sub-group built-ins that need no exchange between work-items vectorise: local
+    // linear index, sub-group id, local id, size (shorter for the last sub-group of a
+    // group) and their counts, in 2-D groups whose rows are not multiples of the width.
+    let src = "kernel void k(global uint *out) {
+        size_t g = get_global_id(1) * get_global_size(0) + get_global_id(0);
+        out[2 * g] = get_local_linear_id() * 1000 + get_sub_group_id() * 10
+            + get_sub_group_local_id();
+        out[2 * g + 1] = get_sub_group_size() * 1000 + get_num_sub_groups() * 10
+            + get_max_sub_group_size();
+    }";
+    let (gx, gy, lx, ly) = (45usize, 4usize, 21usize, 2usize);
+    let bufs = vec![vec![0; 2 * gx * gy]];
+    let Some(out) = differential(
+        src,
+        "k",
+        &bufs,
+        &[0],
+        &[],
+        [gx as u64, gy as u64],
+        [lx as u64, ly as u64],
+    ) else {
+        return;
+    };
+    let sgs = ferrite_compiler::DEFAULT_SUB_GROUP_SIZE as usize;
+    for y in 0..gy {
+        for x in 0..gx {
+            let g = y * gx + x;
+            let w = lx.min(gx - x / lx * lx);
+            let lin = (y % ly) * w + x % lx;
+            let n = w * ly;
+            let size = sgs.min(n - lin / sgs * sgs);
+            let want = [
+                (lin * 1000 + lin / sgs * 10 + lin % sgs) as u32,
+                (size * 1000 + n.div_ceil(sgs) * 10 + sgs) as u32,
+            ];
+            assert_eq!(out[0][2 * g..2 * g + 2], want, "item ({x}, {y})");
+        }
+    }
+}
+
+#[test]
+fn float_classes_orderings_conversions_and_varying_shifts() {
+    // isnan/isinf/isfinite, isordered/isunordered, conversions between narrow integers,
+    // doubles and floats, and shifts by a per-work-item amount.
+    let src = "kernel void k(global const float *a, global const int *b, global int *out,
+                             global double *d) {
+        uint i = get_global_id(0);
+        float x = a[i], y = a[(i + 7) % 40];
+        int n = b[i];
+        out[8 * i] = isnan(x) | (isinf(x) << 1) | (isfinite(x) << 2)
+            | (isordered(x, y) << 3) | (isunordered(x, y) << 4);
+        out[8 * i + 1] = (int)(char)(x * 3.0f) + 1000 * (int)(short)(y * 100.0f);
+        out[8 * i + 2] = (int)(float)(char)n + (int)(float)(ushort)n;
+        out[8 * i + 3] = n << (i % 31);
+        out[8 * i + 4] = (int)((uint)n >> (n & 15));
+        out[8 * i + 5] = n >> (i % 13);
+        out[8 * i + 6] = (int)((double)n * 0.5);
+        out[8 * i + 7] = (int)(uint)(x * 1000.0f);
+        d[i] = (double)n + (double)(uint)n + (double)(long)(x * 7.0f);
+    }";
+    let n = 40usize;
+    let mut a: Vec<u32> = floats(n, 29);
+    a[3] = f32::NAN.to_bits();
+    a[10] = f32::INFINITY.to_bits();
+    a[17] = f32::NEG_INFINITY.to_bits();
+    a[30] = (-f32::NAN).to_bits();
+    let b: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) ^ 0x8000_1234)
+        .collect();
+    let bufs = vec![a.clone(), b.clone(), vec![0; 8 * n], vec![0; 2 * n]];
+    let Some(out) = differential(
+        src,
+        "k",
+        &bufs,
+        &[0, 1, 2, 3],
+        &[],
+        [n as u64, 1],
+        [n as u64, 1],
+    ) else {
+        return;
+    };
+    for i in 0..n {
+        let x = f32::from_bits(a[i]);
+        let y = f32::from_bits(a[(i + 7) % 40]);
+        let flags = i32::from(x.is_nan())
+            | i32::from(x.is_infinite()) << 1
+            | i32::from(x.is_finite()) << 2
+            | i32::from(!x.is_nan() && !y.is_nan()) << 3
+            | i32::from(x.is_nan() || y.is_nan()) << 4;
+        assert_eq!(out[2][8 * i] as i32, flags, "classes {i}");
+        let nb = b[i] as i32;
+        assert_eq!(
+            out[2][8 * i + 3] as i32,
+            nb.wrapping_shl(i as u32 % 31),
+            "shl {i}"
+        );
+        assert_eq!(out[2][8 * i + 4], b[i] >> (b[i] & 15), "ushr {i}");
+        assert_eq!(out[2][8 * i + 5] as i32, nb >> (i % 13), "sshr {i}");
+        assert_eq!(
+            out[2][8 * i + 6] as i32,
+            (f64::from(nb) * 0.5) as i32,
+            "double {i}"
+        );
+    }
+}

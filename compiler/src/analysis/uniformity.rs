@@ -325,7 +325,10 @@ fn transfer(
                     | BuiltIn::EnqueuedWorkgroupSize
                     | BuiltIn::GlobalSize
                     | BuiltIn::GlobalOffset
-                    | BuiltIn::WorkDim => Uniform,
+                    | BuiltIn::WorkDim
+                    | BuiltIn::SubgroupMaxSize
+                    | BuiltIn::NumSubgroups
+                    | BuiltIn::NumEnqueuedSubgroups => Uniform,
                     _ => Varying,
                 });
             }

@@ -138,6 +138,8 @@ pub struct Plan {
     pub lanes: usize,
     /// Why that width ([`width::choose`]).
     pub why: String,
+    /// The kernel's work-items per sub-group (for the sub-group id built-ins).
+    pub sub_group_size: u32,
 }
 
 /// A SPIR-V value across the four lanes.
@@ -310,11 +312,13 @@ pub fn plan(
     global_addr: &HashMap<Word, u64>,
     local_offsets: &HashMap<Word, u64>,
     widths: &[usize],
+    sub_group_size: u32,
 ) -> Result<Plan> {
     if !crate::codegen::vectorize() {
         return Err(refuse("FERRITE_VECTORIZE=0"));
     }
     let mut plan = analyse(p, kernel)?;
+    plan.sub_group_size = sub_group_size;
     (plan.lanes, plan.why) = width::choose(p, &plan, widths)?;
     let env = ScratchEnv {
         arg_types,
@@ -392,6 +396,7 @@ fn analyse(p: &Program, kernel: &Function) -> Result<Plan> {
         region: None,
         lanes: DEFAULT_LANES,
         why: String::new(),
+        sub_group_size: crate::DEFAULT_SUB_GROUP_SIZE,
     })
 }
 
@@ -1605,8 +1610,9 @@ impl VTx<'_, '_, '_, '_> {
                         return self.set(inst, t, V::U(v));
                     }
                     if !matches!(p.ty(rt)?, crate::spirv::Type::Vector { .. }) {
-                        // Sub-group ids and sizes, linear ids: computed by the scalar loop.
-                        return Err(refuse(format!("builtin {b:?}")));
+                        let t = scalar_ty(p, rt)?;
+                        let v = self.linear_builtin(b, t)?;
+                        return self.set(inst, t, v);
                     }
                     return self.set(inst, types::I64, V::Builtin(b));
                 }
@@ -1859,10 +1865,20 @@ impl VTx<'_, '_, '_, '_> {
                 let t = scalar_ty(p, result_type(inst)?)?;
                 let (xi, yi) = (op_id(inst, 0)?, op_id(inst, 1)?);
                 let x = self.val(xi)?;
-                let V::U(y) = self.val(yi)? else {
-                    return Err(refuse("varying shift amount"));
-                };
                 let op = inst.class.opcode;
+                let yv = self.val(yi)?;
+                let V::U(y) = yv else {
+                    // A varying amount: lane by lane, as the scalar code.
+                    let xl = self.lanes(&x)?;
+                    let yl = self.lanes(&yv)?;
+                    let l = self.map2(&xl, &yl, move |b, v, s| match op {
+                        Op::ShiftLeftLogical => b.ins().ishl(v, s),
+                        Op::ShiftRightLogical => b.ins().ushr(v, s),
+                        _ => b.ins().sshr(v, s),
+                    });
+                    let v = self.gathered(t, l);
+                    return self.set(inst, t, v);
+                };
                 let shift = move |b: &mut FunctionBuilder, v: Value| match op {
                     Op::ShiftLeftLogical => b.ins().ishl(v, y),
                     Op::ShiftRightLogical => b.ins().ushr(v, y),
@@ -1981,15 +1997,17 @@ impl VTx<'_, '_, '_, '_> {
                 // Between pointer types only: the address is unchanged.
                 let rt = result_type(inst)?;
                 let x_id = op_id(inst, 0)?;
+                // (Its value first: a module-scope variable's type is known from then.)
+                let v = self.val(x_id)?;
                 if !matches!(p.ty(rt)?, Type::Pointer { .. })
                     || !matches!(p.ty(self.type_of_id(x_id)?)?, Type::Pointer { .. })
                 {
                     return Err(refuse("bit cast"));
                 }
-                let v = self.val(x_id)?;
                 self.set(inst, types::I64, v)
             }
             Op::ExtInst => self.ext_inst(inst),
+            Op::CopyMemory | Op::CopyMemorySized => self.copy_memory(inst),
             Op::IEqual
             | Op::INotEqual
             | Op::SLessThan
@@ -2011,7 +2029,10 @@ impl VTx<'_, '_, '_, '_> {
             | Op::FUnordLessThan
             | Op::FUnordLessThanEqual
             | Op::FUnordGreaterThan
-            | Op::FUnordGreaterThanEqual => self.compare(inst),
+            | Op::FUnordGreaterThanEqual
+            | Op::Ordered
+            | Op::Unordered => self.compare(inst),
+            Op::IsNan | Op::IsInf | Op::IsFinite => self.float_class(inst),
             op if op == Op::AtomicLoad
                 || op == Op::AtomicStore
                 || crate::codegen::atomic::rmw_op(op).is_some() =>
@@ -2274,7 +2295,7 @@ impl VTx<'_, '_, '_, '_> {
                 let x_id = op_id(inst, 0)?;
                 let ts = self.ty(x_id)?;
                 let t = scalar_ty(p, result_type(inst)?)?;
-                if t != types::F32 || !ts.is_int() || ts == types::I8 {
+                if !t.is_float() || !ts.is_int() || self.is_bool(self.type_of_id(x_id)?) {
                     return Err(refuse("conversion"));
                 }
                 let signed = inst.class.opcode == Op::ConvertSToF;
@@ -2287,11 +2308,21 @@ impl VTx<'_, '_, '_, '_> {
                     }
                 };
                 let v = match x {
-                    x @ V::Vec(_) | x @ V::Aff(..) if ts == types::I32 && signed => {
+                    x @ V::Vec(_) | x @ V::Aff(..)
+                        if ts == types::I32 && t == types::F32 && signed =>
+                    {
                         let v = self.vector(&x, ts)?;
                         V::Vec(self.map1(&v, |b, v| cvt(b, types::F32X4, v)))
                     }
-                    x => self.per_lane(&x, t, move |b, v| cvt(b, t, v))?,
+                    // Narrow integers widened to 32 bits first, as the scalar code.
+                    x => self.per_lane(&x, t, move |b, v| {
+                        let v = match (b.func.dfg.value_type(v).bits() < 32, signed) {
+                            (true, true) => b.ins().sextend(types::I32, v),
+                            (true, false) => b.ins().uextend(types::I32, v),
+                            (false, _) => v,
+                        };
+                        cvt(b, t, v)
+                    })?,
                 };
                 self.set(inst, t, v)
             }
@@ -2300,19 +2331,27 @@ impl VTx<'_, '_, '_, '_> {
                 // Cranelift's trapping conversion must never trap).
                 let x_id = op_id(inst, 0)?;
                 let t = scalar_ty(p, result_type(inst)?)?;
-                if self.ty(x_id)? != types::F32 || !matches!(t, types::I32 | types::I64) {
+                let rt = result_type(inst)?;
+                if !self.ty(x_id)?.is_float() || !t.is_int() || self.is_bool(rt) {
                     return Err(refuse("conversion"));
                 }
                 let signed = inst.class.opcode == Op::ConvertFToS;
                 let x = self.val(x_id)?;
-                let cvt = move |b: &mut FunctionBuilder, ty: ir::Type, v: Value| {
-                    if signed {
-                        b.ins().fcvt_to_sint_sat(ty, v)
+                // To 32 bits at least, then narrowed, as the scalar code.
+                let wide = if t.bits() < 32 { types::I32 } else { t };
+                let cvt = move |b: &mut FunctionBuilder, v: Value| {
+                    let r = if signed {
+                        b.ins().fcvt_to_sint_sat(wide, v)
                     } else {
-                        b.ins().fcvt_to_uint_sat(ty, v)
+                        b.ins().fcvt_to_uint_sat(wide, v)
+                    };
+                    if wide != t {
+                        b.ins().ireduce(t, r)
+                    } else {
+                        r
                     }
                 };
-                let v = self.per_lane(&x, t, move |b, v| cvt(b, t, v))?;
+                let v = self.per_lane(&x, t, cvt)?;
                 self.set(inst, t, v)
             }
             op => Err(refuse(format!("Op{op:?}"))),
@@ -2345,6 +2384,8 @@ impl VTx<'_, '_, '_, '_> {
                         | FloatCC::LessThanOrEqual
                         | FloatCC::GreaterThan
                         | FloatCC::GreaterThanOrEqual
+                        | FloatCC::Ordered
+                        | FloatCC::Unordered
                 )
             );
         let v = match (&a, &b) {
@@ -2366,6 +2407,49 @@ impl VTx<'_, '_, '_, '_> {
                     l.push(cmp(self.b, *x, *y)?);
                 }
                 V::L(l)
+            }
+        };
+        self.set(inst, types::I8, v)
+    }
+
+    /// `OpIsNan`, `OpIsInf`, `OpIsFinite` of a float, as the scalar code tests them
+    /// (`codegen/arith.rs`): unordered with itself; `|x|` equal to, or below, infinity.
+    fn float_class(&mut self, inst: &Instruction) -> Result<()> {
+        let op = inst.class.opcode;
+        let x_id = op_id(inst, 0)?;
+        let t = self.ty(x_id)?;
+        if !t.is_float() {
+            return Err(refuse(format!("Op{op:?} of {t}")));
+        }
+        let x = self.val(x_id)?;
+        let inf = if t == types::F64 {
+            self.b.ins().f64const(f64::INFINITY)
+        } else {
+            self.b.ins().f32const(f32::INFINITY)
+        };
+        let test = move |b: &mut FunctionBuilder, v: Value, inf: Value| match op {
+            Op::IsNan => b.ins().fcmp(FloatCC::Unordered, v, v),
+            Op::IsInf => {
+                let a = b.ins().fabs(v);
+                b.ins().fcmp(FloatCC::Equal, a, inf)
+            }
+            _ => {
+                let a = b.ins().fabs(v);
+                b.ins().fcmp(FloatCC::LessThan, a, inf)
+            }
+        };
+        let v = match &x {
+            V::U(v) => V::U(test(self.b, *v, inf)),
+            _ if vec_of(t).is_some() => {
+                let xs = self.vector(&x, t)?;
+                let vt = vec_of(t).unwrap_or(t);
+                let infs = self.b.ins().splat(vt, inf);
+                let parts = self.map1(&xs, |b, v| test(b, v, infs));
+                V::Mask(self.narrow_mask(&parts))
+            }
+            _ => {
+                let l = self.lanes(&x)?;
+                V::L(self.map1(&l, |b, v| test(b, v, inf)))
             }
         };
         self.set(inst, types::I8, v)
@@ -2805,6 +2889,144 @@ impl VTx<'_, '_, '_, '_> {
             self.gathered(t, l)
         };
         self.set(inst, t, v)
+    }
+
+    /// `OpCopyMemory` (and `OpCopyMemorySized` of a constant size): each lane copies its
+    /// bytes, in lane order, only the active lanes under a mask; one copy when both
+    /// pointers are uniform. A lane's bytes are all loaded before any is stored, as a
+    /// `memmove` of them would.
+    fn copy_memory(&mut self, inst: &Instruction) -> Result<()> {
+        let (dst_id, src_id) = (op_id(inst, 0)?, op_id(inst, 1)?);
+        let (size, rest) = if inst.class.opcode == Op::CopyMemory {
+            let (_, pointee) = self.p.pointer_type(self.type_of_id(dst_id)?)?;
+            (layout(self.p, pointee)?.size, 2)
+        } else {
+            let sid = op_id(inst, 2)?;
+            if !self.p.constants.contains_key(&sid) {
+                return Err(refuse("a memory copy of a run-time size"));
+            }
+            (self.p.const_u64(sid)?, 3)
+        };
+        let volatile = inst.operands[rest..]
+            .iter()
+            .any(|o| matches!(o, Operand::MemoryAccess(m) if m.contains(MemoryAccess::VOLATILE)));
+        if volatile || size > 512 {
+            return Err(refuse(format!("a memory copy of {size} bytes")));
+        }
+        let mut chunks = Vec::new();
+        let mut off = 0u64;
+        for t in [types::I64, types::I32, types::I16, types::I8] {
+            while size - off >= u64::from(t.bytes()) {
+                chunks.push((off as i32, t));
+                off += u64::from(t.bytes());
+            }
+        }
+        let copy = |s: &mut Self, d: Value, src: Value| {
+            let flags = MemFlagsData::new();
+            let vals: Vec<Value> = chunks
+                .iter()
+                .map(|(o, t)| s.b.ins().load(*t, flags, src, *o))
+                .collect();
+            for ((o, _), v) in chunks.iter().zip(vals) {
+                s.b.ins().store(flags, v, d, *o);
+            }
+        };
+        let dst = self.val(dst_id)?;
+        let src = self.val(src_id)?;
+        let mask = match self.mask {
+            Some(m) if Some(m) != self.lin_full() => Some(m),
+            _ => None,
+        };
+        let guarded = |s: &mut Self, on: Value, f: &dyn Fn(&mut Self)| {
+            let (run, next) = (s.b.create_block(), s.b.create_block());
+            s.b.ins().brif(on, run, &[], next, &[]);
+            s.b.switch_to_block(run);
+            f(s);
+            s.b.ins().jump(next, &[]);
+            s.b.switch_to_block(next);
+        };
+        if let (V::U(d), V::U(sr)) = (&dst, &src) {
+            let (d, sr) = (*d, *sr);
+            match mask {
+                None => copy(self, d, sr),
+                Some(m) => {
+                    let any = self.b.ins().vany_true(m);
+                    guarded(self, any, &|s| copy(s, d, sr));
+                }
+            }
+            return Ok(());
+        }
+        let d = self.lanes(&dst)?;
+        let sr = self.lanes(&src)?;
+        for k in 0..self.w {
+            match mask {
+                None => copy(self, d[k], sr[k]),
+                Some(m) => {
+                    let on = self.b.ins().extractlane(m, k as u8);
+                    let (dk, sk) = (d[k], sr[k]);
+                    guarded(self, on, &|s| copy(s, dk, sk));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A work-item built-in computed from the linear local id (`z × ly + y) × lx + x`, lane
+    /// `k`'s is lane 0's + k): the local index and the sub-group ids and sizes, of type `t`.
+    fn linear_builtin(&mut self, b: BuiltIn, t: ir::Type) -> Result<V> {
+        let sgs = i64::from(self.plan.sub_group_size);
+        let shift = sgs.trailing_zeros() as i64;
+        let ctx = |o: i32, k: usize| self.inp.ctx_vals[(o / 8) as usize + k];
+        let size = |s: &mut Self, o: i32| {
+            let (x, y, z) = (ctx(o, 0), ctx(o, 1), ctx(o, 2));
+            let xy = s.b.ins().imul(x, y);
+            s.b.ins().imul(xy, z)
+        };
+        let v = match b {
+            BuiltIn::SubgroupMaxSize => V::U(self.b.ins().iconst(types::I64, sgs)),
+            BuiltIn::NumSubgroups | BuiltIn::NumEnqueuedSubgroups => {
+                let o = if b == BuiltIn::NumSubgroups {
+                    GroupContext::OFFSET_LOCAL_SIZE
+                } else {
+                    GroupContext::OFFSET_ENQUEUED_LOCAL_SIZE
+                };
+                let n = size(self, o);
+                let n = self.b.ins().iadd_imm_s(n, sgs - 1);
+                V::U(self.b.ins().ushr_imm_s(n, shift))
+            }
+            BuiltIn::LocalInvocationIndex
+            | BuiltIn::SubgroupLocalInvocationId
+            | BuiltIn::SubgroupId
+            | BuiltIn::SubgroupSize => {
+                let ls = GroupContext::OFFSET_LOCAL_SIZE;
+                let (lx, ly) = (ctx(ls, 0), ctx(ls, 1));
+                let zy = self.b.ins().imul(self.inp.lid[2], ly);
+                let zy = self.b.ins().iadd(zy, self.inp.lid[1]);
+                let row = self.b.ins().imul(zy, lx);
+                let lin = V::Aff(self.b.ins().iadd(row, self.inp.lid[0]), 1);
+                match b {
+                    BuiltIn::LocalInvocationIndex => lin,
+                    BuiltIn::SubgroupLocalInvocationId => {
+                        self.per_lane(&lin, types::I64, move |b, l| b.ins().band_imm_s(l, sgs - 1))?
+                    }
+                    BuiltIn::SubgroupId => {
+                        self.per_lane(&lin, types::I64, move |b, l| b.ins().ushr_imm_s(l, shift))?
+                    }
+                    _ => {
+                        // The last sub-group of a group may be shorter.
+                        let n = size(self, ls);
+                        self.per_lane(&lin, types::I64, move |b, l| {
+                            let base = b.ins().band_imm_s(l, !(sgs - 1));
+                            let left = b.ins().isub(n, base);
+                            let max = b.ins().iconst(types::I64, sgs);
+                            b.ins().umin(left, max)
+                        })?
+                    }
+                }
+            }
+            b => return Err(refuse(format!("builtin {b:?}"))),
+        };
+        self.truncate(&v, t)
     }
 
     /// Narrow an integer to `t` (exact for affine values: wrapping commutes).

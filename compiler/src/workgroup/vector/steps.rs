@@ -60,6 +60,7 @@ pub fn plan_steps(
     fma: bool,
     env: &super::ScratchEnv,
     widths: &[usize],
+    sub_group_size: u32,
 ) -> Result<Steps> {
     if !crate::codegen::vectorize() {
         return Err(refuse("FERRITE_VECTORIZE=0"));
@@ -122,6 +123,7 @@ pub fn plan_steps(
             }),
             lanes: 4,
             why: String::new(),
+            sub_group_size,
         });
     }
     // One width for all regions: the narrowest any region's loops allow.
