@@ -1009,3 +1009,68 @@ fn float_classes_orderings_conversions_and_varying_shifts() {
         );
     }
 }
+
+#[test]
+fn work_group_collectives_between_vector_regions() {
+    // Work-group reductions, scans and broadcasts are boundaries: each region between them
+    // runs as vector loops, the operands go to every work-item's frame and the combine
+    // step runs between the rounds; a divergent branch and a loop around one of them too.
+    let src = "kernel void k(global const int *in, global int *out, global float *f) {
+        size_t g = get_global_id(0);
+        int v = in[g];
+        int s = work_group_reduce_add(v);
+        int e = work_group_scan_exclusive_add(v);
+        int m = work_group_scan_inclusive_max(v);
+        int b = work_group_broadcast(v, 5);
+        int acc = 0;
+        for (int r = 0; r < 3; r++) {
+            acc += work_group_reduce_min(v + r * (int)get_local_id(0));
+        }
+        int any = work_group_any(v > 1900);
+        float fs = work_group_reduce_add((float)(v & 255) * 0.5f);
+        if (v & 1) {
+            acc += e;
+        }
+        global int *o = out + 7 * g;
+        o[0] = s; o[1] = e; o[2] = m; o[3] = b; o[4] = acc; o[5] = any;
+        f[g] = fs;
+    }";
+    let (n, local) = (75usize, 25usize);
+    let input: Vec<u32> = (0..n as u32)
+        .map(|i| ((i.wrapping_mul(2_654_435_761) >> 20) as i32 - 2048) as u32)
+        .collect();
+    let bufs = vec![input.clone(), vec![0; 7 * n], vec![0; n]];
+    let Some(out) = differential(
+        src,
+        "k",
+        &bufs,
+        &[0, 1, 2],
+        &[],
+        [n as u64, 1],
+        [local as u64, 1],
+    ) else {
+        return;
+    };
+    for g0 in (0..n).step_by(local) {
+        let xs: Vec<i32> = input[g0..g0 + local].iter().map(|x| *x as i32).collect();
+        let sum: i32 = xs.iter().sum();
+        for j in 0..local {
+            let o: Vec<i32> = out[1][7 * (g0 + j)..7 * (g0 + j) + 6]
+                .iter()
+                .map(|x| *x as i32)
+                .collect();
+            let excl: i32 = xs[..j].iter().sum();
+            let max = *xs[..=j].iter().max().expect("a work-item");
+            let mut acc: i32 = (0..3)
+                .map(|r| (0..local).map(|l| xs[l] + r * l as i32).min().unwrap_or(0))
+                .sum();
+            if xs[j] & 1 != 0 {
+                acc += excl;
+            }
+            let any = i32::from(xs.iter().any(|x| *x > 1900));
+            assert_eq!(o, [sum, excl, max, xs[5], acc, any], "item {}", g0 + j);
+            let fs: f32 = xs.iter().map(|x| (x & 255) as f32 * 0.5).sum();
+            assert_eq!(f32::from_bits(out[2][g0 + j]), fs, "float sum {}", g0 + j);
+        }
+    }
+}

@@ -263,7 +263,7 @@ fn id_type(p: &Program, id: Word, result_types: &HashMap<Word, Word>) -> Result<
 /// Positions (in `inst.operands`) of a collective's operand values and of its extra
 /// operands, and whether it has a scope operand (the INTEL shuffles have none: they are
 /// sub-group operations).
-pub fn operand_positions(op: Op) -> (&'static [usize], &'static [usize], bool) {
+pub(crate) fn operand_positions(op: Op) -> (&'static [usize], &'static [usize], bool) {
     use Op::*;
     match op {
         GroupAll

@@ -15,16 +15,19 @@
 //! boundary (uniform control flow is a barrier's precondition), so the state the region
 //! reaches is one number.
 //!
-//! Only kernels whose boundaries are all work-group barriers, with no private variables and
-//! values live across barriers that are scalars, are taken: collectives and sub-group
-//! boundaries exchange values between work-items through the combine steps of the scalar
-//! rounds.
+//! Kernels whose boundaries are work-group barriers and work-group collectives, with
+//! values live across them that are scalars, are taken. At a collective the region stores
+//! every lane's operands in its frame slot; the combine step between the rounds
+//! (`workgroup/combine.rs`) reads every work-item's frame, whichever loop stored it, and the
+//! next region loads each lane's result (once for a uniform one). Sub-group boundaries
+//! stay with the scalar rounds: their combines pair work-items by sub-group.
 
 use super::{linear, refuse, FrameBase, Inputs, Plan, VTx, V};
 use crate::analysis::cfg::Cfg;
 use crate::analysis::uniformity::{self, Shape};
-use crate::codegen::regions::{FramePlan, PointKind, EXIT};
+use crate::codegen::regions::{operand_positions, Collective, FramePlan, PointKind, EXIT};
 use crate::codegen::{trusted, Result};
+use crate::spirv::op_id;
 use crate::spirv::{Block as SpvBlock, Function, Program};
 use crate::workgroup::regions::{is_boundary, Inlined, Split};
 use cranelift_codegen::ir::{self, types, BlockArg, InstBuilder, Value};
@@ -65,11 +68,9 @@ pub fn plan_steps(
     if !crate::codegen::vectorize() {
         return Err(refuse("FERRITE_VECTORIZE=0"));
     }
-    if let Some(k) = frame
-        .points
-        .iter()
-        .find(|k| !matches!(k, PointKind::Barrier { sub: false }))
-    {
+    // Barriers, and work-group collectives (whose combine step runs between the rounds
+    // over every work-item's frame, whichever loop stored its operand).
+    if let Some(k) = frame.points.iter().find(|k| k.sub()) {
         return Err(refuse(format!("a {k:?} boundary")));
     }
     if let Some((id, (_, tys))) = frame.cross.iter().find(|(_, (_, tys))| tys.len() != 1) {
@@ -212,7 +213,12 @@ impl VTx<'_, '_, '_, '_> {
             return Ok(());
         };
         let frames = self.frames()?;
+        // A collective's own result comes from its slot (below), the rest from theirs.
+        let own = split.points[i].inst.result_id;
         for id in &split.live[i] {
+            if Some(*id) == own {
+                continue;
+            }
             let (off, tys) = &frame.cross[id];
             let t = tys[0];
             let v = match self.plan.shapes.shape(*id) {
@@ -235,6 +241,35 @@ impl VTx<'_, '_, '_, '_> {
             self.tys.insert(*id, t);
             self.spv_tys.insert(*id, ty);
             self.vals.insert(*id, v);
+        }
+        if let (Some(r), PointKind::Collective(c)) = (own, frame.points[i]) {
+            // Every work-item's result, as the combine step wrote it; one load for a
+            // result the analysis found uniform (a reduction or broadcast).
+            let uniform = self.plan.shapes.shape(r) == Shape::Uniform;
+            let mut comps = Vec::with_capacity(c.rn as usize);
+            for k in 0..c.rn {
+                let comp = if uniform {
+                    V::U(self.b.ins().load(c.rty, trusted(), frames.base, c.out(k)))
+                } else {
+                    let l = (0..self.w)
+                        .map(|lane| {
+                            let off = lane as i64 * frames.size;
+                            let a = self.b.ins().iadd_imm_s(frames.base, off);
+                            self.b.ins().load(c.rty, trusted(), a, c.out(k))
+                        })
+                        .collect();
+                    self.gathered(c.rty, l)
+                };
+                comps.push(comp);
+            }
+            let ty = self.region_type(r)?;
+            let v = match comps.len() {
+                1 => comps.pop().ok_or_else(|| refuse("collective result"))?,
+                _ => V::Comp(comps),
+            };
+            self.tys.insert(r, c.rty);
+            self.spv_tys.insert(r, ty);
+            self.vals.insert(r, v);
         }
         Ok(())
     }
@@ -261,6 +296,64 @@ impl VTx<'_, '_, '_, '_> {
             .ok_or_else(|| refuse(format!("type of %{id}")))
     }
 
+    /// Store every lane's operands of work-group collective `c` (and its extra operands,
+    /// widened to 64 bits) in the lanes' frames, where the combine step reads them.
+    fn store_collective_operands(
+        &mut self,
+        inst: &Instruction,
+        c: &Collective,
+        frames: FrameBase,
+    ) -> Result<()> {
+        let (values, extras, _) = operand_positions(inst.class.opcode);
+        let at = |s: &mut Self, lane: usize| {
+            s.b.ins().iadd_imm_s(frames.base, lane as i64 * frames.size)
+        };
+        for (v, pos) in values.iter().enumerate() {
+            let x = self.val(op_id(inst, *pos)?)?;
+            let comps = match x {
+                V::Comp(c) => c,
+                x => vec![x],
+            };
+            if comps.len() != c.n as usize {
+                return Err(refuse("collective operand size"));
+            }
+            for (k, comp) in comps.iter().enumerate() {
+                let l = self.lanes(comp)?;
+                for (lane, x) in l.into_iter().enumerate() {
+                    if self.b.func.dfg.value_type(x) != c.ty {
+                        return Err(refuse("collective operand type"));
+                    }
+                    let a = at(self, lane);
+                    self.b
+                        .ins()
+                        .store(trusted(), x, a, c.operand(v as u32, k as u32));
+                }
+            }
+        }
+        for (e, pos) in extras.iter().enumerate() {
+            let Ok(id) = op_id(inst, *pos) else {
+                continue;
+            };
+            let comps = match self.val(id)? {
+                V::Comp(c) => c,
+                x => vec![x],
+            };
+            for (k, comp) in comps.iter().enumerate().take(3 - e) {
+                let l = self.lanes(comp)?;
+                for (lane, x) in l.into_iter().enumerate() {
+                    let x = if self.b.func.dfg.value_type(x).bits() < 64 {
+                        self.b.ins().uextend(types::I64, x)
+                    } else {
+                        x
+                    };
+                    let a = at(self, lane);
+                    self.b.ins().store(trusted(), x, a, c.extra((k + e) as u32));
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn frames(&self) -> Result<FrameBase> {
         self.inp
             .frames
@@ -269,7 +362,7 @@ impl VTx<'_, '_, '_, '_> {
 
     /// A boundary instruction: store what is live across it into the lanes' frames, fence
     /// if the table says so, and record the state the region ends in.
-    pub(super) fn boundary(&mut self, _inst: &Instruction) -> Result<()> {
+    pub(super) fn boundary(&mut self, inst: &Instruction) -> Result<()> {
         let (split, frame) = self
             .steps
             .ok_or_else(|| refuse("boundary outside a step"))?;
@@ -283,7 +376,11 @@ impl VTx<'_, '_, '_, '_> {
             .get(&self.cur_label)
             .ok_or_else(|| refuse(format!("boundary in block %{}", self.cur_label)))?;
         let frames = self.frames()?;
+        let own = inst.result_id;
         for id in &split.live[j] {
+            if Some(*id) == own {
+                continue;
+            }
             let (off, tys) = &frame.cross[id];
             let t = tys[0];
             let v = self.val(*id)?;
@@ -301,6 +398,9 @@ impl VTx<'_, '_, '_, '_> {
                 let a = self.b.ins().iadd_imm_s(frames.base, k as i64 * frames.size);
                 self.b.ins().store(trusted(), *x, a, *off as i32);
             }
+        }
+        if let PointKind::Collective(c) = frame.points[j] {
+            self.store_collective_operands(inst, &c, frames)?;
         }
         if frame.fences[j] {
             self.b.ins().fence();
