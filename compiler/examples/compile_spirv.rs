@@ -53,7 +53,7 @@ fn main() {
     let (mut ok, mut kernels) = (0usize, 0usize);
     let mut failures: BTreeMap<String, (usize, PathBuf, String)> = BTreeMap::new();
     let mut widths: BTreeMap<u32, usize> = BTreeMap::new();
-    let mut scalar: BTreeMap<String, usize> = BTreeMap::new();
+    let mut scalar: BTreeMap<String, (usize, PathBuf)> = BTreeMap::new();
     for p in &paths {
         let Ok(bytes) = std::fs::read(p) else {
             continue;
@@ -65,7 +65,7 @@ fn main() {
                 for h in handlers {
                     *widths.entry(h.lanes).or_default() += 1;
                     if h.lanes == 1 {
-                        *scalar.entry(shape(&h.note)).or_default() += 1;
+                        scalar.entry(shape(&h.note)).or_insert((0, p.clone())).0 += 1;
                     }
                 }
             }
@@ -89,9 +89,9 @@ fn main() {
         println!("{n:6} kernels with {lanes} lane(s)");
     }
     let mut reasons: Vec<_> = scalar.into_iter().collect();
-    reasons.sort_by_key(|r| std::cmp::Reverse(r.1));
-    for (why, n) in reasons.iter().take(25) {
-        println!("{n:6}  scalar: {why}");
+    reasons.sort_by_key(|r| std::cmp::Reverse(r.1 .0));
+    for (why, (n, first)) in reasons.iter().take(25) {
+        println!("{n:6}  {}  scalar: {why}", first.display());
     }
     if failed > 0 {
         std::process::exit(1);

@@ -1074,3 +1074,40 @@ fn work_group_collectives_between_vector_regions() {
         }
     }
 }
+
+#[test]
+fn private_array_written_before_a_barrier_and_read_after() {
+    // A private array lives in each work-item's frame: a region after the barrier finds
+    // it there, whichever region defined it.
+    let src = "kernel void k(global const int *in, global int *out, local int *tmp) {
+        size_t g = get_global_id(0), l = get_local_id(0);
+        int priv[6];
+        for (int i = 0; i < 6; i++) priv[i] = in[g] * (i + 1) + i;
+        tmp[l] = priv[g % 6];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        size_t n = get_local_size(0);
+        out[g] = tmp[(l + 1) % n] + priv[(g + 2) % 6];
+    }";
+    let (n, local) = (54usize, 18usize);
+    let input: Vec<u32> = (0..n as u32).map(|i| i * 7 + 3).collect();
+    let bufs = vec![input.clone(), vec![0; n]];
+    let Some(out) = differential_local(
+        src,
+        "k",
+        &bufs,
+        &[0, 1],
+        &[],
+        Some((2, 4 * local)),
+        [n as u64, 1],
+        [local as u64, 1],
+    ) else {
+        return;
+    };
+    let priv_of = |g: usize, i: usize| input[g] as i32 * (i as i32 + 1) + i as i32;
+    for g in 0..n {
+        let (g0, l) = (g / local * local, g % local);
+        let nb = g0 + (l + 1) % local;
+        let want = priv_of(nb, nb % 6) + priv_of(g, (g + 2) % 6);
+        assert_eq!(out[1][g] as i32, want, "item {g}");
+    }
+}

@@ -835,6 +835,20 @@ impl VTx<'_, '_, '_, '_> {
         if let Some(v) = self.vals.get(&id) {
             return Ok(v.clone());
         }
+        if let (Some((_, frame)), Some(frames)) = (self.steps, self.inp.frames) {
+            if let Some(off) = frame.vars.get(&id) {
+                // A private variable an earlier region defined: its slot in each lane's
+                // frame, as the scalar step finds it.
+                let ty = self.region_type(id)?;
+                let base = self.b.ins().iadd_imm_s(frames.base, i64::from(*off));
+                let v = V::Aff(base, frames.size);
+                self.tys.insert(id, types::I64);
+                self.spv_tys.insert(id, ty);
+                self.vals.insert(id, v.clone());
+                self.block_consts.push(id);
+                return Ok(v);
+            }
+        }
         if let Some(g) = self.p.globals.get(&id) {
             // A module-scope variable's address: the same for every lane.
             let a = match g.class {
@@ -915,7 +929,26 @@ impl VTx<'_, '_, '_, '_> {
                 self.block_consts.push(id);
                 Ok(V::U(v))
             }
-            _ => Err(refuse(format!("operand %{id}"))),
+            _ => Err(refuse(format!("operand %{id} ({})", self.describe(id)))),
+        }
+    }
+
+    /// What defines `id`, for a refusal's message.
+    fn describe(&self, id: Word) -> String {
+        let func = match self.steps {
+            Some((split, _)) => &split.func,
+            None => &self.plan.inlined.func,
+        };
+        for b in &func.blocks {
+            for i in &b.insts {
+                if i.result_id == Some(id) {
+                    return format!("Op{:?} in block %{}", i.class.opcode, b.label);
+                }
+            }
+        }
+        match self.p.constants.get(&id) {
+            Some(c) => format!("constant {c:?}"),
+            None => "undefined".into(),
         }
     }
 

@@ -275,7 +275,7 @@ impl VTx<'_, '_, '_, '_> {
     }
 
     /// The SPIR-V type of a value of the split kernel.
-    fn region_type(&self, id: Word) -> Result<Word> {
+    pub(super) fn region_type(&self, id: Word) -> Result<Word> {
         let split = self
             .steps
             .ok_or_else(|| refuse("region outside a split kernel"))?
