@@ -18,6 +18,7 @@ pub mod binary;
 pub mod clc;
 pub mod link;
 pub mod tool;
+pub mod toolchain;
 
 use crate::api::{api_type, ApiObject, ObjectType};
 use crate::context::Context;
@@ -440,7 +441,8 @@ impl Program {
         }
         let spirv = match &self.source {
             ProgramSource::Source(src) => {
-                let out = clc::compile_with(src, &opts, headers).map_err(clc_error)?;
+                let out =
+                    clc::compile_with(src, &opts, headers, clc::Use::Object).map_err(clc_error)?;
                 log.push_str(&out.log);
                 out.spirv.ok_or(Error::CompileFailure)?
             }

@@ -1,0 +1,380 @@
+//! Which OpenCL C → SPIR-V compiler to run, found at run time on the machine Ferrite runs
+//! on (Debian's and Ubuntu's clang 14 to 22 have different names and abilities).
+//!
+//! Two kinds ([`Kind`]):
+//! - **Native**: clang 20 or newer compiles OpenCL C to SPIR-V with its own `spirv64`
+//!   target, in one process (`clang-22 --target=spirv64 -O2 -c`). Measured on this machine
+//!   (2 busy cores, `-fdeclare-opencl-builtins`, mean of 10 runs): a one-line kernel 25–34 ms
+//!   against 61–69 ms for the translator pair, a 190-line program of twelve kernels 85–88 ms
+//!   against 76–86 ms; so it is searched first.
+//! - **Translator**: clang emits LLVM bitcode for `spir64`, `opt` optimises it with
+//!   [`super::clc::OPT_PIPELINE`] and `llvm-spirv` of the same major version translates it
+//!   (LLVM bitcode is not readable across major versions, so the three must match).
+//!   [`Toolchain::spirv_extensions`] holds what each llvm-spirv version knows.
+//!
+//! Search ([`find`]): `FERRITE_CLANG` (with `FERRITE_LLVM_SPIRV`, `FERRITE_OPT`) wins; a
+//! `FERRITE_CLANG` of version 20 or newer without `FERRITE_LLVM_SPIRV` is used natively,
+//! an older one with the `llvm-spirv-<major>` found beside it. Else `clang-<N>` on `PATH`
+//! or in `/usr/lib/llvm-<N>/bin` for N from [`NEWEST`] down to 20, then plain `clang` if
+//! it is 20 or newer, then `clang-<N>` + `llvm-spirv-<N>` for N from 19 down to
+//! [`OLDEST`]. Versioned names are found by a `stat`, without running anything; only a
+//! clang without a version in its name is asked `--version`. The answer is kept per
+//! process and looked up again when those variables change. When nothing is found the
+//! error names what to install.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The newest clang major version searched for.
+pub const NEWEST: u32 = 30;
+/// The oldest clang major version Ferrite compiles with (`-cl-std=CL3.0` needs clang 12;
+/// Debian 12 and Ubuntu 22.04 have 14 with `llvm-spirv-14`).
+pub const OLDEST: u32 = 14;
+/// The first clang major version whose own SPIR-V target is used.
+pub const FIRST_NATIVE: u32 = 20;
+
+/// How OpenCL C becomes SPIR-V.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// clang's own SPIR-V target.
+    Native,
+    /// clang → bitcode, `opt` (when found), `llvm-spirv`.
+    Translator {
+        llvm_spirv: String,
+        /// `None`: not installed; the unoptimised module is translated.
+        opt: Option<String>,
+    },
+}
+
+/// The compiler found.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Toolchain {
+    pub clang: String,
+    /// clang's major version (0 when `--version` could not be read).
+    pub major: u32,
+    pub kind: Kind,
+    /// Chosen by the `FERRITE_*` variables rather than found by the search.
+    pub from_env: bool,
+}
+
+impl Toolchain {
+    /// One line for the build log and `ferrite-info`.
+    pub fn describe(&self) -> String {
+        let how = if self.from_env {
+            " (from FERRITE_CLANG)"
+        } else {
+            ""
+        };
+        match &self.kind {
+            Kind::Native => format!(
+                "{} {}, its own SPIR-V target{how}",
+                self.clang,
+                self.version_text()
+            ),
+            Kind::Translator { llvm_spirv, opt } => format!(
+                "{} {} + {}{}{how}",
+                self.clang,
+                self.version_text(),
+                opt.as_deref()
+                    .map_or_else(|| "(no opt) + ".to_string(), |o| format!("{o} + ")),
+                llvm_spirv
+            ),
+        }
+    }
+
+    fn version_text(&self) -> String {
+        if self.major == 0 {
+            "(version unknown)".into()
+        } else {
+            format!("(clang {})", self.major)
+        }
+    }
+
+    /// The SPIR-V extensions to allow: float atomics, integer dot products, extended bit
+    /// operations and `sub_group_rotate` become OpAtomicF*EXT, Op*Dot, OpBitField* and
+    /// OpGroupNonUniformRotateKHR only with them. llvm-spirv-14 does not know
+    /// `SPV_KHR_subgroup_rotate` (and refuses the whole option for it); clang's SPIR-V
+    /// target does not know `SPV_INTEL_arbitrary_precision_integers` (it never emits odd
+    /// widths: its legaliser widens them).
+    pub fn spirv_extensions(&self) -> Vec<&'static str> {
+        let mut exts = Vec::new();
+        if matches!(self.kind, Kind::Translator { .. }) {
+            exts.push("SPV_INTEL_arbitrary_precision_integers");
+        }
+        exts.extend([
+            "SPV_EXT_shader_atomic_float_add",
+            "SPV_EXT_shader_atomic_float_min_max",
+            "SPV_KHR_integer_dot_product",
+            "SPV_KHR_bit_instructions",
+        ]);
+        if self.major == 0 || self.major >= 15 {
+            exts.push("SPV_KHR_subgroup_rotate");
+        }
+        exts
+    }
+}
+
+/// What to install, for the error when no compiler is found.
+pub const INSTALL_HINT: &str = "no OpenCL C compiler found: install clang 20 or newer \
+     (Debian 12: `apt install clang-22` from bookworm-security; Ubuntu 24.04: \
+     `apt install clang-20`), or clang and llvm-spirv of one version from 14 to 19 \
+     (`apt install clang-15 llvm-spirv-15 llvm-15`, or `clang-14 llvm-spirv-14`), or point \
+     FERRITE_CLANG (and FERRITE_LLVM_SPIRV) at them. SPIR-V programs need no compiler";
+
+fn env(var: &str) -> Option<String> {
+    std::env::var(var).ok().filter(|v| !v.is_empty())
+}
+
+/// `name` as an executable file: a path is checked as it is, a bare name on `PATH`.
+fn which(name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if name.contains('/') {
+        let p = PathBuf::from(name);
+        return executable(&p).then_some(p);
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| executable(p))
+}
+
+/// `<name>-<major>` on `PATH`, else `/usr/lib/llvm-<major>/bin/<name>` (where Debian and
+/// Ubuntu keep the unsuffixed names).
+fn versioned(name: &str, major: u32) -> Option<String> {
+    let suffixed = format!("{name}-{major}");
+    if which(&suffixed).is_some() {
+        return Some(suffixed);
+    }
+    let in_lib = format!("/usr/lib/llvm-{major}/bin/{name}");
+    which(&in_lib).map(|_| in_lib)
+}
+
+/// The major version in `clang --version` ("Debian clang version 22.1.8 (…)").
+pub fn parse_clang_major(version_output: &str) -> Option<u32> {
+    let line = version_output
+        .lines()
+        .find(|l| l.contains("clang version"))?;
+    let rest = &line[line.find("clang version")? + "clang version".len()..];
+    let digits: String = rest
+        .trim_start()
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+/// The major version of a clang program: from its name (`clang-15`, `/usr/lib/llvm-15/…`)
+/// when it says, else by running it with `--version`.
+fn clang_major(clang: &str) -> Option<u32> {
+    let file = Path::new(clang).file_name()?.to_string_lossy().into_owned();
+    if let Some(v) = file.strip_prefix("clang-").and_then(|v| v.parse().ok()) {
+        return Some(v);
+    }
+    if let Some(v) = clang
+        .strip_prefix("/usr/lib/llvm-")
+        .and_then(|r| r.split('/').next())
+        .and_then(|v| v.parse().ok())
+    {
+        return Some(v);
+    }
+    let run = super::tool::run(clang, &["--version".to_string()], &[], None).ok()?;
+    parse_clang_major(&run.log)
+}
+
+/// The `opt` for a translator pair: `FERRITE_OPT`, else `opt-<major>` (optional).
+fn find_opt(major: u32) -> Option<String> {
+    env("FERRITE_OPT").or_else(|| versioned("opt", major))
+}
+
+/// What a compile is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Use {
+    /// `clBuildProgram`: the fastest toolchain.
+    Executable,
+    /// `clCompileProgram`: an object `clLinkProgram` may link with others. clang's SPIR-V
+    /// target (22, measured) declares a pointer parameter whose pointee it cannot see as
+    /// `uchar*`: a module calling `extern kernel void f(global float *)` imports `f` with
+    /// `uchar*` parameters while the module defining it exports `float*` ones, and
+    /// `spirv-link` refuses the type mismatch (15 of the CTS `compiler` suite's linking
+    /// tests). llvm-spirv keeps clang's typed pointers, so objects prefer a translator
+    /// pair when one is installed.
+    Object,
+}
+
+fn search(use_: Use) -> Result<Toolchain, String> {
+    if let Some(clang) = env("FERRITE_CLANG") {
+        let major = clang_major(&clang).unwrap_or(0);
+        let kind = match env("FERRITE_LLVM_SPIRV") {
+            Some(llvm_spirv) => Kind::Translator {
+                llvm_spirv,
+                opt: find_opt(major),
+            },
+            None if major >= FIRST_NATIVE => Kind::Native,
+            None => {
+                let llvm_spirv = versioned("llvm-spirv", major).ok_or_else(|| {
+                    format!(
+                        "FERRITE_CLANG={clang} is clang {major}, which needs llvm-spirv-{major} \
+                         (not found; install it or set FERRITE_LLVM_SPIRV)"
+                    )
+                })?;
+                Kind::Translator {
+                    llvm_spirv,
+                    opt: find_opt(major),
+                }
+            }
+        };
+        return Ok(Toolchain {
+            clang,
+            major,
+            kind,
+            from_env: true,
+        });
+    }
+    let native = search_native();
+    if use_ == Use::Object {
+        // An object for clLinkProgram: a translator pair first (see [`Use::Object`]).
+        return search_translator().or(native);
+    }
+    native.or_else(|_| search_translator())
+}
+
+/// clang 20 or newer: versioned names first, then plain `clang`.
+fn search_native() -> Result<Toolchain, String> {
+    for major in (FIRST_NATIVE..=NEWEST).rev() {
+        if let Some(clang) = versioned("clang", major) {
+            return Ok(Toolchain {
+                clang,
+                major,
+                kind: Kind::Native,
+                from_env: false,
+            });
+        }
+    }
+    let plain = which("clang").and_then(|_| clang_major("clang"));
+    if let Some(major) = plain.filter(|m| *m >= FIRST_NATIVE) {
+        return Ok(Toolchain {
+            clang: "clang".into(),
+            major,
+            kind: Kind::Native,
+            from_env: false,
+        });
+    }
+    Err(INSTALL_HINT.to_string())
+}
+
+/// clang-N + llvm-spirv-N, newest first, then plain `clang` + `llvm-spirv`.
+fn search_translator() -> Result<Toolchain, String> {
+    for major in (OLDEST..FIRST_NATIVE).rev() {
+        let pair = versioned("clang", major).zip(versioned("llvm-spirv", major));
+        if let Some((clang, llvm_spirv)) = pair {
+            return Ok(Toolchain {
+                clang,
+                major,
+                kind: Kind::Translator {
+                    llvm_spirv,
+                    opt: find_opt(major),
+                },
+                from_env: false,
+            });
+        }
+    }
+    let plain = which("clang").and_then(|_| clang_major("clang"));
+    if let Some(major) = plain.filter(|m| (OLDEST..FIRST_NATIVE).contains(m)) {
+        if which("llvm-spirv").is_some() {
+            return Ok(Toolchain {
+                clang: "clang".into(),
+                major,
+                kind: Kind::Translator {
+                    llvm_spirv: "llvm-spirv".into(),
+                    opt: which("opt").map(|_| "opt".to_string()),
+                },
+                from_env: false,
+            });
+        }
+    }
+    Err(INSTALL_HINT.to_string())
+}
+
+/// The variables the search reads; a change makes it search again.
+fn env_key() -> [Option<String>; 4] {
+    [
+        env("FERRITE_CLANG"),
+        env("FERRITE_LLVM_SPIRV"),
+        env("FERRITE_OPT"),
+        env("PATH"),
+    ]
+}
+
+type Found = ([Option<String>; 4], [Result<Toolchain, String>; 2]);
+
+/// The OpenCL C compiler to use for `use_` (see the module documentation), or why there
+/// is none.
+pub fn find(use_: Use) -> Result<Toolchain, String> {
+    static FOUND: Mutex<Option<Found>> = Mutex::new(None);
+    let key = env_key();
+    let mut found = FOUND
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let i = usize::from(use_ == Use::Object);
+    if let Some((k, results)) = found.as_ref() {
+        if *k == key {
+            return results[i].clone();
+        }
+    }
+    let results = [search(Use::Executable), search(Use::Object)];
+    let result = results[i].clone();
+    *found = Some((key, results));
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_clang_versions() {
+        assert_eq!(
+            parse_clang_major("Debian clang version 22.1.8 (++20251113)\nTarget: x86_64"),
+            Some(22)
+        );
+        assert_eq!(
+            parse_clang_major("Ubuntu clang version 14.0.0-1ubuntu1.1\n"),
+            Some(14)
+        );
+        assert_eq!(parse_clang_major("gcc (Debian 12.2.0-14) 12.2.0"), None);
+        assert_eq!(clang_major("clang-15"), Some(15));
+        assert_eq!(clang_major("/usr/lib/llvm-19/bin/clang"), Some(19));
+    }
+
+    #[test]
+    fn extensions_follow_the_version() {
+        let pair = |major| Toolchain {
+            clang: format!("clang-{major}"),
+            major,
+            kind: Kind::Translator {
+                llvm_spirv: format!("llvm-spirv-{major}"),
+                opt: None,
+            },
+            from_env: false,
+        };
+        assert!(!pair(14)
+            .spirv_extensions()
+            .contains(&"SPV_KHR_subgroup_rotate"));
+        assert!(pair(15)
+            .spirv_extensions()
+            .contains(&"SPV_KHR_subgroup_rotate"));
+        let native = Toolchain {
+            clang: "clang-22".into(),
+            major: 22,
+            kind: Kind::Native,
+            from_env: false,
+        };
+        let exts = native.spirv_extensions();
+        assert!(!exts.contains(&"SPV_INTEL_arbitrary_precision_integers"));
+        assert!(native.describe().contains("its own SPIR-V target"));
+        assert!(pair(14).describe().contains("llvm-spirv-14"));
+    }
+}
