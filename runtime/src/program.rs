@@ -441,8 +441,7 @@ impl Program {
         }
         let spirv = match &self.source {
             ProgramSource::Source(src) => {
-                let out =
-                    clc::compile_with(src, &opts, headers, clc::Use::Object).map_err(clc_error)?;
+                let out = clc::compile_with(src, &opts, headers).map_err(clc_error)?;
                 log.push_str(&out.log);
                 out.spirv.ok_or(Error::CompileFailure)?
             }

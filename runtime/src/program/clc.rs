@@ -1,6 +1,6 @@
 //! OpenCL C → SPIR-V through the clang the machine has (found by [`super::toolchain`]:
-//! clang 20+ with its own SPIR-V target, else clang + opt + llvm-spirv of one version from
-//! 14 to 19): no LLVM in our process. `FERRITE_CLANG` / `FERRITE_LLVM_SPIRV` /
+//! clang + opt + llvm-spirv of one version from 14 to 19, else clang 20+ with its own
+//! SPIR-V target): no LLVM in our process. `FERRITE_CLANG` / `FERRITE_LLVM_SPIRV` /
 //! `FERRITE_OPT` override the search.
 //!
 //! Steps: [`BuildOptions::parse`] checks the options string of `clBuildProgram` /
@@ -39,7 +39,6 @@ use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-pub use super::toolchain::Use;
 use super::toolchain::{self, Kind, Toolchain};
 
 /// OpenCL C extensions the device supports; their macros are defined for every compile.
@@ -552,17 +551,16 @@ fn cache_key(source: &str, args: &[String], toolchain: &Toolchain) -> String {
 /// Compile `source` with the options string given to `clBuildProgram`/`clCompileProgram`.
 pub fn compile(source: &str, options: &str, headers: &[Header<'_>]) -> Result<ClcOutput, ClcError> {
     let opts = BuildOptions::parse(options)?;
-    compile_with(source, &opts, headers, Use::Executable)
+    compile_with(source, &opts, headers)
 }
 
-/// [`compile`] with options already parsed, for `use_` (an executable or an object to link).
+/// [`compile`] with options already parsed.
 pub fn compile_with(
     source: &str,
     opts: &BuildOptions,
     headers: &[Header<'_>],
-    use_: Use,
 ) -> Result<ClcOutput, ClcError> {
-    let toolchain = toolchain::find(use_).map_err(ClcError::CompilerNotAvailable)?;
+    let toolchain = toolchain::find().map_err(ClcError::CompilerNotAvailable)?;
     let scratch = ScratchDir::new().map_err(|e| {
         ClcError::CompilerNotAvailable(format!("cannot create a scratch directory: {e}"))
     })?;
@@ -780,7 +778,7 @@ mod tests {
     }
 
     fn have_tools() -> bool {
-        toolchain::find(Use::Executable).is_ok()
+        toolchain::find().is_ok()
     }
 
     #[test]

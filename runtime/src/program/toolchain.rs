@@ -2,25 +2,38 @@
 //! on (Debian's and Ubuntu's clang 14 to 22 have different names and abilities).
 //!
 //! Two kinds ([`Kind`]):
-//! - **Native**: clang 20 or newer compiles OpenCL C to SPIR-V with its own `spirv64`
-//!   target, in one process (`clang-22 --target=spirv64 -O2 -c`). Measured on this machine
-//!   (2 busy cores, `-fdeclare-opencl-builtins`, mean of 10 runs): a one-line kernel 25–34 ms
-//!   against 61–69 ms for the translator pair, a 190-line program of twelve kernels 85–88 ms
-//!   against 76–86 ms; so it is searched first.
 //! - **Translator**: clang emits LLVM bitcode for `spir64`, `opt` optimises it with
 //!   [`super::clc::OPT_PIPELINE`] and `llvm-spirv` of the same major version translates it
 //!   (LLVM bitcode is not readable across major versions, so the three must match).
 //!   [`Toolchain::spirv_extensions`] holds what each llvm-spirv version knows.
+//! - **Native**: clang 20 or newer compiles OpenCL C to SPIR-V with its own `spirv64`
+//!   target, in one process (`clang-22 --target=spirv64 -O2 -c`).
+//!
+//! Which comes first, measured on this machine (Debian 12, clang-22 from bookworm-security,
+//! 2 busy cores, `-fdeclare-opencl-builtins`, mean of 10 runs): clang-22's own target
+//! builds a one-line kernel in 25–34 ms against 61–69 ms for clang-15 + opt-15 +
+//! llvm-spirv-15 (14: about the same), and a 190-line program of twelve kernels in
+//! 85–88 ms against 76–86 ms; the disk cache makes a second build free either way. But
+//! it is not yet correct: on the compiler tests' kernels (`FERRITE_TESTS_CLANG=clang-22`)
+//! it emits `OpSatConvertSToU` for `convert_uint_sat(ulong)` and `OpSatConvertUToS` for
+//! `convert_int_sat(long)` (signedness swapped: wrong results); leaves `atomic_inc`,
+//! `atom_*`, `atomic_fetch_min` on floats, `convert_double_rtz`, `__to_global` and
+//! `sub_group_barrier` as calls to undefined functions; writes no argument names for
+//! `clGetKernelArgInfo`; and types a pointer parameter whose pointee it cannot see as
+//! `uchar*`, so an object calling `extern kernel void f(global float *)` does not link
+//! with the one defining it (`spirv-link`: type mismatch; 15 CTS `compiler` tests). So
+//! a translator pair is searched first and clang's own target is the fallback for
+//! machines without `llvm-spirv`.
 //!
 //! Search ([`find`]): `FERRITE_CLANG` (with `FERRITE_LLVM_SPIRV`, `FERRITE_OPT`) wins; a
 //! `FERRITE_CLANG` of version 20 or newer without `FERRITE_LLVM_SPIRV` is used natively,
-//! an older one with the `llvm-spirv-<major>` found beside it. Else `clang-<N>` on `PATH`
-//! or in `/usr/lib/llvm-<N>/bin` for N from [`NEWEST`] down to 20, then plain `clang` if
-//! it is 20 or newer, then `clang-<N>` + `llvm-spirv-<N>` for N from 19 down to
-//! [`OLDEST`]. Versioned names are found by a `stat`, without running anything; only a
-//! clang without a version in its name is asked `--version`. The answer is kept per
-//! process and looked up again when those variables change. When nothing is found the
-//! error names what to install.
+//! an older one with the `llvm-spirv-<major>` found beside it. Else `clang-<N>` +
+//! `llvm-spirv-<N>` on `PATH` or in `/usr/lib/llvm-<N>/bin` for N from 19 down to
+//! [`OLDEST`], then plain `clang` + `llvm-spirv`, then `clang-<N>` for N from [`NEWEST`]
+//! down to 20, then plain `clang` if it is 20 or newer. Versioned names are found by a
+//! `stat`, without running anything; only a clang without a version in its name is asked
+//! `--version`. The answer is kept per process and looked up again when those variables
+//! change. When nothing is found the error names what to install.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -115,11 +128,11 @@ impl Toolchain {
 }
 
 /// What to install, for the error when no compiler is found.
-pub const INSTALL_HINT: &str = "no OpenCL C compiler found: install clang 20 or newer \
-     (Debian 12: `apt install clang-22` from bookworm-security; Ubuntu 24.04: \
-     `apt install clang-20`), or clang and llvm-spirv of one version from 14 to 19 \
-     (`apt install clang-15 llvm-spirv-15 llvm-15`, or `clang-14 llvm-spirv-14`), or point \
-     FERRITE_CLANG (and FERRITE_LLVM_SPIRV) at them. SPIR-V programs need no compiler";
+pub const INSTALL_HINT: &str = "no OpenCL C compiler found: install clang and llvm-spirv \
+     of one version from 14 to 19 (Debian 12: `apt install clang-15 llvm-spirv-15 llvm-15`; \
+     Ubuntu: `apt install clang-14 llvm-spirv-14 llvm-14`), or clang 20 or newer, whose own \
+     SPIR-V target is used (Debian 12: `apt install clang-22` from bookworm-security), or \
+     point FERRITE_CLANG (and FERRITE_LLVM_SPIRV) at them. SPIR-V programs need no compiler";
 
 fn env(var: &str) -> Option<String> {
     std::env::var(var).ok().filter(|v| !v.is_empty())
@@ -189,22 +202,7 @@ fn find_opt(major: u32) -> Option<String> {
     env("FERRITE_OPT").or_else(|| versioned("opt", major))
 }
 
-/// What a compile is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Use {
-    /// `clBuildProgram`: the fastest toolchain.
-    Executable,
-    /// `clCompileProgram`: an object `clLinkProgram` may link with others. clang's SPIR-V
-    /// target (22, measured) declares a pointer parameter whose pointee it cannot see as
-    /// `uchar*`: a module calling `extern kernel void f(global float *)` imports `f` with
-    /// `uchar*` parameters while the module defining it exports `float*` ones, and
-    /// `spirv-link` refuses the type mismatch (15 of the CTS `compiler` suite's linking
-    /// tests). llvm-spirv keeps clang's typed pointers, so objects prefer a translator
-    /// pair when one is installed.
-    Object,
-}
-
-fn search(use_: Use) -> Result<Toolchain, String> {
+fn search() -> Result<Toolchain, String> {
     if let Some(clang) = env("FERRITE_CLANG") {
         let major = clang_major(&clang).unwrap_or(0);
         let kind = match env("FERRITE_LLVM_SPIRV") {
@@ -233,12 +231,7 @@ fn search(use_: Use) -> Result<Toolchain, String> {
             from_env: true,
         });
     }
-    let native = search_native();
-    if use_ == Use::Object {
-        // An object for clLinkProgram: a translator pair first (see [`Use::Object`]).
-        return search_translator().or(native);
-    }
-    native.or_else(|_| search_translator())
+    search_translator().or_else(|_| search_native())
 }
 
 /// clang 20 or newer: versioned names first, then plain `clang`.
@@ -308,25 +301,22 @@ fn env_key() -> [Option<String>; 4] {
     ]
 }
 
-type Found = ([Option<String>; 4], [Result<Toolchain, String>; 2]);
+type Found = ([Option<String>; 4], Result<Toolchain, String>);
 
-/// The OpenCL C compiler to use for `use_` (see the module documentation), or why there
-/// is none.
-pub fn find(use_: Use) -> Result<Toolchain, String> {
+/// The OpenCL C compiler to use (see the module documentation), or why there is none.
+pub fn find() -> Result<Toolchain, String> {
     static FOUND: Mutex<Option<Found>> = Mutex::new(None);
     let key = env_key();
     let mut found = FOUND
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let i = usize::from(use_ == Use::Object);
-    if let Some((k, results)) = found.as_ref() {
+    if let Some((k, result)) = found.as_ref() {
         if *k == key {
-            return results[i].clone();
+            return result.clone();
         }
     }
-    let results = [search(Use::Executable), search(Use::Object)];
-    let result = results[i].clone();
-    *found = Some((key, results));
+    let result = search();
+    *found = Some((key, result.clone()));
     result
 }
 
