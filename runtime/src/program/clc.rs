@@ -728,7 +728,6 @@ fn store_in_cache(path: &Path, spirv: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::process::Command;
 
     #[test]
     fn splits_like_a_shell() {

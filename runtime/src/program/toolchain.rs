@@ -204,6 +204,11 @@ fn find_opt(major: u32) -> Option<String> {
 
 fn search() -> Result<Toolchain, String> {
     if let Some(clang) = env("FERRITE_CLANG") {
+        if which(&clang).is_none() {
+            return Err(format!(
+                "FERRITE_CLANG={clang} names no program that can be run; {INSTALL_HINT}"
+            ));
+        }
         let major = clang_major(&clang).unwrap_or(0);
         let kind = match env("FERRITE_LLVM_SPIRV") {
             Some(llvm_spirv) => Kind::Translator {
@@ -211,6 +216,12 @@ fn search() -> Result<Toolchain, String> {
                 opt: find_opt(major),
             },
             None if major >= FIRST_NATIVE => Kind::Native,
+            None if major == 0 => {
+                return Err(format!(
+                    "FERRITE_CLANG={clang}: `{clang} --version` names no clang version; \
+                     set FERRITE_LLVM_SPIRV to use it with llvm-spirv"
+                ))
+            }
             None => {
                 let llvm_spirv = versioned("llvm-spirv", major).ok_or_else(|| {
                     format!(
