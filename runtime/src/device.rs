@@ -37,6 +37,13 @@ pub const PREFERRED_WORK_GROUP_SIZE_MULTIPLE: usize = 8;
 /// range (0x10000+; e.g. 0x10006 is PoCL). Chosen arbitrarily and distinctive.
 pub const VENDOR_ID: u32 = 0x1A6E7;
 
+/// The device's UUID (`cl_khr_device_uuid` `CL_DEVICE_UUID_KHR`, Level-Zero
+/// `ze_device_properties_t::uuid`): the same through both APIs, so an application using
+/// both can tell it is one device. Stable across runs.
+pub const DEVICE_UUID: [u8; 16] = *b"ferrite-cpu-dev0";
+/// The driver's UUID (`CL_DRIVER_UUID_KHR`, `ze_driver_properties_t::uuid`).
+pub const DRIVER_UUID: [u8; 16] = *b"ferrite-driver01";
+
 const fn v(major: u32, minor: u32, patch: u32) -> Version {
     Version::new(major, minor, patch)
 }
@@ -60,6 +67,10 @@ const API_EXTENSIONS: &[&str] = &[
     // CL_DEVICE_SUB_GROUP_SIZES_INTEL and `intel_reqd_sub_group_size` (SPIR-V
     // `SubgroupSize`), of which only Ferrite's one size builds.
     "cl_intel_required_subgroup_size",
+    // CL_DEVICE_UUID_KHR / CL_DRIVER_UUID_KHR ([`DEVICE_UUID`], [`DRIVER_UUID`], those of
+    // Level-Zero too); no LUID (a Windows adapter id), node mask 0. CTS `computeinfo
+    // device_uuid`.
+    "cl_khr_device_uuid",
 ];
 
 const N_EXTENSIONS: usize = clc::OPENCL_C_EXTENSIONS.len() + API_EXTENSIONS.len();

@@ -338,6 +338,13 @@ pub unsafe extern "C" fn get_device_info(
             | CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4X8BIT_PACKED_KHR => {
                 info(&NOT_ACCELERATED)
             }
+            // cl_khr_device_uuid: the identity Level-Zero reports too.
+            CL_DEVICE_UUID_KHR => info(&rt::DEVICE_UUID),
+            CL_DRIVER_UUID_KHR => info(&rt::DRIVER_UUID),
+            // A LUID is a Windows adapter id; there is none, and so no node mask.
+            CL_DEVICE_LUID_VALID_KHR => info(&cl_bool(false)),
+            CL_DEVICE_LUID_KHR => info(&[0u8; 8]),
+            CL_DEVICE_NODE_MASK_KHR => info(&(0 as cl_uint)),
             // Not yet run through the conformance process. The CTS checks the vYYYY-MM-DD-XX
             // form (month and day from 01): a valid date no conformance run had (as rusticl).
             CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => info("v0000-01-01-00"),
