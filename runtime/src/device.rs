@@ -71,6 +71,10 @@ const API_EXTENSIONS: &[&str] = &[
     // Level-Zero too); no LUID (a Windows adapter id), node mask 0. CTS `computeinfo
     // device_uuid`.
     "cl_khr_device_uuid",
+    // CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT buffers, CL_MEM_DEVICE_ADDRESS_EXT,
+    // clSetKernelArgDevicePointerEXT (icd `cl/mem.rs`, `cl/svm.rs`): a buffer's device
+    // address is its host address, fixed for its life. CTS `cl_ext_buffer_device_address`.
+    "cl_ext_buffer_device_address",
 ];
 
 const N_EXTENSIONS: usize = clc::OPENCL_C_EXTENSIONS.len() + API_EXTENSIONS.len();
@@ -108,6 +112,8 @@ const fn name_versions<const N: usize>(
 const EXTENSION_VERSIONS: &[(&str, Version)] = &[
     ("cl_khr_integer_dot_product", v(2, 0, 0)),
     ("cl_intel_unified_shared_memory", v(1, 1, 0)),
+    // The revision the CTS suite is written against (it skips every test for another).
+    ("cl_ext_buffer_device_address", v(1, 0, 2)),
 ];
 
 const fn with_versions<const N: usize>(mut list: [NameVersion; N]) -> [NameVersion; N] {

@@ -27,7 +27,8 @@
 //!
 //! Search ([`find`]): `FERRITE_CLANG` (with `FERRITE_LLVM_SPIRV`, `FERRITE_OPT`) wins; a
 //! `FERRITE_CLANG` of version 20 or newer without `FERRITE_LLVM_SPIRV` is used natively,
-//! an older one with the `llvm-spirv-<major>` found beside it. Else `clang-<N>` +
+//! an older one with the `llvm-spirv-<major>` found beside it, one whose version
+//! `--version` does not tell with the newest `llvm-spirv-<N>`. Else `clang-<N>` +
 //! `llvm-spirv-<N>` on `PATH` or in `/usr/lib/llvm-<N>/bin` for N from 19 down to
 //! [`OLDEST`], then plain `clang` + `llvm-spirv`, then `clang-<N>` for N from [`NEWEST`]
 //! down to 20, then plain `clang` if it is 20 or newer. Versioned names are found by a
@@ -217,10 +218,23 @@ fn search() -> Result<Toolchain, String> {
             },
             None if major >= FIRST_NATIVE => Kind::Native,
             None if major == 0 => {
-                return Err(format!(
-                    "FERRITE_CLANG={clang}: `{clang} --version` names no clang version; \
-                     set FERRITE_LLVM_SPIRV to use it with llvm-spirv"
-                ))
+                // A wrapper or a build that does not say its version: the translator the
+                // search would pair with a clang (the newest llvm-spirv-N), as before the
+                // search existed.
+                let (n, llvm_spirv) = (OLDEST..FIRST_NATIVE)
+                    .rev()
+                    .find_map(|n| versioned("llvm-spirv", n).map(|l| (n, l)))
+                    .ok_or_else(|| {
+                        format!(
+                            "FERRITE_CLANG={clang}: `{clang} --version` names no clang \
+                             version and no llvm-spirv-N is installed; set \
+                             FERRITE_LLVM_SPIRV to use it with llvm-spirv"
+                        )
+                    })?;
+                Kind::Translator {
+                    llvm_spirv,
+                    opt: find_opt(n),
+                }
             }
             None => {
                 let llvm_spirv = versioned("llvm-spirv", major).ok_or_else(|| {
