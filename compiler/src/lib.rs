@@ -49,6 +49,7 @@ mod workgroup;
 
 pub use error::CompileError;
 pub use printf::PrintfBuffer;
+pub use spirv::{supported_capabilities, EXTENDED_INSTRUCTION_SETS, SPIRV_EXTENSIONS};
 
 /// Work-items per sub-group: the 4 lanes of 32 bits of Cranelift's 128-bit vectors, the
 /// width of the vector loop (`workgroup/vector.rs`). A sub-group is a run of consecutive

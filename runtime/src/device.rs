@@ -75,6 +75,10 @@ const API_EXTENSIONS: &[&str] = &[
     // clSetKernelArgDevicePointerEXT (icd `cl/mem.rs`, `cl/svm.rs`): a buffer's device
     // address is its host address, fixed for its life. CTS `cl_ext_buffer_device_address`.
     "cl_ext_buffer_device_address",
+    // CL_DEVICE_SPIRV_{EXTENDED_INSTRUCTION_SETS,EXTENSIONS,CAPABILITIES}_KHR, read from
+    // the compiler's own lists (`ferrite_compiler::supported_capabilities`). CTS `api
+    // spirv_query_requirements`, `spirv_query_dependencies`.
+    "cl_khr_spirv_queries",
 ];
 
 const N_EXTENSIONS: usize = clc::OPENCL_C_EXTENSIONS.len() + API_EXTENSIONS.len();
