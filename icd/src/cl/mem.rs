@@ -156,13 +156,18 @@ unsafe fn buffer_properties(properties: *const cl_mem_properties) -> ClResult<Ve
         // CL_INVALID_PROPERTY if a property name in properties is not a supported property
         // name, if the value specified for a supported property name is not valid, or if
         // the same property name is specified more than once.
-        check(name == CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT, CL_INVALID_PROPERTY)?;
+        check(
+            name == CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT,
+            CL_INVALID_PROPERTY,
+        )?;
         check(
             value == u64::from(CL_TRUE) || value == u64::from(CL_FALSE),
             CL_INVALID_PROPERTY,
         )?;
         check(
-            !list.chunks(2).any(|pair| pair.len() == 2 && pair[0] == name),
+            !list
+                .chunks(2)
+                .any(|pair| pair.len() == 2 && pair[0] == name),
             CL_INVALID_PROPERTY,
         )?;
         list.push(value);
