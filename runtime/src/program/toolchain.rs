@@ -135,35 +135,65 @@ pub const INSTALL_HINT: &str = "no OpenCL C compiler found: install clang and ll
      SPIR-V target is used (Debian 12: `apt install clang-22` from bookworm-security), or \
      point FERRITE_CLANG (and FERRITE_LLVM_SPIRV) at them. SPIR-V programs need no compiler";
 
-fn env(var: &str) -> Option<String> {
+/// What the search looks at: variables, executable files and clang versions. [`find`]
+/// uses the process's ([`Probe::system`]); the unit tests a made-up machine.
+struct Probe<'a> {
+    /// A variable's value (empty counts as unset).
+    var: &'a dyn Fn(&str) -> Option<String>,
+    /// Whether a path is an executable file.
+    executable: &'a dyn Fn(&Path) -> bool,
+    /// `clang --version`'s major version (runs the program).
+    version: &'a dyn Fn(&str) -> Option<u32>,
+    /// Where Debian and Ubuntu keep each LLVM's unsuffixed programs: `<root>/llvm-N/bin`.
+    llvm_root: &'a str,
+}
+
+fn system_var(var: &str) -> Option<String> {
     std::env::var(var).ok().filter(|v| !v.is_empty())
 }
 
-/// `name` as an executable file: a path is checked as it is, a bare name on `PATH`.
-fn which(name: &str) -> Option<PathBuf> {
+fn system_executable(p: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
-    let executable = |p: &Path| {
-        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
-    if name.contains('/') {
-        let p = PathBuf::from(name);
-        return executable(&p).then_some(p);
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+fn system_version(clang: &str) -> Option<u32> {
+    let run = super::tool::run(clang, &["--version".to_string()], &[], None).ok()?;
+    parse_clang_major(&run.log)
+}
+
+impl Probe<'static> {
+    fn system() -> Probe<'static> {
+        Probe {
+            var: &system_var,
+            executable: &system_executable,
+            version: &system_version,
+            llvm_root: "/usr/lib",
+        }
     }
-    let path = std::env::var_os("PATH")?;
+}
+
+/// `name` as an executable file: a path is checked as it is, a bare name on `PATH`.
+fn which(p: &Probe<'_>, name: &str) -> Option<PathBuf> {
+    if name.contains('/') {
+        let path = PathBuf::from(name);
+        return (p.executable)(&path).then_some(path);
+    }
+    let path = (p.var)("PATH")?;
     std::env::split_paths(&path)
         .map(|dir| dir.join(name))
-        .find(|p| executable(p))
+        .find(|f| (p.executable)(f))
 }
 
 /// `<name>-<major>` on `PATH`, else `/usr/lib/llvm-<major>/bin/<name>` (where Debian and
 /// Ubuntu keep the unsuffixed names).
-fn versioned(name: &str, major: u32) -> Option<String> {
+fn versioned(p: &Probe<'_>, name: &str, major: u32) -> Option<String> {
     let suffixed = format!("{name}-{major}");
-    if which(&suffixed).is_some() {
+    if which(p, &suffixed).is_some() {
         return Some(suffixed);
     }
-    let in_lib = format!("/usr/lib/llvm-{major}/bin/{name}");
-    which(&in_lib).map(|_| in_lib)
+    let in_lib = format!("{}/llvm-{major}/bin/{name}", p.llvm_root);
+    which(p, &in_lib).map(|_| in_lib)
 }
 
 /// The major version in `clang --version` ("Debian clang version 22.1.8 (…)").
@@ -182,39 +212,39 @@ pub fn parse_clang_major(version_output: &str) -> Option<u32> {
 
 /// The major version of a clang program: from its name (`clang-15`, `/usr/lib/llvm-15/…`)
 /// when it says, else by running it with `--version`.
-fn clang_major(clang: &str) -> Option<u32> {
+fn clang_major(p: &Probe<'_>, clang: &str) -> Option<u32> {
     let file = Path::new(clang).file_name()?.to_string_lossy().into_owned();
     if let Some(v) = file.strip_prefix("clang-").and_then(|v| v.parse().ok()) {
         return Some(v);
     }
     if let Some(v) = clang
-        .strip_prefix("/usr/lib/llvm-")
+        .strip_prefix(p.llvm_root)
+        .and_then(|r| r.strip_prefix("/llvm-"))
         .and_then(|r| r.split('/').next())
         .and_then(|v| v.parse().ok())
     {
         return Some(v);
     }
-    let run = super::tool::run(clang, &["--version".to_string()], &[], None).ok()?;
-    parse_clang_major(&run.log)
+    (p.version)(clang)
 }
 
 /// The `opt` for a translator pair: `FERRITE_OPT`, else `opt-<major>` (optional).
-fn find_opt(major: u32) -> Option<String> {
-    env("FERRITE_OPT").or_else(|| versioned("opt", major))
+fn find_opt(p: &Probe<'_>, major: u32) -> Option<String> {
+    (p.var)("FERRITE_OPT").or_else(|| versioned(p, "opt", major))
 }
 
-fn search() -> Result<Toolchain, String> {
-    if let Some(clang) = env("FERRITE_CLANG") {
-        if which(&clang).is_none() {
+fn search(p: &Probe<'_>) -> Result<Toolchain, String> {
+    if let Some(clang) = (p.var)("FERRITE_CLANG") {
+        if which(p, &clang).is_none() {
             return Err(format!(
                 "FERRITE_CLANG={clang} names no program that can be run; {INSTALL_HINT}"
             ));
         }
-        let major = clang_major(&clang).unwrap_or(0);
-        let kind = match env("FERRITE_LLVM_SPIRV") {
+        let major = clang_major(p, &clang).unwrap_or(0);
+        let kind = match (p.var)("FERRITE_LLVM_SPIRV") {
             Some(llvm_spirv) => Kind::Translator {
                 llvm_spirv,
-                opt: find_opt(major),
+                opt: find_opt(p, major),
             },
             None if major >= FIRST_NATIVE => Kind::Native,
             None if major == 0 => {
@@ -223,7 +253,7 @@ fn search() -> Result<Toolchain, String> {
                 // search existed.
                 let (n, llvm_spirv) = (OLDEST..FIRST_NATIVE)
                     .rev()
-                    .find_map(|n| versioned("llvm-spirv", n).map(|l| (n, l)))
+                    .find_map(|n| versioned(p, "llvm-spirv", n).map(|l| (n, l)))
                     .ok_or_else(|| {
                         format!(
                             "FERRITE_CLANG={clang}: `{clang} --version` names no clang \
@@ -233,11 +263,11 @@ fn search() -> Result<Toolchain, String> {
                     })?;
                 Kind::Translator {
                     llvm_spirv,
-                    opt: find_opt(n),
+                    opt: find_opt(p, n),
                 }
             }
             None => {
-                let llvm_spirv = versioned("llvm-spirv", major).ok_or_else(|| {
+                let llvm_spirv = versioned(p, "llvm-spirv", major).ok_or_else(|| {
                     format!(
                         "FERRITE_CLANG={clang} is clang {major}, which needs llvm-spirv-{major} \
                          (not found; install it or set FERRITE_LLVM_SPIRV)"
@@ -245,7 +275,7 @@ fn search() -> Result<Toolchain, String> {
                 })?;
                 Kind::Translator {
                     llvm_spirv,
-                    opt: find_opt(major),
+                    opt: find_opt(p, major),
                 }
             }
         };
@@ -256,13 +286,13 @@ fn search() -> Result<Toolchain, String> {
             from_env: true,
         });
     }
-    search_translator().or_else(|_| search_native())
+    search_translator(p).or_else(|_| search_native(p))
 }
 
 /// clang 20 or newer: versioned names first, then plain `clang`.
-fn search_native() -> Result<Toolchain, String> {
+fn search_native(p: &Probe<'_>) -> Result<Toolchain, String> {
     for major in (FIRST_NATIVE..=NEWEST).rev() {
-        if let Some(clang) = versioned("clang", major) {
+        if let Some(clang) = versioned(p, "clang", major) {
             return Ok(Toolchain {
                 clang,
                 major,
@@ -271,7 +301,7 @@ fn search_native() -> Result<Toolchain, String> {
             });
         }
     }
-    let plain = which("clang").and_then(|_| clang_major("clang"));
+    let plain = which(p, "clang").and_then(|_| clang_major(p, "clang"));
     if let Some(major) = plain.filter(|m| *m >= FIRST_NATIVE) {
         return Ok(Toolchain {
             clang: "clang".into(),
@@ -284,30 +314,30 @@ fn search_native() -> Result<Toolchain, String> {
 }
 
 /// clang-N + llvm-spirv-N, newest first, then plain `clang` + `llvm-spirv`.
-fn search_translator() -> Result<Toolchain, String> {
+fn search_translator(p: &Probe<'_>) -> Result<Toolchain, String> {
     for major in (OLDEST..FIRST_NATIVE).rev() {
-        let pair = versioned("clang", major).zip(versioned("llvm-spirv", major));
+        let pair = versioned(p, "clang", major).zip(versioned(p, "llvm-spirv", major));
         if let Some((clang, llvm_spirv)) = pair {
             return Ok(Toolchain {
                 clang,
                 major,
                 kind: Kind::Translator {
                     llvm_spirv,
-                    opt: find_opt(major),
+                    opt: find_opt(p, major),
                 },
                 from_env: false,
             });
         }
     }
-    let plain = which("clang").and_then(|_| clang_major("clang"));
+    let plain = which(p, "clang").and_then(|_| clang_major(p, "clang"));
     if let Some(major) = plain.filter(|m| (OLDEST..FIRST_NATIVE).contains(m)) {
-        if which("llvm-spirv").is_some() {
+        if which(p, "llvm-spirv").is_some() {
             return Ok(Toolchain {
                 clang: "clang".into(),
                 major,
                 kind: Kind::Translator {
                     llvm_spirv: "llvm-spirv".into(),
-                    opt: which("opt").map(|_| "opt".to_string()),
+                    opt: which(p, "opt").map(|_| "opt".to_string()),
                 },
                 from_env: false,
             });
@@ -319,10 +349,10 @@ fn search_translator() -> Result<Toolchain, String> {
 /// The variables the search reads; a change makes it search again.
 fn env_key() -> [Option<String>; 4] {
     [
-        env("FERRITE_CLANG"),
-        env("FERRITE_LLVM_SPIRV"),
-        env("FERRITE_OPT"),
-        env("PATH"),
+        system_var("FERRITE_CLANG"),
+        system_var("FERRITE_LLVM_SPIRV"),
+        system_var("FERRITE_OPT"),
+        system_var("PATH"),
     ]
 }
 
@@ -340,7 +370,7 @@ pub fn find() -> Result<Toolchain, String> {
             return result.clone();
         }
     }
-    let result = search();
+    let result = search(&Probe::system());
     *found = Some((key, result.clone()));
     result
 }
@@ -360,8 +390,127 @@ mod tests {
             Some(14)
         );
         assert_eq!(parse_clang_major("gcc (Debian 12.2.0-14) 12.2.0"), None);
-        assert_eq!(clang_major("clang-15"), Some(15));
-        assert_eq!(clang_major("/usr/lib/llvm-19/bin/clang"), Some(19));
+        let p = Probe::system();
+        assert_eq!(clang_major(&p, "clang-15"), Some(15));
+        assert_eq!(clang_major(&p, "/usr/lib/llvm-19/bin/clang"), Some(19));
+    }
+
+    /// The search on a made-up machine: `files` are the executables (`PATH` is `/bin`, the
+    /// LLVM directories under `/lib`), `vars` the environment, `versions` what
+    /// `--version` says.
+    fn search_on(
+        files: &[&str],
+        vars: &[(&str, &str)],
+        versions: &[(&str, u32)],
+    ) -> Result<Toolchain, String> {
+        let var = |name: &str| {
+            if name == "PATH" {
+                return Some("/bin".to_string());
+            }
+            vars.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.to_string())
+        };
+        let executable = |path: &Path| files.iter().any(|f| Path::new(f) == path);
+        let version = |clang: &str| versions.iter().find(|(c, _)| *c == clang).map(|(_, v)| *v);
+        search(&Probe {
+            var: &var,
+            executable: &executable,
+            version: &version,
+            llvm_root: "/lib",
+        })
+    }
+
+    #[test]
+    fn searches_pairs_first_then_clang_s_own_target() {
+        let debian = [
+            "/bin/clang-15",
+            "/bin/llvm-spirv-15",
+            "/bin/opt-15",
+            "/bin/clang-14",
+            "/bin/llvm-spirv-14",
+            "/bin/clang-22",
+        ];
+        let t = search_on(&debian, &[], &[]).expect("found");
+        assert_eq!(
+            (t.clang.as_str(), t.major, t.from_env),
+            ("clang-15", 15, false)
+        );
+        assert_eq!(
+            t.kind,
+            Kind::Translator {
+                llvm_spirv: "llvm-spirv-15".into(),
+                opt: Some("opt-15".into())
+            }
+        );
+        // A clang without its llvm-spirv is no pair; LLVM's own directory counts.
+        let t = search_on(
+            &[
+                "/bin/clang-18",
+                "/lib/llvm-16/bin/clang",
+                "/bin/llvm-spirv-16",
+            ],
+            &[],
+            &[],
+        )
+        .expect("found");
+        assert_eq!(t.clang, "/lib/llvm-16/bin/clang");
+        assert_eq!(t.major, 16);
+        // No pair: the newest clang 20+, natively.
+        let t = search_on(
+            &["/bin/clang-20", "/bin/clang-22", "/bin/clang-14"],
+            &[],
+            &[],
+        )
+        .expect("found");
+        assert_eq!((t.clang.as_str(), &t.kind), ("clang-22", &Kind::Native));
+        // Plain `clang` by its --version.
+        let t = search_on(&["/bin/clang"], &[], &[("clang", 21)]).expect("found");
+        assert_eq!((t.major, &t.kind), (21, &Kind::Native));
+        // Nothing usable: the error says what to install.
+        let e = search_on(&["/bin/clang-16", "/bin/clang"], &[], &[("clang", 13)])
+            .expect_err("nothing to use");
+        assert!(e.contains("apt install clang-15 llvm-spirv-15"), "{e}");
+    }
+
+    #[test]
+    fn ferrite_clang_wins() {
+        let files = [
+            "/bin/clang-15",
+            "/bin/llvm-spirv-15",
+            "/bin/clang-22",
+            "/opt/wrapper",
+        ];
+        let t = search_on(&files, &[("FERRITE_CLANG", "clang-22")], &[]).expect("found");
+        assert_eq!((t.major, &t.kind, t.from_env), (22, &Kind::Native, true));
+        // With FERRITE_LLVM_SPIRV even a clang 22 translates through it.
+        let t = search_on(
+            &files,
+            &[
+                ("FERRITE_CLANG", "clang-22"),
+                ("FERRITE_LLVM_SPIRV", "/opt/llvm-spirv"),
+            ],
+            &[],
+        )
+        .expect("found");
+        assert!(
+            matches!(t.kind, Kind::Translator { ref llvm_spirv, .. } if llvm_spirv == "/opt/llvm-spirv")
+        );
+        // A version it cannot tell: the newest llvm-spirv-N.
+        let t = search_on(&files, &[("FERRITE_CLANG", "/opt/wrapper")], &[]).expect("found");
+        assert!(
+            matches!(t.kind, Kind::Translator { ref llvm_spirv, .. } if llvm_spirv == "llvm-spirv-15")
+        );
+        // A clang 14 without llvm-spirv-14, and a program that is not there.
+        let e = search_on(
+            &files,
+            &[("FERRITE_CLANG", "/opt/wrapper")],
+            &[("/opt/wrapper", 14)],
+        )
+        .expect_err("no llvm-spirv-14");
+        assert!(e.contains("llvm-spirv-14"), "{e}");
+        let e = search_on(&files, &[("FERRITE_CLANG", "/opt/missing")], &[]).expect_err("missing");
+        assert!(e.contains("names no program"), "{e}");
     }
 
     #[test]
