@@ -1170,3 +1170,98 @@ fn large_buffers_are_committed_lazily() {
     drop(used);
     drop(host);
 }
+
+/// `cl_ext_buffer_device_address`: a buffer created with `CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT`
+/// has a device address (`CL_MEM_DEVICE_ADDRESS_EXT`) that `clSetKernelArgDevicePointerEXT`
+/// passes to a kernel, offset included; other buffers have none; bad property values and
+/// non-pointer arguments are refused.
+#[test]
+fn buffer_device_address() {
+    const PRIVATE_ADDRESS: cl_mem_properties = 0x5000; // CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT
+    const DEVICE_ADDRESS: cl_mem_info = 0x5001; // CL_MEM_DEVICE_ADDRESS_EXT
+    type SetArgDevicePointer = unsafe extern "C" fn(cl_kernel, cl_uint, cl_ulong) -> cl_int;
+    let env = Env::new();
+    if !require(
+        device_string(CL_DEVICE_EXTENSIONS).contains("cl_ext_buffer_device_address"),
+        "cl_ext_buffer_device_address",
+    ) {
+        return;
+    }
+    let name = c"clSetKernelArgDevicePointerEXT";
+    // SAFETY: a NUL-terminated name and a valid platform.
+    let f = unsafe { clGetExtensionFunctionAddressForPlatform(dev().platform, name.as_ptr()) };
+    assert!(!f.is_null(), "clSetKernelArgDevicePointerEXT not found");
+    // SAFETY: the driver returned this function for this name; its type is the extension's.
+    let set_arg: SetArgDevicePointer = unsafe { std::mem::transmute(f) };
+
+    let create = |props: &[cl_mem_properties]| {
+        let mut rc = 0;
+        // SAFETY: a 0-terminated property list, no host pointer.
+        let m = unsafe {
+            clCreateBufferWithProperties(
+                env.ctx.raw(),
+                props.as_ptr(),
+                CL_MEM_READ_WRITE,
+                16,
+                ptr::null_mut(),
+                &mut rc,
+            )
+        };
+        (m, rc)
+    };
+    let (m, rc) = create(&[PRIVATE_ADDRESS, CL_TRUE.into(), 0]);
+    check(
+        rc,
+        "clCreateBufferWithProperties(CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT)",
+    );
+    let b = Buffer(m);
+    let addr: cl_ulong = pod(&mem_info(b.raw(), DEVICE_ADDRESS).expect("device address"));
+    assert_ne!(addr, 0);
+    let props: Vec<cl_mem_properties> = pod_vec(&mem_info(b.raw(), CL_MEM_PROPERTIES).unwrap());
+    assert_eq!(props, vec![PRIVATE_ADDRESS, CL_TRUE.into(), 0]);
+
+    // CL_INVALID_OPERATION for a buffer created without the property (or with CL_FALSE).
+    let plain = env.buffer_zeroed::<u8>(8);
+    assert_eq!(
+        mem_info(plain.raw(), DEVICE_ADDRESS).err(),
+        Some(CL_INVALID_OPERATION)
+    );
+    let (m, rc) = create(&[PRIVATE_ADDRESS, CL_FALSE.into(), 0]);
+    check(rc, "CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT = CL_FALSE");
+    let off = Buffer(m);
+    assert_eq!(
+        mem_info(off.raw(), DEVICE_ADDRESS).err(),
+        Some(CL_INVALID_OPERATION)
+    );
+    // CL_INVALID_PROPERTY for a value that is not a cl_bool, or the property twice.
+    for bad in [
+        vec![PRIVATE_ADDRESS, 2, 0],
+        vec![PRIVATE_ADDRESS, 1, PRIVATE_ADDRESS, 1, 0],
+    ] {
+        let (m, rc) = create(&bad);
+        expect_create_err(m, rc, CL_INVALID_PROPERTY, &format!("properties {bad:?}"));
+    }
+
+    // The address, 8 bytes in, as the kernel's pointer: it writes the buffer's second ulong.
+    let p = env.build(
+        "kernel void k(global ulong *p, ulong v, local ulong *l) { *p = v; }",
+        "",
+    );
+    let k = p.kernel("k");
+    let value: cl_ulong = 0xAABB_CCDD_EEFF_0011;
+    // SAFETY: a live kernel; the address is inside the live buffer `b`.
+    check(
+        unsafe { set_arg(k.raw(), 0, addr + 8) },
+        "clSetKernelArgDevicePointerEXT",
+    );
+    k.arg(1, &value);
+    check(k.set_arg_raw(2, 8, ptr::null()), "local argument");
+    run_1d(&env.queue, &k, 1, None);
+    assert_eq!(b.read::<cl_ulong>(&env.queue, 2), vec![0, value]);
+    // CL_INVALID_ARG_INDEX for an argument that is not a global pointer, or no argument.
+    for index in [1, 2, 3] {
+        // SAFETY: a live kernel; the driver checks the index before using the value.
+        let rc = unsafe { set_arg(k.raw(), index, addr) };
+        expect_code(rc, CL_INVALID_ARG_INDEX, &format!("argument {index}"));
+    }
+}

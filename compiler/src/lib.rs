@@ -49,6 +49,7 @@ mod workgroup;
 
 pub use error::CompileError;
 pub use printf::PrintfBuffer;
+pub use spirv::{supported_capabilities, EXTENDED_INSTRUCTION_SETS, SPIRV_EXTENSIONS};
 
 /// The sub-group sizes a kernel can have (`CL_DEVICE_SUB_GROUP_SIZES_INTEL`, Level-Zero's
 /// `subGroupSizes`). A kernel's size is the one it requires (`intel_reqd_sub_group_size`,

@@ -96,6 +96,41 @@ pub fn result_type(inst: &Instruction) -> Result<Word> {
         .ok_or_else(|| CompileError::Invalid(format!("Op{} without a result type", opname(inst))))
 }
 
+/// The extended instruction sets kernels may import (`cl_khr_spirv_queries`
+/// `CL_DEVICE_SPIRV_EXTENDED_INSTRUCTION_SETS_KHR`).
+pub const EXTENDED_INSTRUCTION_SETS: &[&str] = &["OpenCL.std"];
+
+/// The SPIR-V extensions whose instructions, decorations and capabilities Ferrite
+/// implements (`CL_DEVICE_SPIRV_EXTENSIONS_KHR`). `OpExtension` itself is not checked (a
+/// module declaring another one fails on what it uses, if anything); this list is what
+/// the device promises, and covers the extension every capability of
+/// [`supported_capabilities`] that is not core SPIR-V 1.0–1.6 depends on.
+pub const SPIRV_EXTENSIONS: &[&str] = &[
+    "SPV_KHR_no_integer_wrap_decoration",
+    "SPV_KHR_expect_assume",
+    "SPV_KHR_linkonce_odr",
+    "SPV_KHR_integer_dot_product",
+    "SPV_KHR_bit_instructions",
+    "SPV_KHR_subgroup_rotate",
+    "SPV_KHR_uniform_group_instructions",
+    "SPV_KHR_vulkan_memory_model",
+    "SPV_EXT_shader_atomic_float_add",
+    "SPV_EXT_shader_atomic_float_min_max",
+    "SPV_INTEL_subgroups",
+    "SPV_INTEL_arbitrary_precision_integers",
+    "SPV_INTEL_memory_access_aliasing",
+    "SPV_INTEL_fp_fast_math_mode",
+];
+
+/// Every capability [`capability_supported`] accepts, as numbers, in increasing order
+/// (`CL_DEVICE_SPIRV_CAPABILITIES_KHR`): read from the one predicate the lifter checks,
+/// so the query cannot drift from what is compiled.
+pub fn supported_capabilities() -> Vec<u32> {
+    (0..=u32::from(u16::MAX))
+        .filter(|&n| Capability::from_u32(n).is_some_and(capability_supported))
+        .collect()
+}
+
 /// Capabilities whose features Ferrite implements (or that only permit types/instructions
 /// which are rejected individually when used).
 fn capability_supported(c: Capability) -> bool {
@@ -799,5 +834,83 @@ impl Program {
 
     pub fn builtin_of(&self, id: Word) -> Option<BuiltIn> {
         self.globals.get(&id).and_then(|g| g.builtin)
+    }
+}
+
+#[cfg(test)]
+mod query_tests {
+    use super::*;
+
+    /// `cl_khr_spirv_queries`: what OpenCL 3.0 requires of every SPIR-V device is listed,
+    /// and each capability that needs a SPIR-V extension (not a core version) has it.
+    #[test]
+    fn queries_cover_the_requirements_and_their_extensions() {
+        let caps = supported_capabilities();
+        assert!(
+            caps.windows(2).all(|w| w[0] < w[1]),
+            "sorted, no duplicates"
+        );
+        for c in [
+            Capability::Addresses,
+            Capability::Float16Buffer,
+            Capability::Int16,
+            Capability::Int8,
+            Capability::Kernel,
+            Capability::Linkage,
+            Capability::Vector16,
+            Capability::Int64,
+            Capability::GenericPointer,
+            Capability::Groups,
+            Capability::UniformDecoration,
+        ] {
+            assert!(caps.contains(&(c as u32)), "{c:?} missing");
+        }
+        let needs = [
+            (Capability::SubgroupShuffleINTEL, "SPV_INTEL_subgroups"),
+            (
+                Capability::SubgroupBufferBlockIOINTEL,
+                "SPV_INTEL_subgroups",
+            ),
+            (
+                Capability::AtomicFloat32AddEXT,
+                "SPV_EXT_shader_atomic_float_add",
+            ),
+            (
+                Capability::AtomicFloat32MinMaxEXT,
+                "SPV_EXT_shader_atomic_float_min_max",
+            ),
+            (
+                Capability::GroupNonUniformRotateKHR,
+                "SPV_KHR_subgroup_rotate",
+            ),
+            (Capability::BitInstructions, "SPV_KHR_bit_instructions"),
+            (Capability::ExpectAssumeKHR, "SPV_KHR_expect_assume"),
+            (
+                Capability::GroupUniformArithmeticKHR,
+                "SPV_KHR_uniform_group_instructions",
+            ),
+            (
+                Capability::MemoryAccessAliasingINTEL,
+                "SPV_INTEL_memory_access_aliasing",
+            ),
+            (
+                Capability::FPFastMathModeINTEL,
+                "SPV_INTEL_fp_fast_math_mode",
+            ),
+            (
+                Capability::ArbitraryPrecisionIntegersINTEL,
+                "SPV_INTEL_arbitrary_precision_integers",
+            ),
+        ];
+        for (c, ext) in needs {
+            if caps.contains(&(c as u32)) {
+                assert!(SPIRV_EXTENSIONS.contains(&ext), "{c:?} needs {ext}");
+            }
+        }
+        assert!(
+            !caps.contains(&(Capability::Float16 as u32)),
+            "fp16 is not claimed"
+        );
+        assert_eq!(EXTENDED_INSTRUCTION_SETS, ["OpenCL.std"]);
     }
 }

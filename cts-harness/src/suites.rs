@@ -130,6 +130,17 @@ pub const SUITES: &[Suite] = &[
     suite("device_timer", "device_timer/test_device_timer", 600),
     suite("spirv_new", "spirv_new/test_spirv_new", 1800),
     suite("spir", "spir/test_spir", 1800),
+    // Extension suites (`test_conformance/extensions/<name>/`), named by their extension.
+    suite(
+        "cl_ext_buffer_device_address",
+        "extensions/cl_ext_buffer_device_address/test_cl_ext_buffer_device_address",
+        300,
+    ),
+    suite(
+        "cl_khr_kernel_clock",
+        "extensions/cl_khr_kernel_clock/test_cl_khr_kernel_clock",
+        300,
+    ),
 ];
 
 /// The suite called `name` (`test_api` works as well as `api`).

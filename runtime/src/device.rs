@@ -37,6 +37,13 @@ pub const PREFERRED_WORK_GROUP_SIZE_MULTIPLE: usize = 8;
 /// range (0x10000+; e.g. 0x10006 is PoCL). Chosen arbitrarily and distinctive.
 pub const VENDOR_ID: u32 = 0x1A6E7;
 
+/// The device's UUID (`cl_khr_device_uuid` `CL_DEVICE_UUID_KHR`, Level-Zero
+/// `ze_device_properties_t::uuid`): the same through both APIs, so an application using
+/// both can tell it is one device. Stable across runs.
+pub const DEVICE_UUID: [u8; 16] = *b"ferrite-cpu-dev0";
+/// The driver's UUID (`CL_DRIVER_UUID_KHR`, `ze_driver_properties_t::uuid`).
+pub const DRIVER_UUID: [u8; 16] = *b"ferrite-driver01";
+
 const fn v(major: u32, minor: u32, patch: u32) -> Version {
     Version::new(major, minor, patch)
 }
@@ -60,6 +67,18 @@ const API_EXTENSIONS: &[&str] = &[
     // CL_DEVICE_SUB_GROUP_SIZES_INTEL and `intel_reqd_sub_group_size` (SPIR-V
     // `SubgroupSize`): 4, 8, 16 or 32 work-items per sub-group.
     "cl_intel_required_subgroup_size",
+    // CL_DEVICE_UUID_KHR / CL_DRIVER_UUID_KHR ([`DEVICE_UUID`], [`DRIVER_UUID`], those of
+    // Level-Zero too); no LUID (a Windows adapter id), node mask 0. CTS `computeinfo
+    // device_uuid`.
+    "cl_khr_device_uuid",
+    // CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT buffers, CL_MEM_DEVICE_ADDRESS_EXT,
+    // clSetKernelArgDevicePointerEXT (icd `cl/mem.rs`, `cl/svm.rs`): a buffer's device
+    // address is its host address, fixed for its life. CTS `cl_ext_buffer_device_address`.
+    "cl_ext_buffer_device_address",
+    // CL_DEVICE_SPIRV_{EXTENDED_INSTRUCTION_SETS,EXTENSIONS,CAPABILITIES}_KHR, read from
+    // the compiler's own lists (`ferrite_compiler::supported_capabilities`). CTS `api
+    // spirv_query_requirements`, `spirv_query_dependencies`.
+    "cl_khr_spirv_queries",
 ];
 
 const N_EXTENSIONS: usize = clc::OPENCL_C_EXTENSIONS.len() + API_EXTENSIONS.len();
@@ -97,6 +116,8 @@ const fn name_versions<const N: usize>(
 const EXTENSION_VERSIONS: &[(&str, Version)] = &[
     ("cl_khr_integer_dot_product", v(2, 0, 0)),
     ("cl_intel_unified_shared_memory", v(1, 1, 0)),
+    // The revision the CTS suite is written against (it skips every test for another).
+    ("cl_ext_buffer_device_address", v(1, 0, 2)),
 ];
 
 const fn with_versions<const N: usize>(mut list: [NameVersion; N]) -> [NameVersion; N] {

@@ -15,6 +15,7 @@
 //! - `program/`: programs (OpenCL C through `clc`, SPIR-V directly), build logs.
 //! - `kernel`: kernels, argument values, the argument block.
 //! - `executor`: the persistent worker pool that runs an NDRange as chunks of work-groups.
+//! - `switches`: every `FERRITE_*` environment variable (printed by `ferrite-info`).
 
 pub mod api;
 pub mod context;
@@ -28,6 +29,7 @@ pub mod mem;
 pub mod platform;
 pub mod program;
 pub mod queue;
+pub mod switches;
 pub mod usm;
 pub mod ze;
 

@@ -18,6 +18,7 @@ pub mod binary;
 pub mod clc;
 pub mod link;
 pub mod tool;
+pub mod toolchain;
 
 use crate::api::{api_type, ApiObject, ObjectType};
 use crate::context::Context;

@@ -23,6 +23,11 @@
 //! - A tool a test needs that is missing (`FERRITE_CLANG`, `FERRITE_LLVM_SPIRV` override
 //!   the paths) fails the test, unless `FERRITE_TESTS_ALLOW_SKIP=1` (as in the API tests),
 //!   which makes the test print `SKIP:` and pass.
+//! - `FERRITE_TESTS_CLANG=clang-22` (or `clang-14`, …) runs the tests on what another
+//!   toolchain makes, the way the runtime would run it: fixtures are neither read nor
+//!   written, clang 20 and newer uses its own SPIR-V target (`--target=spirv64`), an older
+//!   one `llvm-spirv-<major>` (`FERRITE_TESTS_LLVM_SPIRV` overrides). The way to check
+//!   that every toolchain the runtime may find compiles the tests' kernels right.
 //!
 //! **Reference against default shape.** [`kernel`] and its siblings compile each kernel
 //! twice, from two modules of the same SPIR-V (each with its own program-scope storage):
@@ -200,9 +205,113 @@ pub fn cl_to_spirv_with(
         if clang_args.is_empty() { "" } else { " " },
         clang_args.join(" "),
     );
+    if let Ok(clang) = std::env::var("FERRITE_TESTS_CLANG") {
+        return Some(compile_with_toolchain(
+            &clang, src, opt, clang_args, spirv_exts,
+        ));
+    }
     fixture("cl", "cl", &header, src, || {
         compile_cl(src, opt, clang_args, &ext_flag)
     })
+}
+
+/// The major version in a clang name (`clang-22`) or its `--version` output.
+fn clang_major(clang: &str) -> u32 {
+    if let Some(v) = clang.rsplit('-').next().and_then(|v| v.parse().ok()) {
+        return v;
+    }
+    let out = Command::new(clang)
+        .arg("--version")
+        .output()
+        .unwrap_or_else(|e| panic!("run {clang}: {e}"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.split("clang version ")
+        .nth(1)
+        .and_then(|r| r.split('.').next())
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no version in `{clang} --version`: {text}"))
+}
+
+/// Compile with the toolchain `FERRITE_TESTS_CLANG` names (see the module doc), without
+/// fixtures. `spirv_exts` is the tests' `",+SPV_…"` list.
+fn compile_with_toolchain(
+    clang: &str,
+    src: &str,
+    opt: &str,
+    clang_args: &[&str],
+    spirv_exts: &str,
+) -> Vec<u8> {
+    let major = clang_major(clang);
+    let llvm_spirv = std::env::var("FERRITE_TESTS_LLVM_SPIRV").ok();
+    if major < 20 || llvm_spirv.is_some() {
+        let llvm_spirv = llvm_spirv.unwrap_or_else(|| format!("llvm-spirv-{major}"));
+        let mut ext_flag = String::from("--spirv-ext=+SPV_INTEL_arbitrary_precision_integers");
+        ext_flag.push_str(spirv_exts);
+        let cl = scratch("cl");
+        let bc = scratch("bc");
+        let spv = scratch("spv");
+        std::fs::write(&cl, src).expect("write .cl");
+        let out = Command::new(clang)
+            .args(CLANG_ARGS)
+            .args([opt, "-cl-kernel-arg-info"])
+            .args(clang_args)
+            .arg("-emit-llvm")
+            .arg(&cl)
+            .arg("-o")
+            .arg(&bc)
+            .output()
+            .unwrap_or_else(|e| panic!("run {clang}: {e}"));
+        assert!(
+            out.status.success(),
+            "{clang} failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out = Command::new(&llvm_spirv)
+            .arg(&ext_flag)
+            .arg("--preserve-ocl-kernel-arg-type-metadata-through-string")
+            .arg(&bc)
+            .arg("-o")
+            .arg(&spv)
+            .output()
+            .unwrap_or_else(|e| panic!("run {llvm_spirv}: {e}"));
+        assert!(
+            out.status.success(),
+            "{llvm_spirv} failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let bytes = std::fs::read(&spv).expect("read .spv");
+        for f in [cl, bc, spv] {
+            let _ = std::fs::remove_file(f);
+        }
+        return bytes;
+    }
+    let cl = scratch("cl");
+    let spv = scratch("spv");
+    std::fs::write(&cl, src).expect("write .cl");
+    let mut cmd = Command::new(clang);
+    cmd.args(["-c", "--target=spirv64", "-cl-std=CL3.0"])
+        .args([opt, "-cl-kernel-arg-info"])
+        .args(clang_args);
+    let exts: Vec<&str> = spirv_exts.split(',').filter(|e| !e.is_empty()).collect();
+    if !exts.is_empty() {
+        cmd.arg("-mllvm")
+            .arg(format!("--spirv-ext={}", exts.join(",")));
+    }
+    let out = cmd
+        .arg(&cl)
+        .arg("-o")
+        .arg(&spv)
+        .output()
+        .unwrap_or_else(|e| panic!("run {clang}: {e}"));
+    assert!(
+        out.status.success(),
+        "{clang} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&spv).expect("read .spv");
+    let _ = std::fs::remove_file(cl);
+    let _ = std::fs::remove_file(spv);
+    bytes
 }
 
 /// Run clang-15 and llvm-spirv-15.

@@ -338,6 +338,20 @@ pub unsafe extern "C" fn get_device_info(
             | CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4X8BIT_PACKED_KHR => {
                 info(&NOT_ACCELERATED)
             }
+            // cl_khr_spirv_queries: arrays of pointers to static NUL-terminated names,
+            // and the capability numbers, all from the compiler's lists.
+            CL_DEVICE_SPIRV_EXTENDED_INSTRUCTION_SETS_KHR => {
+                info(&c_names(ferrite_compiler::EXTENDED_INSTRUCTION_SETS))
+            }
+            CL_DEVICE_SPIRV_EXTENSIONS_KHR => info(&c_names(ferrite_compiler::SPIRV_EXTENSIONS)),
+            CL_DEVICE_SPIRV_CAPABILITIES_KHR => info(&ferrite_compiler::supported_capabilities()),
+            // cl_khr_device_uuid: the identity Level-Zero reports too.
+            CL_DEVICE_UUID_KHR => info(&rt::DEVICE_UUID),
+            CL_DRIVER_UUID_KHR => info(&rt::DRIVER_UUID),
+            // A LUID is a Windows adapter id; there is none, and so no node mask.
+            CL_DEVICE_LUID_VALID_KHR => info(&cl_bool(false)),
+            CL_DEVICE_LUID_KHR => info(&[0u8; 8]),
+            CL_DEVICE_NODE_MASK_KHR => info(&(0 as cl_uint)),
             // Not yet run through the conformance process. The CTS checks the vYYYY-MM-DD-XX
             // form (month and day from 01): a valid date no conformance run had (as rusticl).
             CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => info("v0000-01-01-00"),
@@ -347,6 +361,28 @@ pub unsafe extern "C" fn get_device_info(
         // SAFETY: the out-pointers follow the API contract.
         unsafe { write_info(&v, param_value_size, param_value, param_value_size_ret) }
     })
+}
+
+/// `names` as pointers to NUL-terminated copies that live as long as the process (made
+/// once per list: the application may keep the pointers).
+fn c_names(names: &'static [&'static str]) -> Vec<*mut c_void> {
+    use std::collections::HashMap;
+    use std::ffi::CString;
+    use std::sync::{Mutex, OnceLock};
+    static MADE: OnceLock<Mutex<HashMap<usize, Vec<usize>>>> = OnceLock::new();
+    let made = MADE.get_or_init(Default::default);
+    let mut made = made
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let ptrs = made.entry(names.as_ptr() as usize).or_insert_with(|| {
+        names
+            .iter()
+            .filter_map(|n| CString::new(*n).ok())
+            // Leaked on purpose: the strings must outlive every query's answer.
+            .map(|c| c.into_raw() as usize)
+            .collect()
+    });
+    ptrs.iter().map(|&p| p as *mut c_void).collect()
 }
 
 pub unsafe extern "C" fn retain_device(device: cl_device_id) -> cl_int {

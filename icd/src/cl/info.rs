@@ -20,7 +20,7 @@ macro_rules! pod_info {
         }
     )*};
 }
-pod_info!(u32, i32, u64, i64, usize, isize);
+pod_info!(u8, u32, i32, u64, i64, usize, isize);
 
 /// Strings are returned NUL-terminated.
 impl InfoValue for str {

@@ -125,17 +125,67 @@ pub unsafe extern "C" fn create_buffer_with_properties(
 ) -> cl_mem {
     cl_create(errcode_ret, || {
         get::<Context>(context)?;
-        let mut list = Vec::new();
-        if !properties.is_null() {
-            // SAFETY: a non-NULL list is zero-terminated (API contract).
-            let first = unsafe { *properties };
-            // CL_INVALID_PROPERTY if a property name in properties is not a supported
-            // property name (no buffer properties are supported).
-            check(first == 0, CL_INVALID_PROPERTY)?;
-            list.push(0);
-        }
+        // SAFETY: a non-NULL list is zero-terminated (API contract).
+        let list = unsafe { buffer_properties(properties) }?;
         new_buffer(context, list, flags, size, host_ptr)
     })
+}
+
+/// The property list of `clCreateBufferWithProperties`, as given (zero-terminated), or
+/// empty for NULL. The one property: `CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT`
+/// (`cl_ext_buffer_device_address`), which every buffer could honour: device memory is
+/// host memory at a fixed address ([`device_address`]).
+///
+/// # Safety
+/// `properties` is NULL or a zero-terminated list of (name, value) pairs.
+unsafe fn buffer_properties(properties: *const cl_mem_properties) -> ClResult<Vec<u64>> {
+    let mut list = Vec::new();
+    if properties.is_null() {
+        return Ok(list);
+    }
+    let mut at = properties;
+    loop {
+        // SAFETY: the list is zero-terminated and `at` has not passed its end.
+        let name = unsafe { *at };
+        list.push(name);
+        if name == 0 {
+            return Ok(list);
+        }
+        // SAFETY: a non-zero name is followed by its value (API contract).
+        let value = unsafe { *at.add(1) };
+        // CL_INVALID_PROPERTY if a property name in properties is not a supported property
+        // name, if the value specified for a supported property name is not valid, or if
+        // the same property name is specified more than once.
+        check(
+            name == CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT,
+            CL_INVALID_PROPERTY,
+        )?;
+        check(
+            value == u64::from(CL_TRUE) || value == u64::from(CL_FALSE),
+            CL_INVALID_PROPERTY,
+        )?;
+        check(
+            !list
+                .chunks(2)
+                .any(|pair| pair.len() == 2 && pair[0] == name),
+            CL_INVALID_PROPERTY,
+        )?;
+        list.push(value);
+        // SAFETY: as above; the pair just read was not the terminator.
+        at = unsafe { at.add(2) };
+    }
+}
+
+/// `CL_MEM_DEVICE_ADDRESS_EXT`: the address kernels see, for a buffer created with
+/// `CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT` set to `CL_TRUE` (or a sub-buffer of one); `None`
+/// otherwise.
+fn device_address(m: &Mem) -> Option<u64> {
+    let root = std::iter::successors(Some(m), |m| m.parent.as_deref()).last()?;
+    let asked = root
+        .properties
+        .chunks(2)
+        .any(|p| p.len() == 2 && p[0] == CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT && p[1] != 0);
+    asked.then(|| m.base() as u64)
 }
 
 /// The flags of a sub-buffer: `flags` checked against the parent's, the rest inherited.
@@ -328,6 +378,11 @@ pub unsafe extern "C" fn get_mem_object_info(
                 info(&cl_bool(ferrite_runtime::mem::svm::uses_svm_pointer(&m)))
             }
             CL_MEM_PROPERTIES => info(&m.properties),
+            // cl_ext_buffer_device_address: CL_INVALID_OPERATION if the buffer was not
+            // created with CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT (nor its parent).
+            CL_MEM_DEVICE_ADDRESS_EXT => {
+                info(&device_address(&m).ok_or(ClError(CL_INVALID_OPERATION))?)
+            }
             // CL_INVALID_VALUE if param_name is not valid.
             _ => return Err(ClError(CL_INVALID_VALUE)),
         };

@@ -111,6 +111,7 @@ fn extension_function(name: &CStr) -> *mut c_void {
             super::enqueue::get_kernel_suggested_local_work_size as *const ()
         }
         b"clGetKernelSubGroupInfoKHR" => super::kernel::get_kernel_sub_group_info as *const (),
+        b"clSetKernelArgDevicePointerEXT" => super::svm::set_kernel_arg_device_pointer as *const (),
         other => match super::usm::function(other) {
             Some(f) => f,
             None => return std::ptr::null_mut(),

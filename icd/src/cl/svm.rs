@@ -470,6 +470,31 @@ pub unsafe extern "C" fn set_kernel_arg_svm_pointer(
     })
 }
 
+/// `clSetKernelArgDevicePointerEXT` (`cl_ext_buffer_device_address`): a device address
+/// (any address: device memory is host memory) as a `__global` pointer argument.
+pub unsafe extern "C" fn set_kernel_arg_device_pointer(
+    kernel: cl_kernel,
+    arg_index: cl_uint,
+    arg_value: cl_mem_device_address_ext,
+) -> cl_int {
+    cl_call(|| {
+        // CL_INVALID_KERNEL if kernel is not a valid kernel object.
+        let k = get::<Kernel>(kernel)?;
+        // CL_INVALID_ARG_INDEX if arg_index is not a valid argument index, or the
+        // argument is not a pointer to global memory.
+        let kind = k.arg(arg_index as usize)?.kind.clone();
+        let global = matches!(
+            kind,
+            ArgKind::Buffer {
+                space: AddressSpace::Global | AddressSpace::Constant
+            }
+        );
+        check(global, CL_INVALID_ARG_INDEX)?;
+        k.set_arg(arg_index as usize, ArgValue::Pointer(arg_value))?;
+        Ok(())
+    })
+}
+
 pub unsafe extern "C" fn set_kernel_exec_info(
     kernel: cl_kernel,
     param_name: cl_kernel_exec_info,
@@ -485,7 +510,9 @@ pub unsafe extern "C" fn set_kernel_exec_info(
             // with a NULL list unsets an earlier list. CL_INVALID_VALUE if param_value_size
             // is not a multiple of the size of a pointer, or param_value is NULL for a
             // non-empty list.
-            CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_USM_PTRS_INTEL => {
+            CL_KERNEL_EXEC_INFO_SVM_PTRS
+            | CL_KERNEL_EXEC_INFO_USM_PTRS_INTEL
+            | CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT => {
                 check(
                     param_value_size.is_multiple_of(std::mem::size_of::<*const c_void>()),
                     CL_INVALID_VALUE,

@@ -8,8 +8,6 @@ use ferrite_runtime::device::{self as rt, Device};
 use ferrite_runtime::executor;
 use std::sync::Arc;
 
-/// A stable UUID for the device.
-const DEVICE_UUID: [u8; 16] = *b"ferrite-cpu-dev0";
 /// Largest fill pattern of `zeCommandListAppendMemoryFill`.
 pub const MAX_FILL_PATTERN_SIZE: usize = 128;
 /// Queues per queue group (any index below this is accepted).
@@ -80,7 +78,7 @@ pub(super) unsafe extern "C" fn zeDeviceGetProperties(
         };
         p.timestampValidBits = 64;
         p.kernelTimestampValidBits = 64;
-        p.uuid.id = DEVICE_UUID;
+        p.uuid.id = rt::DEVICE_UUID;
         super::copy_str(&mut p.name, &dev.name);
         Ok(ZE_RESULT_SUCCESS)
     })

@@ -14,9 +14,6 @@ pub struct Driver {
     pub device: Arc<Device>,
 }
 
-/// A UUID for the driver: stable across runs, "ferrite" + version.
-const DRIVER_UUID: [u8; 16] = *b"ferrite-driver01";
-
 /// The driver, created on first use (after the OpenCL side registered its dispatch table,
 /// which every runtime object copies).
 pub fn driver() -> &'static Arc<Driver> {
@@ -94,7 +91,7 @@ pub(super) unsafe extern "C" fn zeDriverGetProperties(
         get(h_driver)?;
         // SAFETY: `props` is NULL or the application's struct (API contract).
         let p = unsafe { output(props)? };
-        p.uuid.id = DRIVER_UUID;
+        p.uuid.id = ferrite_runtime::device::DRIVER_UUID;
         p.driverVersion = driver_version();
         Ok(ZE_RESULT_SUCCESS)
     })

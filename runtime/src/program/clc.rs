@@ -1,5 +1,7 @@
-//! OpenCL C → SPIR-V through the `clang-15` and `llvm-spirv-15` programs: no LLVM in our
-//! process. `FERRITE_CLANG` / `FERRITE_LLVM_SPIRV` override the paths.
+//! OpenCL C → SPIR-V through the clang the machine has (found by [`super::toolchain`]:
+//! clang + opt + llvm-spirv of one version from 14 to 19, else clang 20+ with its own
+//! SPIR-V target): no LLVM in our process. `FERRITE_CLANG` / `FERRITE_LLVM_SPIRV` /
+//! `FERRITE_OPT` override the search.
 //!
 //! Steps: [`BuildOptions::parse`] checks the options string of `clBuildProgram` /
 //! `clCompileProgram` against the OpenCL 3.0 list (§5.8.4) and turns it into clang
@@ -15,7 +17,8 @@
 //! ([`HEADER_DEFINED_MACROS`]); a prelude fed before the source `#undef`s the ones we do not
 //! claim, and a `#line 1` keeps the diagnostics' line numbers those of the source.
 //!
-//! Optimisation: clang's own -O2 pipeline produces IR that llvm-spirv-15 cannot translate
+//! Optimisation (translator toolchains; the native one runs clang's own -O2): clang's own
+//! -O2 pipeline produces IR that llvm-spirv-15 cannot translate
 //! (measured: `instcombine` narrows a `switch (j & 3)` to an `i2` switch that crashes
 //! llvm-spirv's `SPIRVSwitch::validate`, and emits `freeze`, which it rejects). So clang runs
 //! with its passes disabled and `opt-15` (`FERRITE_OPT`) runs [`OPT_PIPELINE`]: promotion of
@@ -35,6 +38,8 @@
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::toolchain::{self, Kind, Toolchain};
 
 /// OpenCL C extensions the device supports; their macros are defined for every compile.
 /// `CL_DEVICE_EXTENSIONS` is built from this list (`device.rs`), so the two cannot drift.
@@ -176,10 +181,26 @@ pub const HEADER_DEFINED_MACROS: &[&str] = &[
     "__opencl_c_images",
 ];
 
+/// What clang-14 lacks of what the device claims, fed before its sources: it does not know
+/// the OpenCL C 3.0 feature `__opencl_c_work_group_collective_functions`, though it declares
+/// the work-group functions for OpenCL C 2.0 and later all the same. Measured limits of
+/// clang-14 that a prelude cannot mend: with `-fdeclare-opencl-builtins` it declares no
+/// sub-group function (`get_sub_group_size`, `sub_group_reduce_add`, …) whatever `-cl-ext`
+/// says, and neither it nor llvm-spirv-14 knows `cl_khr_subgroup_rotate`; kernels using
+/// them need clang 15 or newer (SPIR-V input needs no compiler).
+const CLANG_14_PRELUDE: &str = "\
+#if __OPENCL_C_VERSION__ >= 200
+#define __opencl_c_work_group_collective_functions 1
+#endif
+";
+
 /// The text fed to clang before the source: `#undef` of every header-defined macro the
 /// device does not claim, then `#line 1` so diagnostics count the source's own lines.
-fn source_prelude() -> String {
+fn source_prelude(toolchain: &Toolchain) -> String {
     let mut prelude = String::new();
+    if toolchain.major != 0 && toolchain.major < 15 {
+        prelude.push_str(CLANG_14_PRELUDE);
+    }
     for m in HEADER_DEFINED_MACROS {
         if !claimed(m) {
             prelude.push_str("#undef ");
@@ -217,7 +238,7 @@ pub struct ClcOutput {
 pub enum ClcError {
     /// An option we do not accept (→ `CL_INVALID_BUILD_OPTIONS` / `CL_INVALID_COMPILER_OPTIONS`).
     InvalidOption(String),
-    /// clang-15 / llvm-spirv-15 could not be run (→ `CL_COMPILER_NOT_AVAILABLE`).
+    /// No OpenCL C compiler was found, or it could not be run (→ `CL_COMPILER_NOT_AVAILABLE`).
     CompilerNotAvailable(String),
 }
 
@@ -346,20 +367,25 @@ impl BuildOptions {
         Ok(out)
     }
 
-    /// The full clang command-line arguments for this compile (source on stdin).
-    fn clang_command_args(&self, bitcode: &Path, extra_include: Option<&Path>) -> Vec<String> {
-        let mut args: Vec<String> = [
-            "-c",
-            "-target",
-            "spir64",
-            "-emit-llvm",
-            "-x",
-            "cl",
-            "-fno-color-diagnostics",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    /// The full clang command-line arguments for this compile (source on stdin), writing
+    /// `output`: LLVM bitcode for a translator toolchain, SPIR-V for a native one.
+    fn clang_command_args(
+        &self,
+        toolchain: &Toolchain,
+        output: &Path,
+        extra_include: Option<&Path>,
+    ) -> Vec<String> {
+        let native = toolchain.kind == Kind::Native;
+        let target: &[&str] = if native {
+            &["-c", "--target=spirv64"]
+        } else {
+            &["-c", "-target", "spir64", "-emit-llvm"]
+        };
+        let mut args: Vec<String> = target
+            .iter()
+            .chain(&["-x", "cl", "-fno-color-diagnostics"])
+            .map(|s| s.to_string())
+            .collect();
         args.push(format!(
             "-cl-std=CL{}.{}",
             self.cl_std.major, self.cl_std.minor
@@ -371,9 +397,16 @@ impl BuildOptions {
         args.extend(["-Xclang", "-fdeclare-opencl-builtins"].map(String::from));
         if self.opt_disable {
             args.push("-O0".into());
+        } else if native {
+            // clang's SPIR-V target takes what its own -O2 pipeline makes.
+            args.push("-O2".into());
         } else {
-            // -O2 without clang's passes: no `optnone`, the optimisation is opt-15's.
+            // -O2 without clang's passes: no `optnone`, the optimisation is opt's.
             args.extend(["-O2", "-Xclang", "-disable-llvm-passes"].map(String::from));
+        }
+        if native {
+            args.push("-mllvm".into());
+            args.push(spirv_ext_option(toolchain));
         }
         let mut ext = String::from("-cl-ext=-all");
         for e in OPENCL_C_EXTENSIONS
@@ -392,9 +425,19 @@ impl BuildOptions {
         }
         args.push("-".into());
         args.push("-o".into());
-        args.push(bitcode.display().to_string());
+        args.push(output.display().to_string());
         args
     }
+}
+
+/// `--spirv-ext=+A,+B` with the extensions the toolchain allows.
+fn spirv_ext_option(toolchain: &Toolchain) -> String {
+    let exts: Vec<String> = toolchain
+        .spirv_extensions()
+        .iter()
+        .map(|e| format!("+{e}"))
+        .collect();
+    format!("--spirv-ext={}", exts.join(","))
 }
 
 /// Split an options string like a shell would: whitespace separates, quotes group,
@@ -440,13 +483,6 @@ fn split_options(s: &str) -> Result<Vec<String>, ClcError> {
         out.push(cur);
     }
     Ok(out)
-}
-
-fn tool(var: &str, default: &str) -> String {
-    std::env::var(var)
-        .ok()
-        .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| default.to_string())
 }
 
 /// A scratch directory removed when dropped.
@@ -495,7 +531,7 @@ fn cache_dir() -> Option<PathBuf> {
     Some(base.join("ferrite"))
 }
 
-fn cache_key(source: &str, args: &[String], tools: &[&str]) -> String {
+fn cache_key(source: &str, args: &[String], toolchain: &Toolchain) -> String {
     // Two differently seeded 64-bit hashes: a collision would need both to collide.
     let mut parts = [0u64; 2];
     for (seed, part) in parts.iter_mut().enumerate() {
@@ -503,10 +539,10 @@ fn cache_key(source: &str, args: &[String], tools: &[&str]) -> String {
         seed.hash(&mut h);
         env!("CARGO_PKG_VERSION").hash(&mut h);
         // The prelude follows the device's claims, which change between versions.
-        source_prelude().hash(&mut h);
+        source_prelude(toolchain).hash(&mut h);
         source.hash(&mut h);
         args.hash(&mut h);
-        tools.hash(&mut h);
+        toolchain.hash(&mut h);
         OPT_PIPELINE.hash(&mut h);
         *part = h.finish();
     }
@@ -525,9 +561,7 @@ pub fn compile_with(
     opts: &BuildOptions,
     headers: &[Header<'_>],
 ) -> Result<ClcOutput, ClcError> {
-    let clang = tool("FERRITE_CLANG", "clang-15");
-    let llvm_spirv = tool("FERRITE_LLVM_SPIRV", "llvm-spirv-15");
-    let opt = tool("FERRITE_OPT", "opt-15");
+    let toolchain = toolchain::find().map_err(ClcError::CompilerNotAvailable)?;
     let scratch = ScratchDir::new().map_err(|e| {
         ClcError::CompilerNotAvailable(format!("cannot create a scratch directory: {e}"))
     })?;
@@ -549,7 +583,11 @@ pub fn compile_with(
     };
     let bitcode = scratch.0.join("program.bc");
     let spv = scratch.0.join("program.spv");
-    let clang_args = opts.clang_command_args(&bitcode, include_dir.as_deref());
+    let clang_output = match toolchain.kind {
+        Kind::Native => &spv,
+        Kind::Translator { .. } => &bitcode,
+    };
+    let clang_args = opts.clang_command_args(&toolchain, clang_output, include_dir.as_deref());
 
     let cache = (!opts.has_include_dirs && headers.is_empty())
         .then(cache_dir)
@@ -557,11 +595,7 @@ pub fn compile_with(
         .map(|dir| {
             dir.join(format!(
                 "{}.spv",
-                cache_key(
-                    source,
-                    &clang_args[..clang_args.len() - 2],
-                    &[&clang, &opt, &llvm_spirv],
-                )
+                cache_key(source, &clang_args[..clang_args.len() - 2], &toolchain)
             ))
         });
     if let Some(path) = &cache {
@@ -573,23 +607,64 @@ pub fn compile_with(
         }
     }
 
-    let input = source_prelude() + source;
-    let (ok, mut log) = run_tool(&clang, &clang_args, input.as_bytes(), &scratch.0)?;
+    let input = source_prelude(&toolchain) + source;
+    let (mut ok, mut log) = run_tool(&toolchain.clang, &clang_args, input.as_bytes(), &scratch.0)?;
+    if ok {
+        if let Kind::Translator { llvm_spirv, opt } = &toolchain.kind {
+            ok = translate(
+                opts,
+                &toolchain,
+                llvm_spirv,
+                opt.as_deref(),
+                &scratch.0,
+                &mut log,
+            )?;
+        }
+    }
+    // Say which compiler ran whenever there is something to read; a clean build keeps an
+    // empty log, as with other drivers (pyopencl warns about every non-empty one).
+    if !ok || !log.trim().is_empty() {
+        log = format!("note: OpenCL C compiled by {}\n{log}", toolchain.describe());
+    }
     if !ok {
         return Ok(ClcOutput { spirv: None, log });
     }
+    let spirv = std::fs::read(&spv).map_err(|e| {
+        ClcError::CompilerNotAvailable(format!("{} wrote no output: {e}", toolchain.clang))
+    })?;
+    if let Some(path) = &cache {
+        store_in_cache(path, &spirv);
+    }
+    Ok(ClcOutput {
+        spirv: Some(spirv),
+        log,
+    })
+}
+
+/// The translator toolchain's steps after clang: `opt` over `program.bc` in `scratch`,
+/// then `llvm-spirv` to `program.spv`; diagnostics appended to `log`. Whether it worked.
+fn translate(
+    opts: &BuildOptions,
+    toolchain: &Toolchain,
+    llvm_spirv: &str,
+    opt: Option<&str>,
+    scratch: &Path,
+    log: &mut String,
+) -> Result<bool, ClcError> {
+    let bitcode = scratch.join("program.bc");
+    let spv = scratch.join("program.spv");
     let mut translate_input = bitcode.clone();
-    if !opts.opt_disable {
-        let optimised = scratch.0.join("program.opt.bc");
+    if let (false, Some(opt)) = (opts.opt_disable, opt) {
+        let optimised = scratch.join("program.opt.bc");
         let opt_args = vec![
             format!("-passes={OPT_PIPELINE}"),
             bitcode.display().to_string(),
             "-o".to_string(),
             optimised.display().to_string(),
         ];
-        // opt-15 is an optimisation: when it is missing or fails, the module it was given
-        // is still correct input for llvm-spirv.
-        match run_tool(&opt, &opt_args, &[], &scratch.0) {
+        // opt is an optimisation: when it fails, the module it was given is still
+        // correct input for llvm-spirv.
+        match run_tool(opt, &opt_args, &[], scratch) {
             Ok((true, _)) => translate_input = optimised,
             Ok((false, opt_log)) => {
                 log.push_str("warning: the optimiser failed, using the unoptimised module:\n");
@@ -598,36 +673,27 @@ pub fn compile_with(
             Err(_) => {}
         }
     }
-    // Float atomics (cl_ext_float_atomics), integer dot products, extended bit operations
-    // and `sub_group_rotate` become OpAtomicF*EXT, Op*Dot, OpBitField* and
-    // OpGroupNonUniformRotateKHR only with their SPIR-V extensions enabled.
-    let mut spirv_args = vec!["--spirv-ext=+SPV_INTEL_arbitrary_precision_integers,\
-                               +SPV_EXT_shader_atomic_float_add,\
-                               +SPV_EXT_shader_atomic_float_min_max,\
-                               +SPV_KHR_integer_dot_product,\
-                               +SPV_KHR_bit_instructions,\
-                               +SPV_KHR_subgroup_rotate"
-        .to_string()];
+    let mut spirv_args = vec![spirv_ext_option(toolchain)];
     if opts.kernel_arg_info {
         // Keeps argument type names as `kernel_arg_type.<kernel>.<types>` strings.
         spirv_args.push("--preserve-ocl-kernel-arg-type-metadata-through-string".into());
     }
-    let translate = |input: &Path| {
+    let run = |input: &Path| {
         let mut args = spirv_args.clone();
         args.extend([
             input.display().to_string(),
             "-o".to_string(),
             spv.display().to_string(),
         ]);
-        run_tool(&llvm_spirv, &args, &[], &scratch.0)
+        run_tool(llvm_spirv, &args, &[], scratch)
     };
-    let (mut ok, spirv_log) = translate(&translate_input)?;
+    let (mut ok, spirv_log) = run(&translate_input)?;
     if !ok && translate_input != bitcode {
         // LLVM's constant folding can make IR llvm-spirv refuses: early-cse folds
         // `(global int *)(generic int *)(local int *)NULL` into a local → global
         // `addrspacecast` (CTS generic_address_space compare_pointers), which SPIR-V
         // forbids. The unoptimised module is correct input; use it.
-        let (ok2, log2) = translate(&bitcode)?;
+        let (ok2, log2) = run(&bitcode)?;
         ok = ok2;
         if ok {
             log.push_str(
@@ -640,19 +706,7 @@ pub fn compile_with(
     } else {
         log.push_str(&spirv_log);
     }
-    if !ok {
-        return Ok(ClcOutput { spirv: None, log });
-    }
-    let spirv = std::fs::read(&spv).map_err(|e| {
-        ClcError::CompilerNotAvailable(format!("{llvm_spirv} wrote no output: {e}"))
-    })?;
-    if let Some(path) = &cache {
-        store_in_cache(path, &spirv);
-    }
-    Ok(ClcOutput {
-        spirv: Some(spirv),
-        log,
-    })
+    Ok(ok)
 }
 
 /// Best effort: a cache that cannot be written only costs the next compile its time.
@@ -675,7 +729,6 @@ fn store_in_cache(path: &Path, spirv: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::process::Command;
 
     #[test]
     fn splits_like_a_shell() {
@@ -725,16 +778,13 @@ mod tests {
     }
 
     fn have_tools() -> bool {
-        Command::new(tool("FERRITE_CLANG", "clang-15"))
-            .arg("--version")
-            .output()
-            .is_ok()
+        toolchain::find().is_ok()
     }
 
     #[test]
     fn compiles_and_reports_errors() {
         if !have_tools() {
-            eprintln!("clang-15 not installed: skipping");
+            eprintln!("no OpenCL C compiler installed: skipping");
             return;
         }
         let ok = compile(
