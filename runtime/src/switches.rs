@@ -72,6 +72,21 @@ pub const SWITCHES: &[Switch] = &[
         default: "1",
         effect: "0 runs every kernel one work-item at a time (the scalar shapes)",
     },
+    Switch {
+        name: "FERRITE_LANES",
+        default: "chosen per kernel",
+        effect: "4, 8 or 16: the work-items per iteration of every vector loop",
+    },
+    Switch {
+        name: "FERRITE_KERNEL_TIMEOUT_MS",
+        default: "none",
+        effect: "a kernel running longer fails its command instead of hanging",
+    },
+    Switch {
+        name: "FERRITE_CATCH_FAULTS",
+        default: "1",
+        effect: "0 leaves faults in kernels to the process (and turns the time limit off)",
+    },
 ];
 
 /// The value of a switch in this process, if set.
