@@ -33,6 +33,7 @@
 pub(crate) mod arith;
 pub(crate) mod atomic;
 mod builtins_ids;
+mod check;
 mod composite;
 mod control;
 mod convert;
@@ -230,6 +231,8 @@ pub struct Env<'p> {
     pub sub_group_size: u32,
     /// The vector width asked for (tests), instead of the vectoriser's choice.
     pub lanes: Option<usize>,
+    /// Checked mode: every access site checked so far (`check.rs`).
+    pub check_sites: Vec<crate::check::Site>,
 }
 
 impl Env<'_> {
@@ -313,6 +316,8 @@ pub struct Output {
     /// The kernel (or a function it calls) calls `printf`.
     pub uses_printf: bool,
     pub handler: crate::Handler,
+    /// Checked mode: what the runtime needs to check a launch.
+    pub check: crate::check::KernelCheck,
 }
 
 /// Does any of `funcs` call `printf` (`OpExtInst OpenCL.std printf`)?
@@ -435,6 +440,7 @@ pub fn compile(
         },
         sub_group_size: ep.sub_group_size.unwrap_or(crate::DEFAULT_SUB_GROUP_SIZE),
         lanes,
+        check_sites: Vec::new(),
     };
     // Workgroup variables used by the kernel, in declaration order.
     let mut used = HashSet::new();
@@ -517,8 +523,27 @@ pub fn compile(
             info.name, handler.lanes, handler.note
         );
     }
+    let check = crate::check::KernelCheck {
+        mode: check::mode(),
+        sites: std::mem::take(&mut env.check_sites),
+        local_vars: env
+            .local_offsets
+            .iter()
+            .map(|(id, off)| {
+                let size = p
+                    .globals
+                    .get(id)
+                    .and_then(|g| layout(p, g.pointee).ok())
+                    .map_or(0, |l| l.size);
+                let name = p.names.get(id).cloned().unwrap_or_else(|| format!("%{id}"));
+                (*off, size, name)
+            })
+            .collect(),
+        program: (0, 0),
+    };
     let (entry, code) = jit::finish(env.module, &code_ranges, wg)?;
     Ok(Output {
+        check,
         entry,
         code,
         static_local_size,
@@ -556,7 +581,10 @@ pub(crate) fn dump_clif() -> bool {
 /// shapes), to compare speeds or to rule the vectoriser out when a result looks wrong.
 pub(crate) fn vectorize() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var("FERRITE_VECTORIZE").map_or(true, |v| v != "0"))
+    // Checked mode runs the scalar shapes, whose loads and stores carry the checks.
+    *ON.get_or_init(|| {
+        std::env::var("FERRITE_VECTORIZE").map_or(true, |v| v != "0") && !check::mode().any()
+    })
 }
 
 /// Verify (debug builds) and define a finished Cranelift function.
@@ -679,6 +707,8 @@ pub struct FnTx<'a, 'e, 'p> {
     builtin_vals: HashMap<Word, BuiltIn>,
     func_refs: HashMap<Word, ir::FuncRef>,
     builtin_refs: HashMap<&'static str, ir::FuncRef>,
+    /// Checked mode: the variable each pointer is known to point into (`check.rs`).
+    check_vars: HashMap<Word, Word>,
     pub wi: Value,
     pub ctx: Value,
     pub local_mem: Value,
@@ -735,6 +765,7 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             builtin_vals: HashMap::new(),
             func_refs: HashMap::new(),
             builtin_refs: HashMap::new(),
+            check_vars: HashMap::new(),
             wi: dummy,
             ctx: dummy,
             local_mem: dummy,
@@ -1315,6 +1346,9 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
     fn inst(&mut self, inst: &Instruction) -> Result<()> {
         use Op::*;
         let op = inst.class.opcode;
+        if check::mode().any() {
+            self.check_note(inst);
+        }
         match op {
             Nop | Line | NoLine | SelectionMerge | LoopMerge | LifetimeStart | LifetimeStop
             | Name | Decorate | ModuleProcessed => Ok(()),

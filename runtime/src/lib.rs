@@ -17,6 +17,7 @@
 //! - `executor`: the persistent worker pool that runs an NDRange as chunks of work-groups.
 
 pub mod api;
+pub mod check;
 pub mod context;
 pub mod device;
 pub mod error;
