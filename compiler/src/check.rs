@@ -131,7 +131,33 @@ pub struct CheckLaunch {
     unknown_pointers: bool,
     seen: Mutex<HashSet<u64>>,
     reports: Mutex<Vec<String>>,
-    scratch: Box<[u64]>,
+    scratch: Scratch,
+}
+
+/// Where a failed access goes: memory only JIT code touches (Rust never reads it), so
+/// concurrent writes from several groups are as harmless as they are meaningless.
+struct Scratch(*mut [u64]);
+
+// SAFETY: the allocation is owned by this struct; Rust code never reads or writes it
+// (only its address is handed to JIT code), so sharing the pointer is sound.
+unsafe impl Send for Scratch {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for Scratch {}
+
+impl Scratch {
+    fn new() -> Scratch {
+        Scratch(Box::into_raw(
+            vec![0u64; SCRATCH_BYTES / 8].into_boxed_slice(),
+        ))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        // SAFETY: the pointer came from `Box::into_raw` in `new` and is freed once, here,
+        // after the launch (the last user of its address) has finished.
+        drop(unsafe { Box::from_raw(self.0) });
+    }
 }
 
 impl std::fmt::Debug for CheckLaunch {
@@ -162,8 +188,7 @@ impl CheckLaunch {
         let mut local: Vec<_> = kc
             .local_vars
             .iter()
-            .cloned()
-            .map(|(o, s, n)| (o, s, format!("__local variable `{n}`")))
+            .map(|(o, s, n)| (*o, *s, format!("__local variable `{n}`")))
             .chain(local_args)
             .collect();
         local.sort_by_key(|l| l.0);
@@ -180,7 +205,7 @@ impl CheckLaunch {
             unknown_pointers,
             seen: Mutex::new(HashSet::new()),
             reports: Mutex::new(Vec::new()),
-            scratch: vec![0u64; SCRATCH_BYTES / 8].into_boxed_slice(),
+            scratch: Scratch::new(),
         }
     }
 
@@ -212,7 +237,7 @@ impl CheckLaunch {
 
     fn scratch(&self, addr: u64, n: u64) -> u64 {
         if n as usize <= SCRATCH_BYTES {
-            self.scratch.as_ptr() as u64
+            self.scratch.0 as *mut u64 as u64
         } else {
             addr
         }

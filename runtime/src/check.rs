@@ -64,6 +64,14 @@ pub fn launch_state(launch: &Launch<'_>) -> Option<CheckLaunch> {
             _ => {}
         }
     }
+    // Structs passed by value are read where the argument block holds them.
+    let block = launch.args.as_ptr() as u64;
+    args.push(ArgRange {
+        lo: block,
+        hi: block + launch.args.len() as u64,
+        what: "the argument block".to_string(),
+        origin: block,
+    });
     locals.sort();
     let total = launch.local_mem_size as u64;
     let local_args = locals
