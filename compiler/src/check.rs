@@ -112,8 +112,13 @@ pub struct ArgRange {
 /// A finder of SVM/USM allocations by address: `(base, size)`.
 pub type AllocFinder = Box<dyn Fn(u64) -> Option<(u64, u64)> + Send + Sync>;
 
-/// One launch's checked-mode state, built by the runtime.
+/// One launch's checked-mode state, built by the runtime. JIT code reads `table` (the
+/// first field, at offset 0): the address of one `[lo, hi)` pair per kernel argument,
+/// what a `__global`/`__constant` argument may reach (`[0, 0)` for the others).
+#[repr(C)]
 pub struct CheckLaunch {
+    table: u64,
+    table_store: Vec<[u64; 2]>,
     serial: u64,
     kernel: String,
     mode: Mode,
@@ -172,12 +177,15 @@ impl std::fmt::Debug for CheckLaunch {
 static SERIAL: AtomicU64 = AtomicU64::new(1);
 
 impl CheckLaunch {
-    /// The state of one launch of the kernel `kernel` checked as `kc` says. `local_args`:
-    /// the `__local` arguments' (offset, size, what); `frame_bytes`: work-item frames per
-    /// group.
+    /// The state of one launch of the kernel `kernel` checked as `kc` says. `table`: per
+    /// argument, the `[lo, hi)` its accesses may reach inline (a miss is looked up in
+    /// `args` and the rest); `local_args`: the `__local` arguments' (offset, size, what);
+    /// `frame_bytes`: work-item frames per group.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         kernel: &str,
         kc: &KernelCheck,
+        table: Vec<[u64; 2]>,
         mut args: Vec<ArgRange>,
         local_args: Vec<(u64, u64, String)>,
         frame_bytes: u64,
@@ -193,6 +201,8 @@ impl CheckLaunch {
             .collect();
         local.sort_by_key(|l| l.0);
         CheckLaunch {
+            table: table.as_ptr() as u64,
+            table_store: table,
             serial: SERIAL.fetch_add(1, Ordering::Relaxed),
             kernel: kernel.to_string(),
             mode: kc.mode,

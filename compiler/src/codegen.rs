@@ -233,6 +233,8 @@ pub struct Env<'p> {
     pub lanes: Option<usize>,
     /// Checked mode: every access site checked so far (`check.rs`).
     pub check_sites: Vec<crate::check::Site>,
+    /// The kernel's entry function (checked mode: its pointer parameters are arguments).
+    pub kernel_func: Word,
 }
 
 impl Env<'_> {
@@ -441,6 +443,7 @@ pub fn compile(
         sub_group_size: ep.sub_group_size.unwrap_or(crate::DEFAULT_SUB_GROUP_SIZE),
         lanes,
         check_sites: Vec::new(),
+        kernel_func: ep.func,
     };
     // Workgroup variables used by the kernel, in declaration order.
     let mut used = HashSet::new();
@@ -707,8 +710,8 @@ pub struct FnTx<'a, 'e, 'p> {
     builtin_vals: HashMap<Word, BuiltIn>,
     func_refs: HashMap<Word, ir::FuncRef>,
     builtin_refs: HashMap<&'static str, ir::FuncRef>,
-    /// Checked mode: the variable each pointer is known to point into (`check.rs`).
-    check_vars: HashMap<Word, Word>,
+    /// Checked mode: what each pointer is known to point into (`check.rs`).
+    check_vars: HashMap<Word, check::Prov>,
     pub wi: Value,
     pub ctx: Value,
     pub local_mem: Value,
@@ -826,6 +829,7 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             self.vals.insert(prm.id, v);
             self.tys.insert(prm.id, prm.ty);
         }
+        self.check_kernel_params();
         self.wi = it
             .next()
             .ok_or_else(|| CompileError::Codegen("missing work-item parameter".into()))?;
@@ -856,6 +860,7 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             self.vals.insert(prm.id, v);
             self.tys.insert(prm.id, prm.ty);
         }
+        self.check_kernel_params();
         if it.next().is_some() {
             return Err(CompileError::Codegen(
                 "too many inlined kernel arguments".into(),

@@ -19,6 +19,7 @@ pub fn launch_state(launch: &Launch<'_>) -> Option<CheckLaunch> {
     let mut args = Vec::new();
     let mut locals = Vec::new();
     let mut unknown = false;
+    let mut table = vec![[0u64; 2]; k.args.len()];
     let slot = |off: usize| {
         launch
             .args
@@ -50,12 +51,15 @@ pub fn launch_state(launch: &Launch<'_>) -> Option<CheckLaunch> {
                             .map(|u| (u.base as u64, (u.base + u.size) as u64))
                     });
                 match range {
-                    Some((lo, hi)) => args.push(ArgRange {
-                        lo,
-                        hi,
-                        what: name(i, &a.name),
-                        origin: p,
-                    }),
+                    Some((lo, hi)) => {
+                        table[i] = [lo, hi];
+                        args.push(ArgRange {
+                            lo,
+                            hi,
+                            what: name(i, &a.name),
+                            origin: p,
+                        })
+                    }
                     // Fine-grain system SVM: any host memory.
                     None => unknown = true,
                 }
@@ -86,6 +90,7 @@ pub fn launch_state(launch: &Launch<'_>) -> Option<CheckLaunch> {
     Some(CheckLaunch::new(
         &k.name,
         kc,
+        table,
         args,
         local_args,
         frame,

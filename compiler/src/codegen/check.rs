@@ -11,7 +11,7 @@
 use super::{FnTx, Result};
 use crate::check::{Site, Target};
 use crate::layout::layout;
-use cranelift_codegen::ir::{condcodes::IntCC, types, AbiParam, InstBuilder, Value};
+use cranelift_codegen::ir::{condcodes::IntCC, types, AbiParam, InstBuilder, MemFlagsData, Value};
 use cranelift_module::{Linkage, Module as _};
 use rspirv::dr::Instruction;
 use rspirv::spirv::{Op, StorageClass, Word};
@@ -21,9 +21,19 @@ pub(crate) fn mode() -> crate::check::Mode {
     crate::check::mode()
 }
 
+/// What a pointer is known to point into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Prov {
+    /// A variable (its id): checked inline against its extent.
+    Var(Word),
+    /// A `__global`/`__constant` kernel argument (its number): checked inline against the
+    /// launch's table of argument ranges (`CheckLaunch::table`).
+    Arg(u32),
+}
+
 impl FnTx<'_, '_, '_> {
-    /// The variable `ptr` is known to point into, if any.
-    fn check_var_of(&self, ptr: Word) -> Option<Word> {
+    /// What `ptr` is known to point into, if anything.
+    fn prov_of(&self, ptr: Word) -> Option<Prov> {
         if let Some(v) = self.check_vars.get(&ptr) {
             return Some(*v);
         }
@@ -38,16 +48,57 @@ impl FnTx<'_, '_, '_> {
                         | StorageClass::UniformConstant
                 )
             })
-            .map(|_| ptr)
+            .map(|_| Prov::Var(ptr))
+    }
+
+    /// Checked mode, at the start of the kernel's own function (or its step): its
+    /// `__global`/`__constant` pointer parameters are the arguments of those numbers.
+    pub(super) fn check_kernel_params(&mut self) {
+        if !mode().bounds || !(self.step.is_some() || self.f.id == self.env.kernel_func) {
+            return;
+        }
+        for (i, prm) in self.f.params.iter().enumerate() {
+            let global = matches!(
+                self.p.pointer_type(prm.ty),
+                Ok((
+                    StorageClass::CrossWorkgroup | StorageClass::UniformConstant,
+                    _
+                ))
+            );
+            if global {
+                self.check_vars.insert(prm.id, Prov::Arg(i as u32));
+            }
+        }
     }
 
     /// Follow pointer provenance through `inst` (called for every instruction in checked
     /// mode).
     pub(super) fn check_note(&mut self, inst: &Instruction) {
+        if inst.class.opcode == Op::FunctionCall {
+            // A callee inlined here sees the provenance of its arguments: an argument
+            // buffer, or a program-scope or `__local` variable (addressable anywhere).
+            let Ok(callee) = super::op_id(inst, 0).and_then(|c| self.p.function(c)) else {
+                return;
+            };
+            for (j, prm) in callee.params.iter().enumerate() {
+                let prov = super::op_id(inst, j + 1)
+                    .ok()
+                    .and_then(|a| self.prov_of(a))
+                    .filter(|p| match p {
+                        Prov::Arg(_) => true,
+                        Prov::Var(v) => self.p.globals.contains_key(v),
+                    });
+                match prov {
+                    Some(p) => self.check_vars.insert(prm.id, p),
+                    None => self.check_vars.remove(&prm.id),
+                };
+            }
+            return;
+        }
         let Some(r) = inst.result_id else { return };
         match inst.class.opcode {
             Op::Variable => {
-                self.check_vars.insert(r, r);
+                self.check_vars.insert(r, Prov::Var(r));
             }
             Op::AccessChain
             | Op::InBoundsAccessChain
@@ -57,10 +108,7 @@ impl FnTx<'_, '_, '_> {
             | Op::PtrCastToGeneric
             | Op::GenericCastToPtr
             | Op::CopyObject => {
-                if let Some(v) = super::op_id(inst, 0)
-                    .ok()
-                    .and_then(|b| self.check_var_of(b))
-                {
+                if let Some(v) = super::op_id(inst, 0).ok().and_then(|b| self.prov_of(b)) {
                     self.check_vars.insert(r, v);
                 }
             }
@@ -117,7 +165,11 @@ impl FnTx<'_, '_, '_> {
         if !m.bounds && !race {
             return Ok(addr);
         }
-        let var = self.check_var_of(ptr);
+        let prov = self.prov_of(ptr);
+        let var = match prov {
+            Some(Prov::Var(v)) => Some(v),
+            _ => None,
+        };
         let (target, aux, size) = match var {
             Some(v) => {
                 let (vclass, pointee) = self.pointee_of(v)?;
@@ -149,6 +201,28 @@ impl FnTx<'_, '_, '_> {
         let lid = self.linear_local_id();
         let site_v = self.b.ins().iconst(types::I64, site);
         let args = [self.ctx, site_v, addr, n, lid, aux];
+        if let (Some(Prov::Arg(i)), false) = (prov, race) {
+            // Inline: lo <= addr && addr + n <= hi, from the launch's argument table.
+            let ro = MemFlagsData::trusted().with_readonly().with_can_move();
+            let c = self
+                .b
+                .ins()
+                .load(types::I64, ro, self.ctx, crate::GroupContext::OFFSET_CHECK);
+            let t = self.b.ins().load(types::I64, ro, c, 0);
+            let off = i32::try_from(16 * u64::from(i)).map_err(|_| {
+                crate::CompileError::Unsupported("too many kernel arguments".into())
+            })?;
+            let lo = self.b.ins().load(types::I64, ro, t, off);
+            let hi = self.b.ins().load(types::I64, ro, t, off + 8);
+            let end = self.b.ins().iadd(addr, n);
+            let above = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedGreaterThanOrEqual, addr, lo);
+            let below = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, hi);
+            let ok = self.b.ins().band(above, below);
+            return self.check_branch(ok, hook, &args, addr);
+        }
         let Some(size) = size.filter(|_| !race) else {
             let call = self.b.ins().call(hook, &args);
             return Ok(self.b.inst_results(call)[0]);
@@ -160,6 +234,17 @@ impl FnTx<'_, '_, '_> {
         let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, n, size_v);
         let within = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, off, lim);
         let ok = self.b.ins().band(fits, within);
+        self.check_branch(ok, hook, &args, addr)
+    }
+
+    /// `ok ? addr : hook(args…)`, the call in a cold block.
+    fn check_branch(
+        &mut self,
+        ok: Value,
+        hook: cranelift_codegen::ir::FuncRef,
+        args: &[Value],
+        addr: Value,
+    ) -> Result<Value> {
         let cold = self.b.create_block();
         let done = self.b.create_block();
         self.b.append_block_param(done, types::I64);
@@ -167,7 +252,7 @@ impl FnTx<'_, '_, '_> {
         self.b.ins().brif(ok, done, &[addr.into()], cold, &[]);
         self.b.seal_block(cold);
         self.b.switch_to_block(cold);
-        let call = self.b.ins().call(hook, &args);
+        let call = self.b.ins().call(hook, args);
         let r = self.b.inst_results(call)[0];
         self.b.ins().jump(done, &[r.into()]);
         self.b.seal_block(done);
