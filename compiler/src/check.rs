@@ -430,15 +430,40 @@ fn dynamic_bounds(
     })
 }
 
+/// What JIT code reads of a worker's race-detector state ([`ferrite_check_shadow`]):
+/// the cells (per 4 bytes of local memory: writer + 1, its epoch, reader + 1, its epoch,
+/// each `u32`) and the work-items' epochs (`u32`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct ShadowView {
+    pub cells: u64,
+    pub epochs: u64,
+}
+
 /// Race detector state of the group a worker runs.
-#[derive(Default)]
 struct Shadow {
+    view: Box<ShadowView>,
     serial: u64,
     group: [u64; 3],
     /// Per 4 bytes of local memory: writer + 1, its epoch, reader + 1, its epoch.
     cells: Vec<[u32; 4]>,
     /// Barriers passed, per work-item.
     epochs: Vec<u32>,
+}
+
+impl Default for Shadow {
+    fn default() -> Shadow {
+        Shadow {
+            view: Box::new(ShadowView {
+                cells: 0,
+                epochs: 0,
+            }),
+            serial: 0,
+            group: [0; 3],
+            cells: Vec::new(),
+            epochs: Vec::new(),
+        }
+    }
 }
 
 thread_local! {
@@ -457,6 +482,11 @@ fn with_shadow<R>(st: &CheckLaunch, ctx: &GroupContext, f: impl FnOnce(&mut Shad
             s.epochs.clear();
             let items = ctx.local_size.iter().product::<u64>() as usize;
             s.epochs.resize(items, 0);
+            // One spare cell: an access the inline check lets through lies inside
+            // local memory, so `cells` is never indexed past its end.
+            s.cells.push([0; 4]);
+            let (cells, epochs) = (s.cells.as_mut_ptr() as u64, s.epochs.as_mut_ptr() as u64);
+            *s.view = ShadowView { cells, epochs };
         }
         f(&mut s)
     })
@@ -528,11 +558,29 @@ pub unsafe extern "C" fn ferrite_check_barrier(ctx: *const GroupContext, lid: u6
     0
 }
 
+/// The worker's race-detector state for the group `ctx` describes (reset when it is a
+/// new group): the address of its [`ShadowView`], which stays valid while the group
+/// runs. JIT code calls it when a work-item (or a step of one) starts.
+///
+/// # Safety
+/// As [`ferrite_check`].
+pub unsafe extern "C" fn ferrite_check_shadow(ctx: *const GroupContext) -> u64 {
+    // SAFETY: the caller passes its live group context.
+    let ctx = unsafe { &*ctx };
+    if ctx.check.is_null() {
+        return 0;
+    }
+    // SAFETY: as in `ferrite_check`.
+    let st = unsafe { &*ctx.check };
+    with_shadow(st, ctx, |s| &*s.view as *const ShadowView as u64)
+}
+
 /// The symbols JIT code calls, for the JIT's symbol table.
-pub(crate) fn symbols() -> [(&'static str, *const u8); 2] {
+pub(crate) fn symbols() -> [(&'static str, *const u8); 3] {
     [
         ("ferrite_check", ferrite_check as *const u8),
         ("ferrite_check_barrier", ferrite_check_barrier as *const u8),
+        ("ferrite_check_shadow", ferrite_check_shadow as *const u8),
     ]
 }
 

@@ -235,6 +235,8 @@ pub struct Env<'p> {
     pub check_sites: Vec<crate::check::Site>,
     /// The kernel's entry function (checked mode: its pointer parameters are arguments).
     pub kernel_func: Word,
+    /// The kernel has local memory (checked mode: the race detector's shadow is needed).
+    pub check_local: bool,
 }
 
 impl Env<'_> {
@@ -444,6 +446,7 @@ pub fn compile(
         lanes,
         check_sites: Vec::new(),
         kernel_func: ep.func,
+        check_local: info.args.iter().any(|a| a.kind == crate::ArgKind::Local),
     };
     // Workgroup variables used by the kernel, in declaration order.
     let mut used = HashSet::new();
@@ -471,6 +474,7 @@ pub fn compile(
         }
     }
     env.static_local_size = align_up(off, 16);
+    env.check_local |= env.static_local_size > 0;
 
     // The kernel (or its step) is translated inside the work-group function's loop nest,
     // unless asked for the reference shape (a call per work-item, or per work-item and
@@ -712,6 +716,8 @@ pub struct FnTx<'a, 'e, 'p> {
     builtin_refs: HashMap<&'static str, ir::FuncRef>,
     /// Checked mode: what each pointer is known to point into (`check.rs`).
     check_vars: HashMap<Word, check::Prov>,
+    /// Checked mode with races: this worker's `crate::check::ShadowView`.
+    check_view: Option<Value>,
     pub wi: Value,
     pub ctx: Value,
     pub local_mem: Value,
@@ -769,6 +775,7 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             func_refs: HashMap::new(),
             builtin_refs: HashMap::new(),
             check_vars: HashMap::new(),
+            check_view: None,
             wi: dummy,
             ctx: dummy,
             local_mem: dummy,
@@ -845,6 +852,7 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             self.ctx,
             GroupContext::OFFSET_LOCAL_MEM,
         );
+        self.check_entry()?;
         self.translate_body()
     }
 
@@ -866,6 +874,7 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
                 "too many inlined kernel arguments".into(),
             ));
         }
+        self.check_entry()?;
         self.translate_body()
     }
 

@@ -83,6 +83,10 @@ pub fn launch_state(launch: &Launch<'_>) -> Option<CheckLaunch> {
         .enumerate()
         .map(|(j, (off, i, n))| {
             let end = locals.get(j + 1).map_or(total, |l| l.0);
+            // Inline checks of a `__local` argument compare offsets in local memory.
+            if let Some(t) = table.get_mut(*i) {
+                *t = [*off, end.max(*off)];
+            }
             (*off, end.saturating_sub(*off), name(*i, n))
         })
         .collect();

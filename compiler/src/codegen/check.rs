@@ -29,6 +29,9 @@ pub(crate) enum Prov {
     /// A `__global`/`__constant` kernel argument (its number): checked inline against the
     /// launch's table of argument ranges (`CheckLaunch::table`).
     Arg(u32),
+    /// A `__local` kernel argument (its number): the table holds its offsets in local
+    /// memory.
+    LocalArg(u32),
 }
 
 impl FnTx<'_, '_, '_> {
@@ -54,21 +57,33 @@ impl FnTx<'_, '_, '_> {
     /// Checked mode, at the start of the kernel's own function (or its step): its
     /// `__global`/`__constant` pointer parameters are the arguments of those numbers.
     pub(super) fn check_kernel_params(&mut self) {
-        if !mode().bounds || !(self.step.is_some() || self.f.id == self.env.kernel_func) {
+        if !mode().any() || !(self.step.is_some() || self.f.id == self.env.kernel_func) {
             return;
         }
         for (i, prm) in self.f.params.iter().enumerate() {
-            let global = matches!(
-                self.p.pointer_type(prm.ty),
-                Ok((
-                    StorageClass::CrossWorkgroup | StorageClass::UniformConstant,
-                    _
-                ))
-            );
-            if global {
-                self.check_vars.insert(prm.id, Prov::Arg(i as u32));
+            match self.p.pointer_type(prm.ty) {
+                Ok((StorageClass::CrossWorkgroup | StorageClass::UniformConstant, _)) => {
+                    self.check_vars.insert(prm.id, Prov::Arg(i as u32));
+                }
+                Ok((StorageClass::Workgroup, _)) => {
+                    self.check_vars.insert(prm.id, Prov::LocalArg(i as u32));
+                }
+                _ => {}
             }
         }
+    }
+
+    /// Checked mode with races, where a work-item (or a step of one) starts: fetch the
+    /// worker's race-detector state for the inline race checks.
+    pub(super) fn check_entry(&mut self) -> Result<()> {
+        if !mode().races || !self.env.check_local {
+            return Ok(());
+        }
+        let hook = self.check_hook("ferrite_check_shadow", 1)?;
+        let ctx = self.ctx;
+        let call = self.b.ins().call(hook, &[ctx]);
+        self.check_view = Some(self.b.inst_results(call)[0]);
+        Ok(())
     }
 
     /// Follow pointer provenance through `inst` (called for every instruction in checked
@@ -85,7 +100,7 @@ impl FnTx<'_, '_, '_> {
                     .ok()
                     .and_then(|a| self.prov_of(a))
                     .filter(|p| match p {
-                        Prov::Arg(_) => true,
+                        Prov::Arg(_) | Prov::LocalArg(_) => true,
                         Prov::Var(v) => self.p.globals.contains_key(v),
                     });
                 match prov {
@@ -153,6 +168,7 @@ impl FnTx<'_, '_, '_> {
         ptr: Word,
         addr: Value,
         n: Value,
+        n_const: Option<u64>,
         write: bool,
     ) -> Result<Value> {
         let m = mode();
@@ -201,19 +217,98 @@ impl FnTx<'_, '_, '_> {
         let lid = self.linear_local_id();
         let site_v = self.b.ins().iconst(types::I64, site);
         let args = [self.ctx, site_v, addr, n, lid, aux];
-        if let (Some(Prov::Arg(i)), false) = (prov, race) {
-            // Inline: lo <= addr && addr + n <= hi, from the launch's argument table.
-            let ro = MemFlagsData::trusted().with_readonly().with_can_move();
-            let c = self
+        // `__local`, race detector on, one 4-byte cell: bounds, then the race check,
+        // inline.
+        let one_cell = n_const.is_some_and(|n| n <= 4);
+        let known_local = match prov {
+            Some(Prov::LocalArg(_)) => true,
+            Some(Prov::Var(v)) => matches!(self.pointee_of(v), Ok((StorageClass::Workgroup, _))),
+            _ => false,
+        };
+        if let (true, true, Some(view)) = (race && one_cell, known_local, self.check_view) {
+            let off = self.b.ins().isub(addr, self.local_mem);
+            let (lo, len) = match (prov, size) {
+                (Some(Prov::LocalArg(i)), _) => {
+                    let (lo, hi) = self.check_table_entry(i)?;
+                    (lo, self.b.ins().isub(hi, lo))
+                }
+                (_, Some(size)) => {
+                    let lo = self.b.ins().isub(aux, self.local_mem);
+                    (lo, self.b.ins().iconst(types::I64, size as i64))
+                }
+                _ => {
+                    return Err(crate::CompileError::Codegen(
+                        "checked mode: no extent".into(),
+                    ))
+                }
+            };
+            let rel = self.b.ins().isub(off, lo);
+            let lim = self.b.ins().isub(len, n);
+            let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, n, len);
+            let within = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, rel, lim);
+            let low = self.b.ins().band_imm_s(off, 3);
+            let end = self.b.ins().iadd(low, n);
+            let single = self
                 .b
                 .ins()
-                .load(types::I64, ro, self.ctx, crate::GroupContext::OFFSET_CHECK);
-            let t = self.b.ins().load(types::I64, ro, c, 0);
-            let off = i32::try_from(16 * u64::from(i)).map_err(|_| {
-                crate::CompileError::Unsupported("too many kernel arguments".into())
-            })?;
-            let lo = self.b.ins().load(types::I64, ro, t, off);
-            let hi = self.b.ins().load(types::I64, ro, t, off + 8);
+                .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, end, 4);
+            let ok = self.b.ins().band(fits, within);
+            let ok = self.b.ins().band(ok, single);
+            let race_blk = self.b.create_block();
+            let fast = self.b.create_block();
+            let cold = self.b.create_block();
+            let done = self.b.create_block();
+            self.b.append_block_param(done, types::I64);
+            self.b.set_cold_block(cold);
+            self.b.ins().brif(ok, race_blk, &[], cold, &[]);
+            self.b.seal_block(race_blk);
+            self.b.switch_to_block(race_blk);
+            let t = MemFlagsData::trusted();
+            let cells = self.b.ins().load(types::I64, t, view, 0);
+            let epochs = self.b.ins().load(types::I64, t, view, 8);
+            let lid4 = self.b.ins().ishl_imm_s(lid, 2);
+            let ep_at = self.b.ins().iadd(epochs, lid4);
+            let ep = self.b.ins().load(types::I32, t, ep_at, 0);
+            let me64 = self.b.ins().iadd_imm_s(lid, 1);
+            let me = self.b.ins().ireduce(types::I32, me64);
+            let idx = self.b.ins().ushr_imm_s(off, 2);
+            let idx = self.b.ins().ishl_imm_s(idx, 4);
+            let cell = self.b.ins().iadd(cells, idx);
+            // Another work-item's access in this epoch conflicts: its writes always,
+            // its reads when this is a write.
+            let clear = |b: &mut cranelift_frontend::FunctionBuilder, at: i32| {
+                let who = b.ins().load(types::I32, t, cell, at);
+                let when = b.ins().load(types::I32, t, cell, at + 4);
+                let mine = b.ins().icmp(IntCC::Equal, who, me);
+                let none = b.ins().icmp_imm_s(IntCC::Equal, who, 0);
+                let old = b.ins().icmp(IntCC::NotEqual, when, ep);
+                let x = b.ins().bor(mine, none);
+                b.ins().bor(x, old)
+            };
+            let mut ok = clear(&mut self.b, 0);
+            if write {
+                let r = clear(&mut self.b, 8);
+                ok = self.b.ins().band(ok, r);
+            }
+            self.b.ins().brif(ok, fast, &[], cold, &[]);
+            self.b.seal_block(fast);
+            self.b.seal_block(cold);
+            self.b.switch_to_block(fast);
+            let at = if write { 0 } else { 8 };
+            self.b.ins().store(t, me, cell, at);
+            self.b.ins().store(t, ep, cell, at + 4);
+            self.b.ins().jump(done, &[addr.into()]);
+            self.b.switch_to_block(cold);
+            let call = self.b.ins().call(hook, &args);
+            let r = self.b.inst_results(call)[0];
+            self.b.ins().jump(done, &[r.into()]);
+            self.b.seal_block(done);
+            self.b.switch_to_block(done);
+            return Ok(self.b.block_params(done)[0]);
+        }
+        if let (Some(Prov::Arg(i)), false) = (prov, race) {
+            // Inline: lo <= addr && addr + n <= hi, from the launch's argument table.
+            let (lo, hi) = self.check_table_entry(i)?;
             let end = self.b.ins().iadd(addr, n);
             let above = self
                 .b
@@ -235,6 +330,21 @@ impl FnTx<'_, '_, '_> {
         let within = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, off, lim);
         let ok = self.b.ins().band(fits, within);
         self.check_branch(ok, hook, &args, addr)
+    }
+
+    /// Entry `i` of the launch's argument table: `(lo, hi)`.
+    fn check_table_entry(&mut self, i: u32) -> Result<(Value, Value)> {
+        let ro = MemFlagsData::trusted().with_readonly().with_can_move();
+        let c = self
+            .b
+            .ins()
+            .load(types::I64, ro, self.ctx, crate::GroupContext::OFFSET_CHECK);
+        let t = self.b.ins().load(types::I64, ro, c, 0);
+        let off = i32::try_from(16 * u64::from(i))
+            .map_err(|_| crate::CompileError::Unsupported("too many kernel arguments".into()))?;
+        let lo = self.b.ins().load(types::I64, ro, t, off);
+        let hi = self.b.ins().load(types::I64, ro, t, off + 8);
+        Ok((lo, hi))
     }
 
     /// `ok ? addr : hook(args…)`, the call in a cold block.
@@ -272,8 +382,8 @@ impl FnTx<'_, '_, '_> {
             return Ok(addr);
         }
         let n = layout(self.p, ty)?.size;
-        let n = self.b.ins().iconst(types::I64, n as i64);
-        self.check_access(ptr, addr, n, write)
+        let nv = self.b.ins().iconst(types::I64, n as i64);
+        self.check_access(ptr, addr, nv, Some(n), write)
     }
 
     /// A work-item passed a boundary (checked mode with `races`): its next `__local`
@@ -313,8 +423,8 @@ impl FnTx<'_, '_, '_> {
             }
             n
         };
-        let d = self.check_access(dp, dst, n, true)?;
-        let s = self.check_access(sp, src, n, false)?;
+        let d = self.check_access(dp, dst, n, None, true)?;
+        let s = self.check_access(sp, src, n, None, false)?;
         Ok((d, s))
     }
 }
