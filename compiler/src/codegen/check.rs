@@ -57,10 +57,11 @@ impl FnTx<'_, '_, '_> {
     /// Checked mode, at the start of the kernel's own function (or its step): its
     /// `__global`/`__constant` pointer parameters are the arguments of those numbers.
     pub(super) fn check_kernel_params(&mut self) {
-        if !mode().any() || !(self.step.is_some() || self.f.id == self.env.kernel_func) {
+        if !mode().any() {
             return;
         }
-        for (i, prm) in self.f.params.iter().enumerate() {
+        let kernel = self.step.is_some() || self.f.id == self.env.kernel_func;
+        for (i, prm) in self.f.params.iter().enumerate().filter(|_| kernel) {
             match self.p.pointer_type(prm.ty) {
                 Ok((StorageClass::CrossWorkgroup | StorageClass::UniformConstant, _)) => {
                     self.check_vars.insert(prm.id, Prov::Arg(i as u32));
@@ -69,6 +70,20 @@ impl FnTx<'_, '_, '_> {
                     self.check_vars.insert(prm.id, Prov::LocalArg(i as u32));
                 }
                 _ => {}
+            }
+        }
+        // Provenance of every pointer before translation: a step may translate a use
+        // (after a barrier) before the definition it reloads from the frame.
+        let f = self.f;
+        for _ in 0..4 {
+            let before = self.check_vars.len();
+            for blk in &f.blocks {
+                for inst in &blk.insts {
+                    self.check_note(inst);
+                }
+            }
+            if self.check_vars.len() == before {
+                break;
             }
         }
     }
@@ -392,8 +407,19 @@ impl FnTx<'_, '_, '_> {
         if !mode().races {
             return Ok(());
         }
-        let hook = self.check_hook("ferrite_check_barrier", 2)?;
         let lid = self.linear_local_id();
+        if let Some(view) = self.check_view {
+            // Inline: epochs[lid] += 1.
+            let t = MemFlagsData::trusted();
+            let epochs = self.b.ins().load(types::I64, t, view, 8);
+            let lid4 = self.b.ins().ishl_imm_s(lid, 2);
+            let at = self.b.ins().iadd(epochs, lid4);
+            let e = self.b.ins().load(types::I32, t, at, 0);
+            let e = self.b.ins().iadd_imm_s(e, 1);
+            self.b.ins().store(t, e, at, 0);
+            return Ok(());
+        }
+        let hook = self.check_hook("ferrite_check_barrier", 2)?;
         let ctx = self.ctx;
         self.b.ins().call(hook, &[ctx, lid]);
         Ok(())
