@@ -21,6 +21,15 @@ pub(crate) fn mode() -> crate::check::Mode {
     crate::check::mode()
 }
 
+/// The operands of a `ferrite_check` call but the work-item id.
+struct CallArgs {
+    hook: cranelift_codegen::ir::FuncRef,
+    site: Value,
+    addr: Value,
+    n: Value,
+    aux: Value,
+}
+
 /// What a pointer is known to point into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Prov {
@@ -229,9 +238,14 @@ impl FnTx<'_, '_, '_> {
         let site = self.env.check_sites.len() as i64;
         self.env.check_sites.push(Site { write, target });
         let hook = self.check_hook("ferrite_check", 6)?;
-        let lid = self.linear_local_id();
         let site_v = self.b.ins().iconst(types::I64, site);
-        let args = [self.ctx, site_v, addr, n, lid, aux];
+        let args = CallArgs {
+            hook,
+            site: site_v,
+            addr,
+            n,
+            aux,
+        };
         // `__local`, race detector on, one 4-byte cell: bounds, then the race check,
         // inline.
         let one_cell = n_const.is_some_and(|n| n <= 4);
@@ -279,6 +293,7 @@ impl FnTx<'_, '_, '_> {
             self.b.seal_block(race_blk);
             self.b.switch_to_block(race_blk);
             let t = MemFlagsData::trusted();
+            let lid = self.linear_local_id();
             let cells = self.b.ins().load(types::I64, t, view, 0);
             let epochs = self.b.ins().load(types::I64, t, view, 8);
             let lid4 = self.b.ins().ishl_imm_s(lid, 2);
@@ -314,12 +329,24 @@ impl FnTx<'_, '_, '_> {
             self.b.ins().store(t, ep, cell, at + 4);
             self.b.ins().jump(done, &[addr.into()]);
             self.b.switch_to_block(cold);
-            let call = self.b.ins().call(hook, &args);
-            let r = self.b.inst_results(call)[0];
+            let r = self.check_call(&args);
             self.b.ins().jump(done, &[r.into()]);
             self.b.seal_block(done);
             self.b.switch_to_block(done);
             return Ok(self.b.block_params(done)[0]);
+        }
+        if let (Some(Prov::LocalArg(i)), false) = (prov, race) {
+            // Inline: lo <= off && off + n <= hi, offsets in local memory.
+            let (lo, hi) = self.check_table_entry(i)?;
+            let off = self.b.ins().isub(addr, self.local_mem);
+            let end = self.b.ins().iadd(off, n);
+            let above = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedGreaterThanOrEqual, off, lo);
+            let below = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, hi);
+            let ok = self.b.ins().band(above, below);
+            return self.check_branch(ok, &args);
         }
         if let (Some(Prov::Arg(i)), false) = (prov, race) {
             // Inline: lo <= addr && addr + n <= hi, from the launch's argument table.
@@ -331,11 +358,10 @@ impl FnTx<'_, '_, '_> {
                 .icmp(IntCC::UnsignedGreaterThanOrEqual, addr, lo);
             let below = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, hi);
             let ok = self.b.ins().band(above, below);
-            return self.check_branch(ok, hook, &args, addr);
+            return self.check_branch(ok, &args);
         }
         let Some(size) = size.filter(|_| !race) else {
-            let call = self.b.ins().call(hook, &args);
-            return Ok(self.b.inst_results(call)[0]);
+            return Ok(self.check_call(&args));
         };
         // Inline: n <= size && addr - base <= size - n.
         let size_v = self.b.ins().iconst(types::I64, size as i64);
@@ -344,7 +370,7 @@ impl FnTx<'_, '_, '_> {
         let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, n, size_v);
         let within = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, off, lim);
         let ok = self.b.ins().band(fits, within);
-        self.check_branch(ok, hook, &args, addr)
+        self.check_branch(ok, &args)
     }
 
     /// Entry `i` of the launch's argument table: `(lo, hi)`.
@@ -362,14 +388,20 @@ impl FnTx<'_, '_, '_> {
         Ok((lo, hi))
     }
 
+    /// `ferrite_check(ctx, site, addr, n, lid, aux)`; the work-item's id is computed here,
+    /// on the (cold) path that needs it.
+    fn check_call(&mut self, a: &CallArgs) -> Value {
+        let lid = self.linear_local_id();
+        let call = self
+            .b
+            .ins()
+            .call(a.hook, &[self.ctx, a.site, a.addr, a.n, lid, a.aux]);
+        self.b.inst_results(call)[0]
+    }
+
     /// `ok ? addr : hook(args…)`, the call in a cold block.
-    fn check_branch(
-        &mut self,
-        ok: Value,
-        hook: cranelift_codegen::ir::FuncRef,
-        args: &[Value],
-        addr: Value,
-    ) -> Result<Value> {
+    fn check_branch(&mut self, ok: Value, args: &CallArgs) -> Result<Value> {
+        let addr = args.addr;
         let cold = self.b.create_block();
         let done = self.b.create_block();
         self.b.append_block_param(done, types::I64);
@@ -377,8 +409,7 @@ impl FnTx<'_, '_, '_> {
         self.b.ins().brif(ok, done, &[addr.into()], cold, &[]);
         self.b.seal_block(cold);
         self.b.switch_to_block(cold);
-        let call = self.b.ins().call(hook, args);
-        let r = self.b.inst_results(call)[0];
+        let r = self.check_call(args);
         self.b.ins().jump(done, &[r.into()]);
         self.b.seal_block(done);
         self.b.switch_to_block(done);
