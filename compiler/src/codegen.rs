@@ -33,6 +33,7 @@
 pub(crate) mod arith;
 pub(crate) mod atomic;
 mod builtins_ids;
+mod check;
 mod composite;
 mod control;
 mod convert;
@@ -230,6 +231,12 @@ pub struct Env<'p> {
     pub sub_group_size: u32,
     /// The vector width asked for (tests), instead of the vectoriser's choice.
     pub lanes: Option<usize>,
+    /// Checked mode: every access site checked so far (`check.rs`).
+    pub check_sites: Vec<crate::check::Site>,
+    /// The kernel's entry function (checked mode: its pointer parameters are arguments).
+    pub kernel_func: Word,
+    /// The kernel has local memory (checked mode: the race detector's shadow is needed).
+    pub check_local: bool,
 }
 
 impl Env<'_> {
@@ -313,6 +320,8 @@ pub struct Output {
     /// The kernel (or a function it calls) calls `printf`.
     pub uses_printf: bool,
     pub handler: crate::Handler,
+    /// Checked mode: what the runtime needs to check a launch.
+    pub check: crate::check::KernelCheck,
 }
 
 /// Does any of `funcs` call `printf` (`OpExtInst OpenCL.std printf`)?
@@ -435,6 +444,9 @@ pub fn compile(
         },
         sub_group_size: ep.sub_group_size.unwrap_or(crate::DEFAULT_SUB_GROUP_SIZE),
         lanes,
+        check_sites: Vec::new(),
+        kernel_func: ep.func,
+        check_local: info.args.iter().any(|a| a.kind == crate::ArgKind::Local),
     };
     // Workgroup variables used by the kernel, in declaration order.
     let mut used = HashSet::new();
@@ -462,6 +474,7 @@ pub fn compile(
         }
     }
     env.static_local_size = align_up(off, 16);
+    env.check_local |= env.static_local_size > 0;
 
     // The kernel (or its step) is translated inside the work-group function's loop nest,
     // unless asked for the reference shape (a call per work-item, or per work-item and
@@ -517,8 +530,27 @@ pub fn compile(
             info.name, handler.lanes, handler.note
         );
     }
+    let check = crate::check::KernelCheck {
+        mode: check::mode(),
+        sites: std::mem::take(&mut env.check_sites),
+        local_vars: env
+            .local_offsets
+            .iter()
+            .map(|(id, off)| {
+                let size = p
+                    .globals
+                    .get(id)
+                    .and_then(|g| layout(p, g.pointee).ok())
+                    .map_or(0, |l| l.size);
+                let name = p.names.get(id).cloned().unwrap_or_else(|| format!("%{id}"));
+                (*off, size, name)
+            })
+            .collect(),
+        program: (0, 0),
+    };
     let (entry, code) = jit::finish(env.module, &code_ranges, wg)?;
     Ok(Output {
+        check,
         entry,
         code,
         static_local_size,
@@ -556,7 +588,10 @@ pub(crate) fn dump_clif() -> bool {
 /// shapes), to compare speeds or to rule the vectoriser out when a result looks wrong.
 pub(crate) fn vectorize() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var("FERRITE_VECTORIZE").map_or(true, |v| v != "0"))
+    // Checked mode runs the scalar shapes, whose loads and stores carry the checks.
+    *ON.get_or_init(|| {
+        std::env::var("FERRITE_VECTORIZE").map_or(true, |v| v != "0") && !check::mode().any()
+    })
 }
 
 /// Verify (debug builds) and define a finished Cranelift function.
@@ -679,6 +714,10 @@ pub struct FnTx<'a, 'e, 'p> {
     builtin_vals: HashMap<Word, BuiltIn>,
     func_refs: HashMap<Word, ir::FuncRef>,
     builtin_refs: HashMap<&'static str, ir::FuncRef>,
+    /// Checked mode: what each pointer is known to point into (`check.rs`).
+    check_vars: HashMap<Word, check::Prov>,
+    /// Checked mode with races: this worker's `crate::check::ShadowView`.
+    check_view: Option<Value>,
     pub wi: Value,
     pub ctx: Value,
     pub local_mem: Value,
@@ -735,6 +774,8 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             builtin_vals: HashMap::new(),
             func_refs: HashMap::new(),
             builtin_refs: HashMap::new(),
+            check_vars: HashMap::new(),
+            check_view: None,
             wi: dummy,
             ctx: dummy,
             local_mem: dummy,
@@ -795,6 +836,7 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             self.vals.insert(prm.id, v);
             self.tys.insert(prm.id, prm.ty);
         }
+        self.check_kernel_params();
         self.wi = it
             .next()
             .ok_or_else(|| CompileError::Codegen("missing work-item parameter".into()))?;
@@ -810,6 +852,7 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             self.ctx,
             GroupContext::OFFSET_LOCAL_MEM,
         );
+        self.check_entry()?;
         self.translate_body()
     }
 
@@ -825,11 +868,13 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             self.vals.insert(prm.id, v);
             self.tys.insert(prm.id, prm.ty);
         }
+        self.check_kernel_params();
         if it.next().is_some() {
             return Err(CompileError::Codegen(
                 "too many inlined kernel arguments".into(),
             ));
         }
+        self.check_entry()?;
         self.translate_body()
     }
 
@@ -1315,6 +1360,9 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
     fn inst(&mut self, inst: &Instruction) -> Result<()> {
         use Op::*;
         let op = inst.class.opcode;
+        if check::mode().any() {
+            self.check_note(inst);
+        }
         match op {
             Nop | Line | NoLine | SelectionMerge | LoopMerge | LifetimeStart | LifetimeStop
             | Name | Decorate | ModuleProcessed => Ok(()),

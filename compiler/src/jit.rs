@@ -111,6 +111,9 @@ pub fn new_recorded(isa: OwnedTargetIsa) -> Result<(JITModule, Ranges), CompileE
     for vb in builtins::vector_all() {
         b.symbol(vb.name, vb.addr);
     }
+    for (name, addr) in crate::check::symbols() {
+        b.symbol(name, addr);
+    }
     // Where the address space is limited (`ulimit -v`) and the reservation fails, the
     // default provider still works in most processes.
     let inner: Box<dyn JITMemoryProvider + Send> =
@@ -216,6 +219,11 @@ impl ProgramMemory {
 
     pub fn base(&self) -> u64 {
         self.ptr as u64
+    }
+
+    /// `[base, end)` of the allocation.
+    pub fn range(&self) -> (u64, u64) {
+        (self.ptr as u64, self.ptr as u64 + self.layout.size() as u64)
     }
 
     /// Copy `bytes` to `offset` (initialisers, before any kernel runs).

@@ -28,6 +28,11 @@
 
 mod analysis;
 mod builtins;
+#[expect(
+    unsafe_code,
+    reason = "checked mode's hooks read the group context and work-item record JIT code passes"
+)]
+pub mod check;
 mod codegen;
 pub mod error;
 #[expect(
@@ -97,6 +102,8 @@ pub struct GroupContext {
     /// The launch's [`PrintfBuffer`] for a kernel that calls `printf`
     /// ([`CompiledKernel::uses_printf`]); null otherwise (`printf` then returns -1).
     pub printf: *const PrintfBuffer,
+    /// Checked mode (`FERRITE_CHECK`): the launch's [`check::CheckLaunch`], or null.
+    pub check: *const check::CheckLaunch,
 }
 
 impl GroupContext {
@@ -111,6 +118,7 @@ impl GroupContext {
     pub const OFFSET_FRAME: i32 = 160;
     pub const OFFSET_LOCAL_MEM_SIZE: i32 = 168;
     pub const OFFSET_PRINTF: i32 = 176;
+    pub const OFFSET_CHECK: i32 = 184;
 }
 
 impl Default for GroupContext {
@@ -127,6 +135,7 @@ impl Default for GroupContext {
             frame: std::ptr::null_mut(),
             local_mem_size: 0,
             printf: std::ptr::null(),
+            check: std::ptr::null(),
         }
     }
 }
@@ -243,5 +252,6 @@ mod tests {
         assert_eq!(o(offset_of!(G, frame)), G::OFFSET_FRAME);
         assert_eq!(o(offset_of!(G, local_mem_size)), G::OFFSET_LOCAL_MEM_SIZE);
         assert_eq!(o(offset_of!(G, printf)), G::OFFSET_PRINTF);
+        assert_eq!(o(offset_of!(G, check)), G::OFFSET_CHECK);
     }
 }

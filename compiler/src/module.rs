@@ -221,10 +221,12 @@ impl Module {
             .ok_or_else(|| CompileError::NoSuchKernel(name.into()))?;
         let info = self.kernels[idx].clone();
         let ep = &self.prog.entry_points[idx];
-        let out = guard(|| {
+        let mut out = guard(|| {
             crate::codegen::compile(&self.prog, ep, &info, &self.global_addr, reference, lanes)
         })?;
+        out.check.program = self.memory.range();
         Ok(CompiledKernel {
+            check: Arc::new(std::mem::take(&mut out.check)),
             info,
             static_local_size: out.static_local_size as usize,
             private_size: out.private_size as usize,
@@ -349,6 +351,8 @@ pub struct CompiledKernel {
     pub uses_printf: bool,
     /// How the work-items run (vector width, shape) and why.
     pub handler: crate::Handler,
+    /// Checked mode (`FERRITE_CHECK`): the access sites and what they access.
+    pub check: Arc<crate::check::KernelCheck>,
     entry: WorkGroupFn,
     /// The code, and the program-scope memory it addresses (kept alive with it).
     code: Arc<(crate::jit::Code, Arc<ProgramMemory>)>,

@@ -324,6 +324,8 @@ struct Outcome {
     stop: AtomicBool,
     first: parking_lot::Mutex<Option<(Trap, [u64; 3])>>,
     watch: Option<Arc<fault::Watch>>,
+    /// Checked mode: the launch's state (`crate::check`).
+    check: Option<ferrite_compiler::check::CheckLaunch>,
 }
 
 impl Outcome {
@@ -341,6 +343,7 @@ fn run_on(pool: &rayon::ThreadPool, launch: &Launch<'_>) -> Result<(), KernelFau
         stop: AtomicBool::new(false),
         first: parking_lot::Mutex::new(None),
         watch: fault::watch(),
+        check: crate::check::launch_state(launch),
     };
     if launch.kernel.uses_printf {
         // `printf` output is collected per launch and printed when the kernel completes.
@@ -354,6 +357,22 @@ fn run_on(pool: &rayon::ThreadPool, launch: &Launch<'_>) -> Result<(), KernelFau
         fault::unwatch(w);
     }
     let first = outcome.first.lock().take();
+    let checked = outcome
+        .check
+        .as_ref()
+        .map(|c| c.take_reports())
+        .unwrap_or_default();
+    if first.is_none() && !checked.is_empty() {
+        return Err(KernelFault {
+            kernel: launch.kernel.info.name.clone(),
+            group: [u64::MAX; 3],
+            trap: Trap {
+                kind: TrapKind::Checked,
+                pc: 0,
+            },
+            report: checked.join("\n"),
+        });
+    }
     let (trap, group) = match first {
         Some(f) => f,
         // Interrupted between groups: no group trapped, some never ran.
@@ -606,6 +625,10 @@ fn run_groups_in(
                 frame,
                 local_mem_size: launch.local_mem_size as u64,
                 printf: printf as *const PrintfBuffer,
+                check: outcome
+                    .check
+                    .as_ref()
+                    .map_or(std::ptr::null(), |c| c as *const _),
             };
             for _ in groups {
                 if outcome.stopped() {

@@ -46,6 +46,8 @@ pub enum TrapKind {
     Timeout { limit_ms: u64 },
     /// The launch could not start (no thread for its stack, an impossible geometry).
     Refused,
+    /// Checked mode (`FERRITE_CHECK`) found an out-of-bounds access or a data race.
+    Checked,
 }
 
 /// A trap of one guarded call.
@@ -75,6 +77,7 @@ impl Trap {
                 self.pc
             ),
             TrapKind::Refused => "the launch could not start".to_string(),
+            TrapKind::Checked => "checked mode found an error".to_string(),
         }
     }
 }

@@ -18,6 +18,7 @@
 //! - `switches`: every `FERRITE_*` environment variable (printed by `ferrite-info`).
 
 pub mod api;
+pub mod check;
 pub mod context;
 pub mod device;
 pub mod error;

@@ -185,7 +185,7 @@ fn is_volatile(p: &Program, inst: &Instruction, first: usize, ptr: Word) -> bool
 
 impl FnTx<'_, '_, '_> {
     /// Pointee type of the pointer value `id`.
-    fn pointee_of(&self, id: Word) -> Result<(StorageClass, Word)> {
+    pub(super) fn pointee_of(&self, id: Word) -> Result<(StorageClass, Word)> {
         let t = self.type_of(id)?;
         self.p.pointer_type(t)
     }
@@ -273,6 +273,7 @@ impl FnTx<'_, '_, '_> {
                     return self.set_result(inst, v);
                 }
                 let a = self.scalar(ptr)?;
+                let a = self.check_typed(ptr, a, rt, false)?;
                 if is_volatile(p, inst, 1, self.decorated_id(ptr)) {
                     self.b.ins().fence();
                 }
@@ -285,6 +286,7 @@ impl FnTx<'_, '_, '_> {
                 let (_, pointee) = self.pointee_of(ptr)?;
                 let a = self.scalar(ptr)?;
                 let v = self.val(obj)?;
+                let a = self.check_typed(ptr, a, pointee, true)?;
                 store_typed(&mut self.b, p, pointee, &v, a, 0, mem_flags(inst, 2))?;
                 if is_volatile(p, inst, 2, self.decorated_id(ptr)) {
                     self.b.ins().fence();
@@ -296,6 +298,7 @@ impl FnTx<'_, '_, '_> {
             Op::CopyMemory | Op::CopyMemorySized => {
                 let dst = self.scalar(op_id(inst, 0)?)?;
                 let src = self.scalar(op_id(inst, 1)?)?;
+                let (dst, src) = self.check_copy(inst, dst, src)?;
                 let cfg = self.env.module.target_config();
                 let size_const = if inst.class.opcode == Op::CopyMemory {
                     let (_, pointee) = self.pointee_of(op_id(inst, 0)?)?;

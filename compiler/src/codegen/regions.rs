@@ -769,6 +769,7 @@ impl FnTx<'_, '_, '_> {
         if plan.fences[i] {
             self.b.ins().fence();
         }
+        self.check_boundary()?;
         let n = self.b.ins().iconst(types::I32, plan.state(i));
         self.step_return(n);
         Ok(())

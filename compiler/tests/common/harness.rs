@@ -729,6 +729,7 @@ fn run_group(
         frame: frame.as_mut_ptr().cast(),
         local_mem_size: (lmem.len() * 8) as u64,
         printf: PRINTF.with(Cell::get),
+        check: std::ptr::null(),
     };
     // SAFETY: the entry follows the work-group ABI; `args` was laid out from the kernel's
     // `KernelInfo` and its buffers outlive the call, `ctx`, the local memory and the frame

@@ -1,0 +1,484 @@
+//! Checked mode (`FERRITE_CHECK=bounds,races`): kernels with planted bugs — off-by-one
+//! reads and writes on global, `__local` and private arrays, a `__constant` buffer and a
+//! program-scope `__constant` array overrun, an SVM overrun, a missing barrier, a race on a
+//! `__local` counter — each fail their command with a report naming the kernel, what was
+//! accessed (argument or variable), the offset and the work-item; the correct version of
+//! each runs with no report.
+//!
+//! Ferrite-only: on another platform each test returns early.
+
+use ferrite_tests::*;
+use std::ffi::{c_char, c_void, CStr};
+use std::sync::{Mutex, Once};
+
+fn setup() -> bool {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // Edition 2021: safe; runs before this process's first OpenCL call, and Ferrite
+        // reads the variable when it compiles its first kernel.
+        std::env::set_var("FERRITE_CHECK", "bounds,races");
+    });
+    is_ferrite()
+}
+
+static NOTES: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
+
+extern "C" fn notify(errinfo: *const c_char, _: *const c_void, _: usize, user: *mut c_void) {
+    // SAFETY: the driver passes a NUL-terminated string.
+    let s = unsafe { CStr::from_ptr(errinfo) }
+        .to_string_lossy()
+        .into_owned();
+    NOTES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((user as usize, s));
+}
+
+struct Ctx {
+    ctx: Context,
+    queue: Queue,
+    tag: usize,
+}
+
+fn context(tag: usize) -> Ctx {
+    let d = dev();
+    let props = [
+        CL_CONTEXT_PLATFORM as cl_context_properties,
+        d.platform as cl_context_properties,
+        0,
+    ];
+    let mut rc = 0;
+    // SAFETY: a 0-terminated property list, one valid device, a callback that lives for
+    // the whole process.
+    let ctx = unsafe {
+        clCreateContext(
+            props.as_ptr(),
+            1,
+            &d.device,
+            Some(notify),
+            tag as *mut c_void,
+            &mut rc,
+        )
+    };
+    check(rc, "clCreateContext");
+    let ctx = Context(ctx);
+    let queue = Queue::new(&ctx, 0);
+    Ctx { ctx, queue, tag }
+}
+
+fn notes(tag: usize) -> Vec<String> {
+    NOTES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .filter(|(t, _)| *t == tag)
+        .map(|(_, s)| s.clone())
+        .collect()
+}
+
+/// Run `kernel` of `src` over `global` work-items in groups of `local`, with arguments
+/// set by `args` (which returns what must outlive the launch): its event status and the
+/// notes its context received.
+fn run<K>(
+    tag: usize,
+    src: &str,
+    kernel: &str,
+    global: usize,
+    local: usize,
+    args: impl FnOnce(&Ctx, &Kernel) -> K,
+) -> (cl_int, Vec<String>) {
+    let c = context(tag);
+    let p = build(&c.ctx, src, "-cl-kernel-arg-info");
+    let k = p.kernel(kernel);
+    let keep = args(&c, &k);
+    let ev = enqueue_nd(&c.queue, &k, None, &[global], Some(&[local])).expect("enqueue");
+    // SAFETY: one live event; a failure shows in its status.
+    let _ = unsafe { clWaitForEvents(1, &ev.raw()) };
+    let status = ev.status();
+    c.queue.finish();
+    drop(keep);
+    (status, notes(c.tag))
+}
+
+/// The buggy version fails with a report containing every one of `want`; the correct one
+/// completes without a report.
+#[track_caller]
+fn expect_pair(
+    bad: (cl_int, Vec<String>),
+    good: (cl_int, Vec<String>),
+    kernel: &str,
+    want: &[&str],
+) {
+    let (status, notes) = bad;
+    assert!(
+        status < 0,
+        "`{kernel}` with its bug: status {status}, notes {notes:?}"
+    );
+    assert!(
+        notes.iter().any(
+            |n| n.contains(&format!("kernel `{kernel}`")) && want.iter().all(|w| n.contains(w))
+        ),
+        "no report on `{kernel}` containing {want:?}: {notes:?}"
+    );
+    let (status, notes) = good;
+    assert_eq!(status, CL_COMPLETE, "correct `{kernel}`: notes {notes:?}");
+    assert!(
+        notes.is_empty(),
+        "correct `{kernel}` was reported: {notes:?}"
+    );
+}
+
+fn floats(c: &Ctx, n: usize) -> Buffer {
+    let v: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    Buffer::from_slice(&c.ctx, CL_MEM_READ_WRITE, &v)
+}
+
+#[test]
+fn global_read_past_the_end() {
+    if !setup() {
+        return;
+    }
+    let src = r#"__kernel void rd(__global const float *in, __global float *out, int d) {
+        size_t i = get_global_id(0);
+        out[i] = in[i + d];
+    }"#;
+    let go = |tag, d: i32| {
+        run(tag, src, "rd", 64, 16, |c, k| {
+            let (a, b) = (floats(c, 64), floats(c, 64));
+            k.buf(0, &a).buf(1, &b).arg(2, &d);
+            (a, b)
+        })
+    };
+    expect_pair(
+        go(1, 1),
+        go(2, 0),
+        "rd",
+        &[
+            "out-of-bounds read of 4 bytes",
+            "argument #0 `in`",
+            "offset 256",
+            "work-item (63, 0, 0)",
+        ],
+    );
+}
+
+#[test]
+fn global_write_past_the_end() {
+    if !setup() {
+        return;
+    }
+    let src = r#"__kernel void wr(__global float *out, int d) {
+        size_t i = get_global_id(0);
+        out[i + d] = 1.0f;
+    }"#;
+    let go = |tag, d: i32| {
+        run(tag, src, "wr", 64, 16, |c, k| {
+            let a = floats(c, 64);
+            k.buf(0, &a).arg(1, &d);
+            a
+        })
+    };
+    expect_pair(
+        go(3, 1),
+        go(4, 0),
+        "wr",
+        &[
+            "out-of-bounds write of 4 bytes",
+            "argument #0 `out`",
+            "offset 256",
+            "work-item (63, 0, 0)",
+        ],
+    );
+}
+
+#[test]
+fn global_read_before_the_start() {
+    if !setup() {
+        return;
+    }
+    let src = r#"__kernel void before(__global const int *in, __global int *out, int d) {
+        size_t i = get_global_id(0);
+        out[i] = in[(int)i - d];
+    }"#;
+    let go = |tag, d: i32| {
+        run(tag, src, "before", 64, 16, |c, k| {
+            let a = Buffer::from_slice(&c.ctx, CL_MEM_READ_WRITE, &[1i32; 64]);
+            let b = Buffer::from_slice(&c.ctx, CL_MEM_READ_WRITE, &[0i32; 64]);
+            k.buf(0, &a).buf(1, &b).arg(2, &d);
+            (a, b)
+        })
+    };
+    expect_pair(
+        go(5, 1),
+        go(6, 0),
+        "before",
+        &[
+            "out-of-bounds read",
+            "offset -4 of argument #0 `in`",
+            "work-item (0, 0, 0)",
+        ],
+    );
+}
+
+#[test]
+fn static_local_array_off_by_one() {
+    if !setup() {
+        return;
+    }
+    let src = r#"__kernel void lcl(__global int *out, int d) {
+        __local int tile[16];
+        size_t l = get_local_id(0);
+        tile[l + d] = (int)l;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_global_id(0)] = tile[l];
+    }"#;
+    let go = |tag, d: i32| {
+        run(tag, src, "lcl", 64, 16, |c, k| {
+            let a = Buffer::from_slice(&c.ctx, CL_MEM_READ_WRITE, &[0i32; 64]);
+            k.buf(0, &a).arg(1, &d);
+            a
+        })
+    };
+    expect_pair(
+        go(7, 1),
+        go(8, 0),
+        "lcl",
+        &[
+            "out-of-bounds write of 4 bytes",
+            "offset 64",
+            "__local",
+            "work-item (15, 0, 0)",
+        ],
+    );
+}
+
+#[test]
+fn local_argument_off_by_one() {
+    if !setup() {
+        return;
+    }
+    let src = r#"__kernel void larg(__global int *out, __local int *tile, int d) {
+        size_t l = get_local_id(0);
+        tile[l] = (int)l;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_global_id(0)] = tile[l + d];
+    }"#;
+    let go = |tag, d: i32| {
+        run(tag, src, "larg", 64, 16, |c, k| {
+            let a = Buffer::from_slice(&c.ctx, CL_MEM_READ_WRITE, &[0i32; 64]);
+            k.buf(0, &a).local(1, 16 * 4).arg(2, &d);
+            a
+        })
+    };
+    expect_pair(
+        go(9, 1),
+        go(10, 0),
+        "larg",
+        &[
+            "out-of-bounds read of 4 bytes",
+            "argument #1 `tile`",
+            "offset 64",
+        ],
+    );
+}
+
+#[test]
+fn private_array_off_by_one() {
+    if !setup() {
+        return;
+    }
+    let src = r#"__kernel void priv(__global int *out, int n) {
+        int a[8];
+        for (int k = 0; k < 8; k++) a[k] = k * (int)get_global_id(0);
+        out[get_global_id(0)] = a[n];
+    }"#;
+    let go = |tag, n: i32| {
+        run(tag, src, "priv", 32, 16, |c, k| {
+            let a = Buffer::from_slice(&c.ctx, CL_MEM_READ_WRITE, &[0i32; 32]);
+            k.buf(0, &a).arg(1, &n);
+            a
+        })
+    };
+    expect_pair(
+        go(11, 8),
+        go(12, 7),
+        "priv",
+        &[
+            "out-of-bounds read of 4 bytes",
+            "private variable",
+            "offset 32",
+        ],
+    );
+}
+
+#[test]
+fn constant_buffer_overrun() {
+    if !setup() {
+        return;
+    }
+    let src = r#"__kernel void cst(__constant float *c, __global float *out, int d) {
+        size_t i = get_global_id(0);
+        out[i] = c[i + d] * 2.0f;
+    }"#;
+    let go = |tag, d: i32| {
+        run(tag, src, "cst", 64, 16, |c, k| {
+            let (a, b) = (floats(c, 64), floats(c, 64));
+            k.buf(0, &a).buf(1, &b).arg(2, &d);
+            (a, b)
+        })
+    };
+    expect_pair(
+        go(13, 2),
+        go(14, 0),
+        "cst",
+        &[
+            "out-of-bounds read",
+            "argument #0 `c`",
+            "offset 256",
+            "work-item (62, 0, 0)",
+        ],
+    );
+}
+
+#[test]
+fn program_scope_constant_overrun() {
+    if !setup() {
+        return;
+    }
+    let src = r#"__constant int table[4] = {1, 2, 3, 4};
+    __kernel void tab(__global int *out, int n) {
+        out[get_global_id(0)] = table[n];
+    }"#;
+    let go = |tag, n: i32| {
+        run(tag, src, "tab", 16, 16, |c, k| {
+            let a = Buffer::from_slice(&c.ctx, CL_MEM_READ_WRITE, &[0i32; 16]);
+            k.buf(0, &a).arg(1, &n);
+            a
+        })
+    };
+    expect_pair(
+        go(15, 4),
+        go(16, 3),
+        "tab",
+        &["out-of-bounds read", "offset 16"],
+    );
+}
+
+#[test]
+fn svm_overrun() {
+    if !setup() {
+        return;
+    }
+    let src = r#"__kernel void svmk(__global int *p, int d) {
+        size_t i = get_global_id(0);
+        p[i + d] = (int)i;
+    }"#;
+    let go = |tag, d: i32| {
+        run(tag, src, "svmk", 64, 16, |c, k| {
+            // SAFETY: a live context; the allocation is freed after the launch below.
+            let p = unsafe { clSVMAlloc(c.ctx.raw(), CL_MEM_READ_WRITE, 64 * 4, 0) };
+            assert!(!p.is_null(), "clSVMAlloc");
+            // SAFETY: a live kernel and an SVM pointer of its context.
+            check(
+                unsafe { clSetKernelArgSVMPointer(k.raw(), 0, p) },
+                "SVM arg",
+            );
+            k.arg(1, &d);
+            struct Free(cl_context, *mut c_void);
+            impl Drop for Free {
+                fn drop(&mut self) {
+                    // SAFETY: the pointer came from clSVMAlloc on this context; the launch
+                    // using it has finished.
+                    unsafe { clSVMFree(self.0, self.1) };
+                }
+            }
+            Free(c.ctx.raw(), p)
+        })
+    };
+    expect_pair(
+        go(17, 1),
+        go(18, 0),
+        "svmk",
+        &[
+            "out-of-bounds write",
+            "argument #0 `p`",
+            "offset 256",
+            "work-item (63, 0, 0)",
+        ],
+    );
+}
+
+#[test]
+fn missing_barrier_is_a_race() {
+    if !setup() {
+        return;
+    }
+    let bad = r#"__kernel void shift(__global const int *in, __global int *out) {
+        __local int t[16];
+        size_t l = get_local_id(0), i = get_global_id(0);
+        t[l] = in[i];
+        out[i] = t[(l + 1) % 16];
+    }"#;
+    let good = r#"__kernel void shift(__global const int *in, __global int *out) {
+        __local int t[16];
+        size_t l = get_local_id(0), i = get_global_id(0);
+        t[l] = in[i];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[i] = t[(l + 1) % 16];
+    }"#;
+    let go = |tag, src| {
+        run(tag, src, "shift", 64, 16, |c, k| {
+            let a = Buffer::from_slice(&c.ctx, CL_MEM_READ_WRITE, &[3i32; 64]);
+            let b = Buffer::from_slice(&c.ctx, CL_MEM_READ_WRITE, &[0i32; 64]);
+            k.buf(0, &a).buf(1, &b);
+            (a, b)
+        })
+    };
+    expect_pair(
+        go(19, bad),
+        go(20, good),
+        "shift",
+        &["data race on __local memory", "__local"],
+    );
+}
+
+#[test]
+fn race_on_a_local_counter() {
+    if !setup() {
+        return;
+    }
+    let bad = r#"__kernel void count(__global const int *in, __global int *out) {
+        __local int n;
+        if (get_local_id(0) == 0) n = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (in[get_global_id(0)] > 0) n++;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (get_local_id(0) == 0) out[get_group_id(0)] = n;
+    }"#;
+    let good = r#"__kernel void count(__global const int *in, __global int *out) {
+        __local int n;
+        if (get_local_id(0) == 0) n = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (in[get_global_id(0)] > 0) atomic_inc(&n);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (get_local_id(0) == 0) out[get_group_id(0)] = n;
+    }"#;
+    let go = |tag, src| {
+        run(tag, src, "count", 64, 16, |c, k| {
+            let a = Buffer::from_slice(&c.ctx, CL_MEM_READ_WRITE, &[1i32; 64]);
+            let b = Buffer::from_slice(&c.ctx, CL_MEM_READ_WRITE, &[0i32; 4]);
+            k.buf(0, &a).buf(1, &b);
+            (a, b)
+        })
+    };
+    expect_pair(
+        go(21, bad),
+        go(22, good),
+        "count",
+        &[
+            "data race on __local memory",
+            "offset 0",
+            "by local work-item 0",
+        ],
+    );
+}
