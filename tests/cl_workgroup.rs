@@ -70,7 +70,10 @@ __attribute__((noinline))
 uint step(__local uint *s, uint l, uint n, uint stride) {
     if (l < stride) s[l] += s[l + stride];
     barrier(CLK_LOCAL_MEM_FENCE);
-    return s[0];
+    uint r = s[0];
+    // Before work-item 0 writes s[0] again in the next step (checked mode's race report).
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return r;
 }
 __kernel void k(__global const uint *in, __global uint *out, __local uint *s, int twice) {
     uint l = get_local_id(0), n = get_local_size(0);

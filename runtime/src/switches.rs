@@ -83,6 +83,12 @@ pub const SWITCHES: &[Switch] = &[
         effect: "a kernel running longer fails its command instead of hanging",
     },
     Switch {
+        name: "FERRITE_CHECK",
+        default: "off",
+        effect: "bounds, races, bounds,races or all: every memory access checked (scalar \
+                 shapes), a report and a failed command for each bad one",
+    },
+    Switch {
         name: "FERRITE_CATCH_FAULTS",
         default: "1",
         effect: "0 leaves faults in kernels to the process (and turns the time limit off)",
