@@ -1104,10 +1104,10 @@ fn private_array_written_before_a_barrier_and_read_after() {
         return;
     };
     let priv_of = |g: usize, i: usize| input[g] as i32 * (i as i32 + 1) + i as i32;
-    for g in 0..n {
+    for (g, got) in out[1].iter().enumerate() {
         let (g0, l) = (g / local * local, g % local);
         let nb = g0 + (l + 1) % local;
         let want = priv_of(nb, nb % 6) + priv_of(g, (g + 2) % 6);
-        assert_eq!(out[1][g] as i32, want, "item {g}");
+        assert_eq!(*got as i32, want, "item {g}");
     }
 }
