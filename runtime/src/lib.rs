@@ -27,6 +27,7 @@ pub mod mem;
 pub mod platform;
 pub mod program;
 pub mod queue;
+pub mod sampler;
 pub mod usm;
 pub mod ze;
 
