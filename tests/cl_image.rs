@@ -1351,3 +1351,234 @@ fn samplers() {
         );
     }
 }
+
+fn sampler(
+    ctx: &Context,
+    normalized: bool,
+    addressing: cl_addressing_mode,
+    filter: cl_filter_mode,
+) -> cl_sampler {
+    let props: [cl_sampler_properties; 7] = [
+        CL_SAMPLER_NORMALIZED_COORDS as u64,
+        u64::from(normalized),
+        CL_SAMPLER_ADDRESSING_MODE as u64,
+        u64::from(addressing),
+        CL_SAMPLER_FILTER_MODE as u64,
+        u64::from(filter),
+        0,
+    ];
+    let mut rc = 0;
+    // SAFETY: a zero-terminated list.
+    let s = unsafe { clCreateSamplerWithProperties(ctx.raw(), props.as_ptr(), &mut rc) };
+    check(rc, "clCreateSamplerWithProperties");
+    s
+}
+
+const KERNELS: &str = r#"
+__constant sampler_t edge_nearest =
+    CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;
+
+kernel void copy(read_only image2d_t src, write_only image2d_t dst) {
+    int2 p = (int2)(get_global_id(0), get_global_id(1));
+    float4 v = read_imagef(src, p);
+    write_imagef(dst, p, (float4)(v.x, v.y * 0.5f, 1.0f - v.z, v.w));
+}
+
+kernel void sample(read_only image2d_t src, sampler_t s, global float2 *coords,
+                   global float4 *out) {
+    int i = get_global_id(0);
+    out[i] = read_imagef(src, s, coords[i]);
+}
+
+kernel void constant_sampler(read_only image2d_t src, global float4 *out) {
+    int i = get_global_id(0);
+    out[i] = read_imagef(src, edge_nearest, (int2)(i - 1, 0));
+}
+
+kernel void queries(read_only image3d_t a, write_only image2d_array_t b, global int *out) {
+    out[0] = get_image_width(a);
+    out[1] = get_image_height(a);
+    out[2] = get_image_depth(a);
+    out[3] = get_image_channel_data_type(a);
+    out[4] = get_image_channel_order(a);
+    out[5] = (int)get_image_array_size(b);
+    int2 d = get_image_dim(b);
+    out[6] = d.x;
+    out[7] = d.y;
+}
+
+kernel void bump(read_write image3d_t im) {
+    int4 p = (int4)(get_global_id(0), get_global_id(1), get_global_id(2), 0);
+    uint4 v = read_imageui(im, p);
+    write_imageui(im, p, v + (uint4)(1, 2, 3, 4));
+}
+"#;
+
+fn set_mem(k: &Kernel, i: cl_uint, m: cl_mem) {
+    check(
+        k.set_arg_raw(
+            i,
+            std::mem::size_of::<cl_mem>(),
+            (&m as *const cl_mem).cast(),
+        ),
+        "clSetKernelArg",
+    );
+}
+
+#[test]
+fn kernels_read_and_write_images() {
+    let env = env();
+    let q = &env.queue;
+    let p = env.build(KERNELS, "-cl-std=CL3.0");
+    // copy: samplerless read, conversion, write.
+    let d = desc(CL_MEM_OBJECT_IMAGE2D, 5, 3, 0, 0);
+    let src = image(&env.ctx, &RGBA8, &d);
+    let dst = image(&env.ctx, &RGBA8, &d);
+    let data: Vec<u8> = (0..60).map(|i| (i * 4) as u8).collect();
+    check(write(q, &src, [0; 3], [5, 3, 1], 0, 0, &data), "write");
+    let k = p.kernel("copy");
+    set_mem(&k, 0, src.raw());
+    set_mem(&k, 1, dst.raw());
+    run_2d(q, &k, None, [5, 3], None);
+    let mut out = [0u8; 60];
+    check(read(q, &dst, [0; 3], [5, 3, 1], 0, 0, &mut out), "read");
+    for (i, px) in data.chunks(4).enumerate() {
+        let g = (f32::from(px[1]) / 255.0 * 0.5 * 255.0).round_ties_even() as u8;
+        assert_eq!(
+            &out[i * 4..i * 4 + 4],
+            &[px[0], g, 255 - px[2], px[3]],
+            "pixel {i}"
+        );
+    }
+    // A buffer where an image belongs, and a NULL image.
+    let b = env.buffer_zeroed::<u8>(16);
+    let m = b.raw();
+    expect_code(
+        k.set_arg_raw(0, 8, (&m as *const cl_mem).cast()),
+        CL_INVALID_MEM_OBJECT,
+        "buffer as image",
+    );
+    expect_code(
+        k.set_arg_raw(0, 8, ptr::null()),
+        CL_INVALID_ARG_VALUE,
+        "NULL image",
+    );
+
+    // read_write 3D image.
+    let vol = image(
+        &env.ctx,
+        &cl_image_format {
+            image_channel_order: CL_RGBA,
+            image_channel_data_type: CL_UNSIGNED_INT16,
+        },
+        &desc(CL_MEM_OBJECT_IMAGE3D, 2, 2, 2, 0),
+    );
+    let start: Vec<u8> = (0..64).collect();
+    check(write(q, &vol, [0; 3], [2, 2, 2], 0, 0, &start), "write 3D");
+    let k = p.kernel("bump");
+    set_mem(&k, 0, vol.raw());
+    run_nd(q, &k, None, &[2, 2, 2], None);
+    let mut got = [0u8; 64];
+    check(read(q, &vol, [0; 3], [2, 2, 2], 0, 0, &mut got), "read 3D");
+    for (i, (a, b)) in start.chunks(2).zip(got.chunks(2)).enumerate() {
+        let before = u16::from_ne_bytes([a[0], a[1]]);
+        let after = u16::from_ne_bytes([b[0], b[1]]);
+        assert_eq!(after, before + (i % 4) as u16 + 1, "channel {i}");
+    }
+
+    // Queries.
+    let arr = image(
+        &env.ctx,
+        &RGBA_F,
+        &desc(CL_MEM_OBJECT_IMAGE2D_ARRAY, 6, 5, 0, 4),
+    );
+    let vol2 = image(&env.ctx, &RGBA8, &desc(CL_MEM_OBJECT_IMAGE3D, 7, 3, 2, 0));
+    let outb = env.buffer_zeroed::<i32>(8);
+    let k = p.kernel("queries");
+    set_mem(&k, 0, vol2.raw());
+    set_mem(&k, 1, arr.raw());
+    k.buf(2, &outb);
+    run_1d(q, &k, 1, None);
+    let v: Vec<i32> = outb.read(q, 8);
+    assert_eq!(v, [7, 3, 2, CL_UNORM_INT8 as i32, CL_RGBA as i32, 4, 6, 5]);
+}
+
+#[test]
+fn kernels_sample_images() {
+    let env = env();
+    let q = &env.queue;
+    let p = env.build(KERNELS, "-cl-std=CL3.0");
+    // A 4×2 float image: red = x + 10 y, alpha 1.
+    let mut px = Vec::new();
+    for y in 0..2 {
+        for x in 0..4 {
+            px.extend_from_slice(&floats([(x + 10 * y) as f32, 0.0, 0.0, 1.0]));
+        }
+    }
+    let img = image(&env.ctx, &RGBA_F, &desc(CL_MEM_OBJECT_IMAGE2D, 4, 2, 0, 0));
+    check(write(q, &img, [0; 3], [4, 2, 1], 0, 0, &px), "write");
+    let run = |s: cl_sampler, coords: &[[f32; 2]]| -> Vec<[f32; 4]> {
+        let c = env.buffer_from(coords);
+        let out = env.buffer_zeroed::<[f32; 4]>(coords.len());
+        let k = p.kernel("sample");
+        set_mem(&k, 0, img.raw());
+        check(
+            k.set_arg_raw(
+                1,
+                std::mem::size_of::<cl_sampler>(),
+                (&s as *const cl_sampler).cast(),
+            ),
+            "sampler arg",
+        );
+        k.buf(2, &c).buf(3, &out);
+        run_1d(q, &k, coords.len(), None);
+        // SAFETY: s is a live sampler.
+        check(unsafe { clReleaseSampler(s) }, "release");
+        out.read(q, coords.len())
+    };
+    // Nearest, unnormalised, clamp to edge.
+    let r = run(
+        sampler(&env.ctx, false, CL_ADDRESS_CLAMP_TO_EDGE, CL_FILTER_NEAREST),
+        &[[2.7, 1.2], [-3.0, 9.0], [0.5, 0.5]],
+    );
+    assert_eq!([r[0][0], r[1][0], r[2][0]], [12.0, 10.0, 0.0]);
+    // Linear, unnormalised: halfway between pixels 1 and 2, and 3/4 down to the next row.
+    let r = run(
+        sampler(&env.ctx, false, CL_ADDRESS_CLAMP_TO_EDGE, CL_FILTER_LINEAR),
+        &[[2.0, 0.5], [1.5, 1.25]],
+    );
+    assert_eq!(r[0][0], 1.5);
+    assert!((r[1][0] - 8.5).abs() < 1e-5, "{}", r[1][0]);
+    // Normalised with repeat, and clamp's transparent border.
+    let r = run(
+        sampler(&env.ctx, true, CL_ADDRESS_REPEAT, CL_FILTER_NEAREST),
+        &[[1.3, 0.25], [0.6, 0.75]],
+    );
+    assert_eq!([r[0][0], r[1][0]], [1.0, 12.0]);
+    let r = run(
+        sampler(&env.ctx, false, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST),
+        &[[4.5, 0.5]],
+    );
+    assert_eq!(r[0], [0.0; 4]);
+    // The program's constant sampler (clamp to edge, integer coordinates -1, 0, 1, …).
+    let out = env.buffer_zeroed::<[f32; 4]>(6);
+    let k = p.kernel("constant_sampler");
+    set_mem(&k, 0, img.raw());
+    k.buf(1, &out);
+    run_1d(q, &k, 6, None);
+    let r: Vec<[f32; 4]> = out.read(q, 6);
+    let reds: Vec<f32> = r.iter().map(|c| c[0]).collect();
+    assert_eq!(reds, [0.0, 0.0, 1.0, 2.0, 3.0, 3.0]);
+    // A sampler argument that is not a sampler.
+    let k = p.kernel("sample");
+    let not = env.queue.raw();
+    expect_code(
+        k.set_arg_raw(
+            1,
+            std::mem::size_of::<cl_sampler>(),
+            (&not as *const cl_command_queue).cast(),
+        ),
+        CL_INVALID_SAMPLER,
+        "a queue as sampler",
+    );
+}

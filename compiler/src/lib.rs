@@ -47,6 +47,7 @@ pub mod spaces;
 mod spirv;
 mod workgroup;
 
+pub use builtins::image;
 pub use error::CompileError;
 pub use printf::PrintfBuffer;
 

@@ -45,6 +45,25 @@ pub struct Sampler {
 }
 api_type!(Sampler, Sampler);
 
+impl SamplerState {
+    /// The value a kernel's sampler argument holds (`ferrite_compiler::image::sampler_bits`).
+    pub fn bits(&self) -> u64 {
+        use ferrite_compiler::image as k;
+        let addressing = match self.addressing {
+            AddressingMode::None => k::ADDRESS_NONE,
+            AddressingMode::ClampToEdge => k::ADDRESS_CLAMP_TO_EDGE,
+            AddressingMode::Clamp => k::ADDRESS_CLAMP,
+            AddressingMode::Repeat => k::ADDRESS_REPEAT,
+            AddressingMode::MirroredRepeat => k::ADDRESS_MIRRORED_REPEAT,
+        };
+        k::sampler_bits(
+            self.normalized_coords,
+            addressing,
+            self.filter == FilterMode::Linear,
+        )
+    }
+}
+
 impl Sampler {
     pub fn new(context: &Arc<Context>, state: SamplerState, properties: Vec<u64>) -> Arc<Sampler> {
         Arc::new(Sampler {

@@ -87,18 +87,9 @@ pub fn kernel_info(p: &Program, ep: &EntryPoint) -> Result<KernelInfo, CompileEr
                     l.align,
                 )
             }
-            Type::Opaque("sampler_t") => {
-                return Err(CompileError::Unsupported(format!(
-                    "kernel {} argument {i}: samplers",
-                    ep.name
-                )))
-            }
-            Type::Opaque("image") => {
-                return Err(CompileError::Unsupported(format!(
-                    "kernel {} argument {i}: images",
-                    ep.name
-                )))
-            }
+            // The descriptor's address, the sampler's bits (`builtins/image.rs`).
+            Type::Image(_) => (ArgKind::Image, 8, 8),
+            Type::Sampler => (ArgKind::Sampler, 8, 8),
             t => {
                 return Err(CompileError::Unsupported(format!(
                     "kernel {} argument {i} of type {t:?}",

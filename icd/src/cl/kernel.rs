@@ -141,8 +141,38 @@ unsafe fn arg_value(
             check(arg_size > 0, CL_INVALID_ARG_SIZE)?;
             Ok(ArgValue::Local(arg_size))
         }
-        // Modules with samplers or images are rejected at build time.
-        ArgKind::Sampler | ArgKind::Image => Err(ClError(CL_INVALID_ARG_VALUE)),
+        ArgKind::Image => {
+            // CL_INVALID_ARG_SIZE if the argument is a memory object and arg_size !=
+            // sizeof(cl_mem).
+            check(
+                arg_size == std::mem::size_of::<cl_mem>(),
+                CL_INVALID_ARG_SIZE,
+            )?;
+            // CL_INVALID_ARG_VALUE if arg_value is NULL (an image is never NULL).
+            check(!arg_value.is_null(), CL_INVALID_ARG_VALUE)?;
+            // SAFETY: arg_value points to a cl_mem (arg_size checked above).
+            let mem = unsafe { (arg_value as *const cl_mem).read_unaligned() };
+            // CL_INVALID_MEM_OBJECT for an argument declared to be a memory object when
+            // the specified arg_value is not a valid memory object (here: an image).
+            let m = get::<Mem>(mem)?;
+            check(m.image.is_some(), CL_INVALID_MEM_OBJECT)?;
+            Ok(ArgValue::Buffer(Some(std::sync::Arc::downgrade(&m))))
+        }
+        ArgKind::Sampler => {
+            // CL_INVALID_ARG_SIZE if the argument is a sampler and arg_size !=
+            // sizeof(cl_sampler).
+            check(
+                arg_size == std::mem::size_of::<cl_sampler>(),
+                CL_INVALID_ARG_SIZE,
+            )?;
+            check(!arg_value.is_null(), CL_INVALID_ARG_VALUE)?;
+            // SAFETY: arg_value points to a cl_sampler (arg_size checked above).
+            let h = unsafe { (arg_value as *const cl_sampler).read_unaligned() };
+            // CL_INVALID_SAMPLER for an argument declared to be of type sampler_t when the
+            // specified arg_value is not a valid sampler object.
+            let s = get::<ferrite_runtime::sampler::Sampler>(h)?;
+            Ok(ArgValue::Bytes(s.state.bits().to_ne_bytes().to_vec()))
+        }
     }
 }
 

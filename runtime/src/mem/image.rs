@@ -12,8 +12,11 @@
 //! rectangle copies of [`super::rect`]; the commands are plain data ([`ops::ImageOp`]) with
 //! one `execute`, so a queue, a command buffer or a Level-Zero list can all hold them.
 
-pub mod format;
 pub mod ops;
+
+/// The format table and conversions live with the kernels' image library, which uses them
+/// too.
+pub use ferrite_compiler::image::format;
 
 use super::buffer::{AlignedBuf, Storage};
 use super::rect::{self, Rect};
@@ -21,6 +24,7 @@ use super::{Mem, MemFlags, MemType};
 use crate::api::{ApiObject, ObjectType};
 use crate::context::Context;
 use crate::error::{Error, Result};
+pub use ferrite_compiler::image::ImageDescriptor;
 pub use format::{ImageFormat, ImageKind};
 use parking_lot::Mutex;
 use std::sync::Arc;
@@ -55,6 +59,16 @@ pub fn enabled() -> bool {
     *ON.get_or_init(|| std::env::var("FERRITE_IMAGES").is_ok_and(|v| v == "1"))
 }
 
+/// The OpenCL C features (and the extensions clang ties to them) kernels get while images
+/// are offered (`clc.rs` adds them to clang's `-cl-ext`).
+pub const OPENCL_C_FEATURES: &[&str] = &[
+    "cl_khr_3d_image_writes",
+    "cl_khr_depth_images",
+    "__opencl_c_images",
+    "__opencl_c_read_write_images",
+    "__opencl_c_3d_image_writes",
+];
+
 /// The shape an application asks for (`cl_image_desc` without the buffer). Pitches are
 /// those of the host memory given (0: tightly packed) or, for an image made from a buffer,
 /// of that buffer.
@@ -85,11 +99,48 @@ pub struct Image {
     /// Bytes between slices (3D) or layers (arrays) of the storage; for 1D and 2D images
     /// the size of the one slice.
     pub slice_pitch: usize,
+    /// What a kernel's image argument points at (filled once the storage is known; the
+    /// object lives in an `Arc`, so its address is stable).
+    pub descriptor: ImageDescriptor,
 }
 
 impl Image {
     pub fn element_size(&self) -> usize {
         self.format.element_size()
+    }
+
+    /// The kernels' view of this image stored at `base`.
+    fn describe(&self, base: usize) -> ImageDescriptor {
+        let e = self.element_size() as u64;
+        let (row, slice) = (self.row_pitch as u64, self.slice_pitch as u64);
+        let n = |v: usize| i32::try_from(v).unwrap_or(i32::MAX);
+        let (pitch, size, spatial, layered) = match self.kind {
+            ImageKind::D1 | ImageKind::D1Buffer => ([e, 0, 0], [n(self.width), 1, 1], 1, 0),
+            ImageKind::D1Array => ([e, slice, 0], [n(self.width), n(self.array_size), 1], 1, 1),
+            ImageKind::D2 => ([e, row, 0], [n(self.width), n(self.height), 1], 2, 0),
+            ImageKind::D2Array => (
+                [e, row, slice],
+                [n(self.width), n(self.height), n(self.array_size)],
+                2,
+                1,
+            ),
+            ImageKind::D3 => (
+                [e, row, slice],
+                [n(self.width), n(self.height), n(self.depth)],
+                3,
+                0,
+            ),
+        };
+        ImageDescriptor {
+            base: base as u64,
+            pitch,
+            size,
+            spatial,
+            layered,
+            order: self.format.order.spirv(),
+            channel_type: self.format.channel_type.spirv(),
+            elem_size: e as i32,
+        }
     }
 
     /// Slices (3D), layers (arrays) or 1.
@@ -276,7 +327,18 @@ impl Image {
             array_size: if k.is_array() { d.array_size } else { 0 },
             row_pitch: 0,
             slice_pitch: 0,
+            descriptor: ImageDescriptor::default(),
         })
+    }
+}
+
+impl Mem {
+    /// The address a kernel's image argument holds: this image's descriptor (0 for a
+    /// buffer).
+    pub fn image_descriptor_addr(&self) -> u64 {
+        self.image
+            .as_ref()
+            .map_or(0, |i| &i.descriptor as *const ImageDescriptor as u64)
     }
 }
 
@@ -374,6 +436,7 @@ pub unsafe fn create(context: &Arc<Context>, c: ImageCreate) -> Result<Arc<Mem>>
             Storage::Owned(buf)
         }
     };
+    image.descriptor = image.describe(storage.base() as usize);
     Ok(Arc::new(Mem {
         api: ApiObject::new(ObjectType::Mem),
         context: context.clone(),

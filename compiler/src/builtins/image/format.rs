@@ -16,10 +16,11 @@
 //! - unnormalised integers saturate to the channel type on writes; missing channels read as
 //!   0, alpha as 1.
 //!
-//! This module is pure Rust with no runtime state, so the kernel-side sampling library can
-//! use the same conversions.
+//! The runtime's image objects (`runtime/src/mem/image.rs`) and the kernels' image library
+//! ([`super`]) share this module: one table, one set of conversions.
 
-/// `cl_channel_order` (and Level-Zero's layouts once it has images).
+/// `cl_channel_order` (and Level-Zero's layouts once it has images). SPIR-V's
+/// `ImageChannelOrder` numbers them as [`ChannelOrder::spirv`] says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ChannelOrder {
     R,
@@ -192,7 +193,70 @@ pub fn supported(kind: ImageKind, read: bool, write: bool, read_write: bool) -> 
     out
 }
 
+impl ChannelOrder {
+    /// Every order, with its SPIR-V `ImageChannelOrder` value (also what
+    /// `get_image_channel_order` returns minus `CL_R`).
+    const SPIRV: [(ChannelOrder, i32); 14] = [
+        (O::R, 0),
+        (O::A, 1),
+        (O::Rg, 2),
+        (O::Ra, 3),
+        (O::Rgb, 4),
+        (O::Rgba, 5),
+        (O::Bgra, 6),
+        (O::Argb, 7),
+        (O::Intensity, 8),
+        (O::Luminance, 9),
+        (O::Depth, 13),
+        (O::Srgba, 17),
+        (O::Sbgra, 18),
+        (O::Abgr, 19),
+    ];
+
+    pub fn spirv(self) -> i32 {
+        Self::SPIRV
+            .iter()
+            .find(|(o, _)| *o == self)
+            .map_or(0, |(_, v)| *v)
+    }
+
+    pub fn from_spirv(v: i32) -> Option<ChannelOrder> {
+        Self::SPIRV.iter().find(|(_, x)| *x == v).map(|(o, _)| *o)
+    }
+}
+
 impl ChannelType {
+    /// Every type, with its SPIR-V `ImageChannelDataType` value (also what
+    /// `get_image_channel_data_type` returns minus `CL_SNORM_INT8`).
+    const SPIRV: [(ChannelType, i32); 15] = [
+        (T::SnormInt8, 0),
+        (T::SnormInt16, 1),
+        (T::UnormInt8, 2),
+        (T::UnormInt16, 3),
+        (T::UnormShort565, 4),
+        (T::UnormShort555, 5),
+        (T::UnormInt101010, 6),
+        (T::SignedInt8, 7),
+        (T::SignedInt16, 8),
+        (T::SignedInt32, 9),
+        (T::UnsignedInt8, 10),
+        (T::UnsignedInt16, 11),
+        (T::UnsignedInt32, 12),
+        (T::HalfFloat, 13),
+        (T::Float, 14),
+    ];
+
+    pub fn spirv(self) -> i32 {
+        Self::SPIRV
+            .iter()
+            .find(|(t, _)| *t == self)
+            .map_or(0, |(_, v)| *v)
+    }
+
+    pub fn from_spirv(v: i32) -> Option<ChannelType> {
+        Self::SPIRV.iter().find(|(_, x)| *x == v).map(|(t, _)| *t)
+    }
+
     /// Bytes of one channel, or of the whole pixel for the packed types.
     pub fn size(self) -> usize {
         match self {
@@ -238,7 +302,7 @@ impl ChannelOrder {
 
     /// For each stored channel, in memory order, the colour component it holds
     /// (0 = x/red, 1 = y/green, 2 = z/blue, 3 = w/alpha).
-    fn layout(self) -> &'static [usize] {
+    pub fn layout(self) -> &'static [usize] {
         match self {
             O::R | O::Intensity | O::Luminance | O::Depth => &[0],
             O::A => &[3],
