@@ -183,6 +183,36 @@ fn device_reports_image_support_and_limits() {
     let pitch: cl_uint = device_get(CL_DEVICE_IMAGE_PITCH_ALIGNMENT);
     let base: cl_uint = device_get(CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT);
     assert!(pitch > 0 && base > 0);
+    // What the device claims agrees with what it does (test_api's consistency checks).
+    let ext = device_string(CL_DEVICE_EXTENSIONS);
+    for e in [
+        "cl_khr_image2d_from_buffer",
+        "cl_khr_3d_image_writes",
+        "cl_khr_depth_images",
+    ] {
+        assert!(ext.split(' ').any(|x| x == e), "{e} missing from {ext}");
+    }
+    let d = dev();
+    // SAFETY: the query helper passes valid out-pointers.
+    let feats = query(|size, value, ret| unsafe {
+        clGetDeviceInfo(d.device, CL_DEVICE_OPENCL_C_FEATURES, size, value, ret)
+    })
+    .expect("CL_DEVICE_OPENCL_C_FEATURES");
+    let names: Vec<String> = feats
+        .chunks(4 + CL_NAME_VERSION_MAX_NAME_SIZE)
+        .map(|c| {
+            let name = &c[4..];
+            let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+            String::from_utf8_lossy(&name[..end]).into_owned()
+        })
+        .collect();
+    for f in [
+        "__opencl_c_images",
+        "__opencl_c_read_write_images",
+        "__opencl_c_3d_image_writes",
+    ] {
+        assert!(names.iter().any(|n| n == f), "{f} missing from {names:?}");
+    }
 }
 
 #[test]

@@ -288,9 +288,9 @@ pub unsafe extern "C" fn get_device_info(
             CL_DEVICE_NUMERIC_VERSION => info(&cl_version(plat::API_VERSION)),
             CL_DEVICE_OPENCL_C_VERSION => info("OpenCL C 1.2 Ferrite"),
             CL_DEVICE_OPENCL_C_ALL_VERSIONS => info(rt::OPENCL_C_VERSIONS),
-            CL_DEVICE_OPENCL_C_FEATURES => info(rt::OPENCL_C_FEATURES),
-            CL_DEVICE_EXTENSIONS => info(&joined(rt::EXTENSIONS, false)),
-            CL_DEVICE_EXTENSIONS_WITH_VERSION => info(rt::EXTENSIONS),
+            CL_DEVICE_OPENCL_C_FEATURES => info(&image::opencl_c_features(rt::OPENCL_C_FEATURES)),
+            CL_DEVICE_EXTENSIONS => info(&joined(&image::extensions(rt::EXTENSIONS), false)),
+            CL_DEVICE_EXTENSIONS_WITH_VERSION => info(&image::extensions(rt::EXTENSIONS)),
             CL_DEVICE_PRINTF_BUFFER_SIZE => info(&rt::PRINTF_BUFFER_SIZE),
             CL_DEVICE_PREFERRED_INTEROP_USER_SYNC => info(&cl_bool(true)),
             CL_DEVICE_PARENT_DEVICE => info(

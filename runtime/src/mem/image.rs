@@ -24,6 +24,7 @@ use super::{Mem, MemFlags, MemType};
 use crate::api::{ApiObject, ObjectType};
 use crate::context::Context;
 use crate::error::{Error, Result};
+use crate::platform::{NameVersion, Version};
 pub use ferrite_compiler::image::ImageDescriptor;
 pub use format::{ImageFormat, ImageKind};
 use parking_lot::Mutex;
@@ -68,6 +69,45 @@ pub const OPENCL_C_FEATURES: &[&str] = &[
     "__opencl_c_read_write_images",
     "__opencl_c_3d_image_writes",
 ];
+
+/// The image extensions the device claims while images are offered (all of them are
+/// implemented: 2D images over buffers, writes to 3D images, depth images).
+const EXTENSIONS: [&str; 3] = [
+    "cl_khr_image2d_from_buffer",
+    "cl_khr_3d_image_writes",
+    "cl_khr_depth_images",
+];
+
+/// `base` (the device's extensions), with the image extensions while images are offered
+/// (`CL_DEVICE_EXTENSIONS`, `CL_PLATFORM_EXTENSIONS`).
+pub fn extensions(base: &[NameVersion]) -> Vec<NameVersion> {
+    let mut out = base.to_vec();
+    if enabled() {
+        out.extend(EXTENSIONS.iter().map(|name| NameVersion {
+            name,
+            version: Version::new(1, 0, 0),
+        }));
+    }
+    out
+}
+
+/// `base` (the device's OpenCL C features), with the image features while images are
+/// offered (`CL_DEVICE_OPENCL_C_FEATURES`).
+pub fn opencl_c_features(base: &[NameVersion]) -> Vec<NameVersion> {
+    let mut out = base.to_vec();
+    if enabled() {
+        out.extend(
+            OPENCL_C_FEATURES
+                .iter()
+                .filter(|f| f.starts_with("__opencl_c_"))
+                .map(|name| NameVersion {
+                    name,
+                    version: Version::new(3, 0, 0),
+                }),
+        );
+    }
+    out
+}
 
 /// The shape an application asks for (`cl_image_desc` without the buffer). Pitches are
 /// those of the host memory given (0: tightly packed) or, for an image made from a buffer,
