@@ -1493,6 +1493,32 @@ fn kernels_read_and_write_images() {
         CL_INVALID_ARG_VALUE,
         "NULL image",
     );
+    // Access: a CL_MEM_READ_ONLY image cannot be a write_only argument.
+    let ro = try_image(&env.ctx, CL_MEM_READ_ONLY, &RGBA8, &d, ptr::null_mut()).unwrap();
+    let m = ro.raw();
+    expect_code(
+        k.set_arg_raw(1, 8, (&m as *const cl_mem).cast()),
+        CL_INVALID_ARG_VALUE,
+        "read-only image as write_only argument",
+    );
+    check(
+        k.set_arg_raw(0, 8, (&m as *const cl_mem).cast()),
+        "read-only image as read_only argument",
+    );
+    // The access qualifiers (arg info needs -cl-kernel-arg-info).
+    let pi = env.build(KERNELS, "-cl-std=CL3.0 -cl-kernel-arg-info");
+    let access = |name: &str, i: cl_uint| -> cl_kernel_arg_access_qualifier {
+        let k = pi.kernel(name);
+        // SAFETY: the query helper passes valid out-pointers.
+        pod(&query(|size, value, ret| unsafe {
+            clGetKernelArgInfo(k.raw(), i, CL_KERNEL_ARG_ACCESS_QUALIFIER, size, value, ret)
+        })
+        .unwrap())
+    };
+    assert_eq!(access("copy", 0), CL_KERNEL_ARG_ACCESS_READ_ONLY);
+    assert_eq!(access("copy", 1), CL_KERNEL_ARG_ACCESS_WRITE_ONLY);
+    assert_eq!(access("bump", 0), CL_KERNEL_ARG_ACCESS_READ_WRITE);
+    assert_eq!(access("sample", 1), CL_KERNEL_ARG_ACCESS_NONE);
 
     // read_write 3D image.
     let vol = image(
@@ -1610,5 +1636,10 @@ fn kernels_sample_images() {
         ),
         CL_INVALID_SAMPLER,
         "a queue as sampler",
+    );
+    expect_code(
+        k.set_arg_raw(1, std::mem::size_of::<cl_sampler>(), ptr::null()),
+        CL_INVALID_SAMPLER,
+        "NULL sampler",
     );
 }

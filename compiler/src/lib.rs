@@ -170,6 +170,8 @@ pub struct KernelArg {
     pub offset: usize,
     /// `const`/`volatile`/`restrict` qualifiers from decorations (`CL_KERNEL_ARG_TYPE_*` bits).
     pub type_qualifiers: u64,
+    /// An image argument's access qualifier; `None` for other kinds.
+    pub image_access: Option<image::ImageAccess>,
 }
 
 /// Description of one kernel entry point.

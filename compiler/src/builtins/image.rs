@@ -69,6 +69,14 @@ impl ImageDescriptor {
     }
 }
 
+/// An image argument's access qualifier (`read_only` when the kernel says none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImageAccess {
+    ReadOnly,
+    WriteOnly,
+    ReadWrite,
+}
+
 /// SPIR-V `SamplerAddressingMode` values.
 pub const ADDRESS_NONE: u32 = 0;
 pub const ADDRESS_CLAMP_TO_EDGE: u32 = 1;
