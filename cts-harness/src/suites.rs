@@ -131,8 +131,16 @@ pub const SUITES: &[Suite] = &[
     suite("spirv_new", "spirv_new/test_spirv_new", 1800),
     // Image suites (issue 13). Each accepts the kinds as test names (`1D`, `2Darray`, …).
     suite("cl_get_info", "images/clGetInfo/test_cl_get_info", 1800),
-    suite("cl_copy_images", "images/clCopyImage/test_cl_copy_images", 3600),
-    suite("cl_fill_images", "images/clFillImage/test_cl_fill_images", 3600),
+    suite(
+        "cl_copy_images",
+        "images/clCopyImage/test_cl_copy_images",
+        3600,
+    ),
+    suite(
+        "cl_fill_images",
+        "images/clFillImage/test_cl_fill_images",
+        3600,
+    ),
     suite(
         "cl_read_write_images",
         "images/clReadWriteImage/test_cl_read_write_images",
