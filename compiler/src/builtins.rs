@@ -16,9 +16,16 @@
 //! - conversions with a rounding mode Cranelift lacks ([`convert`]);
 //! - half-precision loads and stores (`vload_half`, `vstore_half_r*`);
 //! - `printf` ([`crate::printf`]);
-//! - the address-space lookup of explicit generic casts ([`crate::spaces`]).
+//! - the address-space lookup of explicit generic casts ([`crate::spaces`]);
+//! - image reads, writes and sampling ([`image`]).
 
 pub mod convert;
+#[expect(
+    unsafe_code,
+    reason = "the image library reads and writes the pixels an image argument's descriptor \
+              points at, and the stack slots generated code passes"
+)]
+pub mod image;
 #[expect(
     unsafe_code,
     reason = "declarations of, and calls to, C math library functions"
@@ -215,7 +222,9 @@ builtins! {
 
 /// Every built-in.
 pub fn all() -> Vec<Builtin> {
-    rust_list()
+    let mut list = rust_list();
+    list.extend(image::list());
+    list
 }
 
 /// Every vector entry point (`ferrite_v4_expf`, `ferrite_v8_powf`, …): the JIT registers

@@ -42,6 +42,7 @@ mod ext_extra;
 mod ext_memory;
 pub(crate) mod extinst;
 mod group;
+mod image;
 mod inline;
 mod memory;
 pub mod regions;
@@ -128,6 +129,8 @@ pub fn clif_scalar(p: &Program, ty: Word) -> Result<ir::Type> {
         Type::Pointer { .. } => Ok(types::I64),
         // Events of async copies carry no meaning (`codegen/group.rs`).
         Type::Opaque("event_t") => Ok(types::I64),
+        // An image is its descriptor's address, a sampler its bits (`codegen/image.rs`).
+        Type::Image(_) | Type::Sampler => Ok(types::I64),
         _ => Err(CompileError::InvalidId {
             id: ty,
             expected: "scalar type",
@@ -162,6 +165,8 @@ pub fn flat_types(p: &Program, ty: Word, out: &mut Vec<ir::Type>) -> Result<()> 
                 flat_types(p, *m, out)?;
             }
         }
+        // The image and the sampler.
+        Type::SampledImage { .. } => out.extend([types::I64, types::I64]),
         _ => out.push(clif_scalar(p, ty)?),
     }
     Ok(())
@@ -191,6 +196,10 @@ pub fn unflatten(p: &Program, ty: Word, it: &mut dyn Iterator<Item = Value>) -> 
                 v.push(unflatten(p, *m, it)?);
             }
             Val::C(v)
+        }
+        Type::SampledImage { .. } => {
+            let image = Val::S(it.next().ok_or_else(missing)?);
+            Val::C(vec![image, Val::S(it.next().ok_or_else(missing)?)])
         }
         _ => Val::S(it.next().ok_or_else(missing)?),
     })
@@ -1423,6 +1432,7 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             | SatConvertUToS => self.convert(inst),
             ExtInst => self.ext_inst(inst),
             _ if dot::is_dot(op) => self.dot(inst),
+            _ if image::is_image(op) => self.image(inst),
             _ if arith::is_arith(op) => self.arith(inst),
             _ => Err(self.unsupported(inst)),
         }
@@ -1494,6 +1504,7 @@ pub fn opcode_supported(op: Op) -> bool {
     ) || arith::is_arith(op)
         || atomic::is_atomic(op)
         || dot::is_dot(op)
+        || image::is_image(op)
         || crate::workgroup::regions::is_boundary(op)
         || group::is_ballot_local(op)
         || group::is_block_io(op)

@@ -49,7 +49,9 @@ fn layout_depth(p: &Program, ty: Word, depth: u32) -> Result<Layout, CompileErro
             let s = u64::from(*width / 8);
             Layout { size: s, align: s }
         }
-        Type::Pointer { .. } | Type::Opaque("event_t") => Layout { size: 8, align: 8 },
+        Type::Pointer { .. } | Type::Opaque("event_t") | Type::Image(_) | Type::Sampler => {
+            Layout { size: 8, align: 8 }
+        }
         Type::Vector { elem, count } => {
             let e = layout_depth(p, *elem, depth + 1)?;
             let n = if *count == 3 { 4 } else { u64::from(*count) };

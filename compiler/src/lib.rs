@@ -52,6 +52,7 @@ pub mod spaces;
 mod spirv;
 mod workgroup;
 
+pub use builtins::image;
 pub use error::CompileError;
 pub use printf::PrintfBuffer;
 pub use spirv::{supported_capabilities, EXTENDED_INSTRUCTION_SETS, SPIRV_EXTENSIONS};
@@ -184,6 +185,8 @@ pub struct KernelArg {
     pub offset: usize,
     /// `const`/`volatile`/`restrict` qualifiers from decorations (`CL_KERNEL_ARG_TYPE_*` bits).
     pub type_qualifiers: u64,
+    /// An image argument's access qualifier; `None` for other kinds.
+    pub image_access: Option<image::ImageAccess>,
 }
 
 /// Description of one kernel entry point.

@@ -13,13 +13,13 @@ mod spec;
 mod types;
 pub mod words;
 
-pub use types::{Block, Constant, EntryPoint, Function, Global, Param, Type};
+pub use types::{Block, Constant, EntryPoint, Function, Global, ImageType, Param, Type};
 
 use crate::CompileError;
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{
-    BuiltIn, Capability, Decoration, ExecutionMode, FunctionParameterAttribute, Op, StorageClass,
-    Word,
+    BuiltIn, Capability, Decoration, Dim, ExecutionMode, FunctionParameterAttribute, Op,
+    StorageClass, Word,
 };
 use std::collections::HashMap;
 
@@ -189,6 +189,14 @@ fn capability_supported(c: Capability) -> bool {
             // `SPV_INTEL_fp_fast_math_mode`: the contraction/reassociation bits of the
             // `FPFastMathMode` decoration, permissions Ferrite does not use.
             | Capability::FPFastMathModeINTEL
+            // Images and samplers (`codegen/image.rs`, `builtins/image.rs`).
+            | Capability::ImageBasic
+            | Capability::ImageReadWrite
+            | Capability::LiteralSampler
+            | Capability::Sampled1D
+            | Capability::Image1D
+            | Capability::SampledBuffer
+            | Capability::ImageBuffer
     )
 }
 
@@ -373,8 +381,54 @@ impl Program {
             Op::TypeReserveId => self.add_type(inst, Type::Opaque("reserve_id_t")),
             Op::TypeQueue => self.add_type(inst, Type::Opaque("queue_t")),
             Op::TypePipe => self.add_type(inst, Type::Opaque("pipe")),
-            Op::TypeSampler => self.add_type(inst, Type::Opaque("sampler_t")),
-            Op::TypeImage | Op::TypeSampledImage => self.add_type(inst, Type::Opaque("image")),
+            Op::TypeSampler => self.add_type(inst, Type::Sampler),
+            Op::TypeSampledImage => {
+                let image = op_id(inst, 0)?;
+                self.add_type(inst, Type::SampledImage { image })
+            }
+            Op::TypeImage => {
+                // Sampled Type, Dim, Depth, Arrayed, MS, Sampled, Image Format, [Access].
+                let dim = match inst.operands.get(1) {
+                    Some(Operand::Dim(d)) => *d,
+                    _ => return Err(CompileError::Invalid("OpTypeImage without Dim".into())),
+                };
+                if !matches!(dim, Dim::Dim1D | Dim::Dim2D | Dim::Dim3D | Dim::DimBuffer) {
+                    return Err(CompileError::Unsupported(format!("images of Dim {dim:?}")));
+                }
+                if op_lit(inst, 4)? != 0 {
+                    return Err(CompileError::Unsupported("multisampled images".into()));
+                }
+                let access = match inst.operands.get(7) {
+                    Some(Operand::AccessQualifier(a)) => Some(*a),
+                    _ => None,
+                };
+                self.add_type(
+                    inst,
+                    Type::Image(ImageType {
+                        dim,
+                        depth: op_lit(inst, 2)? == 1,
+                        arrayed: op_lit(inst, 3)? == 1,
+                        access,
+                    }),
+                )
+            }
+            Op::ConstantSampler => {
+                // Addressing mode, normalised (literal 0/1), filter mode.
+                let ty = result_type(inst)?;
+                let addressing = match inst.operands.first() {
+                    Some(Operand::SamplerAddressingMode(a)) => *a as u32,
+                    _ => return Err(CompileError::Invalid("OpConstantSampler operands".into())),
+                };
+                let normalized = op_lit(inst, 1)? != 0;
+                let linear = matches!(
+                    inst.operands.get(2),
+                    Some(Operand::SamplerFilterMode(
+                        rspirv::spirv::SamplerFilterMode::Linear
+                    ))
+                );
+                let bits = crate::builtins::image::sampler_bits(normalized, addressing, linear);
+                self.add_const(inst, Constant::Scalar { ty, bits })
+            }
             Op::Constant | Op::SpecConstant => {
                 let ty = result_type(inst)?;
                 let bits = match inst.operands.first() {

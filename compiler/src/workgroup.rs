@@ -273,12 +273,11 @@ fn prologue(
     for (param, arg) in kernel.params.iter().zip(&info.args) {
         let off = arg.offset as i64;
         match (&arg.kind, p.ty(param.ty)?) {
-            (ArgKind::Buffer { .. }, _) => {
-                call_args.push(
-                    b.ins()
-                        .load(types::I64, MemFlagsData::new(), args, off as i32),
-                )
-            }
+            // A buffer's address, an image's descriptor address, a sampler's bits.
+            (ArgKind::Buffer { .. } | ArgKind::Image | ArgKind::Sampler, _) => call_args.push(
+                b.ins()
+                    .load(types::I64, MemFlagsData::new(), args, off as i32),
+            ),
             (ArgKind::Local, _) => {
                 let o = b
                     .ins()
@@ -292,11 +291,6 @@ fn prologue(
             (ArgKind::Value { .. }, _) => {
                 let v = load_typed(b, p, param.ty, args, off as u64, MemFlagsData::new())?;
                 v.flatten(&mut call_args);
-            }
-            (k, _) => {
-                return Err(CompileError::Unsupported(format!(
-                    "kernel argument kind {k:?}"
-                )))
             }
         }
     }

@@ -231,14 +231,33 @@ fn unsupported_capability_is_rejected() {
     let src = r#"
                OpCapability Addresses
                OpCapability Kernel
-               OpCapability ImageBasic
+               OpCapability DeviceEnqueue
                OpMemoryModel Physical64 OpenCL
     "#;
     let Some(spv) = spvasm(src) else { return };
     assert!(matches!(
         Module::from_spirv(&spv),
-        Err(CompileError::UnsupportedCapability(c)) if c == "ImageBasic"
+        Err(CompileError::UnsupportedCapability(c)) if c == "DeviceEnqueue"
     ));
+}
+
+/// Images are supported in the kinds OpenCL has; a cube map is refused by name.
+#[test]
+fn cube_images_are_rejected() {
+    let src = r#"
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability ImageBasic
+               OpMemoryModel Physical64 OpenCL
+       %void = OpTypeVoid
+       %cube = OpTypeImage %void Cube 0 0 0 0 Unknown ReadOnly
+    "#;
+    let Some(spv) = spvasm(src) else { return };
+    match Module::from_spirv(&spv) {
+        Err(CompileError::Unsupported(m)) => assert!(m.contains("Cube"), "{m}"),
+        Err(e) => panic!("unexpected error {e}"),
+        Ok(_) => panic!("a cube image was accepted"),
+    }
 }
 
 /// A module asking for gigabytes of program-scope memory is refused, not allocated (found by

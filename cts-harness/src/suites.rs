@@ -129,6 +129,49 @@ pub const SUITES: &[Suite] = &[
     },
     suite("device_timer", "device_timer/test_device_timer", 600),
     suite("spirv_new", "spirv_new/test_spirv_new", 1800),
+    // Image suites (issue 13). Each accepts the kinds as test names (`1D`, `2Darray`, …).
+    suite("cl_get_info", "images/clGetInfo/test_cl_get_info", 1800),
+    suite(
+        "cl_copy_images",
+        "images/clCopyImage/test_cl_copy_images",
+        3600,
+    ),
+    suite(
+        "cl_fill_images",
+        "images/clFillImage/test_cl_fill_images",
+        3600,
+    ),
+    suite(
+        "cl_read_write_images",
+        "images/clReadWriteImage/test_cl_read_write_images",
+        3600,
+    ),
+    suite(
+        "kernel_image_methods",
+        "images/kernel_image_methods/test_kernel_image_methods",
+        1800,
+    ),
+    suite(
+        "samplerless_reads",
+        "images/samplerlessReads/test_samplerless_reads",
+        3600,
+    ),
+    Suite {
+        args: &["CL_FILTER_NEAREST"],
+        ..suite(
+            "image_streams",
+            "images/kernel_read_write/test_image_streams",
+            7200,
+        )
+    },
+    Suite {
+        args: &["CL_FILTER_LINEAR"],
+        ..suite(
+            "image_streams_linear",
+            "images/kernel_read_write/test_image_streams",
+            7200,
+        )
+    },
     suite("spir", "spir/test_spir", 1800),
     // Extension suites (`test_conformance/extensions/<name>/`), named by their extension.
     suite(

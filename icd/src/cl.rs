@@ -13,12 +13,14 @@ pub mod dispatch;
 pub mod enqueue;
 pub mod event;
 pub mod handle;
+pub mod image;
 pub mod info;
 pub mod kernel;
 pub mod mem;
 pub mod platform;
 pub mod program;
 pub mod queue;
+pub mod sampler;
 pub mod svm;
 pub mod usm;
 

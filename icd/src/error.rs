@@ -46,6 +46,10 @@ impl From<Error> for ClError {
             Error::InvalidLinkerOptions(_) => CL_INVALID_LINKER_OPTIONS,
             Error::CompileFailure => CL_COMPILE_PROGRAM_FAILURE,
             Error::LinkFailure => CL_LINK_PROGRAM_FAILURE,
+            Error::ImageFormatNotSupported => CL_IMAGE_FORMAT_NOT_SUPPORTED,
+            Error::InvalidImageSize(_) => CL_INVALID_IMAGE_SIZE,
+            Error::InvalidImageDescriptor(_) => CL_INVALID_IMAGE_DESCRIPTOR,
+            Error::ImageFormatMismatch => CL_IMAGE_FORMAT_MISMATCH,
         })
     }
 }

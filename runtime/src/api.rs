@@ -27,6 +27,7 @@ pub enum ObjectType {
     Event = 0x4652_0006,
     Program = 0x4652_0007,
     Kernel = 0x4652_0008,
+    Sampler = 0x4652_0009,
 }
 
 /// Address of the front end's dispatch table (0 until registered).

@@ -62,6 +62,14 @@ pub enum Error {
     CompileFailure,
     /// A link failed; details are in the build log.
     LinkFailure,
+    /// The image format is not supported for this kind of image.
+    ImageFormatNotSupported,
+    /// An image dimension is 0 or over the device's limit (which one is named).
+    InvalidImageSize(&'static str),
+    /// An image description is inconsistent (pitches, kind).
+    InvalidImageDescriptor(&'static str),
+    /// Two images that must have the same format do not.
+    ImageFormatMismatch,
 }
 
 /// Result type of the runtime.
@@ -120,6 +128,10 @@ impl fmt::Display for Error {
             Error::InvalidLinkerOptions(m) => write!(f, "invalid linker options: {m}"),
             Error::CompileFailure => write!(f, "program compile failed"),
             Error::LinkFailure => write!(f, "program link failed"),
+            Error::ImageFormatNotSupported => write!(f, "image format not supported"),
+            Error::InvalidImageSize(m) => write!(f, "invalid image size: {m}"),
+            Error::InvalidImageDescriptor(m) => write!(f, "invalid image description: {m}"),
+            Error::ImageFormatMismatch => write!(f, "image formats differ"),
         }
     }
 }

@@ -137,6 +137,9 @@ impl Kernel {
                 }
             }
             (ArgKind::Buffer { .. }, ArgValue::Buffer(_) | ArgValue::Pointer(_)) => {}
+            // An image (never NULL); a sampler's bits (`Sampler::bits`).
+            (ArgKind::Image, ArgValue::Buffer(Some(_))) => {}
+            (ArgKind::Sampler, ArgValue::Bytes(b)) if b.len() == 8 => {}
             (ArgKind::Local, ArgValue::Local(size)) => {
                 if *size == 0 {
                     return Err(Error::InvalidArgSize {
@@ -271,7 +274,11 @@ impl Kernel {
                         Some(w) => Some(w.upgrade().ok_or(Error::InvalidArgMemObject { index })?),
                         None => None,
                     };
-                    let addr = m.as_ref().map_or(0, |m| m.base() as u64);
+                    // An image argument points at the image's descriptor.
+                    let addr = m.as_ref().map_or(0, |m| match desc.kind {
+                        ArgKind::Image => m.image_descriptor_addr(),
+                        _ => m.base() as u64,
+                    });
                     slot[..8].copy_from_slice(&addr.to_ne_bytes());
                     buffers.extend(m);
                 }

@@ -30,6 +30,7 @@ pub mod mem;
 pub mod platform;
 pub mod program;
 pub mod queue;
+pub mod sampler;
 pub mod switches;
 pub mod usm;
 pub mod ze;

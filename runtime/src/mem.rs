@@ -11,9 +11,10 @@
 //! A sub-buffer is a window `[offset, offset + size)` of its parent's storage and holds
 //! the parent (`Arc`), so the parent's memory outlives every sub-buffer; two memory objects
 //! alias exactly when they have the same root and their windows intersect
-//! ([`Mem::root_range`]).
+//! ([`Mem::root_range`]). An image made from a buffer is such a window too ([`image`]).
 
 pub mod buffer;
+pub mod image;
 pub mod intel_usm;
 pub mod pages;
 pub mod rect;
@@ -60,6 +61,7 @@ impl MemFlags {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MemType {
     Buffer,
+    Image(image::ImageKind),
 }
 
 #[repr(C)]
@@ -81,6 +83,8 @@ pub struct Mem {
     /// Offset in the parent (`CL_MEM_OFFSET`); 0 for a buffer.
     pub offset: usize,
     storage: Storage,
+    /// The format and shape of an image; `None` for a buffer.
+    pub image: Option<image::Image>,
     /// Pointers currently mapped, with their map counts.
     maps: Mutex<Vec<(usize, u32)>>,
     destructors: Mutex<Vec<DestructorCallback>>,

@@ -83,6 +83,12 @@ pub const SWITCHES: &[Switch] = &[
         effect: "a kernel running longer fails its command instead of hanging",
     },
     Switch {
+        name: "FERRITE_IMAGES",
+        default: "0",
+        effect: "1 offers images and samplers (CL_DEVICE_IMAGE_SUPPORT); image kernels run \
+                 scalar",
+    },
+    Switch {
         name: "FERRITE_CHECK",
         default: "off",
         effect: "bounds, races, bounds,races or all: every memory access checked (scalar \

@@ -6,10 +6,11 @@
 //! their OpenCL size (`vec3` = 4 elements), structs passed by value (`FuncParamAttr ByVal`
 //! pointers to `Function` storage) their C size.
 
+use crate::image::ImageAccess;
 use crate::layout::{align_up, layout};
 use crate::spirv::{EntryPoint, Program, Type};
 use crate::{AddressSpace, ArgKind, CompileError, KernelArg, KernelInfo};
-use rspirv::spirv::{Decoration, FunctionParameterAttribute, StorageClass};
+use rspirv::spirv::{AccessQualifier, Decoration, FunctionParameterAttribute, StorageClass};
 
 const QUAL_CONST: u64 = 1;
 const QUAL_RESTRICT: u64 = 2;
@@ -87,18 +88,9 @@ pub fn kernel_info(p: &Program, ep: &EntryPoint) -> Result<KernelInfo, CompileEr
                     l.align,
                 )
             }
-            Type::Opaque("sampler_t") => {
-                return Err(CompileError::Unsupported(format!(
-                    "kernel {} argument {i}: samplers",
-                    ep.name
-                )))
-            }
-            Type::Opaque("image") => {
-                return Err(CompileError::Unsupported(format!(
-                    "kernel {} argument {i}: images",
-                    ep.name
-                )))
-            }
+            // The descriptor's address, the sampler's bits (`builtins/image.rs`).
+            Type::Image(_) => (ArgKind::Image, 8, 8),
+            Type::Sampler => (ArgKind::Sampler, 8, 8),
             t => {
                 return Err(CompileError::Unsupported(format!(
                     "kernel {} argument {i} of type {t:?}",
@@ -145,12 +137,21 @@ pub fn kernel_info(p: &Program, ep: &EntryPoint) -> Result<KernelInfo, CompileEr
                 q
             }
         };
+        let image_access = match p.ty(param.ty)? {
+            Type::Image(t) => Some(match t.access {
+                Some(AccessQualifier::WriteOnly) => ImageAccess::WriteOnly,
+                Some(AccessQualifier::ReadWrite) => ImageAccess::ReadWrite,
+                _ => ImageAccess::ReadOnly,
+            }),
+            _ => None,
+        };
         args.push(KernelArg {
             name,
             type_name,
             kind,
             offset: off as usize,
             type_qualifiers,
+            image_access,
         });
         off += size;
     }

@@ -1,7 +1,7 @@
 //! The typed tables the lifter builds: types, constants, module-scope variables, functions.
 
 use rspirv::dr::Instruction;
-use rspirv::spirv::{BuiltIn, StorageClass, Word};
+use rspirv::spirv::{AccessQualifier, BuiltIn, Dim, StorageClass, Word};
 
 /// A SPIR-V type, with ids pointing back into [`super::Program::types`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,8 +39,28 @@ pub enum Type {
         ret: Word,
         params: Vec<Word>,
     },
-    /// Event, sampler, image, queue, pipe, …: nameable but not supported in code.
+    /// `OpTypeImage`: an image argument, passed as the address of its descriptor
+    /// (`builtins/image.rs`).
+    Image(ImageType),
+    /// `OpTypeSampler`: the sampler's bits (`builtins::image::sampler_bits`).
+    Sampler,
+    /// `OpTypeSampledImage`: an image and a sampler, a pair of values.
+    SampledImage {
+        image: Word,
+    },
+    /// Event, queue, pipe, …: nameable but not supported in code.
     Opaque(&'static str),
+}
+
+/// What `OpTypeImage` says of an image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImageType {
+    pub dim: Dim,
+    /// A depth image (`image2d_depth_t`).
+    pub depth: bool,
+    pub arrayed: bool,
+    /// `read_only`, `write_only`, `read_write`; `None` if not given.
+    pub access: Option<AccessQualifier>,
 }
 
 /// A constant (module scope). Spec constants are folded to their value.

@@ -14,6 +14,7 @@ use super::platform::platform_or_default;
 use super::{check, cl_call, write_out};
 use crate::error::ClError;
 use ferrite_runtime::device::{self as rt, Device};
+use ferrite_runtime::mem::image;
 use ferrite_runtime::platform::{self as plat, Platform};
 use opencl_sys::*;
 use std::ffi::c_void;
@@ -69,6 +70,27 @@ pub unsafe extern "C" fn get_device_ids(
 
 /// `CL_DEVICE_SINGLE_FP_CONFIG`: IEEE 754 with every rounding mode, denormals and FMA;
 /// division and square root are the hardware's correctly rounded instructions.
+/// Image limits of type `cl_uint`, all 0 while images are not offered.
+const IMAGE_LIMITS_U32: &[cl_device_info] = &[
+    CL_DEVICE_MAX_READ_IMAGE_ARGS,
+    CL_DEVICE_MAX_WRITE_IMAGE_ARGS,
+    CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS,
+    CL_DEVICE_MAX_SAMPLERS,
+    CL_DEVICE_IMAGE_PITCH_ALIGNMENT,
+    CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT,
+];
+
+/// Image limits of type `size_t`, as [`IMAGE_LIMITS_U32`].
+const IMAGE_LIMITS_USIZE: &[cl_device_info] = &[
+    CL_DEVICE_IMAGE2D_MAX_WIDTH,
+    CL_DEVICE_IMAGE2D_MAX_HEIGHT,
+    CL_DEVICE_IMAGE3D_MAX_WIDTH,
+    CL_DEVICE_IMAGE3D_MAX_HEIGHT,
+    CL_DEVICE_IMAGE3D_MAX_DEPTH,
+    CL_DEVICE_IMAGE_MAX_BUFFER_SIZE,
+    CL_DEVICE_IMAGE_MAX_ARRAY_SIZE,
+];
+
 const SINGLE_FP_CONFIG: cl_device_fp_config = CL_FP_DENORM
     | CL_FP_INF_NAN
     | CL_FP_ROUND_TO_NEAREST
@@ -193,21 +215,22 @@ pub unsafe extern "C" fn get_device_info(
             CL_DEVICE_MAX_CLOCK_FREQUENCY => info(&d.max_clock_mhz),
             CL_DEVICE_ADDRESS_BITS => info(&64u32),
             CL_DEVICE_MAX_MEM_ALLOC_SIZE => info(&d.max_mem_alloc_size),
-            // Images are not supported: every image limit is 0.
-            CL_DEVICE_IMAGE_SUPPORT => info(&cl_bool(false)),
-            CL_DEVICE_MAX_READ_IMAGE_ARGS
-            | CL_DEVICE_MAX_WRITE_IMAGE_ARGS
-            | CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS
-            | CL_DEVICE_MAX_SAMPLERS
-            | CL_DEVICE_IMAGE_PITCH_ALIGNMENT
-            | CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT => zero_u32(),
-            CL_DEVICE_IMAGE2D_MAX_WIDTH
-            | CL_DEVICE_IMAGE2D_MAX_HEIGHT
-            | CL_DEVICE_IMAGE3D_MAX_WIDTH
+            // Images (runtime `mem/image.rs`): every limit is 0 unless they are offered.
+            CL_DEVICE_IMAGE_SUPPORT => info(&cl_bool(image::enabled())),
+            q if !image::enabled() && IMAGE_LIMITS_U32.contains(&q) => zero_u32(),
+            q if !image::enabled() && IMAGE_LIMITS_USIZE.contains(&q) => zero_usize(),
+            CL_DEVICE_MAX_READ_IMAGE_ARGS => info(&image::MAX_READ_IMAGE_ARGS),
+            CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS => info(&image::MAX_READ_WRITE_IMAGE_ARGS),
+            CL_DEVICE_MAX_WRITE_IMAGE_ARGS => info(&image::MAX_WRITE_IMAGE_ARGS),
+            CL_DEVICE_MAX_SAMPLERS => info(&image::MAX_SAMPLERS),
+            CL_DEVICE_IMAGE_PITCH_ALIGNMENT => info(&(image::PITCH_ALIGNMENT as u32)),
+            CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT => info(&(image::BASE_ADDRESS_ALIGNMENT as u32)),
+            CL_DEVICE_IMAGE2D_MAX_WIDTH | CL_DEVICE_IMAGE2D_MAX_HEIGHT => info(&image::MAX_2D),
+            CL_DEVICE_IMAGE3D_MAX_WIDTH
             | CL_DEVICE_IMAGE3D_MAX_HEIGHT
-            | CL_DEVICE_IMAGE3D_MAX_DEPTH
-            | CL_DEVICE_IMAGE_MAX_BUFFER_SIZE
-            | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => zero_usize(),
+            | CL_DEVICE_IMAGE3D_MAX_DEPTH => info(&image::MAX_3D),
+            CL_DEVICE_IMAGE_MAX_BUFFER_SIZE => info(&image::MAX_BUFFER_PIXELS),
+            CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => info(&image::MAX_ARRAY),
             CL_DEVICE_IL_VERSION => info(&joined(rt::ILS, true)),
             CL_DEVICE_ILS_WITH_VERSION => info(rt::ILS),
             // No pipes.
@@ -265,9 +288,9 @@ pub unsafe extern "C" fn get_device_info(
             CL_DEVICE_NUMERIC_VERSION => info(&cl_version(plat::API_VERSION)),
             CL_DEVICE_OPENCL_C_VERSION => info("OpenCL C 1.2 Ferrite"),
             CL_DEVICE_OPENCL_C_ALL_VERSIONS => info(rt::OPENCL_C_VERSIONS),
-            CL_DEVICE_OPENCL_C_FEATURES => info(rt::OPENCL_C_FEATURES),
-            CL_DEVICE_EXTENSIONS => info(&joined(rt::EXTENSIONS, false)),
-            CL_DEVICE_EXTENSIONS_WITH_VERSION => info(rt::EXTENSIONS),
+            CL_DEVICE_OPENCL_C_FEATURES => info(&image::opencl_c_features(rt::OPENCL_C_FEATURES)),
+            CL_DEVICE_EXTENSIONS => info(&joined(&image::extensions(rt::EXTENSIONS), false)),
+            CL_DEVICE_EXTENSIONS_WITH_VERSION => info(&image::extensions(rt::EXTENSIONS)),
             CL_DEVICE_PRINTF_BUFFER_SIZE => info(&rt::PRINTF_BUFFER_SIZE),
             CL_DEVICE_PREFERRED_INTEROP_USER_SYNC => info(&cl_bool(true)),
             CL_DEVICE_PARENT_DEVICE => info(

@@ -10,7 +10,9 @@
 //! `_cl_icd_dispatch` order there). To implement a slot, move it from `stubs` to
 //! `implemented`.
 
-use super::{context, device, enqueue, event, kernel, mem, platform, program, queue, svm};
+use super::{
+    context, device, enqueue, event, image, kernel, mem, platform, program, queue, sampler, svm,
+};
 use libc::{c_char, c_void, size_t};
 use opencl_sys::cl_icd::*;
 use opencl_sys::*;
@@ -85,7 +87,24 @@ implemented {
     clCreateBuffer => mem::create_buffer;
     clRetainMemObject => mem::retain_mem_object;
     clReleaseMemObject => mem::release_mem_object;
-    clGetSupportedImageFormats => mem::get_supported_image_formats;
+    clGetSupportedImageFormats => image::get_supported_image_formats;
+    clCreateImage2D => image::create_image_2d;
+    clCreateImage3D => image::create_image_3d;
+    clGetImageInfo => image::get_image_info;
+    clCreateImage => image::create_image;
+    clCreateImageWithProperties => image::create_image_with_properties;
+    clCreateSampler => sampler::create_sampler;
+    clCreateSamplerWithProperties => sampler::create_sampler_with_properties;
+    clRetainSampler => sampler::retain_sampler;
+    clReleaseSampler => sampler::release_sampler;
+    clGetSamplerInfo => sampler::get_sampler_info;
+    clEnqueueReadImage => enqueue::enqueue_read_image;
+    clEnqueueWriteImage => enqueue::enqueue_write_image;
+    clEnqueueCopyImage => enqueue::enqueue_copy_image;
+    clEnqueueFillImage => enqueue::enqueue_fill_image;
+    clEnqueueCopyImageToBuffer => enqueue::enqueue_copy_image_to_buffer;
+    clEnqueueCopyBufferToImage => enqueue::enqueue_copy_buffer_to_image;
+    clEnqueueMapImage => enqueue::enqueue_map_image;
     clGetMemObjectInfo => mem::get_mem_object_info;
     clCreateProgramWithSource => program::create_program_with_source;
     clCreateProgramWithBinary => program::create_program_with_binary;
@@ -167,19 +186,6 @@ implemented {
 }
 stubs {
     fn clSetCommandQueueProperty(command_queue: cl_command_queue, properties: cl_command_queue_properties, enable: cl_bool, old_properties: *mut cl_command_queue_properties) -> cl_int;
-    fn clCreateImage2D(context: cl_context, flags: cl_mem_flags, image_format: *const cl_image_format, image_width: size_t, image_height: size_t, image_row_pitch: size_t, host_ptr: *mut c_void, errcode_ret: *mut cl_int) -> cl_mem;
-    fn clCreateImage3D(context: cl_context, flags: cl_mem_flags, image_format: *const cl_image_format, image_width: size_t, image_height: size_t, image_depth: size_t, image_row_pitch: size_t, image_slice_pitch: size_t, host_ptr: *mut c_void, errcode_ret: *mut cl_int) -> cl_mem;
-    fn clGetImageInfo(image: cl_mem, param_name: cl_image_info, param_value_size: size_t, param_value: *mut c_void, param_value_size_ret: *mut size_t) -> cl_int;
-    fn clCreateSampler(context: cl_context, normalized_coords: cl_bool, addressing_mode: cl_addressing_mode, filter_mode: cl_filter_mode, errcode_ret: *mut cl_int) -> cl_sampler;
-    fn clRetainSampler(sampler: cl_sampler) -> cl_int;
-    fn clReleaseSampler(sampler: cl_sampler) -> cl_int;
-    fn clGetSamplerInfo(sampler: cl_sampler, param_name: cl_sampler_info, param_value_size: size_t, param_value: *mut c_void, param_value_size_ret: *mut size_t) -> cl_int;
-    fn clEnqueueReadImage(command_queue: cl_command_queue, image: cl_mem, blocking_read: cl_bool, origin: *const size_t, region: *const size_t, row_pitch: size_t, slice_pitch: size_t, ptr: *mut c_void, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int;
-    fn clEnqueueWriteImage(command_queue: cl_command_queue, image: cl_mem, blocking_write: cl_bool, origin: *const size_t, region: *const size_t, input_row_pitch: size_t, input_slice_pitch: size_t, ptr: *const c_void, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int;
-    fn clEnqueueCopyImage(command_queue: cl_command_queue, src_image: cl_mem, dst_image: cl_mem, src_origin: *const size_t, dst_origin: *const size_t, region: *const size_t, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int;
-    fn clEnqueueCopyImageToBuffer(command_queue: cl_command_queue, src_image: cl_mem, dst_buffer: cl_mem, src_origin: *const size_t, region: *const size_t, dst_offset: size_t, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int;
-    fn clEnqueueCopyBufferToImage(command_queue: cl_command_queue, src_buffer: cl_mem, dst_image: cl_mem, src_offset: size_t, dst_origin: *const size_t, region: *const size_t, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int;
-    fn clEnqueueMapImage(command_queue: cl_command_queue, image: cl_mem, blocking_map: cl_bool, map_flags: cl_map_flags, origin: *const size_t, region: *const size_t, image_row_pitch: *mut size_t, image_slice_pitch: *mut size_t, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event, errcode_ret: *mut cl_int) -> *mut c_void;
     fn clCreateFromGLBuffer(context: cl_context, flags: cl_mem_flags, bufobj: cl_GLuint, errcode_ret: *mut cl_int) -> cl_mem;
     fn clCreateFromGLTexture2D(context: cl_context, flags: cl_mem_flags, target: cl_GLenum, miplevel: cl_GLint, texture: cl_GLuint, errcode_ret: *mut cl_int) -> cl_mem;
     fn clCreateFromGLTexture3D(context: cl_context, flags: cl_mem_flags, target: cl_GLenum, miplevel: cl_GLint, texture: cl_GLuint, errcode_ret: *mut cl_int) -> cl_mem;
@@ -199,9 +205,7 @@ stubs {
     fn clRetainDeviceEXT(device: cl_device_id) -> cl_int;
     fn clReleaseDeviceEXT(device: cl_device_id) -> cl_int;
     fn clCreateEventFromGLsyncKHR(context: cl_context, sync: cl_GLsync, errcode_ret: *mut cl_int) -> cl_event;
-    fn clCreateImage(context: cl_context, flags: cl_mem_flags, image_format: *const cl_image_format, image_desc: *const cl_image_desc, host_ptr: *mut c_void, errcode_ret: *mut cl_int) -> cl_mem;
     fn clCreateProgramWithBuiltInKernels(context: cl_context, num_devices: cl_uint, device_list: *const cl_device_id, kernel_names: *const c_char, errcode_ret: *mut cl_int) -> cl_program;
-    fn clEnqueueFillImage(command_queue: cl_command_queue, image: cl_mem, fill_color: *const c_void, origin: *const size_t, region: *const size_t, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int;
     fn clCreateFromGLTexture(context: cl_context, flags: cl_mem_flags, target: cl_GLenum, miplevel: cl_GLint, texture: cl_GLuint, errcode_ret: *mut cl_int) -> cl_mem;
     fn clGetDeviceIDsFromD3D11KHR(platform: cl_platform_id, d3d_device_source: cl_d3d11_device_source_khr, d3d_object: *mut c_void, d3d_device_set: cl_d3d11_device_set_khr, num_entries: cl_uint, devices: *mut cl_device_id, num_devices: *mut cl_uint) -> cl_int;
     fn clCreateFromD3D11BufferKHR(context: cl_context, flags: cl_mem_flags, resource: ID3D11Buffer_ptr, errcode_ret: *mut cl_int) -> cl_mem;
@@ -218,8 +222,6 @@ stubs {
     fn clEnqueueReleaseEGLObjectsKHR(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int;
     fn clCreateEventFromEGLSyncKHR(context: cl_context, sync: CLeglSyncKHR, display: CLeglDisplayKHR, errcode_ret: *mut cl_int) -> cl_event;
     fn clCreatePipe(context: cl_context, flags: cl_mem_flags, pipe_packet_size: cl_uint, pipe_max_packets: cl_uint, properties: *const cl_pipe_properties, errcode_ret: *mut cl_int) -> cl_mem;
-    fn clCreateSamplerWithProperties(context: cl_context, sampler_properties: *const cl_sampler_properties, errcode_ret: *mut cl_int) -> cl_sampler;
-    fn clCreateImageWithProperties(context: cl_context, properties: *const cl_mem_properties, flags: cl_mem_flags, image_format: *const cl_image_format, image_desc: *const cl_image_desc, host_ptr: *mut c_void, errcode_ret: *mut cl_int) -> cl_mem;
 }
 reserved {
     // An intptr_t unless CL_VERSION_3_1 is enabled.

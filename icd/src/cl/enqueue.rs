@@ -1,4 +1,5 @@
-//! `clEnqueue*` entry points: buffer transfers, maps, markers/barriers and kernels.
+//! `clEnqueue*` entry points: buffer transfers, maps, markers/barriers and kernels; image
+//! commands are in [`image`].
 //!
 //! Every enqueue validates its arguments here (spec order where it matters), builds a
 //! closure that owns everything the command needs (`Arc`s of buffers, a snapshot of kernel
@@ -6,9 +7,14 @@
 //! command gets a real event; blocking calls wait for it. Rectangular transfers are in
 //! [`rect`], native kernels in [`native`].
 
+mod image;
 mod native;
 mod rect;
 
+pub use image::{
+    enqueue_copy_buffer_to_image, enqueue_copy_image, enqueue_copy_image_to_buffer,
+    enqueue_fill_image, enqueue_map_image, enqueue_read_image, enqueue_write_image,
+};
 pub use native::enqueue_native_kernel;
 pub use rect::{enqueue_copy_buffer_rect, enqueue_read_buffer_rect, enqueue_write_buffer_rect};
 
@@ -20,7 +26,7 @@ use ferrite_runtime::device::{MAX_WORK_GROUP_SIZE, MAX_WORK_ITEM_SIZES};
 use ferrite_runtime::event::{CommandType, Event, ExecError, Status};
 use ferrite_runtime::executor::{self, NdRange};
 use ferrite_runtime::kernel::Kernel;
-use ferrite_runtime::mem::Mem;
+use ferrite_runtime::mem::{Mem, MemType};
 use ferrite_runtime::queue::{CommandSync, Queue, Work};
 use opencl_sys::*;
 use std::ffi::c_void;
@@ -85,6 +91,7 @@ unsafe fn submit_sync(
 fn buffer_of(q: &Queue, mem: cl_mem) -> ClResult<Arc<Mem>> {
     // CL_INVALID_MEM_OBJECT if buffer is not a valid buffer object.
     let m = get::<Mem>(mem)?;
+    check(m.mem_type == MemType::Buffer, CL_INVALID_MEM_OBJECT)?;
     // CL_INVALID_CONTEXT if the context associated with command_queue and buffer are not
     // the same.
     check(Arc::ptr_eq(&m.context, &q.context), CL_INVALID_CONTEXT)?;
@@ -343,7 +350,11 @@ pub unsafe extern "C" fn enqueue_unmap_mem_object(
 ) -> cl_int {
     cl_call(|| {
         let q = get::<Queue>(command_queue)?;
-        let m = buffer_of(&q, memobj)?;
+        // CL_INVALID_MEM_OBJECT if memobj is not a valid memory object (buffer or image).
+        let m = get::<Mem>(memobj)?;
+        // CL_INVALID_CONTEXT if the context associated with command_queue and memobj are
+        // not the same.
+        check(Arc::ptr_eq(&m.context, &q.context), CL_INVALID_CONTEXT)?;
         // SAFETY: API contract on the wait list.
         let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
         // CL_INVALID_VALUE if mapped_ptr is not a valid pointer returned by

@@ -18,6 +18,7 @@ use ferrite_runtime::mem::Mem;
 use ferrite_runtime::platform::Platform;
 use ferrite_runtime::program::Program;
 use ferrite_runtime::queue::Queue;
+use ferrite_runtime::sampler::Sampler;
 use opencl_sys::*;
 use parking_lot::RwLock;
 use std::any::Any;
@@ -54,6 +55,9 @@ impl ClObject for Program {
 }
 impl ClObject for Kernel {
     const INVALID: cl_int = CL_INVALID_KERNEL;
+}
+impl ClObject for Sampler {
+    const INVALID: cl_int = CL_INVALID_SAMPLER;
 }
 
 struct Entry {

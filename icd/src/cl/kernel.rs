@@ -4,6 +4,7 @@ use super::handle::{self, get};
 use super::info::{info, write_info};
 use super::{check, cl_call, cl_create, slice, write_out};
 use crate::error::{ClError, ClResult};
+use ferrite_compiler::image::ImageAccess;
 use ferrite_compiler::{AddressSpace, ArgKind};
 use ferrite_runtime::device::{Device, PREFERRED_WORK_GROUP_SIZE_MULTIPLE};
 use ferrite_runtime::kernel::{ArgValue, Kernel};
@@ -90,6 +91,7 @@ pub unsafe extern "C" fn clone_kernel(
 /// `arg_value` is NULL or points to `arg_size` readable bytes.
 unsafe fn arg_value(
     kind: &ArgKind,
+    access: Option<ImageAccess>,
     arg_size: usize,
     arg_value: *const c_void,
 ) -> ClResult<ArgValue> {
@@ -141,8 +143,52 @@ unsafe fn arg_value(
             check(arg_size > 0, CL_INVALID_ARG_SIZE)?;
             Ok(ArgValue::Local(arg_size))
         }
-        // Modules with samplers or images are rejected at build time.
-        ArgKind::Sampler | ArgKind::Image => Err(ClError(CL_INVALID_ARG_VALUE)),
+        ArgKind::Image => {
+            // CL_INVALID_ARG_SIZE if the argument is a memory object and arg_size !=
+            // sizeof(cl_mem).
+            check(
+                arg_size == std::mem::size_of::<cl_mem>(),
+                CL_INVALID_ARG_SIZE,
+            )?;
+            // CL_INVALID_ARG_VALUE if arg_value is NULL (an image is never NULL).
+            check(!arg_value.is_null(), CL_INVALID_ARG_VALUE)?;
+            // SAFETY: arg_value points to a cl_mem (arg_size checked above).
+            let mem = unsafe { (arg_value as *const cl_mem).read_unaligned() };
+            // CL_INVALID_MEM_OBJECT for an argument declared to be a memory object when
+            // the specified arg_value is not a valid memory object (here: an image).
+            let m = get::<Mem>(mem)?;
+            check(m.image.is_some(), CL_INVALID_MEM_OBJECT)?;
+            // CL_INVALID_ARG_VALUE if an image created with CL_MEM_WRITE_ONLY is passed to a
+            // read_only or read_write argument, or one created with CL_MEM_READ_ONLY to a
+            // write_only or read_write argument.
+            let (read, write) = match access {
+                Some(ImageAccess::WriteOnly) => (false, true),
+                Some(ImageAccess::ReadWrite) => (true, true),
+                _ => (true, false),
+            };
+            check(
+                (!read || m.flags.device_read) && (!write || m.flags.device_write),
+                CL_INVALID_ARG_VALUE,
+            )?;
+            Ok(ArgValue::Buffer(Some(std::sync::Arc::downgrade(&m))))
+        }
+        ArgKind::Sampler => {
+            // CL_INVALID_ARG_SIZE if the argument is a sampler and arg_size !=
+            // sizeof(cl_sampler).
+            check(
+                arg_size == std::mem::size_of::<cl_sampler>(),
+                CL_INVALID_ARG_SIZE,
+            )?;
+            // CL_INVALID_SAMPLER for an argument declared to be of type sampler_t when the
+            // specified arg_value is not a valid sampler object (NULL included).
+            check(!arg_value.is_null(), CL_INVALID_SAMPLER)?;
+            // SAFETY: arg_value points to a cl_sampler (arg_size checked above).
+            let h = unsafe { (arg_value as *const cl_sampler).read_unaligned() };
+            // CL_INVALID_SAMPLER for an argument declared to be of type sampler_t when the
+            // specified arg_value is not a valid sampler object.
+            let s = get::<ferrite_runtime::sampler::Sampler>(h)?;
+            Ok(ArgValue::Bytes(s.state.bits().to_ne_bytes().to_vec()))
+        }
     }
 }
 
@@ -156,9 +202,10 @@ pub unsafe extern "C" fn set_kernel_arg(
         // CL_INVALID_KERNEL if kernel is not a valid kernel object.
         let k = get::<Kernel>(kernel)?;
         // CL_INVALID_ARG_INDEX if arg_index is not a valid argument index.
-        let kind = k.arg(arg_index as usize)?.kind.clone();
+        let arg = k.arg(arg_index as usize)?;
+        let (kind, access) = (arg.kind.clone(), arg.image_access);
         // SAFETY: arg_value is NULL or points to arg_size bytes (API contract).
-        let value = unsafe { arg_value(&kind, arg_size, arg_value_ptr) }?;
+        let value = unsafe { arg_value(&kind, access, arg_size, arg_value_ptr) }?;
         k.set_arg(arg_index as usize, value)?;
         Ok(())
     })
@@ -219,8 +266,12 @@ pub unsafe extern "C" fn get_kernel_arg_info(
                 ArgKind::Buffer { .. } | ArgKind::Image => CL_KERNEL_ARG_ADDRESS_GLOBAL,
                 ArgKind::Value { .. } | ArgKind::Sampler => CL_KERNEL_ARG_ADDRESS_PRIVATE,
             }),
-            // Images are not supported: no access qualifier applies.
-            CL_KERNEL_ARG_ACCESS_QUALIFIER => info(&CL_KERNEL_ARG_ACCESS_NONE),
+            CL_KERNEL_ARG_ACCESS_QUALIFIER => info(&match arg.image_access {
+                Some(ImageAccess::ReadOnly) => CL_KERNEL_ARG_ACCESS_READ_ONLY,
+                Some(ImageAccess::WriteOnly) => CL_KERNEL_ARG_ACCESS_WRITE_ONLY,
+                Some(ImageAccess::ReadWrite) => CL_KERNEL_ARG_ACCESS_READ_WRITE,
+                None => CL_KERNEL_ARG_ACCESS_NONE,
+            }),
             CL_KERNEL_ARG_TYPE_NAME => info(&arg.type_name),
             CL_KERNEL_ARG_TYPE_QUALIFIER => info(&arg.type_qualifiers),
             CL_KERNEL_ARG_NAME => info(&arg.name),

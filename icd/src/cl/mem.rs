@@ -1,10 +1,9 @@
-//! Memory-object entry points: buffers (images are not supported: zero image formats,
-//! and the image creators are `CL_INVALID_OPERATION` stubs as the spec requires when no
-//! device supports images).
+//! Memory-object entry points: buffers, and the queries every memory object answers
+//! (images are created in `image.rs`).
 
 use super::handle::{self, get};
 use super::info::{cl_bool, info, write_info};
-use super::{check, cl_call, cl_create, write_out, SendPtr};
+use super::{check, cl_call, cl_create, SendPtr};
 use crate::error::{ClError, ClResult};
 use ferrite_runtime::context::Context;
 use ferrite_runtime::device::MEM_BASE_ADDR_ALIGN;
@@ -355,6 +354,7 @@ pub unsafe extern "C" fn get_mem_object_info(
         let v = match param_name {
             CL_MEM_TYPE => info(&match m.mem_type {
                 MemType::Buffer => CL_MEM_OBJECT_BUFFER,
+                MemType::Image(kind) => super::image::kind_to_cl(kind),
             }),
             CL_MEM_FLAGS => info(&m.api_flags),
             CL_MEM_SIZE => info(&m.size),
@@ -407,43 +407,6 @@ pub unsafe extern "C" fn set_mem_object_destructor_callback(
             // once, before the object's storage is freed.
             unsafe { f(h.get(), user_data.get()) }
         }));
-        Ok(())
-    })
-}
-
-pub unsafe extern "C" fn get_supported_image_formats(
-    context: cl_context,
-    flags: cl_mem_flags,
-    image_type: cl_mem_object_type,
-    num_entries: cl_uint,
-    image_formats: *mut cl_image_format,
-    num_image_formats: *mut cl_uint,
-) -> cl_int {
-    cl_call(|| {
-        // CL_INVALID_CONTEXT if context is not a valid context.
-        get::<Context>(context)?;
-        // CL_INVALID_VALUE if flags or image_type are not valid, or if num_entries is 0
-        // and image_formats is not NULL.
-        check(
-            flags & !(BUFFER_BITS | CL_MEM_KERNEL_READ_AND_WRITE) == 0,
-            CL_INVALID_VALUE,
-        )?;
-        check(
-            matches!(
-                image_type,
-                CL_MEM_OBJECT_IMAGE1D
-                    | CL_MEM_OBJECT_IMAGE1D_BUFFER
-                    | CL_MEM_OBJECT_IMAGE1D_ARRAY
-                    | CL_MEM_OBJECT_IMAGE2D
-                    | CL_MEM_OBJECT_IMAGE2D_ARRAY
-                    | CL_MEM_OBJECT_IMAGE3D
-            ),
-            CL_INVALID_VALUE,
-        )?;
-        check(num_entries > 0 || image_formats.is_null(), CL_INVALID_VALUE)?;
-        // Images are not supported: no formats.
-        // SAFETY: NULL or a cl_uint (API contract).
-        unsafe { write_out(num_image_formats, 0) };
         Ok(())
     })
 }

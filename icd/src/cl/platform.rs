@@ -4,6 +4,7 @@ use super::handle::{self, get};
 use super::info::{cl_version, info, joined, write_info};
 use super::{check, cl_call, write_out};
 use crate::error::{ClError, ClResult};
+use ferrite_runtime::mem::image;
 use ferrite_runtime::platform::{self as rt, Platform};
 use opencl_sys::*;
 use std::ffi::{c_char, c_void, CStr};
@@ -72,8 +73,8 @@ pub unsafe extern "C" fn get_platform_info(
             CL_PLATFORM_NUMERIC_VERSION => info(&cl_version(rt::API_VERSION)),
             CL_PLATFORM_NAME => info(rt::NAME),
             CL_PLATFORM_VENDOR => info(rt::VENDOR),
-            CL_PLATFORM_EXTENSIONS => info(&joined(rt::EXTENSIONS, false)),
-            CL_PLATFORM_EXTENSIONS_WITH_VERSION => info(rt::EXTENSIONS),
+            CL_PLATFORM_EXTENSIONS => info(&joined(&image::extensions(rt::EXTENSIONS), false)),
+            CL_PLATFORM_EXTENSIONS_WITH_VERSION => info(&image::extensions(rt::EXTENSIONS)),
             // One monotonic nanosecond clock for host and device (`device/timer.rs`).
             CL_PLATFORM_HOST_TIMER_RESOLUTION => info(&1u64),
             CL_PLATFORM_ICD_SUFFIX_KHR => info(rt::ICD_SUFFIX),

@@ -39,6 +39,11 @@ impl From<Error> for ZeError {
             }
             Error::CompileFailure => ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
             Error::LinkFailure => ZE_RESULT_ERROR_MODULE_LINK_FAILURE,
+            Error::ImageFormatNotSupported => ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT,
+            Error::InvalidImageSize(_) => ZE_RESULT_ERROR_UNSUPPORTED_SIZE,
+            Error::InvalidImageDescriptor(_) | Error::ImageFormatMismatch => {
+                ZE_RESULT_ERROR_INVALID_ARGUMENT
+            }
         })
     }
 }

@@ -122,6 +122,7 @@ pub fn create_sub(parent: &Arc<Mem>, desc: SubBufferDesc) -> Result<Arc<Mem>> {
         parent: Some(parent.clone()),
         offset: desc.offset,
         storage: Storage::Host(base),
+        image: None,
         maps: Mutex::new(Vec::new()),
         destructors: Mutex::new(Vec::new()),
     }))
@@ -183,6 +184,7 @@ pub unsafe fn create(context: &Arc<Context>, desc: BufferDesc) -> Result<Arc<Mem
         parent: None,
         offset: 0,
         storage,
+        image: None,
         maps: Mutex::new(Vec::new()),
         destructors: Mutex::new(Vec::new()),
     }))

@@ -88,8 +88,8 @@ impl Rect {
         self.end().is_some_and(|e| e <= size)
     }
 
-    /// Every row as `(offset, len)`, slice by slice.
-    fn rows(&self) -> impl Iterator<Item = usize> + '_ {
+    /// The offset of every row, slice by slice.
+    pub fn rows(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.region[2])
             .flat_map(move |z| (0..self.region[1]).map(move |y| self.row_offset(y, z)))
     }

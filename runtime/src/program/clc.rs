@@ -103,6 +103,7 @@ fn claimed(m: &str) -> bool {
     OPENCL_C_EXTENSIONS.contains(&m)
         || OPENCL_C_FEATURES.contains(&m)
         || OPENCL_C_EXTENSION_FEATURES.contains(&m)
+        || (crate::mem::image::enabled() && crate::mem::image::OPENCL_C_FEATURES.contains(&m))
 }
 
 /// OpenCL C 3.0 optional features the device supports (`CL_DEVICE_OPENCL_C_FEATURES` is
@@ -209,8 +210,10 @@ fn source_prelude(toolchain: &Toolchain) -> String {
         }
     }
     // clang predefines `__IMAGE_SUPPORT__` for SPIR targets itself; OpenCL C defines it
-    // only where CL_DEVICE_IMAGE_SUPPORT is CL_TRUE, which it is not.
-    prelude.push_str("#undef __IMAGE_SUPPORT__\n");
+    // only where CL_DEVICE_IMAGE_SUPPORT is CL_TRUE (only with `FERRITE_IMAGES=1`).
+    if !crate::mem::image::enabled() {
+        prelude.push_str("#undef __IMAGE_SUPPORT__\n");
+    }
     // The device's OpenCL version (CL_DEVICE_VERSION "OpenCL 3.0"): the compiler's to
     // define, which clang leaves to the driver.
     prelude.push_str("#define __OPENCL_VERSION__ 300\n");
@@ -416,6 +419,12 @@ impl BuildOptions {
         {
             ext.push_str(",+");
             ext.push_str(e);
+        }
+        if crate::mem::image::enabled() {
+            for f in crate::mem::image::OPENCL_C_FEATURES {
+                ext.push_str(",+");
+                ext.push_str(f);
+            }
         }
         args.push("-Xclang".into());
         args.push(ext);
