@@ -1111,3 +1111,58 @@ fn private_array_written_before_a_barrier_and_read_after() {
         assert_eq!(*got as i32, want, "item {g}");
     }
 }
+
+#[test]
+fn popcount_copysign_abs_and_double_math_per_lane() {
+    let src = "kernel void k(global const int *a, global const float *f, global int *out,
+                             global float *g, global double *d) {
+        uint i = get_global_id(0);
+        int x = a[i];
+        out[3 * i] = popcount(x) + 100 * popcount((uchar)x);
+        out[3 * i + 1] = (int)abs(x);
+        int4 v = (int4)(x, -x, x ^ 0x55, 7);
+        int4 p = popcount(v);
+        out[3 * i + 2] = p.x + 10 * p.y + 100 * p.z + 1000 * p.w;
+        g[2 * i] = copysign(f[i], (float)x);
+        g[2 * i + 1] = copysign(1.5f, f[(i + 3) % 30]);
+        double e = (double)f[i];
+        d[i] = exp(e * 0.25) + hypot(e, (double)x * 1e-3);
+    }";
+    let n = 30usize;
+    let mut a: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    // abs(INT_MIN) is 2^31.
+    a[4] = 0x8000_0000;
+    let f = floats(n, 41);
+    let bufs = vec![
+        a.clone(),
+        f.clone(),
+        vec![0; 3 * n],
+        vec![0; 2 * n],
+        vec![0; 2 * n],
+    ];
+    let Some(out) = differential(
+        src,
+        "k",
+        &bufs,
+        &[0, 1, 2, 3, 4],
+        &[],
+        [n as u64, 1],
+        [n as u64, 1],
+    ) else {
+        return;
+    };
+    for i in 0..n {
+        let x = a[i] as i32;
+        let pc = x.count_ones() + 100 * (x as u8).count_ones();
+        assert_eq!(out[2][3 * i], pc, "popcount {i}");
+        assert_eq!(out[2][3 * i + 1], x.unsigned_abs(), "abs {i}");
+        let fi = f32::from_bits(f[i]);
+        assert_eq!(
+            f32::from_bits(out[3][2 * i]),
+            fi.copysign(x as f32),
+            "copysign {i}"
+        );
+    }
+}

@@ -2041,6 +2041,20 @@ impl VTx<'_, '_, '_, '_> {
             }
             Op::ExtInst => self.ext_inst(inst),
             Op::CopyMemory | Op::CopyMemorySized => self.copy_memory(inst),
+            Op::BitCount => {
+                // Lane by lane, as the scalar `popcnt` (x64 counts only byte vectors).
+                let t = scalar_ty(p, result_type(inst)?)?;
+                let x = self.val(op_id(inst, 0)?)?;
+                let v = self.per_lane(&x, t, move |b, v| {
+                    let c = b.ins().popcnt(v);
+                    match b.func.dfg.value_type(c).bits().cmp(&t.bits()) {
+                        std::cmp::Ordering::Greater => b.ins().ireduce(t, c),
+                        std::cmp::Ordering::Less => b.ins().uextend(t, c),
+                        std::cmp::Ordering::Equal => c,
+                    }
+                })?;
+                self.set(inst, t, v)
+            }
             Op::IEqual
             | Op::INotEqual
             | Op::SLessThan
@@ -2729,6 +2743,48 @@ impl VTx<'_, '_, '_, '_> {
         } else if float && is(E::fabs) {
             need(1)?;
             self.unary_f(&args[0], |b, x| b.ins().fabs(x))?
+        } else if t.is_float() && is(E::copysign) {
+            // |x| with y's sign bit, as the scalar `fcopysign`, by bits on vectors.
+            need(2)?;
+            if let (V::U(x), V::U(y)) = (&args[0], &args[1]) {
+                V::U(self.b.ins().fcopysign(*x, *y))
+            } else if let Some(vt) = vec_of(t) {
+                let x = self.vector(&args[0], t)?;
+                let y = self.vector(&args[1], t)?;
+                let sign = self.b.ins().iconst(types::I32, i64::from(i32::MIN));
+                let sign = self.b.ins().splat(types::I32X4, sign);
+                let order = lane_order();
+                let r = self.map2(&x, &y, |b, x, y| {
+                    let xi = b.ins().bitcast(types::I32X4, order, x);
+                    let yi = b.ins().bitcast(types::I32X4, order, y);
+                    let mag = b.ins().band_not(xi, sign);
+                    let s = b.ins().band(yi, sign);
+                    let r = b.ins().bor(mag, s);
+                    b.ins().bitcast(vt, order, r)
+                });
+                V::Vec(r)
+            } else {
+                let x = self.lanes(&args[0])?;
+                let y = self.lanes(&args[1])?;
+                V::L(self.map2(&x, &y, |b, x, y| b.ins().fcopysign(x, y)))
+            }
+        } else if t.is_int() && (is(E::s_abs) || is(E::u_abs)) {
+            // The magnitude's bits (`abs(INT_MIN)` is 2^31 as unsigned): max(x, -x), or
+            // x itself for an unsigned x.
+            need(1)?;
+            if is(E::u_abs) {
+                args[0].clone()
+            } else if let V::U(x) = &args[0] {
+                V::U(self.b.ins().iabs(*x))
+            } else if sse41 && vec_of(t).is_some() {
+                let z = self.b.ins().iconst(t, 0);
+                let neg = self.binary(&V::U(z), &args[0], t, |b, x, y| b.ins().isub(x, y))?;
+                self.int_minmax(&args[0], &neg, t, true, true)?
+            } else {
+                let x = self.lanes(&args[0])?;
+                let l = self.map1(&x, |b, v| b.ins().iabs(v));
+                self.gathered(t, l)
+            }
         } else if float && sse41 && (is(E::floor) || is(E::ceil) || is(E::trunc) || is(E::rint)) {
             need(1)?;
             let e = *n;
@@ -2797,19 +2853,19 @@ impl VTx<'_, '_, '_, '_> {
     /// A math built-in that is a call (`codegen/extinst.rs`): one call per lane, or one
     /// for a uniform argument list, to the function the scalar code calls.
     fn math_call(&mut self, inst: &Instruction, base: &str, t: ir::Type) -> Result<()> {
-        if t != types::F32 {
-            return Err(refuse(format!("{base} of {t}")));
-        }
-        let bi = crate::builtins::lookup(base, false)
+        // `double` functions: one call per lane (no vector entry points yet).
+        let bty = match t {
+            types::F32 => crate::builtins::BTy::F32,
+            types::F64 => crate::builtins::BTy::F64,
+            _ => return Err(refuse(format!("{base} of {t}"))),
+        };
+        let bi = crate::builtins::lookup(base, t == types::F64)
             .ok_or_else(|| refuse(format!("math built-in {base}")))?;
         let mut args = Vec::new();
         for k in 4..inst.operands.len() + 2 {
             args.push(self.val(op_id(inst, k - 2)?)?);
         }
-        if args.len() != bi.params.len()
-            || bi.params.iter().any(|p| *p != crate::builtins::BTy::F32)
-            || bi.ret != crate::builtins::BTy::F32
-        {
+        if args.len() != bi.params.len() || bi.params.iter().any(|p| *p != bty) || bi.ret != bty {
             return Err(refuse(format!("{base}'s arguments")));
         }
         let fref = match self.builtin_refs.get(bi.name) {
@@ -2821,8 +2877,8 @@ impl VTx<'_, '_, '_, '_> {
                         // A scratch translation only needs a callee of the right type.
                         let mut sig = Signature::new(CallConv::SystemV);
                         sig.params
-                            .extend(bi.params.iter().map(|_| AbiParam::new(types::F32)));
-                        sig.returns.push(AbiParam::new(types::F32));
+                            .extend(bi.params.iter().map(|_| AbiParam::new(t)));
+                        sig.returns.push(AbiParam::new(t));
                         let signature = self.b.import_signature(sig);
                         self.b.import_function(ir::ExtFuncData {
                             name: ir::ExternalName::testcase(bi.name),
@@ -2847,7 +2903,7 @@ impl VTx<'_, '_, '_, '_> {
         // two for 16.
         let per_call = self.w.min(8);
         let whole = crate::builtins::vector_lookup(base, per_call as u32)
-            .filter(|vb| vb.outputs == 1 && vb.inputs as usize == args.len());
+            .filter(|vb| t == types::F32 && vb.outputs == 1 && vb.inputs as usize == args.len());
         let v = if args.iter().all(|a| matches!(a, V::U(_))) {
             let a: Vec<Value> = args
                 .iter()
@@ -3281,7 +3337,8 @@ fn componentwise(inst: &Instruction, p: &Program) -> bool {
         | Op::LogicalOr
         | Op::LogicalNot
         | Op::LogicalEqual
-        | Op::LogicalNotEqual => true,
+        | Op::LogicalNotEqual
+        | Op::BitCount => true,
         op => {
             crate::codegen::arith::int_cc(op).is_some()
                 || crate::codegen::arith::float_cc(op).is_some()
