@@ -27,11 +27,18 @@ mod libm;
 pub mod math;
 #[expect(
     unsafe_code,
+    reason = "the AVX2 lane types call std::arch intrinsics (their builds run only after \
+              the processor was checked for AVX2 and FMA)"
+)]
+mod simd;
+#[expect(
+    unsafe_code,
     reason = "the vector entry points read and write the lanes JIT code points at, and \
               call the AVX2 builds after checking the processor has AVX2"
 )]
 pub mod vector;
 pub mod vmath;
+mod vmathf;
 
 /// A value type in a built-in's signature.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -19,7 +19,10 @@
 //!   (a = x, b = y) and `atan2 atan2pi` (a = y, b = x);
 //! - `ferrite_vN_sincosf(x, sin_out, cos_out)`.
 
+#[cfg(target_arch = "x86_64")]
+use super::simd::{F4, F8};
 use super::vmath as v;
+use super::vmathf as vf;
 
 /// Whether the AVX2 builds may run on this processor.
 #[cfg(target_arch = "x86_64")]
@@ -187,6 +190,88 @@ macro_rules! unary {
     };
 }
 
+/// The entry points of the functions in `f32` lanes ([`super::vmathf`]): the AVX2 build
+/// runs the [`F4`]/[`F8`] lane types (one instruction per operation), the plain build the
+/// lane arrays.
+macro_rules! unary_f {
+    ($($f:ident, $lanes:ident: $v4:ident, $v8:ident;)*) => {$(
+        unary_f!(@one $f, $lanes, $v4, 4, F4);
+        unary_f!(@one $f, $lanes, $v8, 8, F8);
+    )*};
+    (@one $f:ident, $lanes:ident, $name:ident, $w:literal, $t:ident) => {
+        #[doc = concat!("`", stringify!($f), "` on ", stringify!($w), " lanes.")]
+        ///
+        /// # Safety
+        #[doc = concat!("`x` points to ", stringify!($w), " readable `f32`s and `out` to ",
+            stringify!($w), " writable ones.")]
+        pub unsafe extern "C" fn $name(x: *const f32, out: *mut f32) {
+            // SAFETY: the caller passes `$w` readable lanes at `x` (any `f32` alignment).
+            let x = unsafe { x.cast::<[f32; $w]>().read_unaligned() };
+            #[cfg(target_arch = "x86_64")]
+            let r = {
+                #[target_feature(enable = "avx2,fma")]
+                fn wide(x: [f32; $w]) -> [f32; $w] {
+                    vf::$f($t::load(&x)).store()
+                }
+                if avx2() {
+                    // SAFETY: the processor has the features `wide` was compiled for
+                    // (checked just above).
+                    unsafe { wide(x) }
+                } else {
+                    x.map(fallback::$f)
+                }
+            };
+            #[cfg(target_arch = "aarch64")]
+            let r = v::$lanes(&x);
+            #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+            let r = x.map(fallback::$f);
+            // SAFETY: the caller passes `$w` writable lanes at `out`.
+            unsafe { out.cast::<[f32; $w]>().write_unaligned(r) }
+        }
+    };
+}
+
+/// [`unary_f`] for `pow`.
+macro_rules! binary_f {
+    ($($f:ident, $lanes:ident: $v4:ident, $v8:ident;)*) => {$(
+        binary_f!(@one $f, $lanes, $v4, 4, F4);
+        binary_f!(@one $f, $lanes, $v8, 8, F8);
+    )*};
+    (@one $f:ident, $lanes:ident, $name:ident, $w:literal, $t:ident) => {
+        #[doc = concat!("`", stringify!($f), "` on ", stringify!($w), " lanes.")]
+        ///
+        /// # Safety
+        #[doc = concat!("`a` and `b` point to ", stringify!($w), " readable `f32`s each and \
+            `out` to ", stringify!($w), " writable ones.")]
+        pub unsafe extern "C" fn $name(a: *const f32, b: *const f32, out: *mut f32) {
+            // SAFETY: the caller passes `$w` readable lanes at `a` and at `b`.
+            let (a, b) = unsafe {
+                (a.cast::<[f32; $w]>().read_unaligned(), b.cast::<[f32; $w]>().read_unaligned())
+            };
+            #[cfg(target_arch = "x86_64")]
+            let r = {
+                #[target_feature(enable = "avx2,fma")]
+                fn wide(a: [f32; $w], b: [f32; $w]) -> [f32; $w] {
+                    vf::$f($t::load(&a), $t::load(&b)).store()
+                }
+                if avx2() {
+                    // SAFETY: the processor has the features `wide` was compiled for
+                    // (checked just above).
+                    unsafe { wide(a, b) }
+                } else {
+                    std::array::from_fn(|i| fallback::$f(a[i], b[i]))
+                }
+            };
+            #[cfg(target_arch = "aarch64")]
+            let r = v::$lanes(&a, &b);
+            #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+            let r = std::array::from_fn(|i| fallback::$f(a[i], b[i]));
+            // SAFETY: the caller passes `$w` writable lanes at `out`.
+            unsafe { out.cast::<[f32; $w]>().write_unaligned(r) }
+        }
+    };
+}
+
 macro_rules! binary {
     ($($lanes:ident, $f:ident: $v4:ident, $v8:ident;)*) => {$(
         binary!(@one $lanes, $f, $v4, 4);
@@ -213,7 +298,7 @@ macro_rules! binary {
 }
 
 macro_rules! sincos {
-    ($($name:ident, $w:literal;)*) => {$(
+    ($($name:ident, $w:literal, $t:ident;)*) => {$(
         #[doc = concat!("`sincos` on ", stringify!($w), " lanes.")]
         ///
         /// # Safety
@@ -222,11 +307,25 @@ macro_rules! sincos {
         pub unsafe extern "C" fn $name(x: *const f32, s: *mut f32, c: *mut f32) {
             // SAFETY: the caller passes `$w` readable lanes at `x`.
             let x = unsafe { x.cast::<[f32; $w]>().read_unaligned() };
-            let (rs, rc) = dispatch!(|x: [f32; $w]| -> ([f32; $w], [f32; $w]) {
-                v::sincos_lanes(&x)
-            } else {
-                fallback::sincos(x)
-            });
+            #[cfg(target_arch = "x86_64")]
+            let (rs, rc) = {
+                #[target_feature(enable = "avx2,fma")]
+                fn wide(x: [f32; $w]) -> ([f32; $w], [f32; $w]) {
+                    let v = $t::load(&x);
+                    (vf::sin(v).store(), vf::cos(v).store())
+                }
+                if avx2() {
+                    // SAFETY: the processor has the features `wide` was compiled for
+                    // (checked just above).
+                    unsafe { wide(x) }
+                } else {
+                    fallback::sincos(x)
+                }
+            };
+            #[cfg(target_arch = "aarch64")]
+            let (rs, rc) = v::sincos_lanes(&x);
+            #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+            let (rs, rc) = fallback::sincos(x);
             // SAFETY: the caller passes `$w` writable lanes at `s` and at `c`.
             unsafe {
                 s.cast::<[f32; $w]>().write_unaligned(rs);
@@ -237,23 +336,13 @@ macro_rules! sincos {
 }
 
 unary! {
-    exp_lanes, exp: ferrite_v4_expf, ferrite_v8_expf;
-    exp2_lanes, exp2: ferrite_v4_exp2f, ferrite_v8_exp2f;
-    exp10_lanes, exp10: ferrite_v4_exp10f, ferrite_v8_exp10f;
     expm1_lanes, expm1: ferrite_v4_expm1f, ferrite_v8_expm1f;
-    log_lanes, log: ferrite_v4_logf, ferrite_v8_logf;
-    log2_lanes, log2: ferrite_v4_log2f, ferrite_v8_log2f;
-    log10_lanes, log10: ferrite_v4_log10f, ferrite_v8_log10f;
     log1p_lanes, log1p: ferrite_v4_log1pf, ferrite_v8_log1pf;
-    sin_lanes, sin: ferrite_v4_sinf, ferrite_v8_sinf;
-    cos_lanes, cos: ferrite_v4_cosf, ferrite_v8_cosf;
     tan_lanes, tan: ferrite_v4_tanf, ferrite_v8_tanf;
     cbrt_lanes, cbrt: ferrite_v4_cbrtf, ferrite_v8_cbrtf;
     atan_lanes, atan: ferrite_v4_atanf, ferrite_v8_atanf;
     asin_lanes, asin: ferrite_v4_asinf, ferrite_v8_asinf;
     acos_lanes, acos: ferrite_v4_acosf, ferrite_v8_acosf;
-    erf_lanes, erf: ferrite_v4_erff, ferrite_v8_erff;
-    erfc_lanes, erfc: ferrite_v4_erfcf, ferrite_v8_erfcf;
     tanh_lanes, tanh: ferrite_v4_tanhf, ferrite_v8_tanhf;
     asinpi_lanes, asinpi: ferrite_v4_asinpif, ferrite_v8_asinpif;
     acospi_lanes, acospi: ferrite_v4_acospif, ferrite_v8_acospif;
@@ -267,16 +356,30 @@ unary! {
     cospi_lanes, cospi: ferrite_v4_cospif, ferrite_v8_cospif;
     tanpi_lanes, tanpi: ferrite_v4_tanpif, ferrite_v8_tanpif;
 }
+unary_f! {
+    exp, exp_lanes: ferrite_v4_expf, ferrite_v8_expf;
+    exp2, exp2_lanes: ferrite_v4_exp2f, ferrite_v8_exp2f;
+    exp10, exp10_lanes: ferrite_v4_exp10f, ferrite_v8_exp10f;
+    log, log_lanes: ferrite_v4_logf, ferrite_v8_logf;
+    log2, log2_lanes: ferrite_v4_log2f, ferrite_v8_log2f;
+    log10, log10_lanes: ferrite_v4_log10f, ferrite_v8_log10f;
+    sin, sin_lanes: ferrite_v4_sinf, ferrite_v8_sinf;
+    cos, cos_lanes: ferrite_v4_cosf, ferrite_v8_cosf;
+    erf, erf_lanes: ferrite_v4_erff, ferrite_v8_erff;
+    erfc, erfc_lanes: ferrite_v4_erfcf, ferrite_v8_erfcf;
+}
+binary_f! {
+    pow, pow_lanes: ferrite_v4_powf, ferrite_v8_powf;
+}
 binary! {
-    pow_lanes, pow: ferrite_v4_powf, ferrite_v8_powf;
     atan2_lanes, atan2: ferrite_v4_atan2f, ferrite_v8_atan2f;
     atan2pi_lanes, atan2pi: ferrite_v4_atan2pif, ferrite_v8_atan2pif;
     powr_lanes, powr: ferrite_v4_powrf, ferrite_v8_powrf;
     hypot_lanes, hypot: ferrite_v4_hypotf, ferrite_v8_hypotf;
 }
 sincos! {
-    ferrite_v4_sincosf, 4;
-    ferrite_v8_sincosf, 8;
+    ferrite_v4_sincosf, 4, F4;
+    ferrite_v8_sincosf, 8, F8;
 }
 
 macro_rules! scalar {
