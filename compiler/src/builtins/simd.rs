@@ -115,6 +115,37 @@ pub(super) fn poly<V: Lanes, const N: usize>(x: V, c: &[f32; N]) -> V {
     r
 }
 
+/// A polynomial in `x`, highest coefficient first, by Estrin's scheme: pairs combined with
+/// `x`, pairs of pairs with `x²`, and so on, so the dependent chain is about log₂ N fused
+/// multiply-adds deep instead of N (what one call waits for; the lanes are already the
+/// parallelism). For the long polynomials; [`poly`] for the short ones.
+#[inline(always)]
+pub(super) fn poly_estrin<V: Lanes, const N: usize>(x: V, c: &[f32; N]) -> V {
+    // Lowest coefficient first, in a work array halved at each level.
+    let mut t = [V::splat(0.0); N];
+    for (i, t) in t.iter_mut().enumerate() {
+        *t = V::splat(c[N - 1 - i]);
+    }
+    let mut n = N;
+    let mut p = x;
+    while n > 1 {
+        let half = n / 2;
+        for i in 0..half {
+            t[i] = t[2 * i + 1].fma(p, t[2 * i]);
+        }
+        if n % 2 == 1 {
+            t[half] = t[n - 1];
+            n = half + 1;
+        } else {
+            n = half;
+        }
+        if n > 1 {
+            p = p.mul(p);
+        }
+    }
+    t[0]
+}
+
 /// `W` lanes as an array: each operation a loop over the lanes.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Plain<const W: usize>(pub [f32; W]);
@@ -310,15 +341,31 @@ mod x86 {
             impl $t {
                 #[inline(always)]
                 pub fn load(a: &[f32; $n]) -> Self {
-                    // SAFETY: `a` has `$n` lanes; AVX2 is present (module documentation).
-                    $t(unsafe { $m::loadu_ps(a.as_ptr()) })
+                    // SAFETY: `a` has `$n` lanes.
+                    unsafe { Self::load_ptr(a.as_ptr()) }
                 }
                 #[inline(always)]
                 pub fn store(self) -> [f32; $n] {
                     let mut a = [0.0; $n];
-                    // SAFETY: `a` has `$n` lanes; AVX2 is present (module documentation).
-                    unsafe { $m::storeu_ps(a.as_mut_ptr(), self.0) };
+                    // SAFETY: `a` has `$n` lanes.
+                    unsafe { self.store_ptr(a.as_mut_ptr()) };
                     a
+                }
+                /// # Safety
+                #[doc = concat!("`p` points to ", stringify!($n), " readable `f32`s.")]
+                #[inline(always)]
+                pub unsafe fn load_ptr(p: *const f32) -> Self {
+                    // SAFETY: `p` has `$n` lanes (the caller's promise); AVX2 is present
+                    // (module documentation).
+                    $t(unsafe { $m::loadu_ps(p) })
+                }
+                /// # Safety
+                #[doc = concat!("`p` points to ", stringify!($n), " writable `f32`s.")]
+                #[inline(always)]
+                pub unsafe fn store_ptr(self, p: *mut f32) {
+                    // SAFETY: `p` has `$n` lanes (the caller's promise); AVX2 is present
+                    // (module documentation).
+                    unsafe { $m::storeu_ps(p, self.0) }
                 }
             }
             // Each body is one intrinsic of the width's module (`w8::add_ps` is
@@ -498,13 +545,28 @@ mod x86 {
     }
     /// The 256-bit intrinsics under the names the macro uses.
     mod w8 {
+        use std::arch::x86_64::{__m256, _mm256_set_m128, _mm_loadu_ps};
+
+        /// 8 lanes read as two 128-bit halves: JIT code (Cranelift has no 256-bit
+        /// vectors) writes them as two 16-byte stores, and one 32-byte load of those
+        /// cannot be forwarded from the store buffer (a stall of a dozen cycles or
+        /// more per call, measured: 20 ns per 8 lanes of `exp` instead of 4).
+        ///
+        /// # Safety
+        /// `p` points to 8 readable `f32`s, and AVX is present.
+        #[inline(always)]
+        pub unsafe fn loadu_ps(p: *const f32) -> __m256 {
+            // SAFETY: the caller's promise.
+            unsafe { _mm256_set_m128(_mm_loadu_ps(p.add(4)), _mm_loadu_ps(p)) }
+        }
+
         pub use std::arch::x86_64::{
             _mm256_add_epi32 as add_epi32, _mm256_add_ps as add_ps, _mm256_and_ps as and_ps,
             _mm256_andnot_ps as andnot_ps, _mm256_blendv_ps as blendv_ps,
             _mm256_castps_si256 as castps_si, _mm256_castsi256_ps as castsi_ps,
             _mm256_cmp_ps as cmp_ps, _mm256_cmpgt_epi32 as cmpgt_epi32,
             _mm256_cvtepi32_ps as cvtepi32_ps, _mm256_cvtps_epi32 as cvtps_epi32,
-            _mm256_div_ps as div_ps, _mm256_fmadd_ps as fmadd_ps, _mm256_loadu_ps as loadu_ps,
+            _mm256_div_ps as div_ps, _mm256_fmadd_ps as fmadd_ps,
             _mm256_movemask_ps as movemask_ps, _mm256_mul_ps as mul_ps, _mm256_or_ps as or_ps,
             _mm256_round_ps as round_ps, _mm256_set1_epi32 as set1_epi32,
             _mm256_set1_ps as set1_ps, _mm256_slli_epi32 as slli_epi32, _mm256_sqrt_ps as sqrt_ps,

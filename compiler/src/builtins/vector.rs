@@ -205,22 +205,24 @@ macro_rules! unary_f {
         #[doc = concat!("`x` points to ", stringify!($w), " readable `f32`s and `out` to ",
             stringify!($w), " writable ones.")]
         pub unsafe extern "C" fn $name(x: *const f32, out: *mut f32) {
+            // The lanes are read and written in place by the AVX2 build (no copy).
+            #[cfg(target_arch = "x86_64")]
+            if avx2() {
+                /// # Safety
+                /// As for the entry point, and the processor has AVX2 and FMA.
+                #[target_feature(enable = "avx2,fma")]
+                unsafe fn wide(x: *const f32, out: *mut f32) {
+                    // SAFETY: `$w` lanes at `x` and at `out` (the caller's promise).
+                    unsafe { vf::$f($t::load_ptr(x)).store_ptr(out) }
+                }
+                // SAFETY: the processor has the features `wide` was compiled for
+                // (checked just above); the pointers are the caller's.
+                return unsafe { wide(x, out) };
+            }
             // SAFETY: the caller passes `$w` readable lanes at `x` (any `f32` alignment).
             let x = unsafe { x.cast::<[f32; $w]>().read_unaligned() };
             #[cfg(target_arch = "x86_64")]
-            let r = {
-                #[target_feature(enable = "avx2,fma")]
-                fn wide(x: [f32; $w]) -> [f32; $w] {
-                    vf::$f($t::load(&x)).store()
-                }
-                if avx2() {
-                    // SAFETY: the processor has the features `wide` was compiled for
-                    // (checked just above).
-                    unsafe { wide(x) }
-                } else {
-                    x.map(fallback::$f)
-                }
-            };
+            let r = x.map(fallback::$f);
             #[cfg(target_arch = "aarch64")]
             let r = v::$lanes(&x);
             #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
@@ -244,24 +246,25 @@ macro_rules! binary_f {
         #[doc = concat!("`a` and `b` point to ", stringify!($w), " readable `f32`s each and \
             `out` to ", stringify!($w), " writable ones.")]
         pub unsafe extern "C" fn $name(a: *const f32, b: *const f32, out: *mut f32) {
+            #[cfg(target_arch = "x86_64")]
+            if avx2() {
+                /// # Safety
+                /// As for the entry point, and the processor has AVX2 and FMA.
+                #[target_feature(enable = "avx2,fma")]
+                unsafe fn wide(a: *const f32, b: *const f32, out: *mut f32) {
+                    // SAFETY: `$w` lanes at `a`, `b` and `out` (the caller's promise).
+                    unsafe { vf::$f($t::load_ptr(a), $t::load_ptr(b)).store_ptr(out) }
+                }
+                // SAFETY: the processor has the features `wide` was compiled for
+                // (checked just above); the pointers are the caller's.
+                return unsafe { wide(a, b, out) };
+            }
             // SAFETY: the caller passes `$w` readable lanes at `a` and at `b`.
             let (a, b) = unsafe {
                 (a.cast::<[f32; $w]>().read_unaligned(), b.cast::<[f32; $w]>().read_unaligned())
             };
             #[cfg(target_arch = "x86_64")]
-            let r = {
-                #[target_feature(enable = "avx2,fma")]
-                fn wide(a: [f32; $w], b: [f32; $w]) -> [f32; $w] {
-                    vf::$f($t::load(&a), $t::load(&b)).store()
-                }
-                if avx2() {
-                    // SAFETY: the processor has the features `wide` was compiled for
-                    // (checked just above).
-                    unsafe { wide(a, b) }
-                } else {
-                    std::array::from_fn(|i| fallback::$f(a[i], b[i]))
-                }
-            };
+            let r: [f32; $w] = std::array::from_fn(|i| fallback::$f(a[i], b[i]));
             #[cfg(target_arch = "aarch64")]
             let r = v::$lanes(&a, &b);
             #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
@@ -305,23 +308,27 @@ macro_rules! sincos {
         #[doc = concat!("`x` points to ", stringify!($w), " readable `f32`s, `s` and `c` \
             to ", stringify!($w), " writable ones each.")]
         pub unsafe extern "C" fn $name(x: *const f32, s: *mut f32, c: *mut f32) {
+            #[cfg(target_arch = "x86_64")]
+            if avx2() {
+                /// # Safety
+                /// As for the entry point, and the processor has AVX2 and FMA.
+                #[target_feature(enable = "avx2,fma")]
+                unsafe fn wide(x: *const f32, s: *mut f32, c: *mut f32) {
+                    // SAFETY: `$w` lanes at each pointer (the caller's promise).
+                    unsafe {
+                        let v = $t::load_ptr(x);
+                        vf::sin(v).store_ptr(s);
+                        vf::cos(v).store_ptr(c);
+                    }
+                }
+                // SAFETY: the processor has the features `wide` was compiled for
+                // (checked just above); the pointers are the caller's.
+                return unsafe { wide(x, s, c) };
+            }
             // SAFETY: the caller passes `$w` readable lanes at `x`.
             let x = unsafe { x.cast::<[f32; $w]>().read_unaligned() };
             #[cfg(target_arch = "x86_64")]
-            let (rs, rc) = {
-                #[target_feature(enable = "avx2,fma")]
-                fn wide(x: [f32; $w]) -> ([f32; $w], [f32; $w]) {
-                    let v = $t::load(&x);
-                    (vf::sin(v).store(), vf::cos(v).store())
-                }
-                if avx2() {
-                    // SAFETY: the processor has the features `wide` was compiled for
-                    // (checked just above).
-                    unsafe { wide(x) }
-                } else {
-                    fallback::sincos(x)
-                }
-            };
+            let (rs, rc) = fallback::sincos(x);
             #[cfg(target_arch = "aarch64")]
             let (rs, rc) = v::sincos_lanes(&x);
             #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]

@@ -27,7 +27,7 @@
 //! The exhaustive test (`vector_tests.rs`, `exhaustive_unary`, every `f32` input against
 //! glibc's double functions) gives the maximum errors quoted in each function's comment.
 
-use super::simd::{poly, Lanes};
+use super::simd::{poly, poly_estrin, Lanes};
 use super::vmath;
 
 const LOG2E: f32 = std::f32::consts::LOG2_E;
@@ -305,7 +305,7 @@ fn erfc_tail<V: Lanes>(a: V) -> V {
         .sub(V::splat(
             ((vmath::ERFC_A + 1.0) / (1.0 - vmath::ERFC_A)) as f32,
         ));
-    let h = poly(u, &ERFC_H);
+    let h = poly_estrin(u, &ERFC_H);
     // a² = hi + lo exactly; e^(−hi−lo) = e^(−hi)·(1 − lo) to far below an ulp.
     let hi = a.mul(a);
     let lo = a.fma(a, hi.neg());
@@ -325,14 +325,37 @@ const ERFC_H: [f32; 19] = {
     c
 };
 
+/// 2/√π in two parts.
+const TWO_OVER_SQRT_PI_HI: f32 = std::f32::consts::FRAC_2_SQRT_PI;
+const TWO_OVER_SQRT_PI_LO: f32 =
+    (std::f64::consts::FRAC_2_SQRT_PI - TWO_OVER_SQRT_PI_HI as f64) as f32;
+
+/// erf x for |x| < 1 as `(hi, lo, t)`, erf x = hi + lo + t: `x·2/√π` exactly in two
+/// parts, and `t = x³·Q(x²)` the rest of the series (|t| < 0.31 |erf x|). Kept apart so
+/// `erfc x = 1 − erf x` loses nothing to the subtraction where erf x is near 1.
+#[inline(always)]
+fn erf_parts<V: Lanes>(x: V) -> (V, V, V) {
+    let z = x.mul(x);
+    let mut q = [0.0; 10];
+    q.copy_from_slice(&ERF_P[..10]);
+    let t = x.mul(z).mul(poly_estrin(z, &q));
+    let hi = x.mul(V::splat(TWO_OVER_SQRT_PI_HI));
+    let lo = x.fma(V::splat(TWO_OVER_SQRT_PI_HI), hi.neg());
+    let lo = x.fma(V::splat(TWO_OVER_SQRT_PI_LO), lo);
+    (hi, lo, t)
+}
+
 /// erf x.
 #[inline(always)]
 pub fn erf<V: Lanes>(x: V) -> V {
     let a = x.abs();
     let small = a.lt(V::splat(1.0));
-    let p = a.mul(poly(a.mul(a), &ERF_P));
-    let big = V::splat(1.0).sub(erfc_tail(a.max(V::splat(1.0))));
-    let r = small.select(p, big).or(x.sign());
+    let (hi, lo, t) = erf_parts(small.and(x));
+    let p = hi.add(lo.add(t)).or(x.sign());
+    let big = V::splat(1.0)
+        .sub(erfc_tail(a.max(V::splat(1.0))))
+        .or(x.sign());
+    let r = small.select(p, big);
     x.is_nan().select(x, r)
 }
 
@@ -341,7 +364,8 @@ pub fn erf<V: Lanes>(x: V) -> V {
 pub fn erfc<V: Lanes>(x: V) -> V {
     let a = x.abs();
     let small = a.lt(V::splat(1.0));
-    let p = V::splat(1.0).sub(a.mul(poly(a.mul(a), &ERF_P)).or(x.sign()));
+    let (hi, lo, t) = erf_parts(small.and(x));
+    let p = V::splat(1.0).sub(hi).sub(lo).sub(t);
     let tail = erfc_tail(a.max(V::splat(1.0)));
     let big = x.lt(V::splat(0.0)).select(V::splat(2.0).sub(tail), tail);
     let r = small.select(p, big);
