@@ -29,7 +29,6 @@ pub(super) trait Lanes: Copy {
     fn div(self, o: Self) -> Self;
     /// `self * b + c`, rounded once.
     fn fma(self, b: Self, c: Self) -> Self;
-    fn sqrt(self) -> Self;
     /// To the nearest integer, ties to even.
     fn round(self) -> Self;
     /// Masks; false where either side is NaN.
@@ -56,8 +55,6 @@ pub(super) trait Lanes: Copy {
     fn shl<const N: i32>(self) -> Self;
     /// Arithmetic shift right.
     fn sar<const N: i32>(self) -> Self;
-    /// Signed integer `self > o` as a mask.
-    fn igt(self, o: Self) -> Self;
     /// `self`, with `f(x)` in the lanes where `mask` is true: the per-lane way out for
     /// the rare inputs an algorithm leaves to other code. Costs a pass over the lanes
     /// only when some lane needs it.
@@ -87,10 +84,6 @@ pub(super) trait Lanes: Copy {
     #[inline(always)]
     fn max(self, o: Self) -> Self {
         o.lt(self).select(self, o)
-    }
-    #[inline(always)]
-    fn gt(self, o: Self) -> Self {
-        o.lt(self)
     }
     #[inline(always)]
     fn ge(self, o: Self) -> Self {
@@ -208,10 +201,6 @@ impl<const W: usize> Lanes for Plain<W> {
         Plain(o)
     }
     #[inline(always)]
-    fn sqrt(self) -> Self {
-        self.map(f32::sqrt)
-    }
-    #[inline(always)]
     fn round(self) -> Self {
         self.map(f32::round_ties_even)
     }
@@ -293,10 +282,6 @@ impl<const W: usize> Lanes for Plain<W> {
     #[inline(always)]
     fn sar<const N: i32>(self) -> Self {
         self.bits(|a| ((a as i32) >> N) as u32)
-    }
-    #[inline(always)]
-    fn igt(self, o: Self) -> Self {
-        self.bits2(o, |a, b| if (a as i32) > (b as i32) { u32::MAX } else { 0 })
     }
     #[inline(always)]
     fn patch(self, mask: Self, x: Self, f: fn(f32) -> f32) -> Self {
@@ -400,11 +385,6 @@ mod x86 {
                     $t(unsafe { $m::fmadd_ps(self.0, b.0, c.0) })
                 }
                 #[inline(always)]
-                fn sqrt(self) -> Self {
-                    // SAFETY: see the module documentation (AVX2 is present).
-                    $t(unsafe { $m::sqrt_ps(self.0) })
-                }
-                #[inline(always)]
                 fn round(self) -> Self {
                     // SAFETY: see the module documentation (AVX2 is present).
                     $t(unsafe {
@@ -497,13 +477,6 @@ mod x86 {
                     $t(unsafe { $m::castsi_ps($m::srai_epi32::<N>($m::castps_si(self.0))) })
                 }
                 #[inline(always)]
-                fn igt(self, o: Self) -> Self {
-                    // SAFETY: see the module documentation (AVX2 is present).
-                    $t(unsafe {
-                        $m::castsi_ps($m::cmpgt_epi32($m::castps_si(self.0), $m::castps_si(o.0)))
-                    })
-                }
-                #[inline(always)]
                 fn patch(self, mask: Self, x: Self, f: fn(f32) -> f32) -> Self {
                     if !mask.any() {
                         return self;
@@ -527,13 +500,13 @@ mod x86 {
         pub use std::arch::x86_64::{
             _mm_add_epi32 as add_epi32, _mm_add_ps as add_ps, _mm_and_ps as and_ps,
             _mm_andnot_ps as andnot_ps, _mm_blendv_ps as blendv_ps, _mm_castps_si128 as castps_si,
-            _mm_castsi128_ps as castsi_ps, _mm_cmp_ps as cmp_ps, _mm_cmpgt_epi32 as cmpgt_epi32,
-            _mm_cvtepi32_ps as cvtepi32_ps, _mm_cvtps_epi32 as cvtps_epi32, _mm_div_ps as div_ps,
-            _mm_fmadd_ps as fmadd_ps, _mm_loadu_ps as loadu_ps, _mm_movemask_ps as movemask_ps,
-            _mm_mul_ps as mul_ps, _mm_or_ps as or_ps, _mm_round_ps as round_ps,
-            _mm_set1_epi32 as set1_epi32, _mm_set1_ps as set1_ps, _mm_slli_epi32 as slli_epi32,
-            _mm_sqrt_ps as sqrt_ps, _mm_srai_epi32 as srai_epi32, _mm_storeu_ps as storeu_ps,
-            _mm_sub_epi32 as sub_epi32, _mm_sub_ps as sub_ps, _mm_xor_ps as xor_ps,
+            _mm_castsi128_ps as castsi_ps, _mm_cmp_ps as cmp_ps, _mm_cvtepi32_ps as cvtepi32_ps,
+            _mm_cvtps_epi32 as cvtps_epi32, _mm_div_ps as div_ps, _mm_fmadd_ps as fmadd_ps,
+            _mm_loadu_ps as loadu_ps, _mm_movemask_ps as movemask_ps, _mm_mul_ps as mul_ps,
+            _mm_or_ps as or_ps, _mm_round_ps as round_ps, _mm_set1_epi32 as set1_epi32,
+            _mm_set1_ps as set1_ps, _mm_slli_epi32 as slli_epi32, _mm_srai_epi32 as srai_epi32,
+            _mm_storeu_ps as storeu_ps, _mm_sub_epi32 as sub_epi32, _mm_sub_ps as sub_ps,
+            _mm_xor_ps as xor_ps,
         };
     }
     /// The 256-bit intrinsics under the names the macro uses.
@@ -557,14 +530,14 @@ mod x86 {
             _mm256_add_epi32 as add_epi32, _mm256_add_ps as add_ps, _mm256_and_ps as and_ps,
             _mm256_andnot_ps as andnot_ps, _mm256_blendv_ps as blendv_ps,
             _mm256_castps_si256 as castps_si, _mm256_castsi256_ps as castsi_ps,
-            _mm256_cmp_ps as cmp_ps, _mm256_cmpgt_epi32 as cmpgt_epi32,
-            _mm256_cvtepi32_ps as cvtepi32_ps, _mm256_cvtps_epi32 as cvtps_epi32,
-            _mm256_div_ps as div_ps, _mm256_fmadd_ps as fmadd_ps,
-            _mm256_movemask_ps as movemask_ps, _mm256_mul_ps as mul_ps, _mm256_or_ps as or_ps,
-            _mm256_round_ps as round_ps, _mm256_set1_epi32 as set1_epi32,
-            _mm256_set1_ps as set1_ps, _mm256_slli_epi32 as slli_epi32, _mm256_sqrt_ps as sqrt_ps,
-            _mm256_srai_epi32 as srai_epi32, _mm256_storeu_ps as storeu_ps,
-            _mm256_sub_epi32 as sub_epi32, _mm256_sub_ps as sub_ps, _mm256_xor_ps as xor_ps,
+            _mm256_cmp_ps as cmp_ps, _mm256_cvtepi32_ps as cvtepi32_ps,
+            _mm256_cvtps_epi32 as cvtps_epi32, _mm256_div_ps as div_ps,
+            _mm256_fmadd_ps as fmadd_ps, _mm256_movemask_ps as movemask_ps,
+            _mm256_mul_ps as mul_ps, _mm256_or_ps as or_ps, _mm256_round_ps as round_ps,
+            _mm256_set1_epi32 as set1_epi32, _mm256_set1_ps as set1_ps,
+            _mm256_slli_epi32 as slli_epi32, _mm256_srai_epi32 as srai_epi32,
+            _mm256_storeu_ps as storeu_ps, _mm256_sub_epi32 as sub_epi32, _mm256_sub_ps as sub_ps,
+            _mm256_xor_ps as xor_ps,
         };
     }
 }

@@ -205,19 +205,11 @@ macro_rules! unary_f {
         #[doc = concat!("`x` points to ", stringify!($w), " readable `f32`s and `out` to ",
             stringify!($w), " writable ones.")]
         pub unsafe extern "C" fn $name(x: *const f32, out: *mut f32) {
-            // The lanes are read and written in place by the AVX2 build (no copy).
             #[cfg(target_arch = "x86_64")]
             if avx2() {
-                /// # Safety
-                /// As for the entry point, and the processor has AVX2 and FMA.
-                #[target_feature(enable = "avx2,fma")]
-                unsafe fn wide(x: *const f32, out: *mut f32) {
-                    // SAFETY: `$w` lanes at `x` and at `out` (the caller's promise).
-                    unsafe { vf::$f($t::load_ptr(x)).store_ptr(out) }
-                }
-                // SAFETY: the processor has the features `wide` was compiled for
+                // SAFETY: the processor has the features `avx2` was compiled for
                 // (checked just above); the pointers are the caller's.
-                return unsafe { wide(x, out) };
+                return unsafe { $name::avx2(x, out) };
             }
             // SAFETY: the caller passes `$w` readable lanes at `x` (any `f32` alignment).
             let x = unsafe { x.cast::<[f32; $w]>().read_unaligned() };
@@ -229,6 +221,22 @@ macro_rules! unary_f {
             let r = x.map(fallback::$f);
             // SAFETY: the caller passes `$w` writable lanes at `out`.
             unsafe { out.cast::<[f32; $w]>().write_unaligned(r) }
+        }
+
+        /// The AVX2 build, which [`all`] gives the JIT directly on processors that have
+        /// AVX2 and FMA (one call and no feature test per lane vector).
+        #[cfg(target_arch = "x86_64")]
+        pub mod $name {
+            use super::*;
+
+            /// # Safety
+            /// As for the entry point, and the processor has AVX2 and FMA.
+            #[target_feature(enable = "avx2,fma")]
+            pub unsafe extern "C" fn avx2(x: *const f32, out: *mut f32) {
+                // SAFETY: `$w` lanes at `x` and at `out` (the caller's promise); the lanes
+                // are read and written in place.
+                unsafe { vf::$f($t::load_ptr(x)).store_ptr(out) }
+            }
         }
     };
 }
@@ -248,16 +256,9 @@ macro_rules! binary_f {
         pub unsafe extern "C" fn $name(a: *const f32, b: *const f32, out: *mut f32) {
             #[cfg(target_arch = "x86_64")]
             if avx2() {
-                /// # Safety
-                /// As for the entry point, and the processor has AVX2 and FMA.
-                #[target_feature(enable = "avx2,fma")]
-                unsafe fn wide(a: *const f32, b: *const f32, out: *mut f32) {
-                    // SAFETY: `$w` lanes at `a`, `b` and `out` (the caller's promise).
-                    unsafe { vf::$f($t::load_ptr(a), $t::load_ptr(b)).store_ptr(out) }
-                }
-                // SAFETY: the processor has the features `wide` was compiled for
+                // SAFETY: the processor has the features `avx2` was compiled for
                 // (checked just above); the pointers are the caller's.
-                return unsafe { wide(a, b, out) };
+                return unsafe { $name::avx2(a, b, out) };
             }
             // SAFETY: the caller passes `$w` readable lanes at `a` and at `b`.
             let (a, b) = unsafe {
@@ -271,6 +272,21 @@ macro_rules! binary_f {
             let r = std::array::from_fn(|i| fallback::$f(a[i], b[i]));
             // SAFETY: the caller passes `$w` writable lanes at `out`.
             unsafe { out.cast::<[f32; $w]>().write_unaligned(r) }
+        }
+
+        /// The AVX2 build, which [`all`] gives the JIT directly on processors that have
+        /// AVX2 and FMA.
+        #[cfg(target_arch = "x86_64")]
+        pub mod $name {
+            use super::*;
+
+            /// # Safety
+            /// As for the entry point, and the processor has AVX2 and FMA.
+            #[target_feature(enable = "avx2,fma")]
+            pub unsafe extern "C" fn avx2(a: *const f32, b: *const f32, out: *mut f32) {
+                // SAFETY: `$w` lanes at `a`, `b` and `out` (the caller's promise).
+                unsafe { vf::$f($t::load_ptr(a), $t::load_ptr(b)).store_ptr(out) }
+            }
         }
     };
 }
@@ -310,20 +326,9 @@ macro_rules! sincos {
         pub unsafe extern "C" fn $name(x: *const f32, s: *mut f32, c: *mut f32) {
             #[cfg(target_arch = "x86_64")]
             if avx2() {
-                /// # Safety
-                /// As for the entry point, and the processor has AVX2 and FMA.
-                #[target_feature(enable = "avx2,fma")]
-                unsafe fn wide(x: *const f32, s: *mut f32, c: *mut f32) {
-                    // SAFETY: `$w` lanes at each pointer (the caller's promise).
-                    unsafe {
-                        let v = $t::load_ptr(x);
-                        vf::sin(v).store_ptr(s);
-                        vf::cos(v).store_ptr(c);
-                    }
-                }
-                // SAFETY: the processor has the features `wide` was compiled for
+                // SAFETY: the processor has the features `avx2` was compiled for
                 // (checked just above); the pointers are the caller's.
-                return unsafe { wide(x, s, c) };
+                return unsafe { $name::avx2(x, s, c) };
             }
             // SAFETY: the caller passes `$w` readable lanes at `x`.
             let x = unsafe { x.cast::<[f32; $w]>().read_unaligned() };
@@ -337,6 +342,25 @@ macro_rules! sincos {
             unsafe {
                 s.cast::<[f32; $w]>().write_unaligned(rs);
                 c.cast::<[f32; $w]>().write_unaligned(rc);
+            }
+        }
+
+        /// The AVX2 build, which [`all`] gives the JIT directly on processors that have
+        /// AVX2 and FMA.
+        #[cfg(target_arch = "x86_64")]
+        pub mod $name {
+            use super::*;
+
+            /// # Safety
+            /// As for the entry point, and the processor has AVX2 and FMA.
+            #[target_feature(enable = "avx2,fma")]
+            pub unsafe extern "C" fn avx2(x: *const f32, s: *mut f32, c: *mut f32) {
+                // SAFETY: `$w` lanes at each pointer (the caller's promise).
+                unsafe {
+                    let v = $t::load_ptr(x);
+                    vf::sin(v).store_ptr(s);
+                    vf::cos(v).store_ptr(c);
+                }
             }
         }
     )*};
@@ -468,40 +492,59 @@ pub struct VectorBuiltin {
     pub addr: *const u8,
 }
 
+/// The address the JIT calls: the entry point, or (`direct`) its AVX2 build where the
+/// processor has AVX2 and FMA.
+macro_rules! addr {
+    ($f:ident) => {
+        $f as *const u8
+    };
+    ($f:ident direct) => {{
+        #[cfg(target_arch = "x86_64")]
+        let a = if avx2() {
+            $f::avx2 as *const u8
+        } else {
+            $f as *const u8
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let a = $f as *const u8;
+        a
+    }};
+}
+
 macro_rules! list {
-    ($($base:literal, $ins:literal, $outs:literal: $v4:ident, $v8:ident;)*) => {
+    ($($base:literal, $ins:literal, $outs:literal: $v4:ident, $v8:ident $($direct:ident)?;)*) => {
         /// Every vector entry point.
         pub fn all() -> Vec<VectorBuiltin> {
             vec![$(
                 VectorBuiltin { name: stringify!($v4), base: $base, lanes: 4, inputs: $ins,
-                    outputs: $outs, addr: $v4 as *const u8 },
+                    outputs: $outs, addr: addr!($v4 $($direct)?) },
                 VectorBuiltin { name: stringify!($v8), base: $base, lanes: 8, inputs: $ins,
-                    outputs: $outs, addr: $v8 as *const u8 },
+                    outputs: $outs, addr: addr!($v8 $($direct)?) },
             )*]
         }
     };
 }
 
 list! {
-    "exp", 1, 1: ferrite_v4_expf, ferrite_v8_expf;
-    "exp2", 1, 1: ferrite_v4_exp2f, ferrite_v8_exp2f;
-    "exp10", 1, 1: ferrite_v4_exp10f, ferrite_v8_exp10f;
+    "exp", 1, 1: ferrite_v4_expf, ferrite_v8_expf direct;
+    "exp2", 1, 1: ferrite_v4_exp2f, ferrite_v8_exp2f direct;
+    "exp10", 1, 1: ferrite_v4_exp10f, ferrite_v8_exp10f direct;
     "expm1", 1, 1: ferrite_v4_expm1f, ferrite_v8_expm1f;
-    "log", 1, 1: ferrite_v4_logf, ferrite_v8_logf;
-    "log2", 1, 1: ferrite_v4_log2f, ferrite_v8_log2f;
-    "log10", 1, 1: ferrite_v4_log10f, ferrite_v8_log10f;
+    "log", 1, 1: ferrite_v4_logf, ferrite_v8_logf direct;
+    "log2", 1, 1: ferrite_v4_log2f, ferrite_v8_log2f direct;
+    "log10", 1, 1: ferrite_v4_log10f, ferrite_v8_log10f direct;
     "log1p", 1, 1: ferrite_v4_log1pf, ferrite_v8_log1pf;
-    "sin", 1, 1: ferrite_v4_sinf, ferrite_v8_sinf;
-    "cos", 1, 1: ferrite_v4_cosf, ferrite_v8_cosf;
+    "sin", 1, 1: ferrite_v4_sinf, ferrite_v8_sinf direct;
+    "cos", 1, 1: ferrite_v4_cosf, ferrite_v8_cosf direct;
     "tan", 1, 1: ferrite_v4_tanf, ferrite_v8_tanf;
     "cbrt", 1, 1: ferrite_v4_cbrtf, ferrite_v8_cbrtf;
     "atan", 1, 1: ferrite_v4_atanf, ferrite_v8_atanf;
     "asin", 1, 1: ferrite_v4_asinf, ferrite_v8_asinf;
     "acos", 1, 1: ferrite_v4_acosf, ferrite_v8_acosf;
-    "erf", 1, 1: ferrite_v4_erff, ferrite_v8_erff;
-    "erfc", 1, 1: ferrite_v4_erfcf, ferrite_v8_erfcf;
+    "erf", 1, 1: ferrite_v4_erff, ferrite_v8_erff direct;
+    "erfc", 1, 1: ferrite_v4_erfcf, ferrite_v8_erfcf direct;
     "tanh", 1, 1: ferrite_v4_tanhf, ferrite_v8_tanhf;
-    "pow", 2, 1: ferrite_v4_powf, ferrite_v8_powf;
+    "pow", 2, 1: ferrite_v4_powf, ferrite_v8_powf direct;
     "atan2", 2, 1: ferrite_v4_atan2f, ferrite_v8_atan2f;
     "asinpi", 1, 1: ferrite_v4_asinpif, ferrite_v8_asinpif;
     "acospi", 1, 1: ferrite_v4_acospif, ferrite_v8_acospif;
@@ -517,7 +560,7 @@ list! {
     "atan2pi", 2, 1: ferrite_v4_atan2pif, ferrite_v8_atan2pif;
     "powr", 2, 1: ferrite_v4_powrf, ferrite_v8_powrf;
     "hypot", 2, 1: ferrite_v4_hypotf, ferrite_v8_hypotf;
-    "sincos", 1, 2: ferrite_v4_sincosf, ferrite_v8_sincosf;
+    "sincos", 1, 2: ferrite_v4_sincosf, ferrite_v8_sincosf direct;
 }
 
 #[cfg(test)]

@@ -485,3 +485,82 @@ fn exhaustive_unary() {
         );
     }
 }
+
+/// The addresses [`all`] gives the JIT (the AVX2 builds themselves, where the processor
+/// has AVX2 and FMA) give the entry points' bits.
+#[test]
+fn listed_addresses_give_the_entry_points_bits() {
+    let xs = inputs();
+    let ys: Vec<f32> = xs.iter().rev().copied().collect();
+    let list = all();
+    let by_name = |name: &str| {
+        list.iter()
+            .find(|b| b.name == name)
+            .map(|b| b.addr)
+            .unwrap_or_else(|| panic!("{name} is not listed"))
+    };
+    macro_rules! unary {
+        ($($f:ident)*) => {$({
+            let addr = by_name(stringify!($f));
+            // SAFETY: the listed address of a unary entry point has its signature.
+            let g = unsafe { std::mem::transmute::<*const u8, Entry1>(addr) };
+            let w = list.iter().find(|b| b.name == stringify!($f)).map_or(0, |b| b.lanes as usize);
+            for c in xs.chunks_exact(w) {
+                let (mut a, mut b) = ([0f32; 8], [0f32; 8]);
+                // SAFETY: `w` lanes at each pointer.
+                unsafe {
+                    $f(c.as_ptr(), a.as_mut_ptr());
+                    g(c.as_ptr(), b.as_mut_ptr());
+                }
+                for i in 0..w {
+                    assert!(same(a[i], b[i]), "{}({:e})", stringify!($f), c[i]);
+                }
+            }
+        })*};
+    }
+    unary!(ferrite_v4_expf ferrite_v8_expf ferrite_v4_exp2f ferrite_v8_exp2f ferrite_v4_exp10f
+        ferrite_v8_exp10f ferrite_v4_logf ferrite_v8_logf ferrite_v4_log2f ferrite_v8_log2f
+        ferrite_v4_log10f ferrite_v8_log10f ferrite_v4_sinf ferrite_v8_sinf ferrite_v4_cosf
+        ferrite_v8_cosf ferrite_v4_erff ferrite_v8_erff ferrite_v4_erfcf ferrite_v8_erfcf);
+    for (name, f) in [
+        ("ferrite_v4_powf", ferrite_v4_powf as Entry2),
+        ("ferrite_v8_powf", ferrite_v8_powf),
+    ] {
+        // SAFETY: the listed address of `pow` has its signature.
+        let g = unsafe { std::mem::transmute::<*const u8, Entry2>(by_name(name)) };
+        for (a, b) in xs.chunks_exact(8).zip(ys.chunks_exact(8)) {
+            let (mut o1, mut o2) = ([0f32; 8], [0f32; 8]);
+            // SAFETY: 8 lanes at each pointer (4 used by the 4-lane one).
+            unsafe {
+                f(a.as_ptr(), b.as_ptr(), o1.as_mut_ptr());
+                g(a.as_ptr(), b.as_ptr(), o2.as_mut_ptr());
+            }
+            for i in 0..8 {
+                assert!(same(o1[i], o2[i]), "{name}({:e}, {:e})", a[i], b[i]);
+            }
+        }
+    }
+    type Entry3 = unsafe extern "C" fn(*const f32, *mut f32, *mut f32);
+    for (name, f) in [
+        ("ferrite_v4_sincosf", ferrite_v4_sincosf as Entry3),
+        ("ferrite_v8_sincosf", ferrite_v8_sincosf),
+    ] {
+        // SAFETY: the listed address of `sincos` has its signature.
+        let g = unsafe { std::mem::transmute::<*const u8, Entry3>(by_name(name)) };
+        for c in xs.chunks_exact(8) {
+            let (mut s1, mut c1, mut s2, mut c2) = ([0f32; 8], [0f32; 8], [0f32; 8], [0f32; 8]);
+            // SAFETY: 8 lanes at each pointer (4 used by the 4-lane one).
+            unsafe {
+                f(c.as_ptr(), s1.as_mut_ptr(), c1.as_mut_ptr());
+                g(c.as_ptr(), s2.as_mut_ptr(), c2.as_mut_ptr());
+            }
+            for i in 0..8 {
+                assert!(
+                    same(s1[i], s2[i]) && same(c1[i], c2[i]),
+                    "{name}({:e})",
+                    c[i]
+                );
+            }
+        }
+    }
+}

@@ -301,10 +301,8 @@ fn erfc_tail<V: Lanes>(a: V) -> V {
     let a = a.min(V::splat(10.5));
     let t = V::splat(1.0).div(a);
     let u = t
-        .mul(V::splat(2.0 / (1.0 - vmath::ERFC_A as f32)))
-        .sub(V::splat(
-            ((vmath::ERFC_A + 1.0) / (1.0 - vmath::ERFC_A)) as f32,
-        ));
+        .mul(V::splat(2.0 / (1.0 - ERFC_A as f32)))
+        .sub(V::splat(((ERFC_A + 1.0) / (1.0 - ERFC_A)) as f32));
     let h = poly4(u, &ERFC_H);
     // a² = hi + lo exactly; e^(−hi−lo) = e^(−hi)·(1 − lo) to far below an ulp.
     let hi = a.mul(a);
@@ -315,9 +313,10 @@ fn erfc_tail<V: Lanes>(a: V) -> V {
 }
 
 /// `a·eᵃ²·erfc(a)` for `a` in [1, 10.5] as a polynomial in `u = (2/a − (A+B))/(B−A)`,
-/// A = 1/10.5, B = 1, highest coefficient first: [`vmath::ERFC_H`]'s function at degree
-/// 12, enough for `f32` (the Chebyshev interpolant at 60 nodes, truncated and converted
-/// to powers of u in double; max relative error 1.9·10⁻⁹).
+/// A = 1/10.5, B = 1, highest coefficient first, at degree 12, enough for `f32` (the
+/// Chebyshev interpolant at 60 nodes of glibc's double `erfc`, truncated and converted to
+/// powers of u in double; max relative error 1.9·10⁻⁹).
+const ERFC_A: f64 = 1.0 / 10.5;
 const ERFC_H: [f32; 13] = [
     -1.104_765_2e-5,
     2.025_275e-5,
