@@ -195,8 +195,8 @@ impl<const W: usize> Lanes for Plain<W> {
     #[inline(always)]
     fn fma(self, b: Self, c: Self) -> Self {
         let mut o = self.0;
-        for i in 0..W {
-            o[i] = o[i].mul_add(b.0[i], c.0[i]);
+        for ((o, b), c) in o.iter_mut().zip(b.0).zip(c.0) {
+            *o = o.mul_add(b, c);
         }
         Plain(o)
     }
@@ -239,9 +239,9 @@ impl<const W: usize> Lanes for Plain<W> {
     #[inline(always)]
     fn select(self, a: Self, b: Self) -> Self {
         let mut o = b.0;
-        for i in 0..W {
-            if self.0[i].to_bits() >> 31 != 0 {
-                o[i] = a.0[i];
+        for ((o, m), a) in o.iter_mut().zip(self.0).zip(a.0) {
+            if m.to_bits() >> 31 != 0 {
+                *o = a;
             }
         }
         Plain(o)
@@ -286,9 +286,9 @@ impl<const W: usize> Lanes for Plain<W> {
     #[inline(always)]
     fn patch(self, mask: Self, x: Self, f: fn(f32) -> f32) -> Self {
         let mut o = self.0;
-        for i in 0..W {
-            if mask.0[i].to_bits() >> 31 != 0 {
-                o[i] = f(x.0[i]);
+        for ((o, m), x) in o.iter_mut().zip(mask.0).zip(x.0) {
+            if m.to_bits() >> 31 != 0 {
+                *o = f(x);
             }
         }
         Plain(o)

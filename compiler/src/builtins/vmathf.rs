@@ -32,8 +32,8 @@ use super::vmath;
 
 const LOG2E: f32 = std::f32::consts::LOG2_E;
 /// ln 2 in two parts, the first with 15 significant bits (`n × L2U` exact for |n| < 2⁹).
-const L2U: f32 = 0.693_145_751_953_125;
-const L2L: f32 = 1.428_606_765_330_187e-6;
+const L2U: f32 = f32::from_bits(0x3f31_7200); // 0.693145751953125
+const L2L: f32 = f32::from_bits(0x35bf_be8e); // 1.4286068e-6
 const LN2: f32 = std::f32::consts::LN_2;
 const LN10: f32 = std::f32::consts::LN_10;
 /// log₁₀ 2 in two parts, the first with 13 significant bits.
@@ -196,10 +196,10 @@ pub fn log10<V: Lanes>(x: V) -> V {
 
 /// π in four parts (SLEEF's `PI_A_F` … `PI_D_F`): the first three have at most 9
 /// significant bits, so `q × part` is exact for |q| < 2¹⁵; the sum is π within 2.5·10⁻¹⁸.
-const PI_A: f32 = 3.140_625;
-const PI_B: f32 = 0.000_967_025_756_835_937_5;
-const PI_C: f32 = 6.277_114_152_908_325e-7;
-const PI_D: f32 = 1.215_420_125_655_342e-10;
+const PI_A: f32 = f32::from_bits(0x4049_0000); // 3.140625
+const PI_B: f32 = f32::from_bits(0x3a7d_8000); // 9.670257568359375e-4
+const PI_C: f32 = f32::from_bits(0x3528_8000); // 6.2771141529083251953e-7
+const PI_D: f32 = f32::from_bits(0x2f05_a309); // 1.2154201e-10
 /// Beyond this magnitude the four-part reduction is not exact enough.
 const TRIG_MAX: f32 = 39_000.0;
 
@@ -326,10 +326,10 @@ const ERFC_H: [f32; 13] = [
     -2.400_173_7e-4,
     1.098_768e-4,
     9.408_35e-4,
-    -4.087_925_7e-3,
+    -4.087_926e-3,
     9.191_759e-3,
     -4.311_891_8e-3,
-    -7.687_602_6e-2,
+    -7.687_603e-2,
     0.502_758_15,
 ];
 
