@@ -374,7 +374,6 @@ unary! {
     atan_lanes, atan: ferrite_v4_atanf, ferrite_v8_atanf;
     asin_lanes, asin: ferrite_v4_asinf, ferrite_v8_asinf;
     acos_lanes, acos: ferrite_v4_acosf, ferrite_v8_acosf;
-    tanh_lanes, tanh: ferrite_v4_tanhf, ferrite_v8_tanhf;
     asinpi_lanes, asinpi: ferrite_v4_asinpif, ferrite_v8_asinpif;
     acospi_lanes, acospi: ferrite_v4_acospif, ferrite_v8_acospif;
     atanpi_lanes, atanpi: ferrite_v4_atanpif, ferrite_v8_atanpif;
@@ -398,6 +397,7 @@ unary_f! {
     cos, cos_lanes: ferrite_v4_cosf, ferrite_v8_cosf;
     erf, erf_lanes: ferrite_v4_erff, ferrite_v8_erff;
     erfc, erfc_lanes: ferrite_v4_erfcf, ferrite_v8_erfcf;
+    tanh, tanh_lanes: ferrite_v4_tanhf, ferrite_v8_tanhf;
 }
 binary_f! {
     pow, pow_lanes: ferrite_v4_powf, ferrite_v8_powf;
@@ -543,7 +543,7 @@ list! {
     "acos", 1, 1: ferrite_v4_acosf, ferrite_v8_acosf;
     "erf", 1, 1: ferrite_v4_erff, ferrite_v8_erff direct;
     "erfc", 1, 1: ferrite_v4_erfcf, ferrite_v8_erfcf direct;
-    "tanh", 1, 1: ferrite_v4_tanhf, ferrite_v8_tanhf;
+    "tanh", 1, 1: ferrite_v4_tanhf, ferrite_v8_tanhf direct;
     "pow", 2, 1: ferrite_v4_powf, ferrite_v8_powf direct;
     "atan2", 2, 1: ferrite_v4_atan2f, ferrite_v8_atan2f;
     "asinpi", 1, 1: ferrite_v4_asinpif, ferrite_v8_asinpif;

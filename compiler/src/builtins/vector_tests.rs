@@ -521,7 +521,8 @@ fn listed_addresses_give_the_entry_points_bits() {
     unary!(ferrite_v4_expf ferrite_v8_expf ferrite_v4_exp2f ferrite_v8_exp2f ferrite_v4_exp10f
         ferrite_v8_exp10f ferrite_v4_logf ferrite_v8_logf ferrite_v4_log2f ferrite_v8_log2f
         ferrite_v4_log10f ferrite_v8_log10f ferrite_v4_sinf ferrite_v8_sinf ferrite_v4_cosf
-        ferrite_v8_cosf ferrite_v4_erff ferrite_v8_erff ferrite_v4_erfcf ferrite_v8_erfcf);
+        ferrite_v8_cosf ferrite_v4_erff ferrite_v8_erff ferrite_v4_erfcf ferrite_v8_erfcf
+        ferrite_v4_tanhf ferrite_v8_tanhf);
     for (name, f) in [
         ("ferrite_v4_powf", ferrite_v4_powf as Entry2),
         ("ferrite_v8_powf", ferrite_v8_powf),

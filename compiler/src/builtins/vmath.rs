@@ -547,16 +547,6 @@ pub fn atan2pi(y: f32, x: f32) -> f32 {
 
 // ---- error function, hyperbolic tangent ------------------------------------------------
 
-/// tanh x = e / (e + 2), e = expm1(2|x|), sign restored (NaN stays NaN).
-#[inline(always)]
-pub fn tanh(x: f32) -> f32 {
-    let x = f64::from(x);
-    // `clamp` keeps a NaN (`min` would not), and the NaN flows through to the result: a
-    // select on NaN here was turned into a branch that stopped the vectorisation.
-    let e = expm1_d(2.0 * x.abs().clamp(0.0, 20.0));
-    (e / (e + 2.0)).copysign(x) as f32
-}
-
 /// sinh |x| = (E + E/(E + 1)) / 2, E = expm1 |x| (no cancellation near 0).
 #[inline(always)]
 pub fn sinh(x: f32) -> f32 {
@@ -685,7 +675,6 @@ lanes1! {
     atan_lanes = atan;
     asin_lanes = asin;
     acos_lanes = acos;
-    tanh_lanes = tanh;
     asinpi_lanes = asinpi;
     acospi_lanes = acospi;
     atanpi_lanes = atanpi;
@@ -730,6 +719,7 @@ from_vmathf! {
     cos, cos_lanes;
     erf, erf_lanes;
     erfc, erfc_lanes;
+    tanh, tanh_lanes;
 }
 
 #[cfg(test)]
