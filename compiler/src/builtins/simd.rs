@@ -514,16 +514,25 @@ mod x86 {
         use std::arch::x86_64::{__m256, _mm256_set_m128, _mm_loadu_ps};
 
         /// 8 lanes read as two 128-bit halves: JIT code (Cranelift has no 256-bit
-        /// vectors) writes them as two 16-byte stores, and one 32-byte load of those
-        /// cannot be forwarded from the store buffer (a stall of a dozen cycles or
-        /// more per call, measured: 20 ns per 8 lanes of `exp` instead of 4).
+        /// vectors) writes them as two 16-byte stores just before the call, and one
+        /// 32-byte load of those cannot be forwarded from the store buffer (a stall of a
+        /// dozen cycles or more per call; measured with a copy through the stack: 20 ns
+        /// per 8 lanes of `exp` instead of 4). LLVM merges two adjacent loads into one,
+        /// so the second half's address goes through an empty `asm!` it cannot see into.
         ///
         /// # Safety
         /// `p` points to 8 readable `f32`s, and AVX is present.
         #[inline(always)]
         pub unsafe fn loadu_ps(p: *const f32) -> __m256 {
-            // SAFETY: the caller's promise.
-            unsafe { _mm256_set_m128(_mm_loadu_ps(p.add(4)), _mm_loadu_ps(p)) }
+            // SAFETY: `p + 4` is within the caller's 8 lanes.
+            let mut hi = unsafe { p.add(4) };
+            // SAFETY: an empty template: `hi` is passed through unchanged, nothing else
+            // is touched.
+            unsafe {
+                std::arch::asm!("/* {0} */", inout(reg) hi, options(pure, nomem, nostack, preserves_flags))
+            };
+            // SAFETY: the caller's promise (8 lanes at `p`, AVX present).
+            unsafe { _mm256_set_m128(_mm_loadu_ps(hi), _mm_loadu_ps(p)) }
         }
 
         pub use std::arch::x86_64::{
