@@ -10,8 +10,10 @@
 //!   `sinpi`/`cospi`/`tanpi`, `rootn`, `powr`, `remquo`'s 7-bit quotient, `ilogb`'s
 //!   constants);
 //! - math in single precision: Ferrite's own algorithms, written once over lane arrays
-//!   ([`vmath`]) and called at one lane here, at 4 and 8 lanes through [`vector`]'s entry
-//!   points (`ferrite_v8_expf(x: *const f32, out: *mut f32)`, listed by [`vector_all`]);
+//!   ([`vmath`], in double; `vmathf`, in `f32` lanes through the `simd` lane types for
+//!   the hot functions) and called at one lane here, at 4 and 8 lanes through
+//!   [`vector`]'s entry points (`ferrite_v8_expf(x: *const f32, out: *mut f32)`, listed
+//!   by [`vector_all`]);
 //!   where there is none yet, the double function rounded once (see [`math`]);
 //! - conversions with a rounding mode Cranelift lacks ([`convert`]);
 //! - half-precision loads and stores (`vload_half`, `vstore_half_r*`);

@@ -2,8 +2,13 @@
 //! implementation serves the scalar built-in (W = 1) and the vector entry points
 //! (W = 4, 8; `builtins/vector.rs`), and the widths agree bit for bit.
 //!
+//! `exp`/`exp2`/`exp10`, `log`/`log2`/`log10`, `sin`/`cos`/`sincos`, `erf`/`erfc`, `tanh`
+//! and `pow` are here only as wrappers: their algorithms are in `f32` lanes
+//! ([`super::vmathf`]), twice as wide per register and with no dependence on the
+//! auto-vectoriser; `sin`/`cos` still take this module's exact reduction for |x| ≥ 39000.
+//!
 //! # How
-//! Every function evaluates in **double precision** with Ferrite's own range reductions
+//! Every other function evaluates in **double precision** with Ferrite's own range reductions
 //! and polynomials (Taylor series where they converge fast enough, a Chebyshev fit made
 //! with mpmath for the `erfc` tail), then rounds once to `f32`. The double result is
 //! within ~1e-11 relative of the true value (far inside every bound of the OpenCL
