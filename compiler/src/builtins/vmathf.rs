@@ -476,7 +476,7 @@ fn log2_hi_lo<V: Lanes>(x: V) -> (V, V) {
 
 /// `pow(x, y)` with the C99/OpenCL special cases: `2^(y·log₂|x|)` with the product in
 /// two parts, then the sign and the special values chosen by blends as in
-/// [`super::vmath::pow`].
+/// the double-precision `pow` it replaces.
 #[inline(always)]
 pub fn pow<V: Lanes>(x: V, y: V) -> V {
     let (l_hi, l_lo) = log2_hi_lo(x);
