@@ -20,9 +20,13 @@
 //!   `cos x = ±sin(x − (n+½)π)` so no result comes from a cancellation. Lanes with
 //!   |x| ≥ 39000 (or infinite, NaN) take [`super::vmath`]'s exact reduction, lane by
 //!   lane, only when there are some;
-//! - `erf`, `erfc`: the series of erf/x in x² for |x| < 1 and, beyond,
-//!   `erfc a = e^(−a²) · H(2/a) / a` with `H` [`super::vmath`]'s Chebyshev fit, `a²`
-//!   split exactly in two parts (`fma`) so `e^(−a²)` keeps its accuracy where it is tiny.
+//! - `erf`, `erfc`: `erfc a = e^(−a²)·t·K(t)`, t = 1/(1 + a/2), K a degree-11 fit made
+//!   for this (no cancellation: K runs from 1 to 0.28), `a²` split exactly in two parts
+//!   (`fma`) so `e^(−a²)` keeps its accuracy where it is tiny; `erf` takes the series of
+//!   erf/x in x² below 1 and `1 − erfc` above;
+//! - `tanh`: the Taylor series below 0.625, `1 − 2/(e^(2|x|) + 1)` above;
+//! - `pow`: `log₂|x|` in two `f32` parts (fdlibm's reduction, the `atanh` series with `s`
+//!   carried in two parts), the product with `y` in two parts, then the `exp` core.
 //!
 //! The exhaustive test (`vector_tests.rs`, `exhaustive_unary`, every `f32` input against
 //! glibc's double functions) gives the maximum errors quoted in each function's comment.
@@ -295,43 +299,54 @@ const ERF_P: [f32; 11] = {
     c
 };
 
-/// erfc(a) for 1 ≤ a (clamped to 10.5, where the result is 0): `e^(−a²)·H(u)/a`.
+/// `K(t) = e^(a²)·erfc(a)/t`, t = 1/(1 + a/2), for `a` in [0, 10.5], as a polynomial in
+/// `u = t·K1 − K2` (t mapped from [1/6.25, 1] onto [−1, 1]), highest coefficient first:
+/// the Chebyshev interpolant of degree 11 at 80 nodes of glibc's double `erfc`, converted
+/// to powers of u (max relative error 5.8·10⁻¹⁰ in double, about 3 `f32` ulp evaluated in
+/// `f32`). K runs from 1 to 1/(2√π): no cancellation in the sum (the form
+/// `e^(−a²)·t·exp(P(t))` of Numerical Recipes' `erfcc`, with one `exp` instead of two).
+const ERFC_K: [f32; 12] = {
+    const D: [f64; 12] = [
+        -2.1926502995484043e-06,
+        5.670810878655175e-06,
+        1.2582819181261584e-05,
+        -7.08676379872486e-05,
+        3.770594048546627e-06,
+        0.0006249549915082753,
+        -0.0006722310790792108,
+        -0.006327281706035137,
+        0.006307953502982855,
+        0.10352098941802979,
+        0.3271879255771637,
+        0.5694087147712708,
+    ];
+    let mut c = [0.0; 12];
+    let mut i = 0;
+    while i < 12 {
+        c[i] = D[i] as f32;
+        i += 1;
+    }
+    c
+};
+const ERFC_K1: f32 = 2.0 / (1.0 - 0.16);
+const ERFC_K2: f32 = 2.0 * 0.16 / (1.0 - 0.16) + 1.0;
+
+/// erfc(a) for a ≥ 0 (clamped to 10.5, where the result is 0): `e^(−a²)·t·K(t)`, with
+/// `a²` split exactly in two parts (`fma`) so `e^(−a²)` keeps its accuracy where it is
+/// tiny.
 #[inline(always)]
-fn erfc_tail<V: Lanes>(a: V) -> V {
+fn erfc_pos<V: Lanes>(a: V) -> V {
     let a = a.min(V::splat(10.5));
-    let t = V::splat(1.0).div(a);
-    let u = t
-        .mul(V::splat(2.0 / (1.0 - ERFC_A as f32)))
-        .sub(V::splat(((ERFC_A + 1.0) / (1.0 - ERFC_A)) as f32));
-    let h = poly4(u, &ERFC_H);
-    // a² = hi + lo exactly; e^(−hi−lo) = e^(−hi)·(1 − lo) to far below an ulp.
+    let t = V::splat(1.0).div(V::splat(0.5).fma(a, V::splat(1.0)));
+    let u = t.fma(V::splat(ERFC_K1), V::splat(-ERFC_K2));
+    let tk = t.mul(poly4(u, &ERFC_K));
+    // e^(−hi−lo) = e^(−hi)·(1 − lo) to far below an ulp.
     let hi = a.mul(a);
     let lo = a.fma(a, hi.neg());
     let e = exp(hi.neg());
     let e = e.neg().fma(lo, e);
-    e.mul(h).mul(t)
+    e.mul(tk)
 }
-
-/// `a·eᵃ²·erfc(a)` for `a` in [1, 10.5] as a polynomial in `u = (2/a − (A+B))/(B−A)`,
-/// A = 1/10.5, B = 1, highest coefficient first, at degree 12, enough for `f32` (the
-/// Chebyshev interpolant at 60 nodes of glibc's double `erfc`, truncated and converted to
-/// powers of u in double; max relative error 1.9·10⁻⁹).
-const ERFC_A: f64 = 1.0 / 10.5;
-const ERFC_H: [f32; 13] = [
-    -1.104_765_2e-5,
-    2.025_275e-5,
-    1.422_226_4e-5,
-    -7.748_957e-5,
-    1.528_756_8e-4,
-    -2.400_173_7e-4,
-    1.098_768e-4,
-    9.408_35e-4,
-    -4.087_926e-3,
-    9.191_759e-3,
-    -4.311_891_8e-3,
-    -7.687_603e-2,
-    0.502_758_15,
-];
 
 /// 2/√π in two parts.
 const TWO_OVER_SQRT_PI_HI: f32 = std::f32::consts::FRAC_2_SQRT_PI;
@@ -339,8 +354,8 @@ const TWO_OVER_SQRT_PI_LO: f32 =
     (std::f64::consts::FRAC_2_SQRT_PI - TWO_OVER_SQRT_PI_HI as f64) as f32;
 
 /// erf x for |x| < 1 as `(hi, lo, t)`, erf x = hi + lo + t: `x·2/√π` exactly in two
-/// parts, and `t = x³·Q(x²)` the rest of the series (|t| < 0.31 |erf x|). Kept apart so
-/// `erfc x = 1 − erf x` loses nothing to the subtraction where erf x is near 1.
+/// parts, and `t = x³·Q(x²)` the rest of the series (|t| < 0.31 |erf x|), summed
+/// smallest first by the caller.
 #[inline(always)]
 fn erf_parts<V: Lanes>(x: V) -> (V, V, V) {
     let z = x.mul(x);
@@ -353,30 +368,23 @@ fn erf_parts<V: Lanes>(x: V) -> (V, V, V) {
     (hi, lo, t)
 }
 
-/// erf x.
+/// erf x: the series below 1, `1 − erfc |x|` from 1 on.
 #[inline(always)]
 pub fn erf<V: Lanes>(x: V) -> V {
     let a = x.abs();
     let small = a.lt(V::splat(1.0));
     let (hi, lo, t) = erf_parts(small.and(x));
     let p = hi.add(lo.add(t)).or(x.sign());
-    let big = V::splat(1.0)
-        .sub(erfc_tail(a.max(V::splat(1.0))))
-        .or(x.sign());
+    let big = V::splat(1.0).sub(erfc_pos(a)).or(x.sign());
     let r = small.select(p, big);
     x.is_nan().select(x, r)
 }
 
-/// erfc x.
+/// erfc x: `erfc |x|` or `2 − erfc |x|`.
 #[inline(always)]
 pub fn erfc<V: Lanes>(x: V) -> V {
-    let a = x.abs();
-    let small = a.lt(V::splat(1.0));
-    let (hi, lo, t) = erf_parts(small.and(x));
-    let p = V::splat(1.0).sub(hi).sub(lo).sub(t);
-    let tail = erfc_tail(a.max(V::splat(1.0)));
-    let big = x.lt(V::splat(0.0)).select(V::splat(2.0).sub(tail), tail);
-    let r = small.select(p, big);
+    let r = erfc_pos(x.abs());
+    let r = x.lt(V::splat(0.0)).select(V::splat(2.0).sub(r), r);
     x.is_nan().select(x, r)
 }
 
