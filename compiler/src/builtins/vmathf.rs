@@ -433,13 +433,11 @@ pub fn tanh<V: Lanes>(x: V) -> V {
 const LOG2E_HI: f32 = std::f32::consts::LOG2_E;
 const LOG2E_LO: f32 = (std::f64::consts::LOG2_E - LOG2E_HI as f64) as f32;
 
-/// `a + b` as `(hi, lo)` exactly (Knuth's two-sum).
+/// `a + b` as `(hi, lo)` exactly, for |a| ≥ |b| or a = 0 (Dekker's fast two-sum).
 #[inline(always)]
-fn two_sum<V: Lanes>(a: V, b: V) -> (V, V) {
+fn fast_two_sum<V: Lanes>(a: V, b: V) -> (V, V) {
     let s = a.add(b);
-    let bb = s.sub(a);
-    let lo = a.sub(s.sub(bb)).add(b.sub(bb));
-    (s, lo)
+    (s, b.sub(s.sub(a)))
 }
 
 /// log₂ |x| as `(hi, lo)` to about 2⁻³⁴ relative, for finite nonzero `x` (other lanes:
@@ -461,25 +459,29 @@ fn log2_hi_lo<V: Lanes>(x: V) -> (V, V) {
         .and(V::splat_bits(0x007f_ffff))
         .iadd(V::splat_i(0x3f35_04f3));
     let f = m.sub(V::splat(1.0)); // exact (Sterbenz)
-    let (d, d_lo) = two_sum(V::splat(2.0), f);
-    let s = f.div(d);
+    let (d, d_lo) = fast_two_sum(V::splat(2.0), f);
+    // One division: s = f·(1/d) need not be the rounded quotient, its residual (exact
+    // by fma) gives the low part.
+    let rd = V::splat(1.0).div(d);
+    let s = f.mul(rd);
     let e = s.neg().fma(d, f);
     let e = s.neg().fma(d_lo, e);
-    let s_lo = e.div(d);
+    let s_lo = e.mul(rd);
     let z = s.mul(s);
     let tail = s.mul(z).mul(poly(
         z,
         &[2.0 / 11.0, 2.0 / 9.0, 2.0 / 7.0, 2.0 / 5.0, 2.0 / 3.0],
     ));
     // ln m = 2s + (2 s_lo + tail), renormalised (the tail is up to 1% of 2s).
-    let (l_hi, l_lo) = two_sum(s.add(s), s_lo.add(s_lo).add(tail));
+    let (l_hi, l_lo) = fast_two_sum(s.add(s), s_lo.add(s_lo).add(tail));
     // × log₂ e in two parts.
     let p_hi = l_hi.mul(V::splat(LOG2E_HI));
     let p_lo = l_hi.fma(V::splat(LOG2E_HI), p_hi.neg());
     let p_lo = l_hi.fma(V::splat(LOG2E_LO), p_lo);
     let p_lo = l_lo.fma(V::splat(LOG2E_HI), p_lo);
-    let (hi, lo) = two_sum(k, p_hi);
-    two_sum(hi, lo.add(p_lo))
+    // |k| ≥ 1 > |p_hi|, or k = 0; the low part stays within about an ulp of the high.
+    let (hi, lo) = fast_two_sum(k, p_hi);
+    (hi, lo.add(p_lo))
 }
 
 /// `pow(x, y)` with the C99/OpenCL special cases: `2^(y·log₂|x|)` with the product in
@@ -491,7 +493,6 @@ pub fn pow<V: Lanes>(x: V, y: V) -> V {
     let t_hi = y.mul(l_hi);
     let t_lo = y.fma(l_hi, t_hi.neg());
     let t_lo = y.fma(l_lo, t_lo);
-    let (t_hi, t_lo) = two_sum(t_hi, t_lo);
     let tc = t_hi.max(V::splat(-200.0)).min(V::splat(200.0));
     let q = tc.round();
     let r = tc.sub(q).add(t_lo);
