@@ -10,8 +10,10 @@
 //!   `sinpi`/`cospi`/`tanpi`, `rootn`, `powr`, `remquo`'s 7-bit quotient, `ilogb`'s
 //!   constants);
 //! - math in single precision: Ferrite's own algorithms, written once over lane arrays
-//!   ([`vmath`]) and called at one lane here, at 4 and 8 lanes through [`vector`]'s entry
-//!   points (`ferrite_v8_expf(x: *const f32, out: *mut f32)`, listed by [`vector_all`]);
+//!   ([`vmath`], in double; `vmathf`, in `f32` lanes through the `simd` lane types for
+//!   the hot functions) and called at one lane here, at 4 and 8 lanes through
+//!   [`vector`]'s entry points (`ferrite_v8_expf(x: *const f32, out: *mut f32)`, listed
+//!   by [`vector_all`]);
 //!   where there is none yet, the double function rounded once (see [`math`]);
 //! - conversions with a rounding mode Cranelift lacks ([`convert`]);
 //! - half-precision loads and stores (`vload_half`, `vstore_half_r*`);
@@ -34,11 +36,18 @@ mod libm;
 pub mod math;
 #[expect(
     unsafe_code,
+    reason = "the AVX2 lane types call std::arch intrinsics (their builds run only after \
+              the processor was checked for AVX2 and FMA)"
+)]
+mod simd;
+#[expect(
+    unsafe_code,
     reason = "the vector entry points read and write the lanes JIT code points at, and \
               call the AVX2 builds after checking the processor has AVX2"
 )]
 pub mod vector;
 pub mod vmath;
+mod vmathf;
 
 /// A value type in a built-in's signature.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

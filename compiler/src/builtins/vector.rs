@@ -19,7 +19,10 @@
 //!   (a = x, b = y) and `atan2 atan2pi` (a = y, b = x);
 //! - `ferrite_vN_sincosf(x, sin_out, cos_out)`.
 
+#[cfg(target_arch = "x86_64")]
+use super::simd::{F4, F8};
 use super::vmath as v;
+use super::vmathf as vf;
 
 /// Whether the AVX2 builds may run on this processor.
 #[cfg(target_arch = "x86_64")]
@@ -187,6 +190,107 @@ macro_rules! unary {
     };
 }
 
+/// The entry points of the functions in `f32` lanes ([`super::vmathf`]): the AVX2 build
+/// runs the [`F4`]/[`F8`] lane types (one instruction per operation), the plain build the
+/// lane arrays.
+macro_rules! unary_f {
+    ($($f:ident, $lanes:ident: $v4:ident, $v8:ident;)*) => {$(
+        unary_f!(@one $f, $lanes, $v4, 4, F4);
+        unary_f!(@one $f, $lanes, $v8, 8, F8);
+    )*};
+    (@one $f:ident, $lanes:ident, $name:ident, $w:literal, $t:ident) => {
+        #[doc = concat!("`", stringify!($f), "` on ", stringify!($w), " lanes.")]
+        ///
+        /// # Safety
+        #[doc = concat!("`x` points to ", stringify!($w), " readable `f32`s and `out` to ",
+            stringify!($w), " writable ones.")]
+        pub unsafe extern "C" fn $name(x: *const f32, out: *mut f32) {
+            #[cfg(target_arch = "x86_64")]
+            if avx2() {
+                // SAFETY: the processor has the features `avx2` was compiled for
+                // (checked just above); the pointers are the caller's.
+                return unsafe { $name::avx2(x, out) };
+            }
+            // SAFETY: the caller passes `$w` readable lanes at `x` (any `f32` alignment).
+            let x = unsafe { x.cast::<[f32; $w]>().read_unaligned() };
+            #[cfg(target_arch = "x86_64")]
+            let r = x.map(fallback::$f);
+            #[cfg(target_arch = "aarch64")]
+            let r = v::$lanes(&x);
+            #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+            let r = x.map(fallback::$f);
+            // SAFETY: the caller passes `$w` writable lanes at `out`.
+            unsafe { out.cast::<[f32; $w]>().write_unaligned(r) }
+        }
+
+        /// The AVX2 build, which [`all`] gives the JIT directly on processors that have
+        /// AVX2 and FMA (one call and no feature test per lane vector).
+        #[cfg(target_arch = "x86_64")]
+        pub mod $name {
+            use super::*;
+
+            /// # Safety
+            /// As for the entry point, and the processor has AVX2 and FMA.
+            #[target_feature(enable = "avx2,fma")]
+            pub unsafe extern "C" fn avx2(x: *const f32, out: *mut f32) {
+                // SAFETY: `$w` lanes at `x` and at `out` (the caller's promise); the lanes
+                // are read and written in place.
+                unsafe { vf::$f($t::load_ptr(x)).store_ptr(out) }
+            }
+        }
+    };
+}
+
+/// [`unary_f`] for `pow`.
+macro_rules! binary_f {
+    ($($f:ident, $lanes:ident: $v4:ident, $v8:ident;)*) => {$(
+        binary_f!(@one $f, $lanes, $v4, 4, F4);
+        binary_f!(@one $f, $lanes, $v8, 8, F8);
+    )*};
+    (@one $f:ident, $lanes:ident, $name:ident, $w:literal, $t:ident) => {
+        #[doc = concat!("`", stringify!($f), "` on ", stringify!($w), " lanes.")]
+        ///
+        /// # Safety
+        #[doc = concat!("`a` and `b` point to ", stringify!($w), " readable `f32`s each and \
+            `out` to ", stringify!($w), " writable ones.")]
+        pub unsafe extern "C" fn $name(a: *const f32, b: *const f32, out: *mut f32) {
+            #[cfg(target_arch = "x86_64")]
+            if avx2() {
+                // SAFETY: the processor has the features `avx2` was compiled for
+                // (checked just above); the pointers are the caller's.
+                return unsafe { $name::avx2(a, b, out) };
+            }
+            // SAFETY: the caller passes `$w` readable lanes at `a` and at `b`.
+            let (a, b) = unsafe {
+                (a.cast::<[f32; $w]>().read_unaligned(), b.cast::<[f32; $w]>().read_unaligned())
+            };
+            #[cfg(target_arch = "x86_64")]
+            let r: [f32; $w] = std::array::from_fn(|i| fallback::$f(a[i], b[i]));
+            #[cfg(target_arch = "aarch64")]
+            let r = v::$lanes(&a, &b);
+            #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+            let r = std::array::from_fn(|i| fallback::$f(a[i], b[i]));
+            // SAFETY: the caller passes `$w` writable lanes at `out`.
+            unsafe { out.cast::<[f32; $w]>().write_unaligned(r) }
+        }
+
+        /// The AVX2 build, which [`all`] gives the JIT directly on processors that have
+        /// AVX2 and FMA.
+        #[cfg(target_arch = "x86_64")]
+        pub mod $name {
+            use super::*;
+
+            /// # Safety
+            /// As for the entry point, and the processor has AVX2 and FMA.
+            #[target_feature(enable = "avx2,fma")]
+            pub unsafe extern "C" fn avx2(a: *const f32, b: *const f32, out: *mut f32) {
+                // SAFETY: `$w` lanes at `a`, `b` and `out` (the caller's promise).
+                unsafe { vf::$f($t::load_ptr(a), $t::load_ptr(b)).store_ptr(out) }
+            }
+        }
+    };
+}
+
 macro_rules! binary {
     ($($lanes:ident, $f:ident: $v4:ident, $v8:ident;)*) => {$(
         binary!(@one $lanes, $f, $v4, 4);
@@ -213,48 +317,63 @@ macro_rules! binary {
 }
 
 macro_rules! sincos {
-    ($($name:ident, $w:literal;)*) => {$(
+    ($($name:ident, $w:literal, $t:ident;)*) => {$(
         #[doc = concat!("`sincos` on ", stringify!($w), " lanes.")]
         ///
         /// # Safety
         #[doc = concat!("`x` points to ", stringify!($w), " readable `f32`s, `s` and `c` \
             to ", stringify!($w), " writable ones each.")]
         pub unsafe extern "C" fn $name(x: *const f32, s: *mut f32, c: *mut f32) {
+            #[cfg(target_arch = "x86_64")]
+            if avx2() {
+                // SAFETY: the processor has the features `avx2` was compiled for
+                // (checked just above); the pointers are the caller's.
+                return unsafe { $name::avx2(x, s, c) };
+            }
             // SAFETY: the caller passes `$w` readable lanes at `x`.
             let x = unsafe { x.cast::<[f32; $w]>().read_unaligned() };
-            let (rs, rc) = dispatch!(|x: [f32; $w]| -> ([f32; $w], [f32; $w]) {
-                v::sincos_lanes(&x)
-            } else {
-                fallback::sincos(x)
-            });
+            #[cfg(target_arch = "x86_64")]
+            let (rs, rc) = fallback::sincos(x);
+            #[cfg(target_arch = "aarch64")]
+            let (rs, rc) = v::sincos_lanes(&x);
+            #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+            let (rs, rc) = fallback::sincos(x);
             // SAFETY: the caller passes `$w` writable lanes at `s` and at `c`.
             unsafe {
                 s.cast::<[f32; $w]>().write_unaligned(rs);
                 c.cast::<[f32; $w]>().write_unaligned(rc);
             }
         }
+
+        /// The AVX2 build, which [`all`] gives the JIT directly on processors that have
+        /// AVX2 and FMA.
+        #[cfg(target_arch = "x86_64")]
+        pub mod $name {
+            use super::*;
+
+            /// # Safety
+            /// As for the entry point, and the processor has AVX2 and FMA.
+            #[target_feature(enable = "avx2,fma")]
+            pub unsafe extern "C" fn avx2(x: *const f32, s: *mut f32, c: *mut f32) {
+                // SAFETY: `$w` lanes at each pointer (the caller's promise).
+                unsafe {
+                    let v = $t::load_ptr(x);
+                    vf::sin(v).store_ptr(s);
+                    vf::cos(v).store_ptr(c);
+                }
+            }
+        }
     )*};
 }
 
 unary! {
-    exp_lanes, exp: ferrite_v4_expf, ferrite_v8_expf;
-    exp2_lanes, exp2: ferrite_v4_exp2f, ferrite_v8_exp2f;
-    exp10_lanes, exp10: ferrite_v4_exp10f, ferrite_v8_exp10f;
     expm1_lanes, expm1: ferrite_v4_expm1f, ferrite_v8_expm1f;
-    log_lanes, log: ferrite_v4_logf, ferrite_v8_logf;
-    log2_lanes, log2: ferrite_v4_log2f, ferrite_v8_log2f;
-    log10_lanes, log10: ferrite_v4_log10f, ferrite_v8_log10f;
     log1p_lanes, log1p: ferrite_v4_log1pf, ferrite_v8_log1pf;
-    sin_lanes, sin: ferrite_v4_sinf, ferrite_v8_sinf;
-    cos_lanes, cos: ferrite_v4_cosf, ferrite_v8_cosf;
     tan_lanes, tan: ferrite_v4_tanf, ferrite_v8_tanf;
     cbrt_lanes, cbrt: ferrite_v4_cbrtf, ferrite_v8_cbrtf;
     atan_lanes, atan: ferrite_v4_atanf, ferrite_v8_atanf;
     asin_lanes, asin: ferrite_v4_asinf, ferrite_v8_asinf;
     acos_lanes, acos: ferrite_v4_acosf, ferrite_v8_acosf;
-    erf_lanes, erf: ferrite_v4_erff, ferrite_v8_erff;
-    erfc_lanes, erfc: ferrite_v4_erfcf, ferrite_v8_erfcf;
-    tanh_lanes, tanh: ferrite_v4_tanhf, ferrite_v8_tanhf;
     asinpi_lanes, asinpi: ferrite_v4_asinpif, ferrite_v8_asinpif;
     acospi_lanes, acospi: ferrite_v4_acospif, ferrite_v8_acospif;
     atanpi_lanes, atanpi: ferrite_v4_atanpif, ferrite_v8_atanpif;
@@ -267,16 +386,31 @@ unary! {
     cospi_lanes, cospi: ferrite_v4_cospif, ferrite_v8_cospif;
     tanpi_lanes, tanpi: ferrite_v4_tanpif, ferrite_v8_tanpif;
 }
+unary_f! {
+    exp, exp_lanes: ferrite_v4_expf, ferrite_v8_expf;
+    exp2, exp2_lanes: ferrite_v4_exp2f, ferrite_v8_exp2f;
+    exp10, exp10_lanes: ferrite_v4_exp10f, ferrite_v8_exp10f;
+    log, log_lanes: ferrite_v4_logf, ferrite_v8_logf;
+    log2, log2_lanes: ferrite_v4_log2f, ferrite_v8_log2f;
+    log10, log10_lanes: ferrite_v4_log10f, ferrite_v8_log10f;
+    sin, sin_lanes: ferrite_v4_sinf, ferrite_v8_sinf;
+    cos, cos_lanes: ferrite_v4_cosf, ferrite_v8_cosf;
+    erf, erf_lanes: ferrite_v4_erff, ferrite_v8_erff;
+    erfc, erfc_lanes: ferrite_v4_erfcf, ferrite_v8_erfcf;
+    tanh, tanh_lanes: ferrite_v4_tanhf, ferrite_v8_tanhf;
+}
+binary_f! {
+    pow, pow_lanes: ferrite_v4_powf, ferrite_v8_powf;
+}
 binary! {
-    pow_lanes, pow: ferrite_v4_powf, ferrite_v8_powf;
     atan2_lanes, atan2: ferrite_v4_atan2f, ferrite_v8_atan2f;
     atan2pi_lanes, atan2pi: ferrite_v4_atan2pif, ferrite_v8_atan2pif;
     powr_lanes, powr: ferrite_v4_powrf, ferrite_v8_powrf;
     hypot_lanes, hypot: ferrite_v4_hypotf, ferrite_v8_hypotf;
 }
 sincos! {
-    ferrite_v4_sincosf, 4;
-    ferrite_v8_sincosf, 8;
+    ferrite_v4_sincosf, 4, F4;
+    ferrite_v8_sincosf, 8, F8;
 }
 
 macro_rules! scalar {
@@ -358,40 +492,59 @@ pub struct VectorBuiltin {
     pub addr: *const u8,
 }
 
+/// The address the JIT calls: the entry point, or (`direct`) its AVX2 build where the
+/// processor has AVX2 and FMA.
+macro_rules! addr {
+    ($f:ident) => {
+        $f as *const u8
+    };
+    ($f:ident direct) => {{
+        #[cfg(target_arch = "x86_64")]
+        let a = if avx2() {
+            $f::avx2 as *const u8
+        } else {
+            $f as *const u8
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let a = $f as *const u8;
+        a
+    }};
+}
+
 macro_rules! list {
-    ($($base:literal, $ins:literal, $outs:literal: $v4:ident, $v8:ident;)*) => {
+    ($($base:literal, $ins:literal, $outs:literal: $v4:ident, $v8:ident $($direct:ident)?;)*) => {
         /// Every vector entry point.
         pub fn all() -> Vec<VectorBuiltin> {
             vec![$(
                 VectorBuiltin { name: stringify!($v4), base: $base, lanes: 4, inputs: $ins,
-                    outputs: $outs, addr: $v4 as *const u8 },
+                    outputs: $outs, addr: addr!($v4 $($direct)?) },
                 VectorBuiltin { name: stringify!($v8), base: $base, lanes: 8, inputs: $ins,
-                    outputs: $outs, addr: $v8 as *const u8 },
+                    outputs: $outs, addr: addr!($v8 $($direct)?) },
             )*]
         }
     };
 }
 
 list! {
-    "exp", 1, 1: ferrite_v4_expf, ferrite_v8_expf;
-    "exp2", 1, 1: ferrite_v4_exp2f, ferrite_v8_exp2f;
-    "exp10", 1, 1: ferrite_v4_exp10f, ferrite_v8_exp10f;
+    "exp", 1, 1: ferrite_v4_expf, ferrite_v8_expf direct;
+    "exp2", 1, 1: ferrite_v4_exp2f, ferrite_v8_exp2f direct;
+    "exp10", 1, 1: ferrite_v4_exp10f, ferrite_v8_exp10f direct;
     "expm1", 1, 1: ferrite_v4_expm1f, ferrite_v8_expm1f;
-    "log", 1, 1: ferrite_v4_logf, ferrite_v8_logf;
-    "log2", 1, 1: ferrite_v4_log2f, ferrite_v8_log2f;
-    "log10", 1, 1: ferrite_v4_log10f, ferrite_v8_log10f;
+    "log", 1, 1: ferrite_v4_logf, ferrite_v8_logf direct;
+    "log2", 1, 1: ferrite_v4_log2f, ferrite_v8_log2f direct;
+    "log10", 1, 1: ferrite_v4_log10f, ferrite_v8_log10f direct;
     "log1p", 1, 1: ferrite_v4_log1pf, ferrite_v8_log1pf;
-    "sin", 1, 1: ferrite_v4_sinf, ferrite_v8_sinf;
-    "cos", 1, 1: ferrite_v4_cosf, ferrite_v8_cosf;
+    "sin", 1, 1: ferrite_v4_sinf, ferrite_v8_sinf direct;
+    "cos", 1, 1: ferrite_v4_cosf, ferrite_v8_cosf direct;
     "tan", 1, 1: ferrite_v4_tanf, ferrite_v8_tanf;
     "cbrt", 1, 1: ferrite_v4_cbrtf, ferrite_v8_cbrtf;
     "atan", 1, 1: ferrite_v4_atanf, ferrite_v8_atanf;
     "asin", 1, 1: ferrite_v4_asinf, ferrite_v8_asinf;
     "acos", 1, 1: ferrite_v4_acosf, ferrite_v8_acosf;
-    "erf", 1, 1: ferrite_v4_erff, ferrite_v8_erff;
-    "erfc", 1, 1: ferrite_v4_erfcf, ferrite_v8_erfcf;
-    "tanh", 1, 1: ferrite_v4_tanhf, ferrite_v8_tanhf;
-    "pow", 2, 1: ferrite_v4_powf, ferrite_v8_powf;
+    "erf", 1, 1: ferrite_v4_erff, ferrite_v8_erff direct;
+    "erfc", 1, 1: ferrite_v4_erfcf, ferrite_v8_erfcf direct;
+    "tanh", 1, 1: ferrite_v4_tanhf, ferrite_v8_tanhf direct;
+    "pow", 2, 1: ferrite_v4_powf, ferrite_v8_powf direct;
     "atan2", 2, 1: ferrite_v4_atan2f, ferrite_v8_atan2f;
     "asinpi", 1, 1: ferrite_v4_asinpif, ferrite_v8_asinpif;
     "acospi", 1, 1: ferrite_v4_acospif, ferrite_v8_acospif;
@@ -407,7 +560,7 @@ list! {
     "atan2pi", 2, 1: ferrite_v4_atan2pif, ferrite_v8_atan2pif;
     "powr", 2, 1: ferrite_v4_powrf, ferrite_v8_powrf;
     "hypot", 2, 1: ferrite_v4_hypotf, ferrite_v8_hypotf;
-    "sincos", 1, 2: ferrite_v4_sincosf, ferrite_v8_sincosf;
+    "sincos", 1, 2: ferrite_v4_sincosf, ferrite_v8_sincosf direct;
 }
 
 #[cfg(test)]

@@ -254,11 +254,11 @@ fn ns_per_element() {
             })
             .fold(f64::INFINITY, f64::min)
     }
-    fn run1(xs: &[f32], f: Entry1) -> f64 {
+    fn run1(xs: &[f32], f: Entry1, w: usize) -> f64 {
         let mut out = vec![0f32; xs.len()];
         best(xs.len(), || {
-            for (c, o) in xs.chunks_exact(8).zip(out.chunks_exact_mut(8)) {
-                // SAFETY: 8 lanes at each pointer.
+            for (c, o) in xs.chunks_exact(w).zip(out.chunks_exact_mut(w)) {
+                // SAFETY: `w` lanes at each pointer, the width of `f`.
                 unsafe { black_box(f)(c.as_ptr(), o.as_mut_ptr()) };
             }
             black_box(&out);
@@ -281,7 +281,7 @@ fn ns_per_element() {
         lo + (hi - lo) * ((s >> 40) as f32 / (1u64 << 24) as f32)
     };
     macro_rules! rows {
-        ($($name:literal, $lo:expr, $hi:expr, $v8:ident, $w1:ident, |$x:ident| $glibc:expr;)*) => {$({
+        ($($name:literal, $lo:expr, $hi:expr, $v8:ident, $v4:ident, $w1:ident, |$x:ident| $glibc:expr;)*) => {$({
             let xs: Vec<f32> = (0..N).map(|_| rnd($lo, $hi)).collect();
             extern "C" fn g($x: f32) -> f32 {
                 $glibc as f32
@@ -289,9 +289,10 @@ fn ns_per_element() {
             extern "C" fn one(x: f32) -> f32 {
                 $w1(x)
             }
-            let (a, b, c) = (run1(&xs, $v8), run_scalar(&xs, g), run_scalar(&xs, one));
+            let (a, b, c) = (run1(&xs, $v8, 8), run_scalar(&xs, g), run_scalar(&xs, one));
+            let a4 = run1(&xs, $v4, 4);
             println!(
-                "{:8} v8 {a:6.2} ns  glibc {b:6.2} ns  x{:<5.1} one lane {c:6.2} ns",
+                "{:8} v8 {a:6.2} ns  v4 {a4:6.2} ns  glibc {b:6.2} ns  x{:<5.1} one lane {c:6.2} ns",
                 $name,
                 b / a
             );
@@ -299,68 +300,114 @@ fn ns_per_element() {
     }
     println!("vector math (not the C library fallback): {}", vmath_here());
     rows! {
-        "exp", -80.0, 80.0, ferrite_v8_expf, expf, |x| f64::from(x).exp();
-        "exp2", -120.0, 120.0, ferrite_v8_exp2f, exp2f, |x| f64::from(x).exp2();
-        "exp10", -35.0, 35.0, ferrite_v8_exp10f, exp10f, |x| super::super::libm::exp10(f64::from(x));
-        "expm1", -10.0, 10.0, ferrite_v8_expm1f, expm1f, |x| super::super::libm::expm1(f64::from(x));
-        "log", 0.0, 1000.0, ferrite_v8_logf, logf, |x| f64::from(x).ln();
-        "log2", 0.0, 1000.0, ferrite_v8_log2f, log2f, |x| f64::from(x).log2();
-        "log10", 0.0, 1000.0, ferrite_v8_log10f, log10f, |x| f64::from(x).log10();
-        "log1p", -0.9, 1000.0, ferrite_v8_log1pf, log1pf, |x| super::super::libm::log1p(f64::from(x));
-        "sin", -100.0, 100.0, ferrite_v8_sinf, sinf, |x| f64::from(x).sin();
-        "cos", -100.0, 100.0, ferrite_v8_cosf, cosf, |x| f64::from(x).cos();
-        "tan", -100.0, 100.0, ferrite_v8_tanf, tanf, |x| f64::from(x).tan();
-        "cbrt", -100.0, 100.0, ferrite_v8_cbrtf, cbrtf, |x| f64::from(x).cbrt();
-        "atan", -10.0, 10.0, ferrite_v8_atanf, atanf, |x| f64::from(x).atan();
-        "asin", -1.0, 1.0, ferrite_v8_asinf, asinf, |x| f64::from(x).asin();
-        "acos", -1.0, 1.0, ferrite_v8_acosf, acosf, |x| f64::from(x).acos();
-        "erf", -4.0, 4.0, ferrite_v8_erff, erff, |x| super::super::libm::erf(f64::from(x));
-        "erfc", -4.0, 10.0, ferrite_v8_erfcf, erfcf, |x| super::super::libm::erfc(f64::from(x));
-        "tanh", -10.0, 10.0, ferrite_v8_tanhf, tanhf, |x| f64::from(x).tanh();
-        "asinpi", -1.0, 1.0, ferrite_v8_asinpif, asinpif, |x| f64::from(x).asin() / std::f64::consts::PI;
-        "acospi", -1.0, 1.0, ferrite_v8_acospif, acospif, |x| f64::from(x).acos() / std::f64::consts::PI;
-        "atanpi", -10.0, 10.0, ferrite_v8_atanpif, atanpif, |x| f64::from(x).atan() / std::f64::consts::PI;
-        "sinh", -10.0, 10.0, ferrite_v8_sinhf, sinhf, |x| f64::from(x).sinh();
-        "cosh", -10.0, 10.0, ferrite_v8_coshf, coshf, |x| f64::from(x).cosh();
-        "asinh", -100.0, 100.0, ferrite_v8_asinhf, asinhf, |x| super::super::libm::asinh(f64::from(x));
-        "acosh", 1.0, 100.0, ferrite_v8_acoshf, acoshf, |x| super::super::libm::acosh(f64::from(x));
-        "atanh", -1.0, 1.0, ferrite_v8_atanhf, atanhf, |x| super::super::libm::atanh(f64::from(x));
-        "sinpi", -10.0, 10.0, ferrite_v8_sinpif, sinpif, |x| super::super::math::sinpi(f64::from(x));
-        "cospi", -10.0, 10.0, ferrite_v8_cospif, cospif, |x| super::super::math::cospi(f64::from(x));
-        "tanpi", -10.0, 10.0, ferrite_v8_tanpif, tanpif, |x| super::super::math::tanpi(f64::from(x));
+        "exp", -80.0, 80.0, ferrite_v8_expf, ferrite_v4_expf, expf, |x| f64::from(x).exp();
+        "exp2", -120.0, 120.0, ferrite_v8_exp2f, ferrite_v4_exp2f, exp2f, |x| f64::from(x).exp2();
+        "exp10", -35.0, 35.0, ferrite_v8_exp10f, ferrite_v4_exp10f, exp10f, |x| super::super::libm::exp10(f64::from(x));
+        "expm1", -10.0, 10.0, ferrite_v8_expm1f, ferrite_v4_expm1f, expm1f, |x| super::super::libm::expm1(f64::from(x));
+        "log", 0.0, 1000.0, ferrite_v8_logf, ferrite_v4_logf, logf, |x| f64::from(x).ln();
+        "log2", 0.0, 1000.0, ferrite_v8_log2f, ferrite_v4_log2f, log2f, |x| f64::from(x).log2();
+        "log10", 0.0, 1000.0, ferrite_v8_log10f, ferrite_v4_log10f, log10f, |x| f64::from(x).log10();
+        "log1p", -0.9, 1000.0, ferrite_v8_log1pf, ferrite_v4_log1pf, log1pf, |x| super::super::libm::log1p(f64::from(x));
+        "sin", -100.0, 100.0, ferrite_v8_sinf, ferrite_v4_sinf, sinf, |x| f64::from(x).sin();
+        "cos", -100.0, 100.0, ferrite_v8_cosf, ferrite_v4_cosf, cosf, |x| f64::from(x).cos();
+        "tan", -100.0, 100.0, ferrite_v8_tanf, ferrite_v4_tanf, tanf, |x| f64::from(x).tan();
+        "cbrt", -100.0, 100.0, ferrite_v8_cbrtf, ferrite_v4_cbrtf, cbrtf, |x| f64::from(x).cbrt();
+        "atan", -10.0, 10.0, ferrite_v8_atanf, ferrite_v4_atanf, atanf, |x| f64::from(x).atan();
+        "asin", -1.0, 1.0, ferrite_v8_asinf, ferrite_v4_asinf, asinf, |x| f64::from(x).asin();
+        "acos", -1.0, 1.0, ferrite_v8_acosf, ferrite_v4_acosf, acosf, |x| f64::from(x).acos();
+        "erf", -4.0, 4.0, ferrite_v8_erff, ferrite_v4_erff, erff, |x| super::super::libm::erf(f64::from(x));
+        "erfc", -4.0, 10.0, ferrite_v8_erfcf, ferrite_v4_erfcf, erfcf, |x| super::super::libm::erfc(f64::from(x));
+        "tanh", -10.0, 10.0, ferrite_v8_tanhf, ferrite_v4_tanhf, tanhf, |x| f64::from(x).tanh();
+        "asinpi", -1.0, 1.0, ferrite_v8_asinpif, ferrite_v4_asinpif, asinpif, |x| f64::from(x).asin() / std::f64::consts::PI;
+        "acospi", -1.0, 1.0, ferrite_v8_acospif, ferrite_v4_acospif, acospif, |x| f64::from(x).acos() / std::f64::consts::PI;
+        "atanpi", -10.0, 10.0, ferrite_v8_atanpif, ferrite_v4_atanpif, atanpif, |x| f64::from(x).atan() / std::f64::consts::PI;
+        "sinh", -10.0, 10.0, ferrite_v8_sinhf, ferrite_v4_sinhf, sinhf, |x| f64::from(x).sinh();
+        "cosh", -10.0, 10.0, ferrite_v8_coshf, ferrite_v4_coshf, coshf, |x| f64::from(x).cosh();
+        "asinh", -100.0, 100.0, ferrite_v8_asinhf, ferrite_v4_asinhf, asinhf, |x| super::super::libm::asinh(f64::from(x));
+        "acosh", 1.0, 100.0, ferrite_v8_acoshf, ferrite_v4_acoshf, acoshf, |x| super::super::libm::acosh(f64::from(x));
+        "atanh", -1.0, 1.0, ferrite_v8_atanhf, ferrite_v4_atanhf, atanhf, |x| super::super::libm::atanh(f64::from(x));
+        "sinpi", -10.0, 10.0, ferrite_v8_sinpif, ferrite_v4_sinpif, sinpif, |x| super::super::math::sinpi(f64::from(x));
+        "cospi", -10.0, 10.0, ferrite_v8_cospif, ferrite_v4_cospif, cospif, |x| super::super::math::cospi(f64::from(x));
+        "tanpi", -10.0, 10.0, ferrite_v8_tanpif, ferrite_v4_tanpif, tanpif, |x| super::super::math::tanpi(f64::from(x));
     }
     let xs: Vec<f32> = (0..N).map(|_| rnd(0.0, 4.0)).collect();
     let ys: Vec<f32> = (0..N).map(|_| rnd(-20.0, 20.0)).collect();
-    for (name, f, g) in [
-        (
-            "pow",
-            ferrite_v8_powf as Entry2,
-            (|x: f64, y: f64| x.powf(y)) as fn(f64, f64) -> f64,
-        ),
-        ("atan2", ferrite_v8_atan2f, |y: f64, x: f64| y.atan2(x)),
-        ("atan2pi", ferrite_v8_atan2pif, super::super::math::atan2pi),
-        ("powr", ferrite_v8_powrf, super::super::math::powr),
-        ("hypot", ferrite_v8_hypotf, f64::hypot),
-    ] {
-        let mut out = vec![0f32; N];
-        let a = best(N, || {
+    fn run2(xs: &[f32], ys: &[f32], f: Entry2, w: usize) -> f64 {
+        let mut out = vec![0f32; xs.len()];
+        best(xs.len(), || {
             for ((a, b), o) in xs
-                .chunks_exact(8)
-                .zip(ys.chunks_exact(8))
-                .zip(out.chunks_exact_mut(8))
+                .chunks_exact(w)
+                .zip(ys.chunks_exact(w))
+                .zip(out.chunks_exact_mut(w))
             {
-                // SAFETY: 8 lanes at each pointer.
+                // SAFETY: `w` lanes at each pointer, the width of `f`.
                 unsafe { black_box(f)(a.as_ptr(), b.as_ptr(), o.as_mut_ptr()) };
             }
             black_box(&out);
-        });
+        })
+    }
+    for (name, f, f4, g) in [
+        (
+            "pow",
+            ferrite_v8_powf as Entry2,
+            ferrite_v4_powf as Entry2,
+            (|x: f64, y: f64| x.powf(y)) as fn(f64, f64) -> f64,
+        ),
+        (
+            "atan2",
+            ferrite_v8_atan2f,
+            ferrite_v4_atan2f,
+            |y: f64, x: f64| y.atan2(x),
+        ),
+        (
+            "atan2pi",
+            ferrite_v8_atan2pif,
+            ferrite_v4_atan2pif,
+            super::super::math::atan2pi,
+        ),
+        (
+            "powr",
+            ferrite_v8_powrf,
+            ferrite_v4_powrf,
+            super::super::math::powr,
+        ),
+        ("hypot", ferrite_v8_hypotf, ferrite_v4_hypotf, f64::hypot),
+    ] {
+        let (a, a4) = (run2(&xs, &ys, f, 8), run2(&xs, &ys, f4, 4));
+        let mut out = vec![0f32; N];
         let b = best(N, || {
             for ((x, y), o) in xs.iter().zip(&ys).zip(out.iter_mut()) {
                 *o = black_box(g)(f64::from(*x), f64::from(*y)) as f32;
             }
             black_box(&out);
         });
-        println!("{name:8} v8 {a:6.2} ns  glibc {b:6.2} ns  x{:.1}", b / a);
+        println!(
+            "{name:8} v8 {a:6.2} ns  v4 {a4:6.2} ns  glibc {b:6.2} ns  x{:.1}",
+            b / a
+        );
+    }
+    // As JIT code calls them: 8 lanes just written to a stack slot as two 16-byte stores
+    // (this test crate is built for baseline x86-64: SSE stores), then the call.
+    let xs: Vec<f32> = (0..N).map(|_| rnd(0.5, 80.0)).collect();
+    for (name, f) in [
+        ("exp", ferrite_v8_expf as Entry1),
+        ("log", ferrite_v8_logf),
+        ("sin", ferrite_v8_sinf),
+        ("erfc", ferrite_v8_erfcf),
+        ("cosh", ferrite_v8_coshf),
+    ] {
+        let mut out = vec![0f32; N];
+        let a = best(N, || {
+            for (c, o) in xs.chunks_exact(8).zip(out.chunks_exact_mut(8)) {
+                let mut slot = [0f32; 8];
+                slot.copy_from_slice(c);
+                let slot = black_box(slot);
+                // SAFETY: 8 lanes at each pointer.
+                unsafe { black_box(f)(slot.as_ptr(), o.as_mut_ptr()) };
+            }
+            black_box(&out);
+        });
+        println!("{name:8} v8 {a:6.2} ns from a freshly written stack slot");
     }
     let mut out = vec![0f32; 2 * N];
     let xs: Vec<f32> = (0..N).map(|_| rnd(-100.0, 100.0)).collect();
@@ -459,5 +506,85 @@ fn exhaustive_unary() {
             "{name}: {max} ulp at {:e}",
             f32::from_bits(at)
         );
+    }
+}
+
+/// The addresses [`all`] gives the JIT (the AVX2 builds themselves, where the processor
+/// has AVX2 and FMA) give the entry points' bits.
+#[test]
+fn listed_addresses_give_the_entry_points_bits() {
+    let xs = inputs();
+    let ys: Vec<f32> = xs.iter().rev().copied().collect();
+    let list = all();
+    let by_name = |name: &str| {
+        list.iter()
+            .find(|b| b.name == name)
+            .map(|b| b.addr)
+            .unwrap_or_else(|| panic!("{name} is not listed"))
+    };
+    macro_rules! unary {
+        ($($f:ident)*) => {$({
+            let addr = by_name(stringify!($f));
+            // SAFETY: the listed address of a unary entry point has its signature.
+            let g = unsafe { std::mem::transmute::<*const u8, Entry1>(addr) };
+            let w = list.iter().find(|b| b.name == stringify!($f)).map_or(0, |b| b.lanes as usize);
+            for c in xs.chunks_exact(w) {
+                let (mut a, mut b) = ([0f32; 8], [0f32; 8]);
+                // SAFETY: `w` lanes at each pointer.
+                unsafe {
+                    $f(c.as_ptr(), a.as_mut_ptr());
+                    g(c.as_ptr(), b.as_mut_ptr());
+                }
+                for i in 0..w {
+                    assert!(same(a[i], b[i]), "{}({:e})", stringify!($f), c[i]);
+                }
+            }
+        })*};
+    }
+    unary!(ferrite_v4_expf ferrite_v8_expf ferrite_v4_exp2f ferrite_v8_exp2f ferrite_v4_exp10f
+        ferrite_v8_exp10f ferrite_v4_logf ferrite_v8_logf ferrite_v4_log2f ferrite_v8_log2f
+        ferrite_v4_log10f ferrite_v8_log10f ferrite_v4_sinf ferrite_v8_sinf ferrite_v4_cosf
+        ferrite_v8_cosf ferrite_v4_erff ferrite_v8_erff ferrite_v4_erfcf ferrite_v8_erfcf
+        ferrite_v4_tanhf ferrite_v8_tanhf);
+    for (name, f) in [
+        ("ferrite_v4_powf", ferrite_v4_powf as Entry2),
+        ("ferrite_v8_powf", ferrite_v8_powf),
+    ] {
+        // SAFETY: the listed address of `pow` has its signature.
+        let g = unsafe { std::mem::transmute::<*const u8, Entry2>(by_name(name)) };
+        for (a, b) in xs.chunks_exact(8).zip(ys.chunks_exact(8)) {
+            let (mut o1, mut o2) = ([0f32; 8], [0f32; 8]);
+            // SAFETY: 8 lanes at each pointer (4 used by the 4-lane one).
+            unsafe {
+                f(a.as_ptr(), b.as_ptr(), o1.as_mut_ptr());
+                g(a.as_ptr(), b.as_ptr(), o2.as_mut_ptr());
+            }
+            for i in 0..8 {
+                assert!(same(o1[i], o2[i]), "{name}({:e}, {:e})", a[i], b[i]);
+            }
+        }
+    }
+    type Entry3 = unsafe extern "C" fn(*const f32, *mut f32, *mut f32);
+    for (name, f) in [
+        ("ferrite_v4_sincosf", ferrite_v4_sincosf as Entry3),
+        ("ferrite_v8_sincosf", ferrite_v8_sincosf),
+    ] {
+        // SAFETY: the listed address of `sincos` has its signature.
+        let g = unsafe { std::mem::transmute::<*const u8, Entry3>(by_name(name)) };
+        for c in xs.chunks_exact(8) {
+            let (mut s1, mut c1, mut s2, mut c2) = ([0f32; 8], [0f32; 8], [0f32; 8], [0f32; 8]);
+            // SAFETY: 8 lanes at each pointer (4 used by the 4-lane one).
+            unsafe {
+                f(c.as_ptr(), s1.as_mut_ptr(), c1.as_mut_ptr());
+                g(c.as_ptr(), s2.as_mut_ptr(), c2.as_mut_ptr());
+            }
+            for i in 0..8 {
+                assert!(
+                    same(s1[i], s2[i]) && same(c1[i], c2[i]),
+                    "{name}({:e})",
+                    c[i]
+                );
+            }
+        }
     }
 }

@@ -2,8 +2,13 @@
 //! implementation serves the scalar built-in (W = 1) and the vector entry points
 //! (W = 4, 8; `builtins/vector.rs`), and the widths agree bit for bit.
 //!
+//! `exp`/`exp2`/`exp10`, `log`/`log2`/`log10`, `sin`/`cos`/`sincos`, `erf`/`erfc`, `tanh`
+//! and `pow` are here only as wrappers: their algorithms are in `f32` lanes
+//! ([`super::vmathf`]), twice as wide per register and with no dependence on the
+//! auto-vectoriser; `sin`/`cos` still take this module's exact reduction for |x| ≥ 39000.
+//!
 //! # How
-//! Every function evaluates in **double precision** with Ferrite's own range reductions
+//! Every other function evaluates in **double precision** with Ferrite's own range reductions
 //! and polynomials (Taylor series where they converge fast enough, a Chebyshev fit made
 //! with mpmath for the `erfc` tail), then rounds once to `f32`. The double result is
 //! within ~1e-11 relative of the true value (far inside every bound of the OpenCL
@@ -26,9 +31,9 @@
 //! functions): every function within 0.5 ulp plus the final rounding's share, i.e.
 //! correctly rounded on all inputs tried, against OpenCL bounds of 2 to 16 ulp.
 
-use std::f64::consts::{
-    FRAC_1_PI, FRAC_2_SQRT_PI, FRAC_PI_2, LN_2, LOG10_2, LOG10_E, LOG2_10, LOG2_E, PI,
-};
+use super::simd::Plain;
+use super::vmathf;
+use std::f64::consts::{FRAC_1_PI, FRAC_PI_2, LN_2, LOG2_E, PI};
 
 /// `if c { a } else { b }` on values already computed: a blend once vectorised.
 #[inline(always)]
@@ -172,33 +177,7 @@ fn log2_abs(a: f64) -> f64 {
     sel(a == f64::INFINITY, f64::INFINITY, l)
 }
 
-/// The IEEE special values of a logarithm of `x` (`r` is the finite-case result).
-#[inline(always)]
-fn log_specials(x: f64, r: f64) -> f32 {
-    let r = sel(x == 0.0, f64::NEG_INFINITY, r);
-    let r = sel(x == f64::INFINITY, f64::INFINITY, r);
-    sel((x < 0.0) | x.is_nan(), f64::NAN, r) as f32
-}
-
 // ---- exponentials ----------------------------------------------------------------------
-
-#[inline(always)]
-pub fn exp(x: f32) -> f32 {
-    let x = f64::from(x);
-    sel(x.is_nan(), x, exp2_d(x * LOG2_E)) as f32
-}
-
-#[inline(always)]
-pub fn exp2(x: f32) -> f32 {
-    let x = f64::from(x);
-    sel(x.is_nan(), x, exp2_d(x)) as f32
-}
-
-#[inline(always)]
-pub fn exp10(x: f32) -> f32 {
-    let x = f64::from(x);
-    sel(x.is_nan(), x, exp2_d(x * LOG2_10)) as f32
-}
 
 #[inline(always)]
 pub fn expm1(x: f32) -> f32 {
@@ -207,27 +186,6 @@ pub fn expm1(x: f32) -> f32 {
 }
 
 // ---- logarithms ------------------------------------------------------------------------
-
-#[inline(always)]
-pub fn log(x: f32) -> f32 {
-    let x = f64::from(x);
-    let (e, lm) = log_parts(x);
-    log_specials(x, e * LN_2 + lm)
-}
-
-#[inline(always)]
-pub fn log2(x: f32) -> f32 {
-    let x = f64::from(x);
-    let (e, lm) = log_parts(x);
-    log_specials(x, e + lm * LOG2_E)
-}
-
-#[inline(always)]
-pub fn log10(x: f32) -> f32 {
-    let x = f64::from(x);
-    let (e, lm) = log_parts(x);
-    log_specials(x, e * LOG10_2 + lm * LOG10_E)
-}
 
 /// `ln(1 + x)` from `u = 1 + x` rounded: `ln u - ((u - 1) - x) / u` (the correction is
 /// exact where it matters, and gives `x` itself when `u == 1`).
@@ -250,21 +208,6 @@ fn log1p_d(x: f64) -> f64 {
 }
 
 // ---- power, cube root -----------------------------------------------------------------
-
-/// `pow(x, y)` with the C99/OpenCL special cases.
-#[inline(always)]
-pub fn pow(x: f32, y: f32) -> f32 {
-    let (x, y) = (f64::from(x), f64::from(y));
-    let r = exp2_d(y * log2_abs(x.abs()));
-    let yint = y == y.trunc();
-    let half = y * 0.5;
-    let yodd = yint & (half != half.trunc());
-    let r = sel(x.is_sign_negative() & yodd, -r, r);
-    let r = sel((x < 0.0) & x.is_finite() & !yint, f64::NAN, r);
-    let r = sel((x.abs() == 1.0) & y.is_infinite(), 1.0, r);
-    let r = sel(x.is_nan() | y.is_nan(), f64::NAN, r);
-    sel((x == 1.0) | (y == 0.0), 1.0, r) as f32
-}
 
 /// `powr(x, y)`: `pow` for `x ≥ 0`, with its own special cases (NaN for `x < 0`, `0⁰`,
 /// `∞⁰`, `1^∞`).
@@ -440,7 +383,7 @@ fn tan_lane(x: f32, r: f64, n: i64) -> f32 {
 // into the AVX2 builds, which then run scalar code.
 
 #[inline(always)]
-pub fn sin_lanes<const W: usize>(x: &[f32; W]) -> [f32; W] {
+pub fn sin_lanes_d<const W: usize>(x: &[f32; W]) -> [f32; W] {
     let (r, n) = reduce_lanes(x);
     let mut o = [0.0; W];
     for (((o, &x), &r), &n) in o.iter_mut().zip(x).zip(&r).zip(&n) {
@@ -450,7 +393,7 @@ pub fn sin_lanes<const W: usize>(x: &[f32; W]) -> [f32; W] {
 }
 
 #[inline(always)]
-pub fn cos_lanes<const W: usize>(x: &[f32; W]) -> [f32; W] {
+pub fn cos_lanes_d<const W: usize>(x: &[f32; W]) -> [f32; W] {
     let (r, n) = reduce_lanes(x);
     let mut o = [0.0; W];
     for ((o, &r), &n) in o.iter_mut().zip(&r).zip(&n) {
@@ -469,15 +412,11 @@ pub fn tan_lanes<const W: usize>(x: &[f32; W]) -> [f32; W] {
     o
 }
 
+/// `sin` and `cos` of [`super::vmathf`] (one reduction each: the two differ).
+#[cfg(any(test, target_arch = "aarch64"))]
 #[inline(always)]
 pub fn sincos_lanes<const W: usize>(x: &[f32; W]) -> ([f32; W], [f32; W]) {
-    let (r, n) = reduce_lanes(x);
-    let (mut s, mut c) = ([0.0; W], [0.0; W]);
-    for i in 0..W {
-        s[i] = sin_lane(x[i], r[i], n[i]);
-        c[i] = cos_lane(r[i], n[i]);
-    }
-    (s, c)
+    (sin_lanes(x), cos_lanes(x))
 }
 
 // ---- inverse trigonometric -------------------------------------------------------------
@@ -613,89 +552,6 @@ pub fn atan2pi(y: f32, x: f32) -> f32 {
 
 // ---- error function, hyperbolic tangent ------------------------------------------------
 
-/// erf(a)/a for |a| ≤ 1 as a series in a²: 2/√π Σ (−1)ᵏ a²ᵏ / (k!(2k+1)), k ≤ 15.
-const ERF_P: [f64; 16] = {
-    let mut c = [0.0; 16];
-    let mut i = 0;
-    while i < 16 {
-        let k = 15 - i as u32;
-        let s = if k % 2 == 1 { -1.0 } else { 1.0 };
-        c[i] = s * FRAC_2_SQRT_PI * inv_factorial(k) / (2 * k + 1) as f64;
-        i += 1;
-    }
-    c
-};
-
-/// `a·eᵃ²·erfc(a)` for `a` in [1, 10.5] as a polynomial in `u = (2/a − (A+B))/(B−A)`,
-/// A = 1/10.5, B = 1 (Chebyshev fit by mpmath, max abs error 6.9e-13; highest first).
-const ERFC_H: [f64; 19] = [
-    1.676_169_484_267_796_8e-7,
-    -5.438_406_008_968_261e-7,
-    3.193_706_112_265_092e-7,
-    9.670_034_792_703_177e-7,
-    -2.505_797_958_676_205_3e-6,
-    4.374_694_724_798_837e-6,
-    -6.809_754_654_785_393e-6,
-    5.467_338_132_801_763e-6,
-    1.096_225_993_110_755_2e-5,
-    -5.997_509_741_863_135e-5,
-    1.541_230_804_189_694e-4,
-    -2.500_191_840_158_769_5e-4,
-    1.096_590_526_476_922_9e-4,
-    9.436_382_075_271_879e-4,
-    -4.087_914_806_431_27e-3,
-    9.191_419_959_129_152e-3,
-    -4.311_891_329_422_584e-3,
-    -7.687_601_467_283_603e-2,
-    0.502_758_152_055_666_1,
-];
-const ERFC_A: f64 = 1.0 / 10.5;
-
-/// erfc(a) for a ≥ 1 (clamped to 10.5, where the `f32` result is 0).
-#[inline(always)]
-fn erfc_tail(a: f64) -> f64 {
-    let a = a.min(10.5);
-    let t = 1.0 / a;
-    let u = (2.0 * t - (ERFC_A + 1.0)) / (1.0 - ERFC_A);
-    exp2_d(-(a * a) * LOG2_E) * horner(u, &ERFC_H) * t
-}
-
-#[inline(always)]
-fn erf_small(a: f64) -> f64 {
-    a * horner(a * a, &ERF_P)
-}
-
-#[inline(always)]
-pub fn erf(x: f32) -> f32 {
-    let x = f64::from(x);
-    let a = x.abs();
-    let r = sel(a < 1.0, erf_small(a), 1.0 - erfc_tail(a.max(1.0)));
-    sel(x.is_nan(), x, r.copysign(x)) as f32
-}
-
-#[inline(always)]
-pub fn erfc(x: f32) -> f32 {
-    let x = f64::from(x);
-    let a = x.abs();
-    let tail = erfc_tail(a.max(1.0));
-    let r = sel(
-        a < 1.0,
-        1.0 - erf_small(a).copysign(x),
-        sel(x < 0.0, 2.0 - tail, tail),
-    );
-    sel(x.is_nan(), x, r) as f32
-}
-
-/// tanh x = e / (e + 2), e = expm1(2|x|), sign restored (NaN stays NaN).
-#[inline(always)]
-pub fn tanh(x: f32) -> f32 {
-    let x = f64::from(x);
-    // `clamp` keeps a NaN (`min` would not), and the NaN flows through to the result: a
-    // select on NaN here was turned into a branch that stopped the vectorisation.
-    let e = expm1_d(2.0 * x.abs().clamp(0.0, 20.0));
-    (e / (e + 2.0)).copysign(x) as f32
-}
-
 /// sinh |x| = (E + E/(E + 1)) / 2, E = expm1 |x| (no cancellation near 0).
 #[inline(always)]
 pub fn sinh(x: f32) -> f32 {
@@ -818,21 +674,12 @@ macro_rules! lanes2 {
     )*};
 }
 lanes1! {
-    exp_lanes = exp;
-    exp2_lanes = exp2;
-    exp10_lanes = exp10;
     expm1_lanes = expm1;
-    log_lanes = log;
-    log2_lanes = log2;
-    log10_lanes = log10;
     log1p_lanes = log1p;
     cbrt_lanes = cbrt;
     atan_lanes = atan;
     asin_lanes = asin;
     acos_lanes = acos;
-    erf_lanes = erf;
-    erfc_lanes = erfc;
-    tanh_lanes = tanh;
     asinpi_lanes = asinpi;
     acospi_lanes = acospi;
     atanpi_lanes = atanpi;
@@ -846,11 +693,47 @@ lanes1! {
     tanpi_lanes = tanpi;
 }
 lanes2! {
-    pow_lanes = pow;
     atan2_lanes = atan2;
     atan2pi_lanes = atan2pi;
     powr_lanes = powr;
     hypot_lanes = hypot;
+}
+
+/// The functions whose algorithm is in `f32` lanes ([`super::vmathf`]), at one lane and
+/// as lane arrays.
+macro_rules! from_vmathf {
+    ($($f:ident, $lanes:ident;)*) => {$(
+        #[cfg(test)]
+        pub fn $f(x: f32) -> f32 {
+            vmathf::$f(Plain([x])).0[0]
+        }
+        #[inline(always)]
+        pub fn $lanes<const W: usize>(x: &[f32; W]) -> [f32; W] {
+            vmathf::$f(Plain(*x)).0
+        }
+    )*};
+}
+from_vmathf! {
+    exp, exp_lanes;
+    exp2, exp2_lanes;
+    exp10, exp10_lanes;
+    log, log_lanes;
+    log2, log2_lanes;
+    log10, log10_lanes;
+    sin, sin_lanes;
+    cos, cos_lanes;
+    erf, erf_lanes;
+    erfc, erfc_lanes;
+    tanh, tanh_lanes;
+}
+
+#[cfg(test)]
+pub fn pow(x: f32, y: f32) -> f32 {
+    vmathf::pow(Plain([x]), Plain([y])).0[0]
+}
+#[inline(always)]
+pub fn pow_lanes<const W: usize>(x: &[f32; W], y: &[f32; W]) -> [f32; W] {
+    vmathf::pow(Plain(*x), Plain(*y)).0
 }
 
 #[cfg(test)]

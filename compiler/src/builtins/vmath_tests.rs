@@ -249,12 +249,6 @@ fn check2(
     );
 }
 
-fn sin1(x: f32) -> f32 {
-    v::sin_lanes(&[x])[0]
-}
-fn cos1(x: f32) -> f32 {
-    v::cos_lanes(&[x])[0]
-}
 fn tan1(x: f32) -> f32 {
     v::tan_lanes(&[x])[0]
 }
@@ -289,8 +283,8 @@ sweep1! {
     log2, log2_full: v::log2, f64::log2, 0.0, 4.0, 3.0;
     log10, log10_full: v::log10, f64::log10, 0.0, 4.0, 3.0;
     log1p, log1p_full: v::log1p, |x| libm::log1p(x), -1.0, 4.0, 3.0;
-    sin, sin_full: sin1, f64::sin, -100.0, 100.0, 4.0;
-    cos, cos_full: cos1, f64::cos, -100.0, 100.0, 4.0;
+    sin, sin_full: v::sin, f64::sin, -100.0, 100.0, 4.0;
+    cos, cos_full: v::cos, f64::cos, -100.0, 100.0, 4.0;
     tan, tan_full: tan1, f64::tan, -100.0, 100.0, 4.0;
     sincos_sin, sincos_sin_full: sincos_s, f64::sin, -10.0, 10.0, 4.0;
     sincos_cos, sincos_cos_full: sincos_c, f64::cos, -10.0, 10.0, 4.0;

@@ -1,0 +1,534 @@
+//! The single-precision math that runs at full SIMD width: algorithms in `f32` lanes
+//! written once over [`Lanes`] (so the scalar built-in, the 4- and 8-lane entry points and
+//! the plain build give the same bits), for the functions kernels spend their time in.
+//! The rest stays in [`super::vmath`] (double precision, rounded once).
+//!
+//! # Why `f32` here
+//! [`super::vmath`] evaluates in double: simple and correctly rounded, but 4 lanes per AVX2
+//! register and a conversion each way, about 1 ns per element at best, which is slower
+//! than a Black-Scholes kernel's memory traffic on Intel's runtime. In `f32` an 8-lane
+//! call is one register, and the OpenCL full-profile bounds (3 ulp for `exp`/`log`, 4 for
+//! `sin`/`cos`, 16 for `erf`/`erfc`) leave room for well-known `f32` algorithms:
+//! - `exp`, `exp2`, `exp10`: Cody–Waite reduction by ln 2 in two parts with fused
+//!   multiply-adds, SLEEF's degree-7 polynomial (`xexpf`, 1 ulp), and the scaling by 2ⁿ
+//!   in two steps so that subnormal results are rounded once;
+//! - `log`, `log2`, `log10`: fdlibm/musl's `logf`, `log2f`, `log10f` (no table; reduction
+//!   to [√½, √2), `s = f/(2+f)`, a degree-8 polynomial in s, the result summed in hi/lo
+//!   parts; below 1 ulp), with subnormal inputs scaled by 2²⁵ first;
+//! - `sin`, `cos`: reduction by π in four parts (SLEEF's constants, exact products for
+//!   |x| < 39000), Taylor series of `sin` to r¹³ on [-π/2, π/2] (truncation below 10⁻⁹);
+//!   `cos x = ±sin(x − (n+½)π)` so no result comes from a cancellation. Lanes with
+//!   |x| ≥ 39000 (or infinite, NaN) take [`super::vmath`]'s exact reduction, lane by
+//!   lane, only when there are some;
+//! - `erf`, `erfc`: `erfc a = e^(−a²)·t·K(t)`, t = 1/(1 + a/2), K a degree-11 fit made
+//!   for this (no cancellation: K runs from 1 to 0.28), `a²` split exactly in two parts
+//!   (`fma`) so `e^(−a²)` keeps its accuracy where it is tiny; `erf` takes the series of
+//!   erf/x in x² below 1 and `1 − erfc` above;
+//! - `tanh`: the Taylor series below 0.625, `1 − 2/(e^(2|x|) + 1)` above;
+//! - `pow`: `log₂|x|` in two `f32` parts (fdlibm's reduction, the `atanh` series with `s`
+//!   carried in two parts), the product with `y` in two parts, then the `exp` core.
+//!
+//! The exhaustive test (`vector_tests.rs`, `exhaustive_unary`, every `f32` input against
+//! glibc's double functions) gives the maximum errors quoted in each function's comment.
+
+use super::simd::{poly, poly4, Lanes};
+use super::vmath;
+
+const LOG2E: f32 = std::f32::consts::LOG2_E;
+/// ln 2 in two parts, the first with 15 significant bits (`n × L2U` exact for |n| < 2⁹).
+const L2U: f32 = f32::from_bits(0x3f31_7200); // 0.693145751953125
+const L2L: f32 = f32::from_bits(0x35bf_be8e); // 1.4286068e-6
+const LN2: f32 = std::f32::consts::LN_2;
+const LN10: f32 = std::f32::consts::LN_10;
+/// log₁₀ 2 in two parts, the first with 13 significant bits.
+const LOG10_2_HI: f32 = f32::from_bits(0x3e9a_2000);
+const LOG10_2_LO: f32 = (std::f64::consts::LOG10_2 - 0.301_025_390_625) as f32;
+const LOG2_10: f32 = std::f32::consts::LOG2_10;
+
+// ---- exponentials ----------------------------------------------------------------------
+
+/// `e^r · 2^q` for |r| ≤ ~0.35 and integral `q` in [-150, 128]: SLEEF's `xexpf` polynomial
+/// and the scaling in two steps (`2^⌊q/2⌋ · 2^(q − ⌊q/2⌋)`, each a normal number), so a
+/// subnormal result is rounded once and 2¹²⁸ overflows to ∞.
+#[inline(always)]
+fn exp_scaled<V: Lanes>(r: V, q: V) -> V {
+    let u = poly(
+        r,
+        &[
+            1.985_276_2e-4,
+            1.393_043_6e-3,
+            8.333_361e-3,
+            4.166_648_5e-2,
+            0.166_666_67,
+            0.5,
+        ],
+    );
+    let u = r.mul(r).fma(u, r).add(V::splat(1.0));
+    let qi = q.to_i();
+    let q1 = qi.sar::<1>();
+    let q2 = qi.isub(q1);
+    let bias = V::splat_i(127);
+    let s1 = q1.iadd(bias).shl::<23>();
+    let s2 = q2.iadd(bias).shl::<23>();
+    u.mul(s1).mul(s2)
+}
+
+/// eˣ. Exhaustive maximum error: see the module documentation.
+#[inline(always)]
+pub fn exp<V: Lanes>(x: V) -> V {
+    let c = x.max(V::splat(-104.0)).min(V::splat(89.0));
+    let q = c.mul(V::splat(LOG2E)).round();
+    let r = q.fma(V::splat(-L2U), c);
+    let r = q.fma(V::splat(-L2L), r);
+    x.is_nan().select(x, exp_scaled(r, q))
+}
+
+/// 2ˣ: `x = q + s` exactly, `e^(s ln 2)`.
+#[inline(always)]
+pub fn exp2<V: Lanes>(x: V) -> V {
+    let c = x.max(V::splat(-151.0)).min(V::splat(129.0));
+    let q = c.round();
+    let r = c.sub(q).mul(V::splat(LN2));
+    x.is_nan().select(x, exp_scaled(r, q))
+}
+
+/// 10ˣ: `x = q·log₁₀2 + s` (two-part constant), `e^(s ln 10)`.
+#[inline(always)]
+pub fn exp10<V: Lanes>(x: V) -> V {
+    let c = x.max(V::splat(-46.0)).min(V::splat(39.0));
+    let q = c.mul(V::splat(LOG2_10)).round();
+    let s = q.fma(V::splat(-LOG10_2_HI), c);
+    let s = q.fma(V::splat(-LOG10_2_LO), s);
+    x.is_nan().select(x, exp_scaled(s.mul(V::splat(LN10)), q))
+}
+
+// ---- logarithms ------------------------------------------------------------------------
+
+/// fdlibm's `logf` polynomial: `(log(1+s) − log(1−s))/s ≈ 2 + Lg1 s² + …`,
+/// |error| < 2⁻³⁴·²⁴.
+const LG1: f32 = 11_184_810.0 / 16_777_216.0;
+const LG2: f32 = 13_422_099.0 / 33_554_432.0;
+const LG3: f32 = 9_562_606.0 / 33_554_432.0;
+const LG4: f32 = 16_293_414.0 / 67_108_864.0;
+
+/// The reduction of a logarithm: `x = 2^k (1 + f)`, 1 + f in [√½, √2), with `hfsq = f²/2`
+/// and `sr = s(hfsq + R)` (so `log(1 + f) = f − hfsq + sr`). For positive normal and
+/// subnormal `x`; other lanes give garbage the caller replaces.
+#[inline(always)]
+fn log_reduce<V: Lanes>(x: V) -> (V, V, V, V) {
+    let tiny = x.lt(V::splat(f32::MIN_POSITIVE));
+    let x = tiny.select(x.mul(V::splat(33_554_432.0)), x);
+    let ix = x.iadd(V::splat_i(0x3f80_0000 - 0x3f35_04f3));
+    let k = ix
+        .sar::<23>()
+        .isub(V::splat_i(0x7f))
+        .to_f()
+        .sub(tiny.and(V::splat(25.0)));
+    let m = ix
+        .and(V::splat_bits(0x007f_ffff))
+        .iadd(V::splat_i(0x3f35_04f3));
+    let f = m.sub(V::splat(1.0));
+    let s = f.div(f.add(V::splat(2.0)));
+    let z = s.mul(s);
+    let w = z.mul(z);
+    let t1 = w.mul(w.fma(V::splat(LG4), V::splat(LG2)));
+    let t2 = z.mul(w.fma(V::splat(LG3), V::splat(LG1)));
+    let r = t2.add(t1);
+    let hfsq = V::splat(0.5).mul(f).mul(f);
+    (k, f, hfsq, s.mul(hfsq.add(r)))
+}
+
+/// The special values of a logarithm: −∞ at ±0, NaN below 0 and at NaN, +∞ at +∞.
+#[inline(always)]
+fn log_specials<V: Lanes>(x: V, r: V) -> V {
+    let r = x.eq(V::splat(0.0)).select(V::splat(f32::NEG_INFINITY), r);
+    let r = x.eq(V::splat(f32::INFINITY)).select(x, r);
+    x.lt(V::splat(0.0))
+        .or(x.is_nan())
+        .select(V::splat(f32::NAN), r)
+}
+
+/// ln x (fdlibm `logf`).
+#[inline(always)]
+pub fn log<V: Lanes>(x: V) -> V {
+    const LN2_HI: f32 = f32::from_bits(0x3f31_7180);
+    const LN2_LO: f32 = f32::from_bits(0x3717_f7d1);
+    let (k, f, hfsq, sr) = log_reduce(x);
+    let r = k.fma(V::splat(LN2_LO), sr).sub(hfsq).add(f);
+    log_specials(x, k.fma(V::splat(LN2_HI), r))
+}
+
+/// `(hi, lo)` with `hi + lo = f − hfsq + sr` and `hi` holding the upper 12 bits of
+/// `f − hfsq` (fdlibm `log2f`/`log10f`).
+#[inline(always)]
+fn log_hi_lo<V: Lanes>(f: V, hfsq: V, sr: V) -> (V, V) {
+    let hi = f.sub(hfsq).and(V::splat_bits(0xffff_f000));
+    let lo = f.sub(hi).sub(hfsq).add(sr);
+    (hi, lo)
+}
+
+/// log₂ x (fdlibm `log2f`).
+#[inline(always)]
+pub fn log2<V: Lanes>(x: V) -> V {
+    const IVLN2HI: f32 = f32::from_bits(0x3fb8_b000);
+    const IVLN2LO: f32 = f32::from_bits(0xb938_9ad4);
+    let (k, f, hfsq, sr) = log_reduce(x);
+    let (hi, lo) = log_hi_lo(f, hfsq, sr);
+    let r = lo.add(hi).mul(V::splat(IVLN2LO));
+    let r = lo.fma(V::splat(IVLN2HI), r);
+    let r = hi.fma(V::splat(IVLN2HI), r);
+    log_specials(x, r.add(k))
+}
+
+/// log₁₀ x (fdlibm `log10f`).
+#[inline(always)]
+pub fn log10<V: Lanes>(x: V) -> V {
+    const IVLN10HI: f32 = f32::from_bits(0x3ede_6000);
+    const IVLN10LO: f32 = f32::from_bits(0xb804_ead9);
+    const LOG10_2HI: f32 = f32::from_bits(0x3e9a_2080);
+    const LOG10_2LO: f32 = f32::from_bits(0x3554_27db);
+    let (k, f, hfsq, sr) = log_reduce(x);
+    let (hi, lo) = log_hi_lo(f, hfsq, sr);
+    let r = k.mul(V::splat(LOG10_2LO));
+    let r = lo.add(hi).fma(V::splat(IVLN10LO), r);
+    let r = lo.fma(V::splat(IVLN10HI), r);
+    let r = hi.fma(V::splat(IVLN10HI), r);
+    log_specials(x, k.fma(V::splat(LOG10_2HI), r))
+}
+
+// ---- sine, cosine ---------------------------------------------------------------------
+
+/// π in four parts (SLEEF's `PI_A_F` … `PI_D_F`): the first three have at most 9
+/// significant bits, so `q × part` is exact for |q| < 2¹⁵; the sum is π within 2.5·10⁻¹⁸.
+const PI_A: f32 = f32::from_bits(0x4049_0000); // 3.140625
+const PI_B: f32 = f32::from_bits(0x3a7d_8000); // 9.670257568359375e-4
+const PI_C: f32 = f32::from_bits(0x3528_8000); // 6.2771141529083251953e-7
+const PI_D: f32 = f32::from_bits(0x2f05_a309); // 1.2154201e-10
+/// Beyond this magnitude the four-part reduction is not exact enough.
+const TRIG_MAX: f32 = 39_000.0;
+
+/// sin r for |r| ≤ π/2 (a little beyond is fine): `r + r³·P(r²)`, Taylor to r¹³.
+#[inline(always)]
+fn sin_poly<V: Lanes>(r: V) -> V {
+    let s = r.mul(r);
+    let u = poly(
+        s,
+        &[
+            1.0 / 6_227_020_800.0,
+            -1.0 / 39_916_800.0,
+            1.0 / 362_880.0,
+            -1.0 / 5_040.0,
+            1.0 / 120.0,
+            -1.0 / 6.0,
+        ],
+    );
+    s.mul(r).fma(u, r)
+}
+
+/// `x − q·(π·scale)` with the four parts (`scale` a power of two).
+#[inline(always)]
+fn reduce_pi<V: Lanes>(x: V, q: V, scale: f32) -> V {
+    let d = q.fma(V::splat(-PI_A * scale), x);
+    let d = q.fma(V::splat(-PI_B * scale), d);
+    let d = q.fma(V::splat(-PI_C * scale), d);
+    q.fma(V::splat(-PI_D * scale), d)
+}
+
+/// The lanes the four-part reduction cannot take (|x| ≥ 39000, ±∞, NaN), and `x` with
+/// those lanes set to 0 so the fast path computes nothing out of range.
+#[inline(always)]
+fn trig_split<V: Lanes>(x: V) -> (V, V) {
+    let ok = x.abs().lt(V::splat(TRIG_MAX));
+    (ok, ok.and(x))
+}
+
+fn sin_far(x: f32) -> f32 {
+    vmath::sin_lanes_d(&[x])[0]
+}
+
+fn cos_far(x: f32) -> f32 {
+    vmath::cos_lanes_d(&[x])[0]
+}
+
+/// sin x: `x = qπ + d`, `sin x = (−1)^q sin d`.
+#[inline(always)]
+pub fn sin<V: Lanes>(x: V) -> V {
+    let (ok, xs) = trig_split(x);
+    let q = xs.mul(V::splat(std::f32::consts::FRAC_1_PI)).round();
+    let d = reduce_pi(xs, q, 1.0);
+    let r = sin_poly(d).xor(q.to_i().shl::<31>());
+    // sin ±0 = ±0 (the polynomial gives +0 for −0).
+    let r = x.eq(V::splat(0.0)).select(x, r);
+    r.patch(ok.andnot(V::splat_bits(u32::MAX)), x, sin_far)
+}
+
+/// cos x: `x = (n + ½)π + d` (q = 2n + 1, reduction by q·π/2), `cos x = (−1)^(n+1) sin d`.
+#[inline(always)]
+pub fn cos<V: Lanes>(x: V) -> V {
+    let (ok, xs) = trig_split(x);
+    let n = xs
+        .mul(V::splat(std::f32::consts::FRAC_1_PI))
+        .sub(V::splat(0.5))
+        .round();
+    let q = n.add(n).add(V::splat(1.0));
+    let d = reduce_pi(xs, q, 0.5);
+    // (−1)^(n+1): the sign bit set where n is even.
+    let r = sin_poly(d).xor(n.to_i().shl::<31>().xor(V::splat_bits(0x8000_0000)));
+    r.patch(ok.andnot(V::splat_bits(u32::MAX)), x, cos_far)
+}
+
+// ---- error functions ------------------------------------------------------------------
+
+/// erf(a)/a for |a| ≤ 1 as a polynomial in a²: 2/√π Σ (−1)ᵏ a²ᵏ / (k!(2k+1)), k ≤ 10
+/// (the first omitted term is below 1.2·10⁻⁸ relative).
+const ERF_P: [f32; 11] = {
+    let mut c = [0.0; 11];
+    let mut i = 0;
+    while i < 11 {
+        let k = 10 - i as u32;
+        let mut f = 1.0f64;
+        let mut j = 2;
+        while j <= k {
+            f *= j as f64;
+            j += 1;
+        }
+        let s = if k % 2 == 1 { -1.0 } else { 1.0 };
+        c[i] = (s * std::f64::consts::FRAC_2_SQRT_PI / f / (2 * k + 1) as f64) as f32;
+        i += 1;
+    }
+    c
+};
+
+/// `K(t) = e^(a²)·erfc(a)/t`, t = 1/(1 + a/2), for `a` in [0, 10.5], as a polynomial in
+/// `u = t·K1 − K2` (t mapped from [1/6.25, 1] onto [−1, 1]), highest coefficient first:
+/// the Chebyshev interpolant of degree 11 at 80 nodes of glibc's double `erfc`, converted
+/// to powers of u (max relative error 5.8·10⁻¹⁰ in double, about 3 `f32` ulp evaluated in
+/// `f32`). K runs from 1 to 1/(2√π): no cancellation in the sum (the form
+/// `e^(−a²)·t·exp(P(t))` of Numerical Recipes' `erfcc`, with one `exp` instead of two).
+const ERFC_K: [f32; 12] = {
+    const D: [f64; 12] = [
+        -2.1926502995484043e-06,
+        5.670810878655175e-06,
+        1.2582819181261584e-05,
+        -7.08676379872486e-05,
+        3.770594048546627e-06,
+        0.0006249549915082753,
+        -0.0006722310790792108,
+        -0.006327281706035137,
+        0.006307953502982855,
+        0.10352098941802979,
+        0.3271879255771637,
+        0.5694087147712708,
+    ];
+    let mut c = [0.0; 12];
+    let mut i = 0;
+    while i < 12 {
+        c[i] = D[i] as f32;
+        i += 1;
+    }
+    c
+};
+const ERFC_K1: f32 = 2.0 / (1.0 - 0.16);
+const ERFC_K2: f32 = 2.0 * 0.16 / (1.0 - 0.16) + 1.0;
+
+/// erfc(a) for a ≥ 0 (clamped to 10.5, where the result is 0): `e^(−a²)·t·K(t)`, with
+/// `a²` split exactly in two parts (`fma`) so `e^(−a²)` keeps its accuracy where it is
+/// tiny.
+#[inline(always)]
+fn erfc_pos<V: Lanes>(a: V) -> V {
+    let a = a.min(V::splat(10.5));
+    let t = V::splat(1.0).div(V::splat(0.5).fma(a, V::splat(1.0)));
+    let u = t.fma(V::splat(ERFC_K1), V::splat(-ERFC_K2));
+    let tk = t.mul(poly4(u, &ERFC_K));
+    // e^(−hi−lo) = e^(−hi)·(1 − lo) to far below an ulp.
+    let hi = a.mul(a);
+    let lo = a.fma(a, hi.neg());
+    let e = exp(hi.neg());
+    let e = e.neg().fma(lo, e);
+    e.mul(tk)
+}
+
+/// 2/√π in two parts.
+const TWO_OVER_SQRT_PI_HI: f32 = std::f32::consts::FRAC_2_SQRT_PI;
+const TWO_OVER_SQRT_PI_LO: f32 =
+    (std::f64::consts::FRAC_2_SQRT_PI - TWO_OVER_SQRT_PI_HI as f64) as f32;
+
+/// erf x for |x| < 1 as `(hi, lo, t)`, erf x = hi + lo + t: `x·2/√π` exactly in two
+/// parts, and `t = x³·Q(x²)` the rest of the series (|t| < 0.31 |erf x|), summed
+/// smallest first by the caller.
+#[inline(always)]
+fn erf_parts<V: Lanes>(x: V) -> (V, V, V) {
+    let z = x.mul(x);
+    let mut q = [0.0; 10];
+    q.copy_from_slice(&ERF_P[..10]);
+    let t = x.mul(z).mul(poly4(z, &q));
+    let hi = x.mul(V::splat(TWO_OVER_SQRT_PI_HI));
+    let lo = x.fma(V::splat(TWO_OVER_SQRT_PI_HI), hi.neg());
+    let lo = x.fma(V::splat(TWO_OVER_SQRT_PI_LO), lo);
+    (hi, lo, t)
+}
+
+/// erf x: the series below 1, `1 − erfc |x|` from 1 on.
+#[inline(always)]
+pub fn erf<V: Lanes>(x: V) -> V {
+    let a = x.abs();
+    let small = a.lt(V::splat(1.0));
+    let (hi, lo, t) = erf_parts(small.and(x));
+    let p = hi.add(lo.add(t)).or(x.sign());
+    let big = V::splat(1.0).sub(erfc_pos(a)).or(x.sign());
+    let r = small.select(p, big);
+    x.is_nan().select(x, r)
+}
+
+/// erfc x: `erfc |x|` or `2 − erfc |x|`.
+#[inline(always)]
+pub fn erfc<V: Lanes>(x: V) -> V {
+    let r = erfc_pos(x.abs());
+    let r = x.lt(V::splat(0.0)).select(V::splat(2.0).sub(r), r);
+    x.is_nan().select(x, r)
+}
+
+// ---- hyperbolic tangent ----------------------------------------------------------------
+
+/// Taylor coefficients of `(tanh x − x)/x³` in x² (x³ … x²¹, highest first), from the
+/// Bernoulli numbers: 1.2·10⁻⁹ relative truncation error for |x| ≤ 0.625.
+const TANH_P: [f32; 10] = {
+    const D: [f64; 10] = [
+        9.691537956929451e-05,
+        -0.00023912911424355248,
+        0.000590027440945586,
+        -0.0014558343870513183,
+        0.003592128036572481,
+        -0.008863235529902197,
+        0.021869488536155203,
+        -0.05396825396825397,
+        0.13333333333333333,
+        -0.3333333333333333,
+    ];
+    let mut c = [0.0; 10];
+    let mut i = 0;
+    while i < 10 {
+        c[i] = D[i] as f32;
+        i += 1;
+    }
+    c
+};
+
+/// tanh x: `1 − 2/(e^(2|x|) + 1)` from 0.625 on (the subtraction then loses at most a
+/// bit), the series below; the sign of x restored.
+#[inline(always)]
+pub fn tanh<V: Lanes>(x: V) -> V {
+    let a = x.abs();
+    let z = a.mul(a);
+    let small = a.mul(z).fma(poly4(z, &TANH_P), a);
+    let e = exp(a.add(a).min(V::splat(40.0)));
+    let big = V::splat(1.0).sub(V::splat(2.0).div(e.add(V::splat(1.0))));
+    let r = a.lt(V::splat(0.625)).select(small, big).or(x.sign());
+    x.is_nan().select(x, r)
+}
+
+// ---- power ----------------------------------------------------------------------------
+
+/// log₂ e in two parts (the first rounded to `f32`).
+const LOG2E_HI: f32 = std::f32::consts::LOG2_E;
+const LOG2E_LO: f32 = (std::f64::consts::LOG2_E - LOG2E_HI as f64) as f32;
+
+/// `a + b` as `(hi, lo)` exactly, for |a| ≥ |b| or a = 0 (Dekker's fast two-sum).
+#[inline(always)]
+fn fast_two_sum<V: Lanes>(a: V, b: V) -> (V, V) {
+    let s = a.add(b);
+    (s, b.sub(s.sub(a)))
+}
+
+/// log₂ |x| as `(hi, lo)` to about 2⁻³⁴ relative, for finite nonzero `x` (other lanes:
+/// garbage the caller replaces): `x = 2ᵏ m`, m in [√½, √2), `ln m = 2 atanh s`,
+/// s = (m − 1)/(m + 1) carried in two parts, the series' tail (below 1% of the total)
+/// in plain `f32`.
+#[inline(always)]
+fn log2_hi_lo<V: Lanes>(x: V) -> (V, V) {
+    let a = x.abs();
+    let tiny = a.lt(V::splat(f32::MIN_POSITIVE));
+    let a = tiny.select(a.mul(V::splat(33_554_432.0)), a);
+    let ix = a.iadd(V::splat_i(0x3f80_0000 - 0x3f35_04f3));
+    let k = ix
+        .sar::<23>()
+        .isub(V::splat_i(0x7f))
+        .to_f()
+        .sub(tiny.and(V::splat(25.0)));
+    let m = ix
+        .and(V::splat_bits(0x007f_ffff))
+        .iadd(V::splat_i(0x3f35_04f3));
+    let f = m.sub(V::splat(1.0)); // exact (Sterbenz)
+    let (d, d_lo) = fast_two_sum(V::splat(2.0), f);
+    // One division: s = f·(1/d) need not be the rounded quotient, its residual (exact
+    // by fma) gives the low part.
+    let rd = V::splat(1.0).div(d);
+    let s = f.mul(rd);
+    let e = s.neg().fma(d, f);
+    let e = s.neg().fma(d_lo, e);
+    let s_lo = e.mul(rd);
+    let z = s.mul(s);
+    let tail = s.mul(z).mul(poly(
+        z,
+        &[2.0 / 11.0, 2.0 / 9.0, 2.0 / 7.0, 2.0 / 5.0, 2.0 / 3.0],
+    ));
+    // ln m = 2s + (2 s_lo + tail), renormalised (the tail is up to 1% of 2s).
+    let (l_hi, l_lo) = fast_two_sum(s.add(s), s_lo.add(s_lo).add(tail));
+    // × log₂ e in two parts.
+    let p_hi = l_hi.mul(V::splat(LOG2E_HI));
+    let p_lo = l_hi.fma(V::splat(LOG2E_HI), p_hi.neg());
+    let p_lo = l_hi.fma(V::splat(LOG2E_LO), p_lo);
+    let p_lo = l_lo.fma(V::splat(LOG2E_HI), p_lo);
+    // |k| ≥ 1 > |p_hi|, or k = 0; the low part stays within about an ulp of the high.
+    let (hi, lo) = fast_two_sum(k, p_hi);
+    (hi, lo.add(p_lo))
+}
+
+/// `pow(x, y)` with the C99/OpenCL special cases: `2^(y·log₂|x|)` with the product in
+/// two parts, then the sign and the special values chosen by blends as in
+/// the double-precision `pow` it replaces.
+#[inline(always)]
+pub fn pow<V: Lanes>(x: V, y: V) -> V {
+    let (l_hi, l_lo) = log2_hi_lo(x);
+    let t_hi = y.mul(l_hi);
+    let t_lo = y.fma(l_hi, t_hi.neg());
+    let t_lo = y.fma(l_lo, t_lo);
+    let tc = t_hi.max(V::splat(-200.0)).min(V::splat(200.0));
+    let q = tc.round();
+    let r = tc.sub(q).add(t_lo);
+    let p = exp_scaled(r.mul(V::splat(LN2)), q);
+    // y·log₂|x| infinite or beyond ±200 (and |x| = 0 or ∞): 0 or ∞ by its sign.
+    let a = x.abs();
+    let zero_or_inf = a.eq(V::splat(0.0)).or(a.eq(V::splat(f32::INFINITY)));
+    let far = t_hi
+        .abs()
+        .lt(V::splat(200.0))
+        .andnot(V::splat_bits(u32::MAX));
+    let far = far.or(zero_or_inf).or(y.abs().eq(V::splat(f32::INFINITY)));
+    let r = far.select(far_pow(a, y), p);
+    // y integral: |y| ≥ 2²³ or y = round(y); odd: below 2²⁴ with the low bit set.
+    let ay = y.abs();
+    let yint = ay.ge(V::splat(8_388_608.0)).or(y.round().eq(y));
+    let small = ay.lt(V::splat(16_777_216.0));
+    let yodd = small.and(yint).and(small.and(y).to_i().shl::<31>());
+    let r = r.xor(x.sign().and(yodd));
+    let finite_neg = x.lt(V::splat(0.0)).and(a.lt(V::splat(f32::INFINITY)));
+    let r = finite_neg
+        .and(yint.andnot(V::splat_bits(u32::MAX)))
+        .select(V::splat(f32::NAN), r);
+    let one = V::splat(1.0);
+    let r = a.eq(one).and(ay.eq(V::splat(f32::INFINITY))).select(one, r);
+    let r = x.is_nan().or(y.is_nan()).select(V::splat(f32::NAN), r);
+    x.eq(one).or(y.eq(V::splat(0.0))).select(one, r)
+}
+
+/// The magnitude of `pow` where `y·log₂|x|` is infinite or beyond ±200: `|x|` 0 or ∞,
+/// `y` infinite, or the product simply large. ∞ where the product is positive, 0 where
+/// negative.
+#[inline(always)]
+fn far_pow<V: Lanes>(a: V, y: V) -> V {
+    // sign(y·log₂|x|) = sign(y) × sign(|x| − 1).
+    let below1 = a.lt(V::splat(1.0));
+    let neg = y.lt(V::splat(0.0)).xor(below1);
+    neg.select(V::splat(0.0), V::splat(f32::INFINITY))
+}
