@@ -1166,3 +1166,46 @@ fn popcount_copysign_abs_and_double_math_per_lane() {
         );
     }
 }
+
+#[test]
+fn bit_casts_and_sign_bits() {
+    // as_type between numbers of one width (scalars and vectors), signbit and the float
+    // classes on vectors.
+    let src = "kernel void k(global const float4 *a, global uint *out, global double *d) {
+        uint i = get_global_id(0);
+        float4 v = a[i];
+        uint4 u = as_uint4(v);
+        float4 back = as_float4(u ^ (uint4)(0x80000000u, 0, 0, 0x80000000u));
+        int4 s = signbit(back);
+        int4 n = isnan(v);
+        out[4 * i] = as_uint(v.x) + (uint)s.x + 2u * (uint)s.w;
+        out[4 * i + 1] = u.y ^ u.z;
+        out[4 * i + 2] = (uint)(n.x & 1) | ((uint)(n.y & 1) << 1) | ((uint)signbit(v.z) << 2);
+        out[4 * i + 3] = as_uint(back.w);
+        d[i] = as_double((ulong)u.x << 32 | u.y);
+    }";
+    let n = 26usize;
+    let mut a = floats(4 * n, 43);
+    a[5] = f32::NAN.to_bits();
+    a[10] = (-0.0f32).to_bits();
+    let bufs = vec![a.clone(), vec![0; 4 * n], vec![0; 2 * n]];
+    let Some(out) = differential(
+        src,
+        "k",
+        &bufs,
+        &[0, 1, 2],
+        &[],
+        [n as u64, 1],
+        [n as u64, 1],
+    ) else {
+        return;
+    };
+    for i in 0..n {
+        let u = &a[4 * i..4 * i + 4];
+        assert_eq!(out[1][4 * i + 1], u[1] ^ u[2], "xor {i}");
+        assert_eq!(out[1][4 * i + 3], u[3] ^ 0x8000_0000, "flipped w {i}");
+        let d = f64::from_bits((u64::from(u[0]) << 32) | u64::from(u[1]));
+        let got = f64::from_bits(u64::from(out[2][2 * i]) | (u64::from(out[2][2 * i + 1]) << 32));
+        assert_eq!(got.to_bits(), d.to_bits(), "double {i}");
+    }
+}

@@ -2032,12 +2032,15 @@ impl VTx<'_, '_, '_, '_> {
                 let x_id = op_id(inst, 0)?;
                 // (Its value first: a module-scope variable's type is known from then.)
                 let v = self.val(x_id)?;
-                if !matches!(p.ty(rt)?, Type::Pointer { .. })
-                    || !matches!(p.ty(self.type_of_id(x_id)?)?, Type::Pointer { .. })
-                {
+                let st = self.type_of_id(x_id)?;
+                let ptr = |t: &Type| matches!(t, Type::Pointer { .. });
+                if ptr(p.ty(rt)?) && ptr(p.ty(st)?) {
+                    return self.set(inst, types::I64, v);
+                }
+                if inst.class.opcode != Op::Bitcast {
                     return Err(refuse("bit cast"));
                 }
-                self.set(inst, types::I64, v)
+                self.bit_cast(inst, v, st, rt)
             }
             Op::ExtInst => self.ext_inst(inst),
             Op::CopyMemory | Op::CopyMemorySized => self.copy_memory(inst),
@@ -2079,7 +2082,7 @@ impl VTx<'_, '_, '_, '_> {
             | Op::FUnordGreaterThanEqual
             | Op::Ordered
             | Op::Unordered => self.compare(inst),
-            Op::IsNan | Op::IsInf | Op::IsFinite => self.float_class(inst),
+            Op::IsNan | Op::IsInf | Op::IsFinite | Op::SignBitSet => self.float_class(inst),
             op if op == Op::AtomicLoad
                 || op == Op::AtomicStore
                 || crate::codegen::atomic::rmw_op(op).is_some() =>
@@ -2459,8 +2462,59 @@ impl VTx<'_, '_, '_, '_> {
         self.set(inst, types::I8, v)
     }
 
-    /// `OpIsNan`, `OpIsInf`, `OpIsFinite` of a float, as the scalar code tests them
-    /// (`codegen/arith.rs`): unordered with itself; `|x|` equal to, or below, infinity.
+    /// `OpBitcast` between numbers (or vectors of them) of one width and component count,
+    /// component by component: the same bits in every lane.
+    fn bit_cast(&mut self, inst: &Instruction, v: V, st: Word, rt: Word) -> Result<()> {
+        let (se, sn) = self.vector_type(st)?;
+        let (re, rn) = self.vector_type(rt)?;
+        let (ts, td) = (scalar_ty(self.p, se)?, scalar_ty(self.p, re)?);
+        let numeric = |t: ir::Type| t.is_int() || t.is_float();
+        if sn != rn
+            || ts.bits() != td.bits()
+            || !numeric(ts)
+            || !numeric(td)
+            || self.is_bool(se)
+            || self.is_bool(re)
+        {
+            return Err(refuse("bit cast"));
+        }
+        let comps = match v {
+            V::Comp(c) => c,
+            v => vec![v],
+        };
+        let order = lane_order();
+        let one = |s: &mut Self, x: &V| -> Result<V> {
+            if ts == td {
+                return Ok(x.clone());
+            }
+            Ok(match x {
+                V::U(a) => V::U(s.b.ins().bitcast(td, MemFlagsData::new(), *a)),
+                _ => match vec_of(td) {
+                    Some(vt) => {
+                        let parts = s.vector(x, ts)?;
+                        V::Vec(s.map1(&parts, |b, p| b.ins().bitcast(vt, order, p)))
+                    }
+                    None => {
+                        let l = s.lanes(x)?;
+                        V::L(s.map1(&l, |b, a| b.ins().bitcast(td, MemFlagsData::new(), a)))
+                    }
+                },
+            })
+        };
+        let mut out = Vec::with_capacity(comps.len());
+        for c in &comps {
+            out.push(one(self, c)?);
+        }
+        let v = match out.len() {
+            1 => out.pop().ok_or_else(|| refuse("bit cast"))?,
+            _ => V::Comp(out),
+        };
+        self.set(inst, td, v)
+    }
+
+    /// `OpIsNan`, `OpIsInf`, `OpIsFinite`, `OpSignBitSet` of a float, as the scalar code
+    /// tests them (`codegen/arith.rs`): unordered with itself; `|x|` equal to, or below,
+    /// infinity; the sign bit.
     fn float_class(&mut self, inst: &Instruction) -> Result<()> {
         let op = inst.class.opcode;
         let x_id = op_id(inst, 0)?;
@@ -2474,8 +2528,18 @@ impl VTx<'_, '_, '_, '_> {
         } else {
             self.b.ins().f32const(f32::INFINITY)
         };
+        let it = if t == types::F64 {
+            types::I64
+        } else {
+            types::I32
+        };
         let test = move |b: &mut FunctionBuilder, v: Value, inf: Value| match op {
             Op::IsNan => b.ins().fcmp(FloatCC::Unordered, v, v),
+            Op::SignBitSet => {
+                // The sign bit, as the scalar code reads it (lanes: vectors go below).
+                let bits = b.ins().bitcast(it, MemFlagsData::new(), v);
+                b.ins().icmp_imm_s(IntCC::SignedLessThan, bits, 0)
+            }
             Op::IsInf => {
                 let a = b.ins().fabs(v);
                 b.ins().fcmp(FloatCC::Equal, a, inf)
@@ -2491,7 +2555,17 @@ impl VTx<'_, '_, '_, '_> {
                 let xs = self.vector(&x, t)?;
                 let vt = vec_of(t).unwrap_or(t);
                 let infs = self.b.ins().splat(vt, inf);
-                let parts = self.map1(&xs, |b, v| test(b, v, infs));
+                let parts = if op == Op::SignBitSet {
+                    let z = self.b.ins().iconst(types::I32, 0);
+                    let zero = self.b.ins().splat(types::I32X4, z);
+                    let order = lane_order();
+                    self.map1(&xs, |b, v| {
+                        let bits = b.ins().bitcast(types::I32X4, order, v);
+                        b.ins().icmp(IntCC::SignedLessThan, bits, zero)
+                    })
+                } else {
+                    self.map1(&xs, |b, v| test(b, v, infs))
+                };
                 V::Mask(self.narrow_mask(&parts))
             }
             _ => {
@@ -3338,7 +3412,11 @@ fn componentwise(inst: &Instruction, p: &Program) -> bool {
         | Op::LogicalNot
         | Op::LogicalEqual
         | Op::LogicalNotEqual
-        | Op::BitCount => true,
+        | Op::BitCount
+        | Op::IsNan
+        | Op::IsInf
+        | Op::IsFinite
+        | Op::SignBitSet => true,
         op => {
             crate::codegen::arith::int_cc(op).is_some()
                 || crate::codegen::arith::float_cc(op).is_some()
