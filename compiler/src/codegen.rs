@@ -50,6 +50,7 @@ pub mod regions;
 pub use builtins_ids::{WI_CTX, WI_FRAME_HI, WI_FRAME_LO, WI_GID, WI_LID, WI_SIZE, WI_STACK};
 pub use memory::load_typed;
 
+use crate::ir::Inst;
 use crate::jit;
 use crate::layout::{align_up, layout};
 use crate::spirv::{op_id, result_id, result_type, Constant, EntryPoint, Program, Type};
@@ -796,14 +797,10 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
         }
     }
 
-    /// Whether the value `id` carries decoration `d`. In step mode the function is the
-    /// kernel inlined with fresh ids, whose decorations stay on the program's ids.
-    pub fn has_decoration(&self, id: Word, d: rspirv::spirv::Decoration) -> bool {
-        self.p.has_decoration(self.decorated_id(id), d)
-    }
-
-    /// The id whose decorations `id` carries.
-    pub fn decorated_id(&self, id: Word) -> Word {
+    /// The id of the program that `id` copies, for its name in reports: in step mode the
+    /// function is the kernel inlined with fresh ids. (What decorations change about an
+    /// instruction travels with it: [`crate::ir::Effects`].)
+    pub fn source_id(&self, id: Word) -> Word {
         match &self.step {
             Some(step) => step.split.origin_of(id),
             None => id,
@@ -1366,7 +1363,7 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
 
     // ---- the instruction dispatcher ------------------------------------------------------
 
-    fn inst(&mut self, inst: &Instruction) -> Result<()> {
+    fn inst(&mut self, inst: &Inst) -> Result<()> {
         use Op::*;
         let op = inst.class.opcode;
         if check::mode().any() {

@@ -1,6 +1,7 @@
 //! Errors of the compiler. Every variant carries enough context to be one readable line
 //! in `CL_PROGRAM_BUILD_LOG` / a Level-Zero build log.
 
+use rspirv::spirv::Op;
 use std::fmt;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -15,6 +16,15 @@ pub enum CompileError {
     Unsupported(String),
     /// An id that is used but not defined, or defined with the wrong kind.
     InvalidId { id: u32, expected: &'static str },
+    /// An instruction lacks the result id or result type its opcode has (`what`).
+    MissingResult { op: Op, what: &'static str },
+    /// Operand `index` of an instruction is missing or not of the kind the reader needs
+    /// (`want`: "id", "literal", "string").
+    Operand {
+        op: Op,
+        index: usize,
+        want: &'static str,
+    },
     /// The module is well formed but breaks a rule of the SPIR-V / OpenCL environment.
     Invalid(String),
     /// No kernel with this name in the module.
@@ -39,6 +49,15 @@ impl fmt::Display for CompileError {
             CompileError::Unsupported(m) => write!(f, "unsupported: {m}"),
             CompileError::InvalidId { id, expected } => {
                 write!(f, "invalid SPIR-V: id %{id} is not a {expected}")
+            }
+            CompileError::MissingResult { op, what } => {
+                write!(f, "invalid SPIR-V: Op{op:?} without a result {what}")
+            }
+            CompileError::Operand { op, index, want } => {
+                write!(
+                    f,
+                    "invalid SPIR-V: Op{op:?}: operand {index} is not a {want}"
+                )
             }
             CompileError::Invalid(m) => write!(f, "invalid SPIR-V: {m}"),
             CompileError::NoSuchKernel(n) => write!(f, "no kernel named {n}"),

@@ -35,6 +35,7 @@ mod builtins;
 pub mod check;
 mod codegen;
 pub mod error;
+mod ir;
 #[expect(
     unsafe_code,
     reason = "the JIT is the one place that turns code into fn pointers"

@@ -15,6 +15,7 @@ pub mod words;
 
 pub use types::{Block, Constant, EntryPoint, Function, Global, ImageType, Param, Type};
 
+use crate::ir::Inst;
 use crate::CompileError;
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{
@@ -36,7 +37,7 @@ pub struct Program {
     pub functions: HashMap<Word, Function>,
     pub ext_imports: HashMap<Word, String>,
     pub names: HashMap<Word, String>,
-    pub decorations: HashMap<Word, Vec<(Decoration, Vec<Operand>)>>,
+    pub decorations: crate::ir::Decorations,
     pub entry_points: Vec<EntryPoint>,
     /// `OpString` contents (llvm-spirv's kernel-arg-info strings live here).
     pub strings: Vec<String>,
@@ -46,18 +47,19 @@ pub struct Program {
 
 // ---- operand helpers -------------------------------------------------------------------
 
-fn opname(inst: &Instruction) -> String {
-    format!("{:?}", inst.class.opcode)
-}
-
 /// Operand `i` of `inst` as an id.
 pub fn op_id(inst: &Instruction, i: usize) -> Result<Word> {
     match inst.operands.get(i) {
         Some(Operand::IdRef(id) | Operand::IdScope(id) | Operand::IdMemorySemantics(id)) => Ok(*id),
-        _ => Err(CompileError::Invalid(format!(
-            "Op{}: operand {i} is not an id",
-            opname(inst)
-        ))),
+        _ => Err(operand_error(inst, i, "id")),
+    }
+}
+
+fn operand_error(inst: &Instruction, index: usize, want: &'static str) -> CompileError {
+    CompileError::Operand {
+        op: inst.class.opcode,
+        index,
+        want,
     }
 }
 
@@ -65,13 +67,10 @@ pub fn op_id(inst: &Instruction, i: usize) -> Result<Word> {
 pub fn op_lit(inst: &Instruction, i: usize) -> Result<u32> {
     match inst.operands.get(i) {
         Some(Operand::LiteralBit32(x) | Operand::LiteralExtInstInteger(x)) => Ok(*x),
-        Some(Operand::LiteralBit64(x)) => u32::try_from(*x).map_err(|_| {
-            CompileError::Invalid(format!("Op{}: literal {x} too large", opname(inst)))
-        }),
-        _ => Err(CompileError::Invalid(format!(
-            "Op{}: operand {i} is not a literal",
-            opname(inst)
-        ))),
+        Some(Operand::LiteralBit64(x)) => {
+            u32::try_from(*x).map_err(|_| operand_error(inst, i, "32-bit literal"))
+        }
+        _ => Err(operand_error(inst, i, "literal")),
     }
 }
 
@@ -79,21 +78,22 @@ pub fn op_lit(inst: &Instruction, i: usize) -> Result<u32> {
 pub fn op_str(inst: &Instruction, i: usize) -> Result<&str> {
     match inst.operands.get(i) {
         Some(Operand::LiteralString(s)) => Ok(s),
-        _ => Err(CompileError::Invalid(format!(
-            "Op{}: operand {i} is not a string",
-            opname(inst)
-        ))),
+        _ => Err(operand_error(inst, i, "string")),
     }
 }
 
 pub fn result_id(inst: &Instruction) -> Result<Word> {
-    inst.result_id
-        .ok_or_else(|| CompileError::Invalid(format!("Op{} without a result id", opname(inst))))
+    inst.result_id.ok_or(CompileError::MissingResult {
+        op: inst.class.opcode,
+        what: "id",
+    })
 }
 
 pub fn result_type(inst: &Instruction) -> Result<Word> {
-    inst.result_type
-        .ok_or_else(|| CompileError::Invalid(format!("Op{} without a result type", opname(inst))))
+    inst.result_type.ok_or(CompileError::MissingResult {
+        op: inst.class.opcode,
+        what: "type",
+    })
 }
 
 /// The extended instruction sets kernels may import (`cl_khr_spirv_queries`
@@ -525,7 +525,7 @@ impl Program {
             Op::SpecConstantOp => self.fold_spec_op(inst),
             Op::Line | Op::NoLine | Op::ExtInst => Ok(()),
             _ => Err(CompileError::UnsupportedOpcode {
-                opcode: opname(inst),
+                opcode: format!("{:?}", inst.class.opcode),
                 function: "(module scope)".into(),
             }),
         }
@@ -570,10 +570,12 @@ impl Program {
                 .as_ref()
                 .and_then(|l| l.result_id)
                 .ok_or_else(|| CompileError::Invalid("block without OpLabel".into()))?;
-            blocks.push(Block {
-                label,
-                insts: b.instructions.clone(),
-            });
+            let insts = b
+                .instructions
+                .iter()
+                .map(|i| Inst::decode(i.clone(), &self.decorations))
+                .collect::<Result<Vec<_>>>()?;
+            blocks.push(Block { label, insts });
         }
         let name = self
             .names
@@ -691,13 +693,13 @@ impl Program {
                 next = next
                     .checked_add(1)
                     .ok_or_else(|| CompileError::Invalid("id bound overflow".into()))?;
-                prologue.push(Instruction::new(
+                prologue.push(Inst::new(
                     Op::Variable,
                     Some(prm.ty),
                     Some(prm.id),
                     vec![Operand::StorageClass(StorageClass::Function)],
                 ));
-                prologue.push(Instruction::new(
+                prologue.push(Inst::new(
                     Op::CopyMemory,
                     None,
                     None,

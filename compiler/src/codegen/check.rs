@@ -217,7 +217,7 @@ impl FnTx<'_, '_, '_> {
                 let name = self
                     .p
                     .names
-                    .get(&self.decorated_id(v))
+                    .get(&self.source_id(v))
                     .filter(|n| !n.is_empty())
                     .map_or_else(|| format!("%{v}"), |n| n.clone());
                 let kind = match vclass {

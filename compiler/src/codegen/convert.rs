@@ -10,14 +10,14 @@
 //! used so it can never trap.
 
 use super::{clif_scalar, elem_of, FnTx, Result, Val};
+use crate::ir::Inst;
 use crate::layout::layout;
-use crate::spirv::{op_id, result_id, result_type, Type};
+use crate::spirv::{op_id, result_type, Type};
 use crate::CompileError;
 use cranelift_codegen::ir::{
     types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
 };
-use rspirv::dr::Instruction;
-use rspirv::spirv::{Decoration, Op};
+use rspirv::spirv::Op;
 
 /// SPIR-V `FPRoundingMode` values (`builtins::convert` takes them as they are).
 const RTE: i32 = crate::builtins::convert::RTE;
@@ -25,20 +25,6 @@ const RTP: i32 = crate::builtins::convert::RTP;
 const RTN: i32 = crate::builtins::convert::RTN;
 
 impl FnTx<'_, '_, '_> {
-    /// The `FPRoundingMode` decoration of `id`, if any.
-    fn rounding_mode(&self, id: rspirv::spirv::Word) -> Option<i32> {
-        self.p
-            .decorations
-            .get(&self.decorated_id(id))?
-            .iter()
-            .find_map(|(d, ops)| match (d, ops.first()) {
-                (Decoration::FPRoundingMode, Some(rspirv::dr::Operand::FPRoundingMode(m))) => {
-                    Some(*m as i32)
-                }
-                _ => None,
-            })
-    }
-
     fn call_convert(&mut self, name: &str, args: &[Value]) -> Result<Value> {
         let bi = crate::builtins::by_name(name)
             .ok_or_else(|| CompileError::Codegen(format!("built-in {name} missing")))?;
@@ -207,13 +193,13 @@ impl FnTx<'_, '_, '_> {
         Ok(self.wrap(r, wd))
     }
 
-    pub(super) fn convert(&mut self, inst: &Instruction) -> Result<()> {
+    pub(super) fn convert(&mut self, inst: &Inst) -> Result<()> {
         let rt = result_type(inst)?;
         let src_id = op_id(inst, 0)?;
         let st = self.type_of(src_id)?;
         let x = self.val(src_id)?;
-        let sat = self.has_decoration(result_id(inst)?, Decoration::SaturatedConversion);
-        let mode = self.rounding_mode(result_id(inst)?);
+        let sat = inst.effects.saturated;
+        let mode = inst.effects.rounding.map(|m| m as i32);
         let p = self.p;
         let op = inst.class.opcode;
         let dst_elem = elem_of(p, rt)?;

@@ -6,6 +6,7 @@
 //! pointers need no tag and the casts between address spaces are no-ops.
 
 use super::{clif_scalar, FnTx, Result, Val};
+use crate::ir::Inst;
 use crate::layout::{elem_stride, layout, member_offsets};
 use crate::spirv::{op_id, result_id, result_type, Program, Type};
 use crate::CompileError;
@@ -15,7 +16,7 @@ use cranelift_codegen::ir::{
 use cranelift_frontend::FunctionBuilder;
 use cranelift_module::Module as _;
 use rspirv::dr::{Instruction, Operand};
-use rspirv::spirv::{MemoryAccess, Op, StorageClass, Word};
+use rspirv::spirv::{Op, StorageClass, Word};
 
 /// Most scalars one load/store may move (guards against huge aggregate copies).
 const MAX_SCALARS: u64 = 4096;
@@ -165,22 +166,13 @@ fn store_rec(
     Ok(())
 }
 
+/// `Aligned` is not needed on x86-64/AArch64 scalar accesses. A `Volatile` access
+/// ([`crate::ir::Effects::volatile`]) gets fences from the caller: Cranelift has no volatile
+/// flag, but its alias analysis never forwards or merges a load across a fence, so a
+/// volatile load is preceded, and a volatile store followed, by one (it neither caches nor
+/// drops the access).
 fn mem_flags(_inst: &Instruction, _first: usize) -> MemFlagsData {
-    // `Aligned` is not needed on x86-64/AArch64 scalar accesses; `Volatile` is handled by
-    // the caller (see [`is_volatile`]).
     MemFlagsData::new()
-}
-
-/// A `Volatile` access: the memory operand says so, or the pointer is decorated
-/// `Volatile`. Cranelift has no volatile flag; its alias analysis never forwards or merges
-/// a load across a fence, so a volatile load is preceded, and a volatile store followed,
-/// by one (it neither caches nor drops the access).
-fn is_volatile(p: &Program, inst: &Instruction, first: usize, ptr: Word) -> bool {
-    let by_operand = matches!(
-        inst.operands.get(first),
-        Some(Operand::MemoryAccess(m)) if m.contains(MemoryAccess::VOLATILE)
-    );
-    by_operand || p.has_decoration(ptr, rspirv::spirv::Decoration::Volatile)
 }
 
 impl FnTx<'_, '_, '_> {
@@ -204,7 +196,7 @@ impl FnTx<'_, '_, '_> {
         })
     }
 
-    pub(super) fn memory(&mut self, inst: &Instruction) -> Result<()> {
+    pub(super) fn memory(&mut self, inst: &Inst) -> Result<()> {
         let p = self.p;
         match inst.class.opcode {
             Op::Variable => {
@@ -274,7 +266,7 @@ impl FnTx<'_, '_, '_> {
                 }
                 let a = self.scalar(ptr)?;
                 let a = self.check_typed(ptr, a, rt, false)?;
-                if is_volatile(p, inst, 1, self.decorated_id(ptr)) {
+                if inst.effects.volatile {
                     self.b.ins().fence();
                 }
                 let v = load_typed(&mut self.b, p, rt, a, 0, mem_flags(inst, 1))?;
@@ -288,7 +280,7 @@ impl FnTx<'_, '_, '_> {
                 let v = self.val(obj)?;
                 let a = self.check_typed(ptr, a, pointee, true)?;
                 store_typed(&mut self.b, p, pointee, &v, a, 0, mem_flags(inst, 2))?;
-                if is_volatile(p, inst, 2, self.decorated_id(ptr)) {
+                if inst.effects.volatile {
                     self.b.ins().fence();
                 }
                 Ok(())

@@ -18,9 +18,10 @@
 //! error (`codegen.rs`, `val`) rather than read memory that is not there.
 
 use super::{op_id, Function, Program, Type};
+use crate::ir::Inst;
 use crate::layout::layout;
 use crate::CompileError;
-use rspirv::dr::{Instruction, Operand};
+use rspirv::dr::Operand;
 use rspirv::spirv::{Op, Word};
 use std::collections::HashMap;
 
@@ -66,13 +67,13 @@ impl Program {
                             next = next
                                 .checked_add(1)
                                 .ok_or_else(|| CompileError::Invalid("id bound overflow".into()))?;
-                            out.push(Instruction::new(
+                            out.push(Inst::new(
                                 Op::Load,
                                 Some(vec_ty),
                                 Some(whole),
                                 vec![Operand::IdRef(var)],
                             ));
-                            out.push(Instruction::new(
+                            out.push(Inst::new(
                                 Op::CompositeExtract,
                                 inst.result_type,
                                 inst.result_id,

@@ -65,7 +65,7 @@ impl Program {
                     args.push(Operand::PackedVectorFormat(
                         PackedVectorFormat::PackedVectorFormat4x8Bit,
                     ));
-                    *inst = Instruction::new(op, inst.result_type, inst.result_id, args);
+                    **inst = Instruction::new(op, inst.result_type, inst.result_id, args);
                 }
             }
         }

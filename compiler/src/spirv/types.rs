@@ -1,6 +1,6 @@
 //! The typed tables the lifter builds: types, constants, module-scope variables, functions.
 
-use rspirv::dr::Instruction;
+use crate::ir::Inst;
 use rspirv::spirv::{AccessQualifier, BuiltIn, Dim, StorageClass, Word};
 
 /// A SPIR-V type, with ids pointing back into [`super::Program::types`].
@@ -122,7 +122,7 @@ pub struct Param {
 #[derive(Clone, Debug)]
 pub struct Block {
     pub label: Word,
-    pub insts: Vec<Instruction>,
+    pub insts: Vec<Inst>,
 }
 
 #[derive(Clone, Debug)]

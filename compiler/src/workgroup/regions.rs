@@ -27,6 +27,7 @@
 //! predecessor (its boundary block) and no phis.
 
 use crate::codegen::Result;
+use crate::ir::Inst;
 use crate::spirv::{op_id, Block, Function, Program};
 use crate::CompileError;
 use rspirv::dr::{Instruction, Operand};
@@ -141,7 +142,7 @@ pub struct Point {
     /// The continuation block.
     pub cont: Word,
     /// The boundary instruction.
-    pub inst: Instruction,
+    pub inst: Inst,
 }
 
 /// The kernel rewritten for region execution.
@@ -153,15 +154,15 @@ pub struct Split {
     pub live: Vec<Vec<Word>>,
     /// Every value that is live across some boundary (sorted by id).
     pub cross: Vec<Word>,
-    /// Each fresh result id of an inlined instruction → the id in the program it copies.
-    /// Decorations that change what an instruction computes (`FPRoundingMode`,
-    /// `SaturatedConversion`, `Volatile`, …) stay keyed by the program's ids: look them up
-    /// through [`Split::origin_of`].
+    /// Each fresh result id of an inlined instruction → the id in the program it copies,
+    /// for the names reports give (checked mode). What decorations change about an
+    /// instruction (`FPRoundingMode`, `SaturatedConversion`, `Volatile`) is not looked up
+    /// here: every copy of an instruction carries it ([`crate::ir::Effects`]).
     pub origin: HashMap<Word, Word>,
 }
 
 impl Split {
-    /// The id in the program whose decorations `id` carries.
+    /// The id in the program that `id` copies.
     pub fn origin_of(&self, id: Word) -> Word {
         self.origin.get(&id).copied().unwrap_or(id)
     }
@@ -213,8 +214,8 @@ impl Ids {
     }
 }
 
-fn branch(to: Word) -> Instruction {
-    Instruction::new(Op::Branch, None, None, vec![Operand::IdRef(to)])
+fn branch(to: Word) -> Inst {
+    Inst::new(Op::Branch, None, None, vec![Operand::IdRef(to)])
 }
 
 fn rename_operands(inst: &mut Instruction, map: &HashMap<Word, Word>) {
@@ -244,7 +245,7 @@ fn cut(
 ) -> Result<usize> {
     let label = blocks[bi].label;
     let tail_label = ids.fresh()?;
-    let rest: Vec<Instruction> = blocks[bi].insts.split_off(k + 1);
+    let rest: Vec<Inst> = blocks[bi].insts.split_off(k + 1);
     if !keep_inst {
         blocks[bi].insts.pop();
     }
@@ -347,7 +348,7 @@ fn inline_call(
                 ops.push(Operand::IdRef(v));
                 ops.push(Operand::IdRef(from));
             }
-            let phi = Instruction::new(Op::Phi, Some(rt), Some(r), ops);
+            let phi = Inst::new(Op::Phi, Some(rt), Some(r), ops);
             blocks[tail].insts.insert(0, phi);
         }
     }
@@ -361,15 +362,6 @@ fn inline_call(
 /// A function with every call inlined (see [`inline_all`]).
 pub struct Inlined {
     pub func: Function,
-    /// Each fresh result id → the program's id it copies (for decoration look-ups).
-    pub origin: HashMap<Word, Word>,
-}
-
-impl Inlined {
-    /// The id in the program whose decorations `id` carries.
-    pub fn origin_of(&self, id: Word) -> Word {
-        self.origin.get(&id).copied().unwrap_or(id)
-    }
 }
 
 /// `kernel` with every call inlined, transitively: one function whose control flow the
@@ -378,8 +370,7 @@ pub fn inline_all(p: &Program, kernel: Word) -> Result<Inlined> {
     let f = p.function(kernel)?;
     let mut ids = Ids::new(p)?;
     let mut blocks = f.blocks.clone();
-    let mut origin = HashMap::new();
-    inline_calls(p, f, &mut blocks, &mut ids, &mut origin, |_| true)?;
+    inline_calls(p, f, &mut blocks, &mut ids, &mut HashMap::new(), |_| true)?;
     Ok(Inlined {
         func: Function {
             id: f.id,
@@ -388,7 +379,6 @@ pub fn inline_all(p: &Program, kernel: Word) -> Result<Inlined> {
             params: f.params.clone(),
             blocks,
         },
-        origin,
     })
 }
 
@@ -598,8 +588,8 @@ fn liveness(p: &Program, f: &Function) -> Result<HashMap<Word, BTreeSet<Word>>> 
 mod tests {
     use super::*;
 
-    fn inst(op: Op, rt: Option<Word>, r: Option<Word>, ops: &[Word]) -> Instruction {
-        Instruction::new(op, rt, r, ops.iter().map(|i| Operand::IdRef(*i)).collect())
+    fn inst(op: Op, rt: Option<Word>, r: Option<Word>, ops: &[Word]) -> Inst {
+        Inst::new(op, rt, r, ops.iter().map(|i| Operand::IdRef(*i)).collect())
     }
 
     #[test]

@@ -36,7 +36,8 @@
 //! group without a barrier are unordered, and a kernel whose work-items race on non-atomic
 //! memory has no defined result. Atomics, volatile accesses, private variables and every
 //! other opcode are refused, as are the decorations that change a result
-//! (`SaturatedConversion`, `FPRoundingMode`), looked up through the inlined ids' origins.
+//! (`SaturatedConversion`, `FPRoundingMode`: [`crate::ir::Effects`], which every copy of
+//! an instruction carries).
 //!
 //! Whether a kernel qualifies is settled by translating it once into a scratch function
 //! ([`plan`]): the translation is the same code, so it cannot accept in the check what
@@ -45,6 +46,7 @@
 use crate::analysis::cfg::Cfg;
 use crate::analysis::uniformity::{self, Shape, Uniformity};
 use crate::codegen::Result;
+use crate::ir::Inst;
 use crate::layout::layout;
 use crate::spirv::{op_id, op_lit, result_id, result_type, Constant, Function, Program, Type};
 use crate::workgroup::regions::{self, Inlined};
@@ -56,7 +58,7 @@ use cranelift_codegen::ir::{
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Switch, Variable};
 use rspirv::dr::{Instruction, Operand};
-use rspirv::spirv::{BuiltIn, Decoration, MemoryAccess, Op, StorageClass, Word};
+use rspirv::spirv::{BuiltIn, MemoryAccess, Op, StorageClass, Word};
 use std::collections::HashMap;
 
 mod linear;
@@ -826,11 +828,6 @@ impl VTx<'_, '_, '_, '_> {
         Ok(())
     }
 
-    /// Whether value `id` (of the inlined function) carries decoration `d`.
-    fn has_decoration(&self, id: Word, d: Decoration) -> bool {
-        self.p.has_decoration(self.plan.inlined.origin_of(id), d)
-    }
-
     fn val(&mut self, id: Word) -> Result<V> {
         if let Some(v) = self.vals.get(&id) {
             return Ok(v.clone());
@@ -1207,15 +1204,14 @@ impl VTx<'_, '_, '_, '_> {
     /// An instruction on OpenCL vectors, translated once per component: each operand that
     /// is a vector gives its component (a scalar operand is used for every component), the
     /// result type is the element type, and the results make the vector.
-    fn per_component(&mut self, inst: &Instruction, rt: Word) -> Result<()> {
+    fn per_component(&mut self, inst: &Inst, rt: Word) -> Result<()> {
         let (elem, n) = self.vector_type(rt)?;
         let mut comps = Vec::with_capacity(n);
         for c in 0..n {
-            let mut one = if inst.class.opcode == Op::VectorTimesScalar {
-                Instruction::new(Op::FMul, None, None, inst.operands.clone())
-            } else {
-                inst.clone()
-            };
+            let mut one = inst.clone();
+            if inst.op() == Op::VectorTimesScalar {
+                *one = Instruction::new(Op::FMul, None, None, inst.operands.clone());
+            }
             one.result_type = Some(elem);
             one.result_id = Some(self.tmp_id()?);
             for o in one.operands.iter_mut() {
@@ -1605,26 +1601,13 @@ impl VTx<'_, '_, '_, '_> {
         }
     }
 
-    fn volatile(&self, inst: &Instruction, first: usize, ptr: Word) -> bool {
-        let by_operand = matches!(
-            inst.operands.get(first),
-            Some(Operand::MemoryAccess(m)) if m.contains(MemoryAccess::VOLATILE)
-        );
-        by_operand || self.has_decoration(ptr, Decoration::Volatile)
-    }
-
-    fn inst(&mut self, inst: &Instruction) -> Result<()> {
+    fn inst(&mut self, inst: &Inst) -> Result<()> {
         let p = self.p;
         // Decorations that change what an instruction computes (`convert_T_sat`,
         // `convert_T_rtz`, …) are codegen's (`codegen/convert.rs`); the lane code below
-        // knows only the plain instructions. The inlined ids carry them through their
-        // origin.
-        if let Some(r) = inst.result_id {
-            for d in [Decoration::SaturatedConversion, Decoration::FPRoundingMode] {
-                if self.has_decoration(r, d) {
-                    return Err(refuse(format!("{d:?} on %{r}")));
-                }
-            }
+        // knows only the plain instructions.
+        if inst.effects.changes_result() {
+            return Err(refuse(format!("Op{:?} with {:?}", inst.op(), inst.effects)));
         }
         if let Some(rt) = inst.result_type {
             if self.is_vector(rt) && componentwise(inst, self.p) {
@@ -1649,7 +1632,7 @@ impl VTx<'_, '_, '_, '_> {
                     }
                     return self.set(inst, types::I64, V::Builtin(b));
                 }
-                if self.volatile(inst, 1, ptr) {
+                if inst.effects.volatile {
                     return Err(refuse("volatile load"));
                 }
                 let (elem, n) = self.vector_type(rt)?;
@@ -1710,7 +1693,7 @@ impl VTx<'_, '_, '_, '_> {
             }
             Op::Store => {
                 let ptr = op_id(inst, 0)?;
-                if p.builtin_of(ptr).is_some() || self.volatile(inst, 2, ptr) {
+                if p.builtin_of(ptr).is_some() || inst.effects.volatile {
                     return Err(refuse("store"));
                 }
                 let val_id = op_id(inst, 1)?;

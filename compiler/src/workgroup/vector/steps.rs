@@ -111,10 +111,7 @@ pub fn plan_steps(
             None
         };
         regions.push(Plan {
-            inlined: Inlined {
-                func,
-                origin: split.origin.clone(),
-            },
+            inlined: Inlined { func },
             cfg,
             shapes: shapes.clone(),
             linear,
