@@ -36,7 +36,7 @@ mod builtins_ids;
 mod check;
 mod composite;
 mod control;
-mod convert;
+pub(crate) mod convert;
 pub mod dot;
 mod ext_extra;
 mod ext_memory;

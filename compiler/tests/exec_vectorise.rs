@@ -1209,3 +1209,72 @@ fn bit_casts_and_sign_bits() {
         assert_eq!(got.to_bits(), d.to_bits(), "double {i}");
     }
 }
+
+/// Conversions whose decorations change the result (`FPRoundingMode`,
+/// `SaturatedConversion`, `OpSatConvert*`) run in the lanes through the scalar lowering's
+/// lane functions, scalar and vector types alike; before, one of them left the whole
+/// kernel scalar.
+#[test]
+fn conversions_with_rounding_modes_and_saturation() {
+    let src = "kernel void cvt(global const float *in, global const int *iv, global int *out) {
+        size_t i = get_global_id(0);
+        float x = in[i];
+        int v = iv[i];
+        global int *o = out + 12 * i;
+        o[0] = convert_int_rte(x);
+        o[1] = convert_int_rtp(x);
+        o[2] = convert_int_rtn(x);
+        o[3] = convert_uchar_sat_rte(x * 20.0f);
+        o[4] = convert_char_sat(v);
+        o[5] = convert_ushort_sat(v);
+        o[6] = convert_int_sat_rtz(x * 3e8f);
+        o[7] = (int)convert_uint_sat(v);
+        int2 r = convert_int2_rte((float2)(x, x * 0.5f));
+        o[8] = r.x;
+        o[9] = r.y;
+        uchar2 s = convert_uchar2_sat((int2)(v, v >> 20));
+        o[10] = s.x;
+        o[11] = s.y;
+    }";
+    let n = 45usize;
+    let ints: Vec<u32> = floats(n, 9)
+        .iter()
+        .enumerate()
+        .map(|(k, x)| x.rotate_left(k as u32) ^ (k as u32 * 37))
+        .collect();
+    let bufs = vec![floats(n, 8), ints, vec![0; 12 * n]];
+    let Some(out) = differential(
+        src,
+        "cvt",
+        &bufs,
+        &[0, 1, 2],
+        &[],
+        [n as u64, 1],
+        [n as u64, 1],
+    ) else {
+        return;
+    };
+    let x = f(&bufs[0]);
+    for i in 0..n {
+        let (x, v) = (x[i], bufs[1][i] as i32);
+        let want = [
+            x.round_ties_even() as i32,
+            x.ceil() as i32,
+            x.floor() as i32,
+            i32::from((x * 20.0).round_ties_even() as u8),
+            v.clamp(-128, 127),
+            v.clamp(0, 65535),
+            (x * 3e8).trunc() as i32,
+            v.max(0),
+            x.round_ties_even() as i32,
+            (x * 0.5).round_ties_even() as i32,
+            v.clamp(0, 255),
+            (v >> 20).clamp(0, 255),
+        ];
+        let got: Vec<i32> = out[2][12 * i..12 * i + 12]
+            .iter()
+            .map(|w| *w as i32)
+            .collect();
+        assert_eq!(got, want, "work-item {i}: x = {x}, v = {v}");
+    }
+}

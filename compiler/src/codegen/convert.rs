@@ -10,19 +10,18 @@
 //! used so it can never trap.
 
 use super::{clif_scalar, elem_of, FnTx, Result, Val};
-use crate::ir::Inst;
+use crate::ir::{Effects, Inst};
 use crate::layout::layout;
 use crate::spirv::{op_id, result_type, Type};
 use crate::CompileError;
 use cranelift_codegen::ir::{
     types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
 };
-use rspirv::spirv::Op;
+use cranelift_frontend::FunctionBuilder;
+use rspirv::spirv::{FPRoundingMode, Op};
 
 /// SPIR-V `FPRoundingMode` values (`builtins::convert` takes them as they are).
 const RTE: i32 = crate::builtins::convert::RTE;
-const RTP: i32 = crate::builtins::convert::RTP;
-const RTN: i32 = crate::builtins::convert::RTN;
 
 impl FnTx<'_, '_, '_> {
     fn call_convert(&mut self, name: &str, args: &[Value]) -> Result<Value> {
@@ -139,39 +138,8 @@ impl FnTx<'_, '_, '_> {
         }
     }
 
-    /// Clamp `v` (an integer of Cranelift type `t`, interpreted signed or not) to the range
-    /// of a `w`-bit destination integer.
     fn clamp_int(&mut self, v: Value, src_signed: bool, w: u32, dst_signed: bool) -> Value {
-        let bits = self.value_type(v).bits();
-        let (lo, hi): (i128, i128) = if dst_signed {
-            (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1)
-        } else {
-            (0, (1i128 << w) - 1)
-        };
-        let (smin, smax): (i128, i128) = if src_signed {
-            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-        } else {
-            (0, (1i128 << bits) - 1)
-        };
-        let t = self.value_type(v);
-        let mut r = v;
-        if hi < smax {
-            let c = self.b.ins().iconst(t, hi as i64);
-            r = if src_signed {
-                self.b.ins().smin(r, c)
-            } else {
-                self.b.ins().umin(r, c)
-            };
-        }
-        if lo > smin {
-            let c = self.b.ins().iconst(t, lo as i64);
-            r = if src_signed {
-                self.b.ins().smax(r, c)
-            } else {
-                self.b.ins().umax(r, c)
-            };
-        }
-        r
+        clamp_int(&mut self.b, v, src_signed, w, dst_signed)
     }
 
     /// Resize integer `v` (canonical, `ws` bits, `signed` source) to `wd` bits.
@@ -194,12 +162,13 @@ impl FnTx<'_, '_, '_> {
     }
 
     pub(super) fn convert(&mut self, inst: &Inst) -> Result<()> {
+        let effects = inst.effects;
         let rt = result_type(inst)?;
         let src_id = op_id(inst, 0)?;
         let st = self.type_of(src_id)?;
         let x = self.val(src_id)?;
-        let sat = inst.effects.saturated;
-        let mode = inst.effects.rounding.map(|m| m as i32);
+        let sat = effects.saturated;
+        let mode = effects.rounding.map(|m| m as i32);
         let p = self.p;
         let op = inst.class.opcode;
         let dst_elem = elem_of(p, rt)?;
@@ -209,26 +178,7 @@ impl FnTx<'_, '_, '_> {
                 let signed = op == Op::ConvertFToS;
                 let td = super::int_clif(wd)?;
                 self.map_n(rt, &[x], &mut |s, a| {
-                    let wide = if td.bits() < 32 { types::I32 } else { td };
-                    // The rounding mode picks the integer; the conversion is then exact.
-                    let f = match mode {
-                        Some(RTE) => s.b.ins().nearest(a[0]),
-                        Some(RTP) => s.b.ins().ceil(a[0]),
-                        Some(RTN) => s.b.ins().floor(a[0]),
-                        _ => a[0],
-                    };
-                    // Saturating conversions: NaN → 0, out of range → the nearest bound.
-                    let mut r = if signed {
-                        s.b.ins().fcvt_to_sint_sat(wide, f)
-                    } else {
-                        s.b.ins().fcvt_to_uint_sat(wide, f)
-                    };
-                    if sat && (wide != td || !super::is_native(wd)) {
-                        r = s.clamp_int(r, signed, wd, signed);
-                    }
-                    if wide != td {
-                        r = s.b.ins().ireduce(td, r);
-                    }
+                    let r = float_to_int(&mut s.b, a[0], td, wd, signed, effects);
                     Ok(s.wrap(r, wd))
                 })?
             }
@@ -391,5 +341,109 @@ impl FnTx<'_, '_, '_> {
             off += t.bytes() as i32;
         }
         self.unflatten(rt, out)
+    }
+}
+
+// ---- lane functions shared with the vectoriser ------------------------------------------
+// One lowering of each conversion's arithmetic, which the scalar translator above and the
+// vectoriser (`workgroup/vector.rs`, once per lane) both call, so the two shapes cannot
+// differ.
+
+/// Clamp `v` (an integer, interpreted signed or not) to the range of a `w`-bit destination
+/// integer, signed or not.
+pub(crate) fn clamp_int(
+    b: &mut FunctionBuilder,
+    v: Value,
+    src_signed: bool,
+    w: u32,
+    dst_signed: bool,
+) -> Value {
+    let t = b.func.dfg.value_type(v);
+    let bits = t.bits();
+    let (lo, hi): (i128, i128) = if dst_signed {
+        (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1)
+    } else {
+        (0, (1i128 << w) - 1)
+    };
+    let (smin, smax): (i128, i128) = if src_signed {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    };
+    let mut r = v;
+    if hi < smax {
+        let c = b.ins().iconst(t, hi as i64);
+        r = if src_signed {
+            b.ins().smin(r, c)
+        } else {
+            b.ins().umin(r, c)
+        };
+    }
+    if lo > smin {
+        let c = b.ins().iconst(t, lo as i64);
+        r = if src_signed {
+            b.ins().smax(r, c)
+        } else {
+            b.ins().umax(r, c)
+        };
+    }
+    r
+}
+
+/// `OpConvertFToS`/`OpConvertFToU` of one float to an integer of Cranelift type `td` that
+/// holds a `wd`-bit SPIR-V integer: the rounding mode of `effects` picks the integer (toward
+/// zero without one), then a saturating conversion (NaN → 0, out of range → the nearest
+/// bound, so it never traps) through at least 32 bits, clamped to `wd` bits when the
+/// conversion is `SaturatedConversion`, else wrapped.
+pub(crate) fn float_to_int(
+    b: &mut FunctionBuilder,
+    f: Value,
+    td: types::Type,
+    wd: u32,
+    signed: bool,
+    effects: Effects,
+) -> Value {
+    let wide = if td.bits() < 32 { types::I32 } else { td };
+    let f = match effects.rounding {
+        Some(FPRoundingMode::RTE) => b.ins().nearest(f),
+        Some(FPRoundingMode::RTP) => b.ins().ceil(f),
+        Some(FPRoundingMode::RTN) => b.ins().floor(f),
+        Some(FPRoundingMode::RTZ) | None => f,
+    };
+    let mut r = if signed {
+        b.ins().fcvt_to_sint_sat(wide, f)
+    } else {
+        b.ins().fcvt_to_uint_sat(wide, f)
+    };
+    if effects.saturated && (wide != td || !super::is_native(wd)) {
+        r = clamp_int(b, r, signed, wd, signed);
+    }
+    if wide != td {
+        r = b.ins().ireduce(td, r);
+    }
+    r
+}
+
+/// An integer of `ws` bits (Cranelift value `v`, native width) resized to `td`, clamped to
+/// the destination's range first where `clamp` (`SaturatedConversion`, `OpSatConvert*`):
+/// widened to 64 bits by the source's signedness, clamped there, then narrowed.
+pub(crate) fn int_to_int_clamped(
+    b: &mut FunctionBuilder,
+    v: Value,
+    src_signed: bool,
+    td: types::Type,
+    dst_signed: bool,
+) -> Value {
+    let ts = b.func.dfg.value_type(v);
+    let wide = match (ts.bits() < 64, src_signed) {
+        (true, true) => b.ins().sextend(types::I64, v),
+        (true, false) => b.ins().uextend(types::I64, v),
+        (false, _) => v,
+    };
+    let r = clamp_int(b, wide, src_signed, td.bits(), dst_signed);
+    if td.bits() < 64 {
+        b.ins().ireduce(td, r)
+    } else {
+        r
     }
 }

@@ -45,7 +45,7 @@
 
 use crate::analysis::cfg::Cfg;
 use crate::analysis::uniformity::{self, Shape, Uniformity};
-use crate::codegen::Result;
+use crate::codegen::{convert, Result};
 use crate::ir::Inst;
 use crate::layout::layout;
 use crate::spirv::{op_id, op_lit, result_id, result_type, Constant, Function, Program, Type};
@@ -1604,9 +1604,9 @@ impl VTx<'_, '_, '_, '_> {
     fn inst(&mut self, inst: &Inst) -> Result<()> {
         let p = self.p;
         // Decorations that change what an instruction computes (`convert_T_sat`,
-        // `convert_T_rtz`, …) are codegen's (`codegen/convert.rs`); the lane code below
-        // knows only the plain instructions.
-        if inst.effects.changes_result() {
+        // `convert_T_rte`, …): the lane code takes them where it calls the scalar
+        // lowering's lane functions (`codegen/convert.rs`), and nowhere else.
+        if inst.effects.changes_result() && !lane_effects_supported(inst) {
             return Err(refuse(format!("Op{:?} with {:?}", inst.op(), inst.effects)));
         }
         if let Some(rt) = inst.result_type {
@@ -1841,6 +1841,29 @@ impl VTx<'_, '_, '_, '_> {
                 };
                 let v = self.truncate(&v, t)?;
                 self.set(inst, t, v)
+            }
+            Op::UConvert | Op::SConvert | Op::SatConvertSToU | Op::SatConvertUToS
+                if inst.effects.saturated
+                    || matches!(inst.op(), Op::SatConvertSToU | Op::SatConvertUToS) =>
+            {
+                // Clamped to the destination's range, lane by lane, as the scalar code.
+                let x_id = op_id(inst, 0)?;
+                let rt = result_type(inst)?;
+                let td = scalar_ty(p, rt)?;
+                if !td.is_int() || self.is_bool(rt) || self.is_bool(self.type_of_id(x_id)?) {
+                    return Err(refuse("conversion"));
+                }
+                let src_signed = matches!(inst.op(), Op::SConvert | Op::SatConvertSToU);
+                let dst_signed = match inst.op() {
+                    Op::SatConvertSToU => false,
+                    Op::SatConvertUToS => true,
+                    _ => src_signed,
+                };
+                let x = self.val(x_id)?;
+                let v = self.per_lane(&x, td, move |b, v| {
+                    convert::int_to_int_clamped(b, v, src_signed, td, dst_signed)
+                })?;
+                self.set(inst, td, v)
             }
             Op::UConvert | Op::SConvert => {
                 let x_id = op_id(inst, 0)?;
@@ -2370,21 +2393,10 @@ impl VTx<'_, '_, '_, '_> {
                 }
                 let signed = inst.class.opcode == Op::ConvertFToS;
                 let x = self.val(x_id)?;
-                // To 32 bits at least, then narrowed, as the scalar code.
-                let wide = if t.bits() < 32 { types::I32 } else { t };
-                let cvt = move |b: &mut FunctionBuilder, v: Value| {
-                    let r = if signed {
-                        b.ins().fcvt_to_sint_sat(wide, v)
-                    } else {
-                        b.ins().fcvt_to_uint_sat(wide, v)
-                    };
-                    if wide != t {
-                        b.ins().ireduce(t, r)
-                    } else {
-                        r
-                    }
-                };
-                let v = self.per_lane(&x, t, cvt)?;
+                let effects = inst.effects;
+                let v = self.per_lane(&x, t, move |b, v| {
+                    convert::float_to_int(b, v, t, t.bits(), signed, effects)
+                })?;
                 self.set(inst, t, v)
             }
             op => Err(refuse(format!("Op{op:?}"))),
@@ -3324,6 +3336,24 @@ impl VTx<'_, '_, '_, '_> {
 
 /// Whether an instruction producing an OpenCL vector works component by component (so the
 /// vectoriser translates it once per component).
+/// Whether the lane code takes the result-changing decorations of `inst`
+/// ([`crate::ir::Effects`]): a float→integer conversion with any rounding mode and
+/// saturation, an integer→integer one with saturation (both through the scalar lowering's
+/// lane functions), and the rounding the plain conversions already have (to nearest for
+/// integer→float and float narrowing; a float widening is exact).
+fn lane_effects_supported(inst: &Inst) -> bool {
+    use rspirv::spirv::FPRoundingMode as M;
+    let e = inst.effects;
+    match inst.op() {
+        Op::ConvertFToS | Op::ConvertFToU => true,
+        Op::UConvert | Op::SConvert => e.rounding.is_none(),
+        Op::ConvertSToF | Op::ConvertUToF | Op::FConvert => {
+            !e.saturated && matches!(e.rounding, None | Some(M::RTE))
+        }
+        _ => false,
+    }
+}
+
 fn componentwise(inst: &Instruction, p: &Program) -> bool {
     use rspirv::spirv::OpenclStd100Op as E;
     match inst.class.opcode {
@@ -3388,6 +3418,8 @@ fn componentwise(inst: &Instruction, p: &Program) -> bool {
         | Op::ConvertUToF
         | Op::UConvert
         | Op::SConvert
+        | Op::SatConvertSToU
+        | Op::SatConvertUToS
         | Op::Select
         | Op::VectorTimesScalar
         | Op::LogicalAnd
