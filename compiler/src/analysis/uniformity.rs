@@ -90,6 +90,9 @@ struct Facts<'a> {
     /// The type of every value the function defines and of its parameters.
     types: HashMap<Word, Word>,
     params: HashSet<Word>,
+    /// Values that are exactly the local id along x, at 32 bits or wider: widening one
+    /// never wraps (a local id is below the work-group size), so it stays affine.
+    local_x: HashSet<Word>,
 }
 
 impl Facts<'_> {
@@ -117,7 +120,13 @@ pub fn analyse(p: &Program, f: &Function, cfg: &Cfg) -> Result<Uniformity> {
         }
     }
     let params = f.params.iter().map(|prm| prm.id).collect();
-    let facts = Facts { p, types, params };
+    let local_x = local_x_values(p, f, &types);
+    let facts = Facts {
+        p,
+        types,
+        params,
+        local_x,
+    };
     let ipdom = cfg.post_dominators();
     let loops = crate::analysis::loops::Loops::new(cfg).ok();
     let mut forced: HashSet<Word> = HashSet::new();
@@ -385,8 +394,9 @@ fn transfer(
                 (Some(d), Some(s)) => d <= s,
                 _ => false,
             };
+            let local_x = inst.result_id.is_some_and(|r| facts.local_x.contains(&r));
             match get(src) {
-                Affine(s) if narrowing => Affine(s),
+                Affine(s) if narrowing || local_x => Affine(s),
                 Uniform => Uniform,
                 _ => Varying,
             }
@@ -415,6 +425,43 @@ fn transfer(
         op if is_atomic(op) => Varying,
         _ => uniform_or_varying(),
     })
+}
+
+/// The values of `f` that are `get_local_id(0)` itself, at 32 bits or more: component 0 of
+/// a load of `LocalInvocationId`, and conversions of one to 32 or 64 bits. (SPIR-V lists a
+/// block after the blocks that dominate it, so one pass sees each definition first.)
+fn local_x_values(p: &Program, f: &Function, types: &HashMap<Word, Word>) -> HashSet<Word> {
+    let mut loads = HashSet::new();
+    let mut out = HashSet::new();
+    for b in &f.blocks {
+        for inst in &b.insts {
+            let (Some(r), Ok(src)) = (inst.result_id, op_id(inst, 0)) else {
+                continue;
+            };
+            match inst.class.opcode {
+                Op::Load if p.builtin_of(src) == Some(BuiltIn::LocalInvocationId) => {
+                    loads.insert(r);
+                }
+                Op::CompositeExtract
+                    if loads.contains(&src)
+                        && matches!(inst.operands.get(1), Some(Operand::LiteralBit32(0))) =>
+                {
+                    out.insert(r);
+                }
+                Op::UConvert | Op::SConvert
+                    if out.contains(&src)
+                        && types
+                            .get(&r)
+                            .and_then(|t| int_width(p, *t))
+                            .is_some_and(|w| w >= 32) =>
+                {
+                    out.insert(r);
+                }
+                _ => {}
+            }
+        }
+    }
+    out
 }
 
 fn is_param(facts: &Facts, id: Word) -> bool {

@@ -52,8 +52,8 @@ use crate::spirv::{op_id, op_lit, result_id, result_type, Constant, Function, Pr
 use crate::workgroup::regions::{self, Inlined};
 use crate::{CompileError, GroupContext};
 use cranelift_codegen::ir::{
-    self, condcodes::FloatCC, condcodes::IntCC, types, AbiParam, Block, BlockArg, InstBuilder,
-    MemFlagsData, Signature, Value,
+    self, condcodes::FloatCC, condcodes::IntCC, types, AbiParam, Block, BlockArg, ConstantData,
+    InstBuilder, MemFlagsData, Signature, Value,
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Switch, Variable};
@@ -1535,6 +1535,24 @@ impl VTx<'_, '_, '_, '_> {
         Ok(match v {
             V::Vec(x) => x.clone(),
             V::U(x) => vec![self.b.ins().splat(vt, *x); self.w / 4],
+            V::Aff(base, step) if vt == types::I32X4 => {
+                // The base in every lane plus each lane's constant offset: a splat and one
+                // add per 128-bit part, not one insert per lane.
+                let b0 = self.b.ins().splat(vt, *base);
+                (0..self.w / 4)
+                    .map(|part| {
+                        let bytes: Vec<u8> = (0..4)
+                            .flat_map(|k| {
+                                let lane = (part * 4 + k) as i64;
+                                (step.wrapping_mul(lane) as i32).to_le_bytes()
+                            })
+                            .collect();
+                        let c = self.b.func.dfg.constants.insert(ConstantData::from(bytes));
+                        let offsets = self.b.ins().vconst(vt, c);
+                        self.b.ins().iadd(b0, offsets)
+                    })
+                    .collect()
+            }
             V::Mask(_) => return Err(refuse("lane mask used as a value")),
             _ => {
                 let l = self.lanes(v)?;
@@ -1870,12 +1888,24 @@ impl VTx<'_, '_, '_, '_> {
                 let ts = self.ty(x_id)?;
                 let td = scalar_ty(p, result_type(inst)?)?;
                 let x = self.val(x_id)?;
+                let signed = inst.op() == Op::SConvert;
                 let v = if ts == td {
                     x
                 } else if td.bits() < ts.bits() {
                     self.truncate(&x, td)?
+                } else if let (V::Aff(base, step), Shape::Affine(_)) =
+                    (&x, self.plan.shapes.shape(result_id(inst)?))
+                {
+                    // The analysis proved the widening wraps in no lane (the local id):
+                    // no run-time test.
+                    let base = if signed {
+                        self.b.ins().sextend(td, *base)
+                    } else {
+                        self.b.ins().uextend(td, *base)
+                    };
+                    V::Aff(base, *step)
                 } else {
-                    self.extend(x, ts, td, inst.class.opcode == Op::SConvert)?
+                    self.extend(x, ts, td, signed)?
                 };
                 self.set(inst, td, v)
             }
