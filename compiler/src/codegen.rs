@@ -51,10 +51,8 @@ pub use builtins_ids::{WI_CTX, WI_FRAME_HI, WI_FRAME_LO, WI_GID, WI_LID, WI_SIZE
 pub use memory::load_typed;
 
 use crate::ir::Inst;
-use crate::jit;
-use crate::layout::{align_up, layout};
-use crate::spirv::{op_id, result_id, result_type, Constant, EntryPoint, Program, Type};
-use crate::{CompileError, GroupContext, KernelInfo, WorkGroupFn};
+use crate::spirv::{op_id, result_id, result_type, Constant, Program, Type};
+use crate::{CompileError, GroupContext};
 use cranelift_codegen::ir::{
     self, types, InstBuilder, MemFlagsData, Signature, UserFuncName, Value,
 };
@@ -218,7 +216,7 @@ pub fn trusted() -> MemFlagsData {
     MemFlagsData::trusted()
 }
 
-fn codegen_err(e: impl std::fmt::Display) -> CompileError {
+pub(crate) fn codegen_err(e: impl std::fmt::Display) -> CompileError {
     CompileError::Codegen(e.to_string())
 }
 
@@ -319,41 +317,6 @@ impl Env<'_> {
     }
 }
 
-/// The result of compiling one kernel.
-pub struct Output {
-    pub entry: WorkGroupFn,
-    pub code: jit::Code,
-    pub static_local_size: u64,
-    pub private_size: u64,
-    /// Bytes of frame per work-item (0 for a kernel without boundaries).
-    pub frame_size: u64,
-    /// The kernel (or a function it calls) calls `printf`.
-    pub uses_printf: bool,
-    pub handler: crate::Handler,
-    /// Checked mode: what the runtime needs to check a launch.
-    pub check: crate::check::KernelCheck,
-}
-
-/// Does any of `funcs` call `printf` (`OpExtInst OpenCL.std printf`)?
-fn calls_printf(p: &Program, funcs: &[Word]) -> Result<bool> {
-    let printf = rspirv::spirv::OpenclStd100Op::printf as u32;
-    for f in funcs {
-        for b in &p.function(*f)?.blocks {
-            for i in &b.insts {
-                if i.class.opcode == Op::ExtInst
-                    && matches!(
-                        i.operands.get(1),
-                        Some(rspirv::dr::Operand::LiteralExtInstInteger(n)) if *n == printf
-                    )
-                {
-                    return Ok(true);
-                }
-            }
-        }
-    }
-    Ok(false)
-}
-
 /// Successor labels of a block (for the region analyses).
 pub fn control_successors(b: &crate::spirv::Block) -> Result<Vec<Word>> {
     control::successors(b)
@@ -402,190 +365,6 @@ pub(crate) fn reachable(p: &Program, root: Word) -> Result<Vec<Word>> {
     Ok(out)
 }
 
-/// Compile the kernel `ep` into a work-group function.
-pub fn compile(
-    p: &Program,
-    ep: &EntryPoint,
-    info: &KernelInfo,
-    global_addr: &HashMap<Word, u64>,
-    reference: bool,
-    lanes: Option<usize>,
-) -> Result<Output> {
-    let funcs = reachable(p, ep.func)?;
-    let uses_printf = calls_printf(p, &funcs)?;
-    let boundary_funcs = crate::workgroup::regions::with_boundaries(p, &funcs)?;
-    // A kernel with boundaries is split after inlining every function it calls, so each
-    // region is whole for the analyses and the vectoriser (`workgroup/vector.rs`); if that
-    // grows too large, only the functions that contain a boundary are inlined.
-    let (split, inlined_funcs) = if boundary_funcs.contains(&ep.func) {
-        let all: HashSet<Word> = funcs.iter().copied().collect();
-        match crate::workgroup::regions::split(p, ep.func, &all) {
-            Ok(s) => (Some(s), all),
-            Err(_) => (
-                Some(crate::workgroup::regions::split(
-                    p,
-                    ep.func,
-                    &boundary_funcs,
-                )?),
-                boundary_funcs.clone(),
-            ),
-        }
-    } else {
-        (None, HashSet::new())
-    };
-    let plan = match &split {
-        Some(s) => Some(regions::plan(p, s)?),
-        None => None,
-    };
-    let isa = jit::host_isa()?;
-    let (module, code_ranges) = jit::new_recorded(isa)?;
-    let mut env = Env {
-        p,
-        module,
-        funcs: HashMap::new(),
-        builtin_funcs: HashMap::new(),
-        global_addr,
-        local_offsets: HashMap::new(),
-        static_local_size: 0,
-        private_size: 0,
-        handler: crate::Handler {
-            lanes: 1,
-            note: String::new(),
-        },
-        sub_group_size: ep.sub_group_size.unwrap_or(crate::DEFAULT_SUB_GROUP_SIZE),
-        lanes,
-        check_sites: Vec::new(),
-        kernel_func: ep.func,
-        check_local: info.args.iter().any(|a| a.kind == crate::ArgKind::Local),
-    };
-    // Workgroup variables used by the kernel, in declaration order.
-    let mut used = HashSet::new();
-    for f in &funcs {
-        for b in &p.function(*f)?.blocks {
-            for i in &b.insts {
-                for o in &i.operands {
-                    if let rspirv::dr::Operand::IdRef(id) = o {
-                        used.insert(*id);
-                        // Variables whose address a constant holds count as used.
-                        p.const_refs(*id, &mut used, 0);
-                    }
-                }
-            }
-        }
-    }
-    let mut off = 0u64;
-    for g in &p.global_order {
-        let Some(gl) = p.globals.get(g) else { continue };
-        if gl.class == StorageClass::Workgroup && used.contains(g) {
-            let l = layout(p, gl.pointee)?;
-            off = align_up(off, l.align);
-            env.local_offsets.insert(*g, off);
-            off += l.size;
-        }
-    }
-    env.static_local_size = align_up(off, 16);
-    env.check_local |= env.static_local_size > 0;
-
-    // The kernel (or its step) is translated inside the work-group function's loop nest,
-    // unless asked for the reference shape (a call per work-item, or per work-item and
-    // region), or a generic pointer is asked whether it is private (`to_private` tests
-    // the stack below the work-group function, which inlined variables are not).
-    let inline = !reference && !uses_explicit_cast(p, &funcs)?;
-    // In a kernel with boundaries every function containing one is inlined into the step;
-    // an inlined kernel is not a function of its own.
-    let funcs: Vec<Word> = if split.is_some() {
-        funcs
-            .into_iter()
-            .filter(|f| !inlined_funcs.contains(f))
-            .collect()
-    } else if inline {
-        funcs.into_iter().filter(|f| *f != ep.func).collect()
-    } else {
-        funcs
-    };
-    for f in &funcs {
-        let func = p.function(*f)?;
-        let sig = env.signature(func)?;
-        let id = env
-            .module
-            .declare_function(&format!("spv_{f}"), Linkage::Local, &sig)
-            .map_err(codegen_err)?;
-        env.funcs.insert(*f, id);
-    }
-    let mut ctx = env.module.make_context();
-    let mut fbc = FunctionBuilderContext::new();
-    for f in &funcs {
-        translate_function(&mut env, *f, &mut ctx, &mut fbc)?;
-    }
-    use crate::workgroup::Shape;
-    let shape = match (&split, &plan) {
-        (Some(split), Some(plan)) if inline => Shape::InlineSteps { split, plan },
-        (Some(split), Some(plan)) => Shape::Steps {
-            step: translate_step(&mut env, split, plan, &mut ctx, &mut fbc)?,
-            plan,
-        },
-        _ if inline => Shape::Inline,
-        _ => Shape::Call,
-    };
-    let wg = crate::workgroup::build(&mut env, ep, info, shape, &mut ctx, &mut fbc)?;
-    let static_local_size = env.static_local_size;
-    let (private_size, frame_size) = match &plan {
-        Some(plan) => (env.private_size + plan.private_size, plan.size),
-        None => (env.private_size, 0),
-    };
-    let handler = env.handler.clone();
-    if dump_clif() {
-        eprintln!(
-            "; ferrite: kernel {}: {} lane(s): {}",
-            info.name, handler.lanes, handler.note
-        );
-    }
-    let check = crate::check::KernelCheck {
-        mode: check::mode(),
-        sites: std::mem::take(&mut env.check_sites),
-        local_vars: env
-            .local_offsets
-            .iter()
-            .map(|(id, off)| {
-                let size = p
-                    .globals
-                    .get(id)
-                    .and_then(|g| layout(p, g.pointee).ok())
-                    .map_or(0, |l| l.size);
-                let name = p.names.get(id).cloned().unwrap_or_else(|| format!("%{id}"));
-                (*off, size, name)
-            })
-            .collect(),
-        program: (0, 0),
-    };
-    let (entry, code) = jit::finish(env.module, &code_ranges, wg)?;
-    Ok(Output {
-        check,
-        entry,
-        code,
-        static_local_size,
-        private_size,
-        frame_size,
-        uses_printf,
-        handler,
-    })
-}
-
-/// Does any of `funcs` use `OpGenericCastToPtrExplicit` (`to_private` and friends)?
-fn uses_explicit_cast(p: &Program, funcs: &[Word]) -> Result<bool> {
-    for f in funcs {
-        for b in &p.function(*f)?.blocks {
-            if b.insts
-                .iter()
-                .any(|i| i.class.opcode == Op::GenericCastToPtrExplicit)
-            {
-                return Ok(true);
-            }
-        }
-    }
-    Ok(false)
-}
-
 /// `FERRITE_DUMP_CLIF=1`: print every function's Cranelift IR to stderr before it is
 /// compiled.
 pub(crate) fn dump_clif() -> bool {
@@ -632,7 +411,7 @@ pub fn define(env: &mut Env, id: FuncId, ctx: &mut Context) -> Result<()> {
     Ok(())
 }
 
-fn translate_function(
+pub(crate) fn translate_function(
     env: &mut Env,
     fid: Word,
     ctx: &mut Context,
@@ -662,7 +441,7 @@ fn translate_function(
 }
 
 /// Translate the split kernel into its step function (see [`regions`]).
-fn translate_step<'p>(
+pub(crate) fn translate_step<'p>(
     env: &mut Env<'p>,
     split: &'p crate::workgroup::regions::Split,
     plan: &'p regions::FramePlan,

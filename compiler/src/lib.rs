@@ -1,12 +1,17 @@
 //! Ferrite's kernel compiler: SPIR-V (OpenCL `Kernel` environment) → Cranelift → native code.
 //!
-//! Pipeline (see `docs/architecture.md`):
+//! Pipeline (`pipeline.rs` runs the steps in order; see `docs/architecture.md`):
 //! 1. `spirv`: load the words with rspirv's `dr` loader and lift them into typed tables
-//!    (types, constants, globals, functions, decorations, names). Anything we do not
-//!    support is rejected here with an error naming the opcode or capability.
-//! 2. `codegen`: translate every function into Cranelift IR; each kernel entry point
-//!    becomes a *work-group function* that loops over the work-items of one group.
-//! 3. `jit`: finalise the Cranelift functions into executable memory.
+//!    (types, constants, globals, functions, decorations, names); every function-body
+//!    instruction is decoded once (`ir`), with the decorations that change it folded in.
+//!    Anything we do not support is rejected here with an error naming the opcode or
+//!    capability.
+//! 2. `workgroup/regions.rs` + `analysis`: kernels with barriers are split at them; the
+//!    analyses (CFG, loops, uniformity) decide how the vectoriser takes each kernel.
+//! 3. `codegen` + `workgroup`: translate every function into Cranelift IR; each kernel
+//!    entry point becomes a *work-group function* that loops over the work-items of one
+//!    group, vectorised across them where the kernel allows.
+//! 4. `jit`: finalise the Cranelift functions into executable memory.
 //!
 //! The public surface is deliberately small: [`Module::from_spirv`] parses and validates,
 //! [`Module::kernels`] describes the kernels (names, arguments) for the runtime's
@@ -43,6 +48,7 @@ mod ir;
 mod jit;
 mod layout;
 pub mod memory_model;
+mod pipeline;
 #[expect(
     unsafe_code,
     reason = "printf reads the records, format strings and %s strings JIT code points at, \

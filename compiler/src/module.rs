@@ -222,7 +222,7 @@ impl Module {
         let info = self.kernels[idx].clone();
         let ep = &self.prog.entry_points[idx];
         let mut out = guard(|| {
-            crate::codegen::compile(&self.prog, ep, &info, &self.global_addr, reference, lanes)
+            crate::pipeline::compile(&self.prog, ep, &info, &self.global_addr, reference, lanes)
         })?;
         out.check.program = self.memory.range();
         Ok(CompiledKernel {

@@ -1,0 +1,300 @@
+//! The compile steps from a lifted module to one kernel's native work-group function, in
+//! the order they run (see `docs/architecture.md`, "compiler"):
+//!
+//! 1. **Lift and decode** (once per module, before any kernel): `spirv::Program::parse`
+//!    lifts rspirv's module into typed tables and decodes every instruction once
+//!    ([`crate::ir::Inst`]).
+//! 2. **Reach** ([`reach`]): the functions the kernel calls, and whether it prints.
+//! 3. **Split** ([`split`]): a kernel with work-group boundaries (one table says what a
+//!    boundary is: `workgroup::regions::is_boundary`) is inlined and split at them;
+//!    `codegen::regions::plan` gives its frame plan (the slots of values live across a
+//!    boundary, one per group for uniform values).
+//! 4. **Lay out** ([`lay_out_local`]): the `__local` variables the kernel uses.
+//! 5. **Choose** ([`choose_shape`]): how the work-group function runs the work-items: a
+//!    call per work-item (the reference), the body or its steps inside the loop nest.
+//!    Inside `workgroup::build` the vectoriser analyses the kernel (`analysis/`) and takes
+//!    it at the widest width it fits (`workgroup/vector/width.rs`) or says why not; the
+//!    result is the kernel's [`crate::Handler`].
+//! 6. **Emit**: translate the functions the work-group function calls (`codegen`), build
+//!    it (`workgroup::build`), and finish the JIT module (`jit`).
+
+use crate::codegen::{self, regions, Env, Result};
+use crate::jit;
+use crate::layout::{align_up, layout};
+use crate::spirv::{EntryPoint, Program};
+use crate::workgroup::regions::Split;
+use crate::workgroup::Shape;
+use crate::{check, KernelInfo};
+use cranelift_frontend::FunctionBuilderContext;
+use cranelift_module::{Linkage, Module as _};
+use rspirv::spirv::{Op, StorageClass, Word};
+use std::collections::{HashMap, HashSet};
+
+/// The result of compiling one kernel.
+pub struct Output {
+    pub entry: crate::WorkGroupFn,
+    pub code: jit::Code,
+    pub static_local_size: u64,
+    pub private_size: u64,
+    /// Bytes of frame per work-item (0 for a kernel without boundaries).
+    pub frame_size: u64,
+    /// The kernel (or a function it calls) calls `printf`.
+    pub uses_printf: bool,
+    pub handler: crate::Handler,
+    /// Checked mode: what the runtime needs to check a launch.
+    pub check: crate::check::KernelCheck,
+}
+
+/// What the kernel reaches.
+pub struct Reach {
+    /// The functions reachable from the kernel, the kernel first.
+    pub funcs: Vec<Word>,
+    pub uses_printf: bool,
+}
+
+/// Step 2: the functions `ep` calls, transitively (recursion is an error).
+pub fn reach(p: &Program, ep: &EntryPoint) -> Result<Reach> {
+    let funcs = codegen::reachable(p, ep.func)?;
+    let uses_printf = calls_printf(p, &funcs)?;
+    Ok(Reach { funcs, uses_printf })
+}
+
+/// Step 3: a kernel with work-group boundaries split at them, with the functions inlined
+/// into its steps (`None` without boundaries). Every function it calls is inlined, so each
+/// region is whole for the analyses and the vectoriser (`workgroup/vector.rs`); if that
+/// grows too large, only the functions that contain a boundary are.
+pub fn split(
+    p: &Program,
+    ep: &EntryPoint,
+    reach: &Reach,
+) -> Result<Option<(Split, HashSet<Word>)>> {
+    let boundary_funcs = crate::workgroup::regions::with_boundaries(p, &reach.funcs)?;
+    if !boundary_funcs.contains(&ep.func) {
+        return Ok(None);
+    }
+    let all: HashSet<Word> = reach.funcs.iter().copied().collect();
+    Ok(Some(
+        match crate::workgroup::regions::split(p, ep.func, &all) {
+            Ok(s) => (s, all),
+            Err(_) => (
+                crate::workgroup::regions::split(p, ep.func, &boundary_funcs)?,
+                boundary_funcs,
+            ),
+        },
+    ))
+}
+
+/// Step 4: the `Workgroup` variables the kernel uses get their offsets in local memory, in
+/// declaration order (a variable whose address a constant holds counts as used).
+pub fn lay_out_local(env: &mut Env, funcs: &[Word]) -> Result<()> {
+    let p = env.p;
+    let mut used = HashSet::new();
+    for f in funcs {
+        for b in &p.function(*f)?.blocks {
+            for i in &b.insts {
+                for o in &i.operands {
+                    if let rspirv::dr::Operand::IdRef(id) = o {
+                        used.insert(*id);
+                        p.const_refs(*id, &mut used, 0);
+                    }
+                }
+            }
+        }
+    }
+    let mut off = 0u64;
+    for g in &p.global_order {
+        let Some(gl) = p.globals.get(g) else { continue };
+        if gl.class == StorageClass::Workgroup && used.contains(g) {
+            let l = layout(p, gl.pointee)?;
+            off = align_up(off, l.align);
+            env.local_offsets.insert(*g, off);
+            off += l.size;
+        }
+    }
+    env.static_local_size = align_up(off, 16);
+    env.check_local |= env.static_local_size > 0;
+    Ok(())
+}
+
+/// Step 5: whether the kernel's body (or its steps) is translated inside the work-group
+/// function's loop nest, or called once per work-item: the call is the reference shape,
+/// and the shape of a kernel that asks whether a generic pointer is private (`to_private`
+/// tests the stack below the work-group function, which inlined variables are not).
+pub fn inline_body(p: &Program, reach: &Reach, reference: bool) -> Result<bool> {
+    Ok(!reference && !uses_explicit_cast(p, &reach.funcs)?)
+}
+
+/// Step 5: the shape of the work-group function, from the split and the choice above.
+pub fn choose_shape<'a>(
+    split: Option<(&'a Split, &'a regions::FramePlan)>,
+    inline: bool,
+    step: impl FnOnce() -> Result<cranelift_module::FuncId>,
+) -> Result<Shape<'a>> {
+    Ok(match split {
+        Some((split, plan)) if inline => Shape::InlineSteps { split, plan },
+        Some((_, plan)) => Shape::Steps {
+            step: step()?,
+            plan,
+        },
+        None if inline => Shape::Inline,
+        None => Shape::Call,
+    })
+}
+
+/// Compile the kernel `ep` into a work-group function: steps 2 to 6.
+pub fn compile(
+    p: &Program,
+    ep: &EntryPoint,
+    info: &KernelInfo,
+    global_addr: &HashMap<Word, u64>,
+    reference: bool,
+    lanes: Option<usize>,
+) -> Result<Output> {
+    let reach = reach(p, ep)?;
+    let split = split(p, ep, &reach)?;
+    let plan = match &split {
+        Some((s, _)) => Some(regions::plan(p, s)?),
+        None => None,
+    };
+
+    let isa = jit::host_isa()?;
+    let (module, code_ranges) = jit::new_recorded(isa)?;
+    let mut env = Env {
+        p,
+        module,
+        funcs: HashMap::new(),
+        builtin_funcs: HashMap::new(),
+        global_addr,
+        local_offsets: HashMap::new(),
+        static_local_size: 0,
+        private_size: 0,
+        handler: crate::Handler {
+            lanes: 1,
+            note: String::new(),
+        },
+        sub_group_size: ep.sub_group_size.unwrap_or(crate::DEFAULT_SUB_GROUP_SIZE),
+        lanes,
+        check_sites: Vec::new(),
+        kernel_func: ep.func,
+        check_local: info.args.iter().any(|a| a.kind == crate::ArgKind::Local),
+    };
+    lay_out_local(&mut env, &reach.funcs)?;
+    let inline = inline_body(p, &reach, reference)?;
+
+    // Step 6: the functions the work-group function calls. In a kernel with boundaries
+    // every function inlined into the steps is not one of them; an inlined kernel is not
+    // a function of its own.
+    let funcs: Vec<Word> = match &split {
+        Some((_, inlined)) => reach
+            .funcs
+            .iter()
+            .copied()
+            .filter(|f| !inlined.contains(f))
+            .collect(),
+        None if inline => reach
+            .funcs
+            .iter()
+            .copied()
+            .filter(|f| *f != ep.func)
+            .collect(),
+        None => reach.funcs.clone(),
+    };
+    for f in &funcs {
+        let func = p.function(*f)?;
+        let sig = env.signature(func)?;
+        let id = env
+            .module
+            .declare_function(&format!("spv_{f}"), Linkage::Local, &sig)
+            .map_err(codegen::codegen_err)?;
+        env.funcs.insert(*f, id);
+    }
+    let mut ctx = env.module.make_context();
+    let mut fbc = FunctionBuilderContext::new();
+    for f in &funcs {
+        codegen::translate_function(&mut env, *f, &mut ctx, &mut fbc)?;
+    }
+    let split_plan = split.as_ref().map(|(s, _)| s).zip(plan.as_ref());
+    let shape = choose_shape(split_plan, inline, || {
+        let (s, plan) = split_plan
+            .ok_or_else(|| crate::CompileError::Codegen("a step without a split kernel".into()))?;
+        codegen::translate_step(&mut env, s, plan, &mut ctx, &mut fbc)
+    })?;
+    let wg = crate::workgroup::build(&mut env, ep, info, shape, &mut ctx, &mut fbc)?;
+
+    let static_local_size = env.static_local_size;
+    let (private_size, frame_size) = match &plan {
+        Some(plan) => (env.private_size + plan.private_size, plan.size),
+        None => (env.private_size, 0),
+    };
+    let handler = env.handler.clone();
+    if codegen::dump_clif() {
+        eprintln!(
+            "; ferrite: kernel {}: {} lane(s): {}",
+            info.name, handler.lanes, handler.note
+        );
+    }
+    let check = check::KernelCheck {
+        mode: check::mode(),
+        sites: std::mem::take(&mut env.check_sites),
+        local_vars: env
+            .local_offsets
+            .iter()
+            .map(|(id, off)| {
+                let size = p
+                    .globals
+                    .get(id)
+                    .and_then(|g| layout(p, g.pointee).ok())
+                    .map_or(0, |l| l.size);
+                let name = p.names.get(id).cloned().unwrap_or_else(|| format!("%{id}"));
+                (*off, size, name)
+            })
+            .collect(),
+        program: (0, 0),
+    };
+    let (entry, code) = jit::finish(env.module, &code_ranges, wg)?;
+    Ok(Output {
+        check,
+        entry,
+        code,
+        static_local_size,
+        private_size,
+        frame_size,
+        uses_printf: reach.uses_printf,
+        handler,
+    })
+}
+
+/// Does any of `funcs` call `printf` (`OpExtInst OpenCL.std printf`)?
+fn calls_printf(p: &Program, funcs: &[Word]) -> Result<bool> {
+    let printf = rspirv::spirv::OpenclStd100Op::printf as u32;
+    for f in funcs {
+        for b in &p.function(*f)?.blocks {
+            for i in &b.insts {
+                if i.class.opcode == Op::ExtInst
+                    && matches!(
+                        i.operands.get(1),
+                        Some(rspirv::dr::Operand::LiteralExtInstInteger(n)) if *n == printf
+                    )
+                {
+                    return Ok(true);
+                }
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// Does any of `funcs` use `OpGenericCastToPtrExplicit` (`to_private` and friends)?
+fn uses_explicit_cast(p: &Program, funcs: &[Word]) -> Result<bool> {
+    for f in funcs {
+        for b in &p.function(*f)?.blocks {
+            if b.insts
+                .iter()
+                .any(|i| i.class.opcode == Op::GenericCastToPtrExplicit)
+            {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
