@@ -27,6 +27,9 @@ pub fn host_isa() -> Result<OwnedTargetIsa, CompileError> {
     set(&mut flags, "is_pic", "false")?;
     set(&mut flags, "use_colocated_libcalls", "false")?;
     set(&mut flags, "enable_multi_ret_implicit_sret", "true")?;
+    // `get_frame_pointer` bounds a work-item's private memory from above (`to_private`,
+    // checked mode): the work-group function's stack slots lie below its frame pointer.
+    set(&mut flags, "preserve_frame_pointers", "true")?;
     // A frame larger than a page touches each page on the way down (an inline loop in the
     // prologue of such functions only), so a kernel whose private memory outgrows the
     // worker's stack faults on the guard page, inside JIT code, where the runtime's fault

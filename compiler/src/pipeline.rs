@@ -117,11 +117,11 @@ pub fn lay_out_local(env: &mut Env, funcs: &[Word]) -> Result<()> {
 }
 
 /// Step 5: whether the kernel's body (or its steps) is translated inside the work-group
-/// function's loop nest, or called once per work-item: the call is the reference shape,
-/// and the shape of a kernel that asks whether a generic pointer is private (`to_private`
-/// tests the stack below the work-group function, which inlined variables are not).
-pub fn inline_body(p: &Program, reach: &Reach, reference: bool) -> Result<bool> {
-    Ok(!reference && !uses_explicit_cast(p, &reach.funcs)?)
+/// function's loop nest (the default), or called once per work-item (the reference shape).
+/// Explicit generic casts (`to_private`) work in both: a work-item's private memory is
+/// bounded by the work-group function's frame pointer (`codegen::WI_STACK`).
+pub fn inline_body(reference: bool) -> bool {
+    !reference
 }
 
 /// Step 5: the shape of the work-group function, from the split and the choice above.
@@ -179,7 +179,7 @@ pub fn compile(
         check_local: info.args.iter().any(|a| a.kind == crate::ArgKind::Local),
     };
     lay_out_local(&mut env, &reach.funcs)?;
-    let inline = inline_body(p, &reach, reference)?;
+    let inline = inline_body(reference);
 
     // Step 6: the functions the work-group function calls. In a kernel with boundaries
     // every function inlined into the steps is not one of them; an inlined kernel is not
@@ -278,21 +278,6 @@ fn calls_printf(p: &Program, funcs: &[Word]) -> Result<bool> {
                 {
                     return Ok(true);
                 }
-            }
-        }
-    }
-    Ok(false)
-}
-
-/// Does any of `funcs` use `OpGenericCastToPtrExplicit` (`to_private` and friends)?
-fn uses_explicit_cast(p: &Program, funcs: &[Word]) -> Result<bool> {
-    for f in funcs {
-        for b in &p.function(*f)?.blocks {
-            if b.insts
-                .iter()
-                .any(|i| i.class.opcode == Op::GenericCastToPtrExplicit)
-            {
-                return Ok(true);
             }
         }
     }

@@ -28,8 +28,7 @@
 //!   loop's latch (a step's return passes the state it reached), and calls are inlined
 //!   where `codegen/inline.rs` decides (every OpenCL C kernel is a call: llvm-spirv's
 //!   entry point is a wrapper calling the real kernel function).
-//! - **Calls** (the reference every inline shape must agree with, and the shape of a
-//!   kernel that asks `to_private`): one call per work-item to the kernel's Cranelift
+//! - **Calls** (the reference every inline shape must agree with): one call per work-item to the kernel's Cranelift
 //!   function, or to its step function, passing the work-item record (`codegen::WI_*`
 //!   layout: context pointer, local id, global id, stack top, frame bounds) whose ids the
 //!   loop stores for every work-item. In inline mode the record exists too, for the calls
@@ -312,8 +311,9 @@ fn prologue(
     ));
     let wi = b.ins().stack_addr(types::I64, slot, 0);
     b.ins().store(trusted(), gctx, wi, WI_CTX);
-    let sp = b.ins().get_stack_pointer(types::I64);
-    b.ins().store(trusted(), sp, wi, WI_STACK);
+    // Above every stack slot of this function (`jit.rs` keeps frame pointers).
+    let fp = b.ins().get_frame_pointer(types::I64);
+    b.ins().store(trusted(), fp, wi, WI_STACK);
     let (frame_lo, frame_hi) = match step {
         Some(plan) => {
             let lo = b

@@ -19,9 +19,10 @@ pub const WI_CTX: i32 = 0;
 pub const WI_LID: i32 = 8;
 /// Offset of `global_id[3]`.
 pub const WI_GID: i32 = 32;
-/// The work-group function's stack pointer: the top of every work-item's private stack
-/// memory (`to_private` asks whether a generic pointer lies between it and the current
-/// stack pointer).
+/// The work-group function's frame pointer: the top of every work-item's private stack
+/// memory, the work-group function's own stack slots included (where a kernel translated
+/// inside it keeps its private variables). `to_private` asks whether a generic pointer lies
+/// between it and the current stack pointer.
 pub const WI_STACK: i32 = 56;
 /// `[lo, hi)` of the group's frame arena (private variables of a kernel with barriers
 /// live there); both 0 for a kernel without boundaries.
