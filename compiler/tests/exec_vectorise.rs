@@ -1278,3 +1278,57 @@ fn conversions_with_rounding_modes_and_saturation() {
         assert_eq!(got, want, "work-item {i}: x = {x}, v = {v}");
     }
 }
+
+/// `atomic_cmpxchg` per active lane in lane order, inside a retry loop whose trip count
+/// differs between lanes (masked mode): an add built from compare-exchange, as code
+/// without a native atomic for its operation writes it, on a few contended counters and
+/// on a float accumulated through its bits.
+#[test]
+fn compare_exchange_loops_per_lane() {
+    let src = "kernel void cas(global const uint *in, global uint *bins, global float *acc,
+                               global uint *seen) {
+        size_t i = get_global_id(0);
+        uint v = in[i];
+        global uint *b = bins + (v & 3);
+        uint old, tries = 0;
+        do {
+            old = *b;
+            tries++;
+        } while (atomic_cmpxchg(b, old, old + v) != old);
+        seen[i] = old;
+        float f = (float)(v & 7);
+        global uint *a = (global uint *)acc;
+        uint prev;
+        do {
+            prev = *a;
+        } while (atomic_cmpxchg(a, prev, as_uint(as_float(prev) + f)) != prev);
+    }";
+    let n = 57usize;
+    let input: Vec<u32> = (0..n as u32)
+        .map(|k| k.wrapping_mul(2_654_435_761) >> 7)
+        .collect();
+    let bufs = vec![input.clone(), vec![0; 4], vec![0], vec![0; n]];
+    let Some(out) = differential(
+        src,
+        "cas",
+        &bufs,
+        &[0, 1, 2, 3],
+        &[],
+        [n as u64, 1],
+        [19, 1],
+    ) else {
+        return;
+    };
+    // Work-items run in order within a group and groups one after another here, so each
+    // saw the sum of the values before it in its bin.
+    let mut bins = [0u32; 4];
+    let mut acc = 0f32;
+    for (i, v) in input.iter().enumerate() {
+        let b = (v & 3) as usize;
+        assert_eq!(out[3][i], bins[b], "work-item {i} saw its bin before it");
+        bins[b] = bins[b].wrapping_add(*v);
+        acc += (v & 7) as f32;
+    }
+    assert_eq!(out[1], bins.to_vec());
+    assert_eq!(f32::from_bits(out[2][0]), acc);
+}

@@ -119,7 +119,7 @@ impl FnTx<'_, '_, '_> {
             Op::AtomicCompareExchange | Op::AtomicCompareExchangeWeak => {
                 let v = self.scalar(op_id(inst, 4)?)?;
                 let cmp = self.scalar(op_id(inst, 5)?)?;
-                Some(self.cas(lowering, t, addr, cmp, v))
+                Some(cas(&mut self.b, lowering, t, addr, cmp, v))
             }
             Op::AtomicIIncrement | Op::AtomicIDecrement => {
                 let one = self.b.ins().iconst(t, 1);
@@ -181,45 +181,6 @@ impl FnTx<'_, '_, '_> {
             self.set_result(inst, Val::S(r))?;
         }
         Ok(())
-    }
-
-    /// Compare-and-swap; returns the old value.
-    fn cas(
-        &mut self,
-        l: AtomicLowering,
-        t: ClType,
-        addr: Value,
-        expected: Value,
-        new: Value,
-    ) -> Value {
-        match l {
-            AtomicLowering::SeqCst => {
-                let it = int_of(t);
-                if it == t {
-                    self.b.ins().atomic_cas(flags(), addr, expected, new)
-                } else {
-                    let e = self.b.ins().bitcast(it, MemFlagsData::new(), expected);
-                    let n = self.b.ins().bitcast(it, MemFlagsData::new(), new);
-                    let old = self.b.ins().atomic_cas(flags(), addr, e, n);
-                    self.b.ins().bitcast(t, MemFlagsData::new(), old)
-                }
-            }
-            AtomicLowering::Plain => {
-                let old = self.b.ins().load(t, flags(), addr, 0);
-                let eq = if t.is_float() {
-                    // CAS compares bit patterns.
-                    let it = int_of(t);
-                    let a = self.b.ins().bitcast(it, MemFlagsData::new(), old);
-                    let b = self.b.ins().bitcast(it, MemFlagsData::new(), expected);
-                    self.b.ins().icmp(IntCC::Equal, a, b)
-                } else {
-                    self.b.ins().icmp(IntCC::Equal, old, expected)
-                };
-                let stored = self.b.ins().select(eq, new, old);
-                self.b.ins().store(flags(), stored, addr, 0);
-                old
-            }
-        }
     }
 
     /// `old op v` for the float RMWs: `fmin`/`fmax` as OpenCL defines them (a NaN operand
@@ -372,6 +333,45 @@ pub(crate) fn rmw(
                 AtomicRmwOp::Smax => b.ins().smax(old, v),
             };
             b.ins().store(flags(), new, addr, 0);
+            old
+        }
+    }
+}
+
+/// Compare-and-exchange per the lowering; returns the old value (floats compare their bit
+/// patterns). The scalar translator and the vectoriser's lanes both use it.
+pub(crate) fn cas(
+    b: &mut FunctionBuilder,
+    l: AtomicLowering,
+    t: ClType,
+    addr: Value,
+    expected: Value,
+    new: Value,
+) -> Value {
+    match l {
+        AtomicLowering::SeqCst => {
+            let it = int_of(t);
+            if it == t {
+                b.ins().atomic_cas(flags(), addr, expected, new)
+            } else {
+                let e = b.ins().bitcast(it, MemFlagsData::new(), expected);
+                let n = b.ins().bitcast(it, MemFlagsData::new(), new);
+                let old = b.ins().atomic_cas(flags(), addr, e, n);
+                b.ins().bitcast(t, MemFlagsData::new(), old)
+            }
+        }
+        AtomicLowering::Plain => {
+            let old = b.ins().load(t, flags(), addr, 0);
+            let eq = if t.is_float() {
+                let it = int_of(t);
+                let x = b.ins().bitcast(it, MemFlagsData::new(), old);
+                let y = b.ins().bitcast(it, MemFlagsData::new(), expected);
+                b.ins().icmp(IntCC::Equal, x, y)
+            } else {
+                b.ins().icmp(IntCC::Equal, old, expected)
+            };
+            let stored = b.ins().select(eq, new, old);
+            b.ins().store(flags(), stored, addr, 0);
             old
         }
     }

@@ -644,6 +644,7 @@ impl VTx<'_, '_, '_, '_> {
                 | Op::ModuleProcessed
                 | Op::LifetimeStart
                 | Op::LifetimeStop
+                | Op::AssumeTrueKHR
                 | Op::LoopMerge
                 | Op::SelectionMerge => {}
                 Op::Phi => self.phi(inst)?,
@@ -1132,14 +1133,19 @@ impl VTx<'_, '_, '_, '_> {
     /// An atomic operation per lane, in lane order (only active lanes under a mask), as
     /// the scalar translator lowers it (`codegen/atomic.rs`, `memory_model.rs`).
     fn atomic(&mut self, inst: &Instruction) -> Result<()> {
-        use crate::codegen::atomic::{atomic_load, atomic_store, rmw, rmw_op};
+        use crate::codegen::atomic::{atomic_load, atomic_store, cas, rmw, rmw_op};
         let op = inst.class.opcode;
         let ptr = op_id(inst, 0)?;
         let addr = self.val(ptr)?;
         let (class, pointee) = self.p.pointer_type(self.type_of_id(ptr)?)?;
         let lowering = crate::memory_model::atomic_lowering(class);
         let t = scalar_ty(self.p, pointee)?;
-        let exchange_like = matches!(op, Op::AtomicLoad | Op::AtomicStore | Op::AtomicExchange);
+        let is_cas = matches!(
+            op,
+            Op::AtomicCompareExchange | Op::AtomicCompareExchangeWeak
+        );
+        let exchange_like =
+            is_cas || matches!(op, Op::AtomicLoad | Op::AtomicStore | Op::AtomicExchange);
         if !(matches!(t, types::I32 | types::I64) || (t == types::F32 && exchange_like)) {
             return Err(refuse(format!("Op{op:?} on {t}")));
         }
@@ -1150,10 +1156,17 @@ impl VTx<'_, '_, '_, '_> {
                 let one = self.b.ins().iconst(t, 1);
                 Some(vec![one; self.w])
             }
+            // Compare-exchange: the new value (operand 4) here, the comparator below.
             _ => {
-                let v = self.val(op_id(inst, 3)?)?;
+                let v = self.val(op_id(inst, if is_cas { 4 } else { 3 })?)?;
                 Some(self.lanes(&v)?)
             }
+        };
+        let comparator = if is_cas {
+            let c = self.val(op_id(inst, 5)?)?;
+            Some(self.lanes(&c)?)
+        } else {
+            None
         };
         let mask = self.mask;
         let mut out = vec![addr[0]; self.w];
@@ -1164,6 +1177,10 @@ impl VTx<'_, '_, '_, '_> {
                     (Op::AtomicStore, Some(v)) => {
                         atomic_store(s.b, lowering, v[k], addr[k]);
                         None
+                    }
+                    (_, Some(v)) if is_cas => {
+                        let c = comparator.as_ref().ok_or_else(|| refuse("comparator"))?;
+                        Some(cas(s.b, lowering, t, addr[k], c[k], v[k]))
                     }
                     (_, Some(v)) => {
                         let rop = rmw_op(op).ok_or_else(|| refuse(format!("Op{op:?}")))?;
@@ -2121,6 +2138,8 @@ impl VTx<'_, '_, '_, '_> {
             Op::IsNan | Op::IsInf | Op::IsFinite | Op::SignBitSet => self.float_class(inst),
             op if op == Op::AtomicLoad
                 || op == Op::AtomicStore
+                || op == Op::AtomicCompareExchange
+                || op == Op::AtomicCompareExchangeWeak
                 || crate::codegen::atomic::rmw_op(op).is_some() =>
             {
                 self.atomic(inst)

@@ -148,6 +148,7 @@ impl VTx<'_, '_, '_, '_> {
                 | Op::ModuleProcessed
                 | Op::LifetimeStart
                 | Op::LifetimeStop
+                | Op::AssumeTrueKHR
                 | Op::LoopMerge
                 | Op::SelectionMerge => {}
                 Op::Phi if header => self.phi(inst)?,
