@@ -1332,3 +1332,49 @@ fn compare_exchange_loops_per_lane() {
     assert_eq!(out[1], bins.to_vec());
     assert_eq!(f32::from_bits(out[2][0]), acc);
 }
+
+/// OpenCL vectors live across a barrier (a `float4` and an `int2` computed before it, used
+/// after): each component keeps its frame slot, in the vector steps as in the scalar
+/// step.
+#[test]
+fn opencl_vectors_live_across_a_barrier() {
+    let src = "kernel void vb(global const float4 *in, global float4 *out, local float *tmp) {
+        uint l = get_local_id(0), n = get_local_size(0);
+        size_t i = get_global_id(0);
+        float4 v = in[i] * 2.0f;
+        int2 q = (int2)((int)l, (int)i * 3);
+        float4 u = (float4)(1.5f, (float)n, 0.25f, -1.0f);
+        tmp[l] = v.x + v.w;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        float s = tmp[(l + 1) % n];
+        out[i] = v + u + (float4)(s, (float)q.x, (float)q.y, 1.0f);
+    }";
+    let (groups, wg) = (3usize, 24usize);
+    let n = groups * wg;
+    let bufs = vec![floats(4 * n, 11), vec![0; 4 * n]];
+    let Some(out) = differential_local(
+        src,
+        "vb",
+        &bufs,
+        &[0, 1],
+        &[],
+        Some((2, 4 * wg)),
+        [n as u64, 1],
+        [wg as u64, 1],
+    ) else {
+        return;
+    };
+    let x = f(&bufs[0]);
+    let o = f(&out[1]);
+    for i in 0..n {
+        let (g, l) = (i / wg, i % wg);
+        let v: Vec<f32> = (0..4).map(|c| x[4 * i + c] * 2.0).collect();
+        let j = g * wg + (l + 1) % wg;
+        let s = x[4 * j] * 2.0 + x[4 * j + 3] * 2.0;
+        let u = [1.5f32, wg as f32, 0.25, -1.0];
+        let add = [s, l as f32, (i * 3) as f32, 1.0];
+        for c in 0..4 {
+            assert_eq!(o[4 * i + c], v[c] + u[c] + add[c], "out[{i}].{c}");
+        }
+    }
+}

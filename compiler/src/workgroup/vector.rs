@@ -217,6 +217,17 @@ fn refuse(what: impl std::fmt::Display) -> CompileError {
     CompileError::Unsupported(format!("not vectorisable: {what}"))
 }
 
+/// A refusal that does not name the instruction it came from gets its opcode, so the
+/// handler note (and `compile_spirv`'s survey) says which instruction kept a kernel scalar.
+fn at_inst(e: CompileError, inst: &Inst) -> CompileError {
+    match e {
+        CompileError::Unsupported(m) if !m.contains(&format!("Op{:?}", inst.op())) => {
+            CompileError::Unsupported(format!("{m} (in Op{:?})", inst.op()))
+        }
+        e => e,
+    }
+}
+
 /// The scalar types the vectoriser handles.
 fn scalar_ty(p: &Program, ty: Word) -> Result<ir::Type> {
     Ok(match p.ty(ty)? {
@@ -675,7 +686,7 @@ impl VTx<'_, '_, '_, '_> {
                     return Ok(());
                 }
                 Op::Switch => return self.switch(inst),
-                _ => self.inst(inst)?,
+                _ => self.inst(inst).map_err(|e| at_inst(e, inst))?,
             }
         }
         Err(refuse(format!("block %{} without a terminator", blk.label)))

@@ -175,7 +175,7 @@ impl VTx<'_, '_, '_, '_> {
                     return self.edge(lin, bi, e, mf);
                 }
                 Op::Switch => return self.masked_switch(lin, bi, inst, mask),
-                _ => self.inst(inst)?,
+                _ => self.inst(inst).map_err(|e| super::at_inst(e, inst))?,
             }
         }
         Err(refuse(format!("block %{} without a terminator", blk.label)))

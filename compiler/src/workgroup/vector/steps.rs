@@ -73,10 +73,9 @@ pub fn plan_steps(
     if let Some(k) = frame.points.iter().find(|k| k.sub()) {
         return Err(refuse(format!("a {k:?} boundary")));
     }
-    if let Some((id, (_, tys))) = frame.cross.iter().find(|(_, (_, tys))| tys.len() != 1) {
+    if let Some((id, _)) = frame.cross.iter().find(|(_, (_, tys))| tys.is_empty()) {
         return Err(refuse(format!(
-            "%{id} ({} scalars) is live across a barrier",
-            tys.len()
+            "%{id} (no scalars) is live across a barrier"
         )));
     }
     let cfg = Cfg::new(&split.func)?;
@@ -200,7 +199,37 @@ fn region_function(
     })
 }
 
+/// The shape each of a value's `n` components is kept in: the value's, but an OpenCL
+/// vector is never taken as affine (its step is a scalar's notion).
+fn component_shape(shape: Shape, n: usize) -> Shape {
+    match shape {
+        Shape::Affine(_) if n > 1 => Shape::Varying,
+        s => s,
+    }
+}
+
 impl VTx<'_, '_, '_, '_> {
+    /// One scalar (or one component) of shape `shape` and type `t` from the slot at `off`
+    /// of the lanes' frames: lane 0's alone for a uniform or affine value.
+    fn reload_one(&mut self, shape: Shape, t: ir::Type, frames: FrameBase, off: i32) -> V {
+        match shape {
+            Shape::Uniform => V::U(self.b.ins().load(t, trusted(), frames.base, off)),
+            // Lane k is lane 0's value + k × step: only lane 0's is kept.
+            Shape::Affine(step) if t.is_int() => {
+                let x = self.b.ins().load(t, trusted(), frames.base, off);
+                V::Aff(x, super::canon(step, t))
+            }
+            _ => {
+                let mut l = vec![frames.base; self.w];
+                for (k, x) in l.iter_mut().enumerate() {
+                    let a = self.b.ins().iadd_imm_s(frames.base, k as i64 * frames.size);
+                    *x = self.b.ins().load(t, trusted(), a, off);
+                }
+                self.gathered(t, l)
+            }
+        }
+    }
+
     /// Reload the values live into the region from the lanes' frames.
     pub(super) fn reload_live_in(&mut self, split: &Split, frame: &FramePlan) -> Result<()> {
         let Some(region) = &self.plan.region else {
@@ -218,23 +247,28 @@ impl VTx<'_, '_, '_, '_> {
             }
             let (off, tys) = &frame.cross[id];
             let t = tys[0];
-            let v = match self.plan.shapes.shape(*id) {
-                Shape::Uniform => V::U(self.b.ins().load(t, trusted(), frames.base, *off as i32)),
-                // Lane k is lane 0's value + k × step: only lane 0's is kept.
-                Shape::Affine(step) if t.is_int() => {
-                    let x = self.b.ins().load(t, trusted(), frames.base, *off as i32);
-                    V::Aff(x, super::canon(step, t))
-                }
-                _ => {
-                    let mut l = vec![frames.base; self.w];
-                    for (k, x) in l.iter_mut().enumerate() {
-                        let a = self.b.ins().iadd_imm_s(frames.base, k as i64 * frames.size);
-                        *x = self.b.ins().load(t, trusted(), a, *off as i32);
-                    }
-                    self.gathered(t, l)
-                }
-            };
+            let shape = component_shape(self.plan.shapes.shape(*id), tys.len());
+            // An OpenCL vector's components are in consecutive 8-byte slots, as the scalar
+            // step keeps them; each becomes one component value.
+            let mut comps = Vec::with_capacity(tys.len());
+            for (c, t) in tys.iter().enumerate() {
+                let off = *off as i32 + 8 * c as i32;
+                comps.push(self.reload_one(shape, *t, frames, off));
+            }
             let ty = self.region_type(*id)?;
+            let v = if comps.len() == 1 {
+                comps
+                    .pop()
+                    .ok_or_else(|| refuse("a value without components"))?
+            } else if self.is_vector(ty) {
+                V::Comp(comps)
+            } else {
+                // A struct by value: the lanes have no form for it.
+                return Err(refuse(format!(
+                    "%{id} ({} scalars) is live across a barrier",
+                    tys.len()
+                )));
+            };
             self.tys.insert(*id, t);
             self.spv_tys.insert(*id, ty);
             self.vals.insert(*id, v);
@@ -379,21 +413,33 @@ impl VTx<'_, '_, '_, '_> {
                 continue;
             }
             let (off, tys) = &frame.cross[id];
-            let t = tys[0];
-            let v = self.val(*id)?;
-            // A uniform value is kept once, in the first lane's frame, where the next
-            // region reloads it from; so is an affine one's first lane.
-            let l = match self.plan.shapes.shape(*id) {
-                Shape::Uniform => vec![self.lane(&v, 0)?],
-                Shape::Affine(_) if t.is_int() => vec![self.lane(&v, 0)?],
-                _ => self.lanes(&v)?,
-            };
-            for (k, x) in l.iter().enumerate() {
-                if self.b.func.dfg.value_type(*x) != t {
-                    return Err(refuse(format!("%{id} is not a {t}")));
+            let shape = component_shape(self.plan.shapes.shape(*id), tys.len());
+            let comps = match self.val(*id)? {
+                V::Comp(parts) if parts.len() == tys.len() => parts,
+                v if tys.len() == 1 && !matches!(v, V::Comp(_)) => vec![v],
+                _ => {
+                    return Err(refuse(format!(
+                        "%{id} ({} scalars) is live across a barrier",
+                        tys.len()
+                    )))
                 }
-                let a = self.b.ins().iadd_imm_s(frames.base, k as i64 * frames.size);
-                self.b.ins().store(trusted(), *x, a, *off as i32);
+            };
+            for (c, (v, t)) in comps.iter().zip(tys).enumerate() {
+                let off = *off as i32 + 8 * c as i32;
+                // A uniform value is kept once, in the first lane's frame, where the next
+                // region reloads it from; so is an affine one's first lane.
+                let l = match shape {
+                    Shape::Uniform => vec![self.lane(v, 0)?],
+                    Shape::Affine(_) if t.is_int() => vec![self.lane(v, 0)?],
+                    _ => self.lanes(v)?,
+                };
+                for (k, x) in l.iter().enumerate() {
+                    if self.b.func.dfg.value_type(*x) != *t {
+                        return Err(refuse(format!("%{id} is not a {t}")));
+                    }
+                    let a = self.b.ins().iadd_imm_s(frames.base, k as i64 * frames.size);
+                    self.b.ins().store(trusted(), *x, a, off);
+                }
             }
         }
         if let PointKind::Collective(c) = frame.points[j] {
