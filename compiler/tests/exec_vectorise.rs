@@ -1378,3 +1378,64 @@ fn opencl_vectors_live_across_a_barrier() {
         }
     }
 }
+
+/// OpenCL vectors through divergent control flow (masked mode): a `float4` accumulated in
+/// a loop whose trip count differs between lanes (a header phi, and a value used after
+/// the loop that keeps each lane's last iteration), and an `int2` chosen by a divergent
+/// `if` (a phi blended by edge masks).
+#[test]
+fn opencl_vectors_through_divergent_loops_and_branches() {
+    let src = "kernel void dv(global const float4 *in, global const uint *trips,
+                              global float4 *out, global int2 *pick) {
+        size_t i = get_global_id(0);
+        uint t = trips[i];
+        float4 acc = (float4)(0.0f, 1.0f, 2.0f, 3.0f);
+        float4 last = (float4)(0.0f);
+        for (uint k = 0; k < t; k++) {
+            last = in[(i + k) % 40] * (float)(k + 1);
+            acc += last;
+        }
+        out[2 * i] = acc;
+        out[2 * i + 1] = last;
+        int2 p;
+        if (t & 1) p = (int2)((int)t, -(int)i); else p = (int2)((int)i * 2, 7);
+        pick[i] = p;
+    }";
+    let n = 40usize;
+    let trips: Vec<u32> = (0..n as u32).map(|k| (k * 7 + 3) % 9).collect();
+    let bufs = vec![floats(4 * n, 21), trips.clone(), vec![0; 8 * n], vec![0; 2 * n]];
+    let Some(out) = differential(
+        src,
+        "dv",
+        &bufs,
+        &[0, 1, 2, 3],
+        &[],
+        [n as u64, 1],
+        [n as u64, 1],
+    ) else {
+        return;
+    };
+    let x = f(&bufs[0]);
+    let o = f(&out[2]);
+    for i in 0..n {
+        let t = trips[i];
+        let mut acc = [0.0f32, 1.0, 2.0, 3.0];
+        let mut last = [0.0f32; 4];
+        for k in 0..t as usize {
+            let j = (i + k) % 40;
+            for c in 0..4 {
+                last[c] = x[4 * j + c] * (k + 1) as f32;
+                acc[c] += last[c];
+            }
+        }
+        assert_eq!(&o[8 * i..8 * i + 4], &acc, "acc of {i}");
+        assert_eq!(&o[8 * i + 4..8 * i + 8], &last, "last of {i}");
+        let p = if t & 1 == 1 {
+            [t as i32, -(i as i32)]
+        } else {
+            [i as i32 * 2, 7]
+        };
+        let got = [out[3][2 * i] as i32, out[3][2 * i + 1] as i32];
+        assert_eq!(got, p, "pick of {i}");
+    }
+}

@@ -308,7 +308,9 @@ impl VTx<'_, '_, '_, '_> {
     /// A phi outside a loop header: its incoming values blended by their edge masks.
     fn blend_phi(&mut self, bi: usize, inst: &Instruction) -> Result<()> {
         let id = result_id(inst)?;
-        let t = scalar_ty(self.p, result_type(inst)?)?;
+        // An OpenCL vector blends component by component (`blend`), its type the element's.
+        let (elem, _) = self.vector_type(result_type(inst)?)?;
+        let t = scalar_ty(self.p, elem)?;
         let mut incoming = Vec::new();
         for pair in inst.operands.chunks(2) {
             let [Operand::IdRef(v), Operand::IdRef(from)] = pair else {
@@ -328,7 +330,7 @@ impl VTx<'_, '_, '_, '_> {
             return Err(refuse(format!("phi %{id} without a reachable predecessor")));
         };
         let uniform = self.plan.shapes.shape(id) == Shape::Uniform;
-        let boolean = self.is_bool(result_type(inst)?);
+        let boolean = self.is_bool(elem);
         for (v, m) in incoming.into_iter().rev() {
             acc = self.blend(m, &v, &acc, t, uniform, boolean)?;
         }
@@ -387,6 +389,34 @@ impl VTx<'_, '_, '_, '_> {
             (Repr::Lanes, _) => self.lanes(v)?,
             _ => return Err(refuse(format!("loop value {v:?} kept as {repr:?}"))),
         })
+    }
+
+    /// [`Self::coerce`] of a value of `n` components (an OpenCL vector kept as its
+    /// components' variables, one after another), or of a scalar (`None`).
+    fn coerce_n(&mut self, repr: Repr, t: ir::Type, v: &V, n: Option<usize>) -> Result<Vec<Value>> {
+        match (n, v) {
+            (None, _) => self.coerce(repr, t, v),
+            (Some(n), V::Comp(parts)) if parts.len() == n => {
+                let mut out = Vec::new();
+                for part in parts {
+                    out.extend(self.coerce(repr, t, part)?);
+                }
+                Ok(out)
+            }
+            _ => Err(refuse(format!("loop value {v:?} kept as {n:?} components"))),
+        }
+    }
+
+    /// The value kept in `vars`: `n` components' variables one after another, or one
+    /// scalar's (`None`).
+    fn read_vars_n(&mut self, repr: Repr, vars: &[Variable], n: Option<usize>) -> V {
+        match n {
+            Some(n) if n > 0 => {
+                let per = vars.len() / n;
+                V::Comp(vars.chunks(per).map(|c| self.read_vars(repr, c)).collect())
+            }
+            _ => self.read_vars(repr, vars),
+        }
     }
 
     /// Values defined in loop `l` and used outside it.
@@ -468,7 +498,8 @@ impl VTx<'_, '_, '_, '_> {
                 });
             }
             let acc = acc.ok_or_else(|| refuse(format!("loop phi %{phi} without an entry")))?;
-            let vals = self.coerce(repr, t, &acc)?;
+            let n = self.phi_counts.get(phi).copied();
+            let vals = self.coerce_n(repr, t, &acc, n)?;
             outside.push((vars, vals));
         }
         for (vars, vals) in outside {
@@ -480,7 +511,9 @@ impl VTx<'_, '_, '_, '_> {
         let live = self.live_out(lin, l);
         let mut outs = Vec::new();
         for id in &live {
-            let ty = self.value_spirv_type(*id)?;
+            // An OpenCL vector is kept as its components' variables, one after another.
+            let (ty, count) = self.vector_type(self.value_spirv_type(*id)?)?;
+            let n = (count > 1).then_some(count);
             let t = scalar_ty(self.p, ty)?;
             let repr = if self.plan.shapes.shape(*id) == Shape::Uniform {
                 Repr::Uniform
@@ -491,41 +524,44 @@ impl VTx<'_, '_, '_, '_> {
             } else {
                 Repr::Lanes
             };
-            let vars: Vec<Variable> = match repr {
-                Repr::Uniform => {
-                    let v = self.b.declare_var(t);
-                    let z = zero_of(self.b, t);
-                    self.b.def_var(v, z);
-                    vec![v]
-                }
-                Repr::Lanes => (0..self.w)
-                    .map(|_| {
+            let mut vars: Vec<Variable> = Vec::new();
+            for _ in 0..count {
+                vars.extend(match repr {
+                    Repr::Uniform => {
                         let v = self.b.declare_var(t);
                         let z = zero_of(self.b, t);
                         self.b.def_var(v, z);
-                        v
-                    })
-                    .collect(),
-                Repr::Mask => {
-                    let v = self.b.declare_var(self.mask_ty());
-                    let z = self.zero_mask();
-                    self.b.def_var(v, z);
-                    vec![v]
-                }
-                _ => {
-                    let vt = vec_of(t).unwrap_or(t);
-                    let z = zero_of(self.b, t);
-                    let z = self.b.ins().splat(vt, z);
-                    (0..self.w / 4)
+                        vec![v]
+                    }
+                    Repr::Lanes => (0..self.w)
                         .map(|_| {
-                            let v = self.b.declare_var(vt);
+                            let v = self.b.declare_var(t);
+                            let z = zero_of(self.b, t);
                             self.b.def_var(v, z);
                             v
                         })
-                        .collect()
-                }
-            };
-            outs.push((*id, repr, t, vars));
+                        .collect(),
+                    Repr::Mask => {
+                        let v = self.b.declare_var(self.mask_ty());
+                        let z = self.zero_mask();
+                        self.b.def_var(v, z);
+                        vec![v]
+                    }
+                    _ => {
+                        let vt = vec_of(t).unwrap_or(t);
+                        let z = zero_of(self.b, t);
+                        let z = self.b.ins().splat(vt, z);
+                        (0..self.w / 4)
+                            .map(|_| {
+                                let v = self.b.declare_var(vt);
+                                self.b.def_var(v, z);
+                                v
+                            })
+                            .collect()
+                    }
+                });
+            }
+            outs.push((*id, repr, t, vars, n));
         }
         let hm = self.b.declare_var(self.mask_ty());
         self.b.def_var(hm, entry);
@@ -561,12 +597,12 @@ impl VTx<'_, '_, '_, '_> {
             });
         }
         if let Some(left) = left {
-            for (id, repr, t, vars) in &outs {
+            for (id, repr, t, vars, n) in &outs {
                 let cur = self.val(*id)?;
-                let old = self.read_vars(*repr, vars);
+                let old = self.read_vars_n(*repr, vars, *n);
                 let uniform = matches!(repr, Repr::Uniform);
                 let new = self.blend(left, &cur, &old, *t, uniform, *repr == Repr::Mask)?;
-                let vals = self.coerce(*repr, *t, &new)?;
+                let vals = self.coerce_n(*repr, *t, &new, *n)?;
                 for (var, x) in vars.iter().zip(vals) {
                     self.b.def_var(*var, x);
                 }
@@ -594,7 +630,8 @@ impl VTx<'_, '_, '_, '_> {
                 });
             }
             if let Some(acc) = acc {
-                next.push((vars, self.coerce(repr, t, &acc)?));
+                let n = self.phi_counts.get(phi).copied();
+                next.push((vars, self.coerce_n(repr, t, &acc, n)?));
             }
         }
         for (vars, vals) in next {
@@ -607,8 +644,8 @@ impl VTx<'_, '_, '_, '_> {
         self.b.ins().brif(again, head, &[], after, &[]);
         self.b.switch_to_block(after);
         self.lin.headers.remove(&h);
-        for (id, repr, _, vars) in &outs {
-            let v = self.read_vars(*repr, vars);
+        for (id, repr, _, vars, n) in &outs {
+            let v = self.read_vars_n(*repr, vars, *n);
             self.vals.insert(*id, v);
         }
         // The exits' masks for the blocks after the loop.
