@@ -1403,7 +1403,12 @@ fn opencl_vectors_through_divergent_loops_and_branches() {
     }";
     let n = 40usize;
     let trips: Vec<u32> = (0..n as u32).map(|k| (k * 7 + 3) % 9).collect();
-    let bufs = vec![floats(4 * n, 21), trips.clone(), vec![0; 8 * n], vec![0; 2 * n]];
+    let bufs = vec![
+        floats(4 * n, 21),
+        trips.clone(),
+        vec![0; 8 * n],
+        vec![0; 2 * n],
+    ];
     let Some(out) = differential(
         src,
         "dv",
@@ -1437,5 +1442,86 @@ fn opencl_vectors_through_divergent_loops_and_branches() {
         };
         let got = [out[3][2 * i] as i32, out[3][2 * i + 1] as i32];
         assert_eq!(got, p, "pick of {i}");
+    }
+}
+
+/// Exact one-operand functions of doubles (`fabs`, `sqrt`, `rsqrt`, the roundings) and
+/// `clz`/`ctz` of integers of each width run per lane with the scalar code's instruction.
+#[test]
+fn double_functions_and_bit_counts_per_lane() {
+    let src = "kernel void dc(global const double *in, global const uint *u, global double *o,
+                              global uint *c) {
+        size_t i = get_global_id(0);
+        double x = in[i];
+        o[6 * i] = fabs(x);
+        o[6 * i + 1] = sqrt(fabs(x));
+        o[6 * i + 2] = rsqrt(fabs(x) + 1.0);
+        o[6 * i + 3] = floor(x) + ceil(x);
+        o[6 * i + 4] = trunc(x);
+        o[6 * i + 5] = rint(x);
+        uint v = u[i];
+        c[4 * i] = clz(v);
+        c[4 * i + 1] = ctz(v);
+        c[4 * i + 2] = (uint)clz((ulong)v << 7);
+        c[4 * i + 3] = (uint)ctz((uchar)v);
+    }";
+    let n = 37usize;
+    let xs: Vec<f64> = (0..n).map(|k| (k as f64 - 18.0) * 0.75 + 0.5).collect();
+    let words: Vec<u32> = xs
+        .iter()
+        .flat_map(|x| {
+            let b = x.to_bits();
+            [b as u32, (b >> 32) as u32]
+        })
+        .collect();
+    let us: Vec<u32> = (0..n as u32)
+        .map(|k| {
+            if k % 9 == 0 {
+                0
+            } else {
+                k.wrapping_mul(0x9E37_79B9) >> (k % 13)
+            }
+        })
+        .collect();
+    let bufs = vec![words, us.clone(), vec![0; 12 * n], vec![0; 4 * n]];
+    let Some(out) = differential(
+        src,
+        "dc",
+        &bufs,
+        &[0, 1, 2, 3],
+        &[],
+        [n as u64, 1],
+        [n as u64, 1],
+    ) else {
+        return;
+    };
+    let d =
+        |k: usize| f64::from_bits(u64::from(out[2][2 * k]) | (u64::from(out[2][2 * k + 1]) << 32));
+    for i in 0..n {
+        let x = xs[i];
+        let want = [
+            x.abs(),
+            x.abs().sqrt(),
+            1.0 / (x.abs() + 1.0).sqrt(),
+            x.floor() + x.ceil(),
+            x.trunc(),
+            x.round_ties_even(),
+        ];
+        for (j, w) in want.iter().enumerate() {
+            assert_eq!(d(6 * i + j), *w, "o[{i}][{j}], x = {x}");
+        }
+        let v = us[i];
+        let ctz8 = if v as u8 == 0 {
+            8
+        } else {
+            (v as u8).trailing_zeros()
+        };
+        let want = [
+            v.leading_zeros(),
+            v.trailing_zeros(),
+            (u64::from(v) << 7).leading_zeros(),
+            ctz8,
+        ];
+        assert_eq!(&out[3][4 * i..4 * i + 4], &want, "bits of {v:#x}");
     }
 }

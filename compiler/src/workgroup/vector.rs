@@ -2834,6 +2834,43 @@ impl VTx<'_, '_, '_, '_> {
                 };
             }
             V::L(l)
+        } else if (t == types::F64
+            && [
+                E::fabs,
+                E::sqrt,
+                E::native_sqrt,
+                E::half_sqrt,
+                E::rsqrt,
+                E::native_rsqrt,
+                E::half_rsqrt,
+                E::floor,
+                E::ceil,
+                E::trunc,
+                E::rint,
+            ]
+            .into_iter()
+            .any(is))
+            || (t.is_int() && (is(E::clz) || is(E::ctz)))
+        {
+            // Exact one-operand functions of doubles (lanes of scalars) and integers: the
+            // scalar code's instruction per lane (`codegen/extinst.rs`).
+            need(1)?;
+            let e = E::from_u32(*n).ok_or_else(|| refuse("extended instruction"))?;
+            self.per_lane(&args[0], t, move |b, x| match e {
+                E::fabs => b.ins().fabs(x),
+                E::floor => b.ins().floor(x),
+                E::ceil => b.ins().ceil(x),
+                E::trunc => b.ins().trunc(x),
+                E::rint => b.ins().nearest(x),
+                E::clz => b.ins().clz(x),
+                E::ctz => b.ins().ctz(x),
+                E::rsqrt | E::native_rsqrt | E::half_rsqrt => {
+                    let one = b.ins().f64const(1.0);
+                    let r = b.ins().sqrt(x);
+                    b.ins().fdiv(one, r)
+                }
+                _ => b.ins().sqrt(x),
+            })?
         } else if float && (is(E::mad) || is(E::fma)) {
             need(3)?;
             let (a, b, c) = (&args[0], &args[1], &args[2]);
