@@ -1525,3 +1525,67 @@ fn double_functions_and_bit_counts_per_lane() {
         assert_eq!(&out[3][4 * i..4 * i + 4], &want, "bits of {v:#x}");
     }
 }
+
+/// Division and remainder of `char`, `uchar`, `short` and `ushort` lanes, zero and `-1`
+/// divisors and the most negative dividend among them, per lane through the scalar code's
+/// never-trapping sequence.
+#[test]
+fn narrow_integer_division_per_lane() {
+    // The remainders read their divisors from a second copy, so that LLVM does not pair
+    // each division with its remainder (it would emit `freeze`, which llvm-spirv-15
+    // cannot translate).
+    let src = "kernel void nd(global const int *a, global const int *b, global const int *b2,
+                              global int *o) {
+        size_t i = get_global_id(0);
+        char x = (char)a[i], y = (char)b[i], y2 = (char)b2[i];
+        short p = (short)(a[i] * 211), q = (short)b[i], q2 = (short)b2[i];
+        o[8 * i] = x / y;
+        o[8 * i + 1] = x % y2;
+        o[8 * i + 2] = (uchar)x / (uchar)y;
+        o[8 * i + 3] = (uchar)x % (uchar)y2;
+        o[8 * i + 4] = p / q;
+        o[8 * i + 5] = p % q2;
+        o[8 * i + 6] = (ushort)p / (ushort)q;
+        o[8 * i + 7] = (ushort)p % (ushort)q2;
+    }";
+    let n = 41usize;
+    let a: Vec<u32> = (0..n as i32)
+        .map(|k| if k == 5 { -128 } else { (k * 37 % 255) - 127 } as u32)
+        .collect();
+    let b: Vec<u32> = (0..n as i32)
+        .map(|k| match k % 7 {
+            0 => -1,
+            3 => 3,
+            5 => -5,
+            _ => k % 11 + 1,
+        } as u32)
+        .collect();
+    let bufs = vec![a.clone(), b.clone(), b.clone(), vec![0; 8 * n]];
+    let Some(out) = differential(
+        src,
+        "nd",
+        &bufs,
+        &[0, 1, 2, 3],
+        &[],
+        [n as u64, 1],
+        [n as u64, 1],
+    ) else {
+        return;
+    };
+    for i in 0..n {
+        let (x, y) = (a[i] as i32 as i8, b[i] as i32 as i8);
+        let (p, q) = ((a[i] as i32).wrapping_mul(211) as i16, b[i] as i32 as i16);
+        let want = [
+            i32::from(x.wrapping_div(y)),
+            i32::from(x.wrapping_rem(y)),
+            i32::from((x as u8) / (y as u8)),
+            i32::from((x as u8) % (y as u8)),
+            i32::from(p.wrapping_div(q)),
+            i32::from(p.wrapping_rem(q)),
+            i32::from((p as u16) / (q as u16)),
+            i32::from((p as u16) % (q as u16)),
+        ];
+        let got: Vec<i32> = out[3][8 * i..8 * i + 8].iter().map(|w| *w as i32).collect();
+        assert_eq!(got, want, "x = {x}, y = {y}, p = {p}, q = {q}");
+    }
+}

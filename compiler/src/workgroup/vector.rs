@@ -2312,9 +2312,11 @@ impl VTx<'_, '_, '_, '_> {
             Op::UDiv | Op::UMod | Op::SDiv | Op::SRem | Op::SMod => {
                 // Lane by lane (x64 has no vector integer division), never trapping: an
                 // inactive lane's divisor may be anything.
+                // Every width: char and short lanes are 8- and 16-bit values, as the scalar
+                // code's, so the same sequence gives the same bits.
                 let t = scalar_ty(p, result_type(inst)?)?;
-                if !matches!(t, types::I32 | types::I64) {
-                    return Err(refuse("division of a narrow integer"));
+                if !t.is_int() {
+                    return Err(refuse(format!("division of a {t}")));
                 }
                 let a = self.val(op_id(inst, 0)?)?;
                 let b = self.val(op_id(inst, 1)?)?;
