@@ -1589,3 +1589,49 @@ fn narrow_integer_division_per_lane() {
         assert_eq!(got, want, "x = {x}, y = {y}, p = {p}, q = {q}");
     }
 }
+
+/// Float atomics (`atomic_fetch_add`/`min`/`max` on `float`, `OpAtomicF*EXT`) per active
+/// lane in lane order, under a divergent branch, through the scalar lowering's CAS loop.
+#[test]
+fn float_atomics_per_lane() {
+    let src = "kernel void fa(global const float *in, global float *acc) {
+        size_t i = get_global_id(0);
+        float v = in[i];
+        if (v > -5.0f)
+            atomic_fetch_add_explicit((volatile global atomic_float *)&acc[0], v,
+                                      memory_order_relaxed, memory_scope_device);
+        atomic_fetch_max_explicit((volatile global atomic_float *)&acc[1], v,
+                                  memory_order_relaxed, memory_scope_device);
+        atomic_fetch_min_explicit((volatile global atomic_float *)&acc[2], v,
+                                  memory_order_relaxed, memory_scope_device);
+    }";
+    let features = "-cl-ext=+cl_ext_float_atomics,+__opencl_c_ext_fp32_global_atomic_add,\
+        +__opencl_c_ext_fp32_global_atomic_min_max";
+    let Some(k) = harness::kernel_with(
+        src,
+        "fa",
+        &["-Xclang", features],
+        ",+SPV_EXT_shader_atomic_float_add,+SPV_EXT_shader_atomic_float_min_max",
+    ) else {
+        return;
+    };
+    assert_vectorised(&k);
+    let n = 45usize;
+    let input = floats(n, 31);
+    let mut acc = vec![0, (-100f32).to_bits(), 100f32.to_bits()];
+    let mut inp = input.clone();
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut inp).buf(1, &mut acc);
+    run(&k, &args, 1, [n as u64, 1, 1], [15, 1, 1], [0; 3], 0);
+    let x = f(&input);
+    let mut sum = 0f32;
+    let (mut hi, mut lo) = (-100f32, 100f32);
+    for v in &x {
+        if *v > -5.0 {
+            sum += v;
+        }
+        hi = hi.max(*v);
+        lo = lo.min(*v);
+    }
+    assert_eq!(f(&acc), vec![sum, hi, lo]);
+}

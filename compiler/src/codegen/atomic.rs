@@ -36,8 +36,9 @@ fn int_of(t: ClType) -> ClType {
     }
 }
 
+/// The operation of a float read-modify-write.
 #[derive(Clone, Copy)]
-enum FloatOp {
+pub(crate) enum FloatOp {
     Add,
     Min,
     Max,
@@ -160,12 +161,8 @@ impl FnTx<'_, '_, '_> {
                     )));
                 }
                 let v = self.scalar(op_id(inst, 3)?)?;
-                let fop = match op {
-                    Op::AtomicFAddEXT => FloatOp::Add,
-                    Op::AtomicFMinEXT => FloatOp::Min,
-                    _ => FloatOp::Max,
-                };
-                Some(self.float_rmw(lowering, fop, t, addr, v))
+                let fop = float_rmw_op(op).ok_or_else(|| self.unsupported(inst))?;
+                Some(float_rmw(&mut self.b, lowering, fop, t, addr, v))
             }
             _ => return Err(self.unsupported(inst)),
         };
@@ -181,65 +178,6 @@ impl FnTx<'_, '_, '_> {
             self.set_result(inst, Val::S(r))?;
         }
         Ok(())
-    }
-
-    /// `old op v` for the float RMWs: `fmin`/`fmax` as OpenCL defines them (a NaN operand
-    /// yields the other one).
-    fn float_op(&mut self, op: FloatOp, old: Value, v: Value) -> Value {
-        match op {
-            FloatOp::Add => self.b.ins().fadd(old, v),
-            FloatOp::Min | FloatOp::Max => {
-                let cc = if matches!(op, FloatOp::Min) {
-                    FloatCC::LessThan
-                } else {
-                    FloatCC::GreaterThan
-                };
-                // take v if (v op old) or old is NaN
-                let better = self.b.ins().fcmp(cc, v, old);
-                let old_nan = self.b.ins().fcmp(FloatCC::Unordered, old, old);
-                let take = self.b.ins().bor(better, old_nan);
-                self.b.ins().select(take, v, old)
-            }
-        }
-    }
-
-    /// Float RMW: a CAS loop on the bit pattern (global/generic), or load-op-store.
-    fn float_rmw(
-        &mut self,
-        l: AtomicLowering,
-        op: FloatOp,
-        t: ClType,
-        addr: Value,
-        v: Value,
-    ) -> Value {
-        if l == AtomicLowering::Plain {
-            let old = self.b.ins().load(t, flags(), addr, 0);
-            let new = self.float_op(op, old, v);
-            self.b.ins().store(flags(), new, addr, 0);
-            return old;
-        }
-        let it = int_of(t);
-        let first = self.b.ins().atomic_load(it, flags(), addr);
-        let head = self.b.create_block();
-        let done = self.b.create_block();
-        let cur = self.b.append_block_param(head, it);
-        let result = self.b.append_block_param(done, it);
-        self.b.ins().jump(head, &[BlockArg::Value(first)]);
-        self.b.switch_to_block(head);
-        let old = self.b.ins().bitcast(t, MemFlagsData::new(), cur);
-        let new = self.float_op(op, old, v);
-        let new_bits = self.b.ins().bitcast(it, MemFlagsData::new(), new);
-        let seen = self.b.ins().atomic_cas(flags(), addr, cur, new_bits);
-        let ok = self.b.ins().icmp(IntCC::Equal, seen, cur);
-        self.b.ins().brif(
-            ok,
-            done,
-            &[BlockArg::Value(seen)],
-            head,
-            &[BlockArg::Value(seen)],
-        );
-        self.b.switch_to_block(done);
-        self.b.ins().bitcast(t, MemFlagsData::new(), result)
     }
 }
 
@@ -338,6 +276,67 @@ pub(crate) fn rmw(
     }
 }
 
+/// `old op v` for the float RMWs: `fmin`/`fmax` as OpenCL defines them (a NaN operand
+/// yields the other one).
+fn float_op(b: &mut FunctionBuilder, op: FloatOp, old: Value, v: Value) -> Value {
+    match op {
+        FloatOp::Add => b.ins().fadd(old, v),
+        FloatOp::Min | FloatOp::Max => {
+            let cc = if matches!(op, FloatOp::Min) {
+                FloatCC::LessThan
+            } else {
+                FloatCC::GreaterThan
+            };
+            // take v if (v op old) or old is NaN
+            let better = b.ins().fcmp(cc, v, old);
+            let old_nan = b.ins().fcmp(FloatCC::Unordered, old, old);
+            let take = b.ins().bor(better, old_nan);
+            b.ins().select(take, v, old)
+        }
+    }
+}
+
+/// Float RMW (`OpAtomicFAddEXT/FMinEXT/FMaxEXT`), returning the old value: a CAS loop on
+/// the bit pattern (global/generic), or load-op-store. The scalar translator and the
+/// vectoriser's lanes both use it.
+pub(crate) fn float_rmw(
+    b: &mut FunctionBuilder,
+    l: AtomicLowering,
+    op: FloatOp,
+    t: ClType,
+    addr: Value,
+    v: Value,
+) -> Value {
+    if l == AtomicLowering::Plain {
+        let old = b.ins().load(t, flags(), addr, 0);
+        let new = float_op(b, op, old, v);
+        b.ins().store(flags(), new, addr, 0);
+        return old;
+    }
+    let it = int_of(t);
+    let first = b.ins().atomic_load(it, flags(), addr);
+    let head = b.create_block();
+    let done = b.create_block();
+    let cur = b.append_block_param(head, it);
+    let result = b.append_block_param(done, it);
+    b.ins().jump(head, &[BlockArg::Value(first)]);
+    b.switch_to_block(head);
+    let old = b.ins().bitcast(t, MemFlagsData::new(), cur);
+    let new = float_op(b, op, old, v);
+    let new_bits = b.ins().bitcast(it, MemFlagsData::new(), new);
+    let seen = b.ins().atomic_cas(flags(), addr, cur, new_bits);
+    let ok = b.ins().icmp(IntCC::Equal, seen, cur);
+    b.ins().brif(
+        ok,
+        done,
+        &[BlockArg::Value(seen)],
+        head,
+        &[BlockArg::Value(seen)],
+    );
+    b.switch_to_block(done);
+    b.ins().bitcast(t, MemFlagsData::new(), result)
+}
+
 /// Compare-and-exchange per the lowering; returns the old value (floats compare their bit
 /// patterns). The scalar translator and the vectoriser's lanes both use it.
 pub(crate) fn cas(
@@ -375,6 +374,16 @@ pub(crate) fn cas(
             old
         }
     }
+}
+
+/// The operation of a float `OpAtomicF*EXT`, if it is one.
+pub(crate) fn float_rmw_op(op: Op) -> Option<FloatOp> {
+    Some(match op {
+        Op::AtomicFAddEXT => FloatOp::Add,
+        Op::AtomicFMinEXT => FloatOp::Min,
+        Op::AtomicFMaxEXT => FloatOp::Max,
+        _ => return None,
+    })
 }
 
 /// The read-modify-write operator of an integer `OpAtomic*` (and exchange), if it is one.

@@ -1144,7 +1144,9 @@ impl VTx<'_, '_, '_, '_> {
     /// An atomic operation per lane, in lane order (only active lanes under a mask), as
     /// the scalar translator lowers it (`codegen/atomic.rs`, `memory_model.rs`).
     fn atomic(&mut self, inst: &Instruction) -> Result<()> {
-        use crate::codegen::atomic::{atomic_load, atomic_store, cas, rmw, rmw_op};
+        use crate::codegen::atomic::{
+            atomic_load, atomic_store, cas, float_rmw, float_rmw_op, rmw, rmw_op,
+        };
         let op = inst.class.opcode;
         let ptr = op_id(inst, 0)?;
         let addr = self.val(ptr)?;
@@ -1155,9 +1157,16 @@ impl VTx<'_, '_, '_, '_> {
             op,
             Op::AtomicCompareExchange | Op::AtomicCompareExchangeWeak
         );
+        let float_op = float_rmw_op(op);
         let exchange_like =
             is_cas || matches!(op, Op::AtomicLoad | Op::AtomicStore | Op::AtomicExchange);
-        if !(matches!(t, types::I32 | types::I64) || (t == types::F32 && exchange_like)) {
+        let supported = match (float_op, t) {
+            (Some(_), types::F32 | types::F64) => true,
+            (None, types::I32 | types::I64) => true,
+            (None, types::F32) => exchange_like,
+            _ => false,
+        };
+        if !supported {
             return Err(refuse(format!("Op{op:?} on {t}")));
         }
         let addr = self.lanes(&addr)?;
@@ -1188,6 +1197,10 @@ impl VTx<'_, '_, '_, '_> {
                     (Op::AtomicStore, Some(v)) => {
                         atomic_store(s.b, lowering, v[k], addr[k]);
                         None
+                    }
+                    (_, Some(v)) if float_op.is_some() => {
+                        let fop = float_op.ok_or_else(|| refuse("float atomic"))?;
+                        Some(float_rmw(s.b, lowering, fop, t, addr[k], v[k]))
                     }
                     (_, Some(v)) if is_cas => {
                         let c = comparator.as_ref().ok_or_else(|| refuse("comparator"))?;
@@ -2151,7 +2164,8 @@ impl VTx<'_, '_, '_, '_> {
                 || op == Op::AtomicStore
                 || op == Op::AtomicCompareExchange
                 || op == Op::AtomicCompareExchangeWeak
-                || crate::codegen::atomic::rmw_op(op).is_some() =>
+                || crate::codegen::atomic::rmw_op(op).is_some()
+                || crate::codegen::atomic::float_rmw_op(op).is_some() =>
             {
                 self.atomic(inst)
             }
