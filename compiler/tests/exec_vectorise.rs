@@ -1635,3 +1635,72 @@ fn float_atomics_per_lane() {
     }
     assert_eq!(f(&acc), vec![sum, hi, lo]);
 }
+
+/// Bit casts between a scalar and an OpenCL vector of the same size (`as_ushort4(ulong)`,
+/// `as_ulong(ushort4)`, `as_float2(ulong)`, `as_uint(uchar4)`, `as_uchar4(float)`), per
+/// lane, little-endian as memory lays them out.
+#[test]
+fn bit_casts_between_scalars_and_vectors() {
+    let src = "kernel void bc(global const ulong *a, global const float *f, global ulong *o,
+                              global uint *w) {
+        size_t i = get_global_id(0);
+        ulong x = a[i];
+        ushort4 s = as_ushort4(x);
+        o[3 * i] = (ulong)s.x | ((ulong)s.w << 48);
+        ushort4 t = s + (ushort4)(1, 2, 3, (ushort)i);
+        o[3 * i + 1] = as_ulong(t);
+        float2 g = as_float2(x ^ 0x3f8000003f800000UL);
+        o[3 * i + 2] = as_ulong(g * 2.0f);
+        uchar4 c = as_uchar4(f[i]);
+        w[2 * i] = as_uint(c.wzyx);
+        w[2 * i + 1] = c.y;
+    }";
+    let n = 29usize;
+    let a: Vec<u64> = (0..n as u64)
+        .map(|k| k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (k % 5))
+        .collect();
+    let words: Vec<u32> = a
+        .iter()
+        .flat_map(|x| [*x as u32, (*x >> 32) as u32])
+        .collect();
+    let bufs = vec![words, floats(n, 41), vec![0; 6 * n], vec![0; 2 * n]];
+    let Some(out) = differential(
+        src,
+        "bc",
+        &bufs,
+        &[0, 1, 2, 3],
+        &[],
+        [n as u64, 1],
+        [n as u64, 1],
+    ) else {
+        return;
+    };
+    let q = |k: usize| u64::from(out[2][2 * k]) | (u64::from(out[2][2 * k + 1]) << 32);
+    let fl = f(&bufs[1]);
+    for i in 0..n {
+        let x = a[i];
+        let s: Vec<u16> = (0..4).map(|c| (x >> (16 * c)) as u16).collect();
+        assert_eq!(
+            q(3 * i),
+            u64::from(s[0]) | (u64::from(s[3]) << 48),
+            "split of {x:#x}"
+        );
+        let add = [1u16, 2, 3, i as u16];
+        let t: u64 = (0..4)
+            .map(|c| u64::from(s[c].wrapping_add(add[c])) << (16 * c))
+            .sum();
+        assert_eq!(q(3 * i + 1), t, "join of {x:#x}");
+        let y = x ^ 0x3f80_0000_3f80_0000;
+        let g = [
+            f32::from_bits(y as u32) * 2.0,
+            f32::from_bits((y >> 32) as u32) * 2.0,
+        ];
+        assert_eq!(
+            q(3 * i + 2),
+            u64::from(g[0].to_bits()) | (u64::from(g[1].to_bits()) << 32)
+        );
+        let c = fl[i].to_bits().to_le_bytes();
+        assert_eq!(out[3][2 * i], u32::from_le_bytes([c[3], c[2], c[1], c[0]]));
+        assert_eq!(out[3][2 * i + 1], u32::from(c[1]));
+    }
+}

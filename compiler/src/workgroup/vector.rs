@@ -2540,6 +2540,15 @@ impl VTx<'_, '_, '_, '_> {
         let (re, rn) = self.vector_type(rt)?;
         let (ts, td) = (scalar_ty(self.p, se)?, scalar_ty(self.p, re)?);
         let numeric = |t: ir::Type| t.is_int() || t.is_float();
+        let plain = numeric(ts) && numeric(td) && !self.is_bool(se) && !self.is_bool(re);
+        if plain
+            && sn != rn
+            && (sn == 1 || rn == 1)
+            && ts.bits() * sn as u32 == td.bits() * rn as u32
+        {
+            let v = self.bit_cast_resize(v, ts, sn, td, rn)?;
+            return self.set(inst, td, v);
+        }
         if sn != rn
             || ts.bits() != td.bits()
             || !numeric(ts)
@@ -2581,6 +2590,75 @@ impl VTx<'_, '_, '_, '_> {
             _ => V::Comp(out),
         };
         self.set(inst, td, v)
+    }
+
+    /// A bit cast between a scalar and an OpenCL vector of the same size (`as_ushort4` of a
+    /// `ulong`, `as_ulong` of a `ushort4`), lane by lane: component `c` is bits
+    /// `c × width ..` of the scalar, as the scalar code's store and reload (little-endian)
+    /// lay them out.
+    fn bit_cast_resize(
+        &mut self,
+        v: V,
+        ts: ir::Type,
+        sn: usize,
+        td: ir::Type,
+        rn: usize,
+    ) -> Result<V> {
+        let int = |t: ir::Type| ir::Type::int(t.bits() as u16).unwrap_or(t);
+        let (is, id) = (int(ts), int(td));
+        let raw = MemFlagsData::new();
+        if sn == 1 {
+            // Split one scalar into `rn` components.
+            let mut comps = Vec::with_capacity(rn);
+            for c in 0..rn {
+                let shift = i64::from(td.bits()) * c as i64;
+                comps.push(self.per_lane(&v, td, move |b, a| {
+                    let a = if ts.is_float() {
+                        b.ins().bitcast(is, raw, a)
+                    } else {
+                        a
+                    };
+                    let a = b.ins().ushr_imm_u(a, shift);
+                    let a = b.ins().ireduce(id, a);
+                    if td.is_float() {
+                        b.ins().bitcast(td, raw, a)
+                    } else {
+                        a
+                    }
+                })?);
+            }
+            return Ok(V::Comp(comps));
+        }
+        // Join `sn` components into one scalar.
+        let comps = match v {
+            V::Comp(c) if c.len() == sn => c,
+            _ => return Err(refuse("bit cast of a vector's components")),
+        };
+        let lanes = comps
+            .iter()
+            .map(|c| self.lanes(c))
+            .collect::<Result<Vec<_>>>()?;
+        let mut out = Vec::with_capacity(self.w);
+        for k in 0..self.w {
+            let mut acc = self.b.ins().iconst(id, 0);
+            for (c, comp) in lanes.iter().enumerate() {
+                let x = comp[k];
+                let x = if ts.is_float() {
+                    self.b.ins().bitcast(is, raw, x)
+                } else {
+                    x
+                };
+                let x = self.b.ins().uextend(id, x);
+                let x = self.b.ins().ishl_imm_u(x, i64::from(ts.bits()) * c as i64);
+                acc = self.b.ins().bor(acc, x);
+            }
+            out.push(if td.is_float() {
+                self.b.ins().bitcast(td, raw, acc)
+            } else {
+                acc
+            });
+        }
+        Ok(self.gathered(td, out))
     }
 
     /// `OpIsNan`, `OpIsInf`, `OpIsFinite`, `OpSignBitSet` of a float, as the scalar code
