@@ -1704,3 +1704,36 @@ fn bit_casts_between_scalars_and_vectors() {
         assert_eq!(out[3][2 * i + 1], u32::from(c[1]));
     }
 }
+
+/// Math built-ins with an integer argument (`ldexp`, `pown`, `rootn`) call the scalar
+/// built-in per lane with each lane's integer; `ldexp` against a host model, the others
+/// against the reference shape (the same function, so the same bits).
+#[test]
+fn math_with_integer_arguments_per_lane() {
+    let src = "kernel void mi(global const float *x, global const int *k, global float *o) {
+        size_t i = get_global_id(0);
+        o[3 * i] = ldexp(x[i], k[i]);
+        o[3 * i + 1] = pown(x[i], k[i] % 5);
+        o[3 * i + 2] = rootn(fabs(x[i]) + 1.0f, k[i] % 4 + 1);
+    }";
+    let n = 33usize;
+    let ks: Vec<u32> = (0..n as i32).map(|j| (j * 5 % 23 - 11) as u32).collect();
+    let bufs = vec![floats(n, 51), ks.clone(), vec![0; 3 * n]];
+    let Some(out) = differential(
+        src,
+        "mi",
+        &bufs,
+        &[0, 1, 2],
+        &[],
+        [n as u64, 1],
+        [n as u64, 1],
+    ) else {
+        return;
+    };
+    let x = f(&bufs[0]);
+    let o = f(&out[2]);
+    for i in 0..n {
+        let want = x[i] * 2f32.powi(ks[i] as i32);
+        assert_eq!(o[3 * i], want, "ldexp({}, {})", x[i], ks[i] as i32);
+    }
+}

@@ -3125,9 +3125,20 @@ impl VTx<'_, '_, '_, '_> {
         for k in 4..inst.operands.len() + 2 {
             args.push(self.val(op_id(inst, k - 2)?)?);
         }
-        if args.len() != bi.params.len() || bi.params.iter().any(|p| *p != bty) || bi.ret != bty {
+        // Float arguments of the result's type, and integers (`ldexp`, `rootn`, `pown`).
+        let clif = |b: crate::builtins::BTy| match b {
+            crate::builtins::BTy::F32 => types::F32,
+            crate::builtins::BTy::F64 => types::F64,
+            crate::builtins::BTy::I32 => types::I32,
+            crate::builtins::BTy::I64 => types::I64,
+        };
+        let arg_ok = |p: &crate::builtins::BTy| {
+            *p == bty || matches!(p, crate::builtins::BTy::I32 | crate::builtins::BTy::I64)
+        };
+        if args.len() != bi.params.len() || !bi.params.iter().all(arg_ok) || bi.ret != bty {
             return Err(refuse(format!("{base}'s arguments")));
         }
+        let all_float = bi.params.iter().all(|p| *p == bty);
         let fref = match self.builtin_refs.get(bi.name) {
             Some(r) => *r,
             None => {
@@ -3137,7 +3148,7 @@ impl VTx<'_, '_, '_, '_> {
                         // A scratch translation only needs a callee of the right type.
                         let mut sig = Signature::new(CallConv::SystemV);
                         sig.params
-                            .extend(bi.params.iter().map(|_| AbiParam::new(t)));
+                            .extend(bi.params.iter().map(|p| AbiParam::new(clif(*p))));
                         sig.returns.push(AbiParam::new(t));
                         let signature = self.b.import_signature(sig);
                         self.b.import_function(ir::ExtFuncData {
@@ -3162,8 +3173,9 @@ impl VTx<'_, '_, '_, '_> {
         // The widest entry point that divides the width: one call for 4 or 8 lanes,
         // two for 16.
         let per_call = self.w.min(8);
-        let whole = crate::builtins::vector_lookup(base, per_call as u32)
-            .filter(|vb| t == types::F32 && vb.outputs == 1 && vb.inputs as usize == args.len());
+        let whole = crate::builtins::vector_lookup(base, per_call as u32).filter(|vb| {
+            t == types::F32 && all_float && vb.outputs == 1 && vb.inputs as usize == args.len()
+        });
         let v = if args.iter().all(|a| matches!(a, V::U(_))) {
             let a: Vec<Value> = args
                 .iter()
@@ -3230,6 +3242,15 @@ impl VTx<'_, '_, '_, '_> {
         } else {
             let lanes: Vec<Vec<Value>> =
                 args.iter().map(|a| self.lanes(a)).collect::<Result<_>>()?;
+            // Each argument as the built-in takes it (an `int` lane is 32 bits).
+            for (la, p) in lanes.iter().zip(bi.params.iter()) {
+                if la
+                    .iter()
+                    .any(|x| self.b.func.dfg.value_type(*x) != clif(*p))
+                {
+                    return Err(refuse(format!("{base}'s arguments")));
+                }
+            }
             let mut l = Vec::with_capacity(self.w);
             for k in 0..self.w {
                 let a: Vec<Value> = lanes.iter().map(|la| la[k]).collect();
