@@ -1737,3 +1737,62 @@ fn math_with_integer_arguments_per_lane() {
         assert_eq!(o[3 * i], want, "ldexp({}, {})", x[i], ks[i] as i32);
     }
 }
+
+/// `fmin`/`fmax` of doubles per lane with the scalar code's NaN rule (a NaN operand yields
+/// the other one).
+#[test]
+fn double_min_max_per_lane() {
+    let src = "kernel void mm(global const double *a, global const double *b, global double *o) {
+        size_t i = get_global_id(0);
+        o[2 * i] = fmax(a[i], b[i]);
+        o[2 * i + 1] = fmin(a[i], b[i]);
+    }";
+    let n = 23usize;
+    let xs: Vec<f64> = (0..n)
+        .map(|k| {
+            if k % 7 == 3 {
+                f64::NAN
+            } else {
+                k as f64 * 0.5 - 4.0
+            }
+        })
+        .collect();
+    let ys: Vec<f64> = (0..n)
+        .map(|k| {
+            if k % 5 == 1 {
+                f64::NAN
+            } else {
+                3.0 - k as f64 * 0.25
+            }
+        })
+        .collect();
+    let w = |v: &[f64]| -> Vec<u32> {
+        v.iter()
+            .flat_map(|x| {
+                let b = x.to_bits();
+                [b as u32, (b >> 32) as u32]
+            })
+            .collect()
+    };
+    let bufs = vec![w(&xs), w(&ys), vec![0; 4 * n]];
+    let Some(out) = differential(
+        src,
+        "mm",
+        &bufs,
+        &[0, 1, 2],
+        &[],
+        [n as u64, 1],
+        [n as u64, 1],
+    ) else {
+        return;
+    };
+    let d =
+        |k: usize| f64::from_bits(u64::from(out[2][2 * k]) | (u64::from(out[2][2 * k + 1]) << 32));
+    for i in 0..n {
+        let (x, y) = (xs[i], ys[i]);
+        let (hi, lo) = (x.max(y), x.min(y));
+        let same = |a: f64, b: f64| a == b || (a.is_nan() && b.is_nan());
+        assert!(same(d(2 * i), hi), "fmax({x}, {y}) = {}", d(2 * i));
+        assert!(same(d(2 * i + 1), lo), "fmin({x}, {y}) = {}", d(2 * i + 1));
+    }
+}

@@ -11,6 +11,7 @@ use cranelift_codegen::ir::{
     condcodes::{FloatCC, IntCC},
     types, InstBuilder, MemFlagsData, Value,
 };
+use cranelift_frontend::FunctionBuilder;
 use rspirv::dr::Instruction;
 use rspirv::spirv::OpenclStd100Op as E;
 
@@ -79,15 +80,7 @@ impl FnTx<'_, '_, '_> {
 
     /// OpenCL `fmin`/`fmax`: a NaN operand yields the other operand.
     pub(super) fn fminmax(&mut self, x: Value, y: Value, max: bool) -> Value {
-        let m = if max {
-            self.b.ins().fmax(x, y)
-        } else {
-            self.b.ins().fmin(x, y)
-        };
-        let xn = self.b.ins().fcmp(FloatCC::Unordered, x, x);
-        let yn = self.b.ins().fcmp(FloatCC::Unordered, y, y);
-        let r = self.b.ins().select(yn, x, m);
-        self.b.ins().select(xn, y, r)
+        fminmax(&mut self.b, x, y, max)
     }
 
     fn int_minmax(&mut self, x: Value, y: Value, signed: bool, max: bool) -> Value {
@@ -550,4 +543,18 @@ impl FnTx<'_, '_, '_> {
         let base = ptr.scalar()?;
         Ok(self.b.ins().iadd(base, scaled))
     }
+}
+
+/// OpenCL `fmin`/`fmax` of two scalars: a NaN operand yields the other one. The scalar
+/// translator and the vectoriser's `double` lanes both use it.
+pub(crate) fn fminmax(b: &mut FunctionBuilder, x: Value, y: Value, max: bool) -> Value {
+    let m = if max {
+        b.ins().fmax(x, y)
+    } else {
+        b.ins().fmin(x, y)
+    };
+    let xn = b.ins().fcmp(FloatCC::Unordered, x, x);
+    let yn = b.ins().fcmp(FloatCC::Unordered, y, y);
+    let r = b.ins().select(yn, x, m);
+    b.ins().select(xn, y, r)
 }

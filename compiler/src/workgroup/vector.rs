@@ -2829,16 +2829,7 @@ impl VTx<'_, '_, '_, '_> {
     /// operand gives the other one.
     fn fminmax(&mut self, a: &V, b: &V, max: bool) -> Result<V> {
         if let (V::U(x), V::U(y)) = (a, b) {
-            let (x, y) = (*x, *y);
-            let m = if max {
-                self.b.ins().fmax(x, y)
-            } else {
-                self.b.ins().fmin(x, y)
-            };
-            let xn = self.b.ins().fcmp(FloatCC::Unordered, x, x);
-            let yn = self.b.ins().fcmp(FloatCC::Unordered, y, y);
-            let r = self.b.ins().select(yn, x, m);
-            return Ok(V::U(self.b.ins().select(xn, y, r)));
+            return Ok(V::U(crate::codegen::extinst::fminmax(self.b, *x, *y, max)));
         }
         let x = self.vector(a, types::F32)?;
         let y = self.vector(b, types::F32)?;
@@ -3059,6 +3050,22 @@ impl VTx<'_, '_, '_, '_> {
                     b.ins().nearest(x)
                 }
             })?
+        } else if t == types::F64
+            && (is(E::fmin) || is(E::fmax) || is(E::fmin_common) || is(E::fmax_common))
+        {
+            // Doubles are lanes of scalars: the scalar code's sequence per lane.
+            need(2)?;
+            let max = is(E::fmax) || is(E::fmax_common);
+            if let (V::U(x), V::U(y)) = (&args[0], &args[1]) {
+                V::U(crate::codegen::extinst::fminmax(self.b, *x, *y, max))
+            } else {
+                let x = self.lanes(&args[0])?;
+                let y = self.lanes(&args[1])?;
+                let l = self.map2(&x, &y, |b, x, y| {
+                    crate::codegen::extinst::fminmax(b, x, y, max)
+                });
+                V::L(l)
+            }
         } else if float && (is(E::fmin) || is(E::fmax) || is(E::fmin_common) || is(E::fmax_common))
         {
             need(2)?;
