@@ -37,6 +37,26 @@ fn differential(
     differential_local(src, name, bufs, buf_idx, vals, None, global, local)
 }
 
+/// [`differential`] over one row of `n` work-items in one work-group, buffers only.
+fn one_group_row(src: &str, name: &str, bufs: &Bufs, buf_idx: &[usize], n: usize) -> Option<Bufs> {
+    differential(src, name, bufs, buf_idx, &[], [n as u64, 1], [n as u64, 1])
+}
+
+/// `double`s as the buffer words they are stored in (little-endian halves).
+fn double_words(v: &[f64]) -> Vec<u32> {
+    v.iter()
+        .flat_map(|x| {
+            let b = x.to_bits();
+            [b as u32, (b >> 32) as u32]
+        })
+        .collect()
+}
+
+/// The `double` at index `k` of a buffer of words.
+fn double_at(words: &[u32], k: usize) -> f64 {
+    f64::from_bits(u64::from(words[2 * k]) | (u64::from(words[2 * k + 1]) << 32))
+}
+
 fn floats(n: usize, seed: u32) -> Vec<u32> {
     let mut x = seed | 1;
     (0..n)
@@ -226,15 +246,7 @@ fn varying_selects_min_max_and_conversions() {
         .map(|i| ((i * 37) % 101 - 50) as u32)
         .collect();
     let bufs = vec![floats(n, 8), b, vec![0; n], vec![0; n]];
-    differential(
-        src,
-        "k",
-        &bufs,
-        &[0, 1, 2, 3],
-        &[],
-        [n as u64, 1],
-        [n as u64, 1],
-    );
+    one_group_row(src, "k", &bufs, &[0, 1, 2, 3], n);
 }
 
 #[test]
@@ -974,15 +986,7 @@ fn float_classes_orderings_conversions_and_varying_shifts() {
         .map(|i| i.wrapping_mul(2_654_435_761) ^ 0x8000_1234)
         .collect();
     let bufs = vec![a.clone(), b.clone(), vec![0; 8 * n], vec![0; 2 * n]];
-    let Some(out) = differential(
-        src,
-        "k",
-        &bufs,
-        &[0, 1, 2, 3],
-        &[],
-        [n as u64, 1],
-        [n as u64, 1],
-    ) else {
+    let Some(out) = one_group_row(src, "k", &bufs, &[0, 1, 2, 3], n) else {
         return;
     };
     for i in 0..n {
@@ -1142,15 +1146,7 @@ fn popcount_copysign_abs_and_double_math_per_lane() {
         vec![0; 2 * n],
         vec![0; 2 * n],
     ];
-    let Some(out) = differential(
-        src,
-        "k",
-        &bufs,
-        &[0, 1, 2, 3, 4],
-        &[],
-        [n as u64, 1],
-        [n as u64, 1],
-    ) else {
+    let Some(out) = one_group_row(src, "k", &bufs, &[0, 1, 2, 3, 4], n) else {
         return;
     };
     for i in 0..n {
@@ -1189,15 +1185,7 @@ fn bit_casts_and_sign_bits() {
     a[5] = f32::NAN.to_bits();
     a[10] = (-0.0f32).to_bits();
     let bufs = vec![a.clone(), vec![0; 4 * n], vec![0; 2 * n]];
-    let Some(out) = differential(
-        src,
-        "k",
-        &bufs,
-        &[0, 1, 2],
-        &[],
-        [n as u64, 1],
-        [n as u64, 1],
-    ) else {
+    let Some(out) = one_group_row(src, "k", &bufs, &[0, 1, 2], n) else {
         return;
     };
     for i in 0..n {
@@ -1243,15 +1231,7 @@ fn conversions_with_rounding_modes_and_saturation() {
         .map(|(k, x)| x.rotate_left(k as u32) ^ (k as u32 * 37))
         .collect();
     let bufs = vec![floats(n, 8), ints, vec![0; 12 * n]];
-    let Some(out) = differential(
-        src,
-        "cvt",
-        &bufs,
-        &[0, 1, 2],
-        &[],
-        [n as u64, 1],
-        [n as u64, 1],
-    ) else {
+    let Some(out) = one_group_row(src, "cvt", &bufs, &[0, 1, 2], n) else {
         return;
     };
     let x = f(&bufs[0]);
@@ -1409,15 +1389,7 @@ fn opencl_vectors_through_divergent_loops_and_branches() {
         vec![0; 8 * n],
         vec![0; 2 * n],
     ];
-    let Some(out) = differential(
-        src,
-        "dv",
-        &bufs,
-        &[0, 1, 2, 3],
-        &[],
-        [n as u64, 1],
-        [n as u64, 1],
-    ) else {
+    let Some(out) = one_group_row(src, "dv", &bufs, &[0, 1, 2, 3], n) else {
         return;
     };
     let x = f(&bufs[0]);
@@ -1467,13 +1439,7 @@ fn double_functions_and_bit_counts_per_lane() {
     }";
     let n = 37usize;
     let xs: Vec<f64> = (0..n).map(|k| (k as f64 - 18.0) * 0.75 + 0.5).collect();
-    let words: Vec<u32> = xs
-        .iter()
-        .flat_map(|x| {
-            let b = x.to_bits();
-            [b as u32, (b >> 32) as u32]
-        })
-        .collect();
+    let words = double_words(&xs);
     let us: Vec<u32> = (0..n as u32)
         .map(|k| {
             if k % 9 == 0 {
@@ -1484,19 +1450,10 @@ fn double_functions_and_bit_counts_per_lane() {
         })
         .collect();
     let bufs = vec![words, us.clone(), vec![0; 12 * n], vec![0; 4 * n]];
-    let Some(out) = differential(
-        src,
-        "dc",
-        &bufs,
-        &[0, 1, 2, 3],
-        &[],
-        [n as u64, 1],
-        [n as u64, 1],
-    ) else {
+    let Some(out) = one_group_row(src, "dc", &bufs, &[0, 1, 2, 3], n) else {
         return;
     };
-    let d =
-        |k: usize| f64::from_bits(u64::from(out[2][2 * k]) | (u64::from(out[2][2 * k + 1]) << 32));
+    let d = |k: usize| double_at(&out[2], k);
     for i in 0..n {
         let x = xs[i];
         let want = [
@@ -1561,15 +1518,7 @@ fn narrow_integer_division_per_lane() {
         } as u32)
         .collect();
     let bufs = vec![a.clone(), b.clone(), b.clone(), vec![0; 8 * n]];
-    let Some(out) = differential(
-        src,
-        "nd",
-        &bufs,
-        &[0, 1, 2, 3],
-        &[],
-        [n as u64, 1],
-        [n as u64, 1],
-    ) else {
+    let Some(out) = one_group_row(src, "nd", &bufs, &[0, 1, 2, 3], n) else {
         return;
     };
     for i in 0..n {
@@ -1664,15 +1613,7 @@ fn bit_casts_between_scalars_and_vectors() {
         .flat_map(|x| [*x as u32, (*x >> 32) as u32])
         .collect();
     let bufs = vec![words, floats(n, 41), vec![0; 6 * n], vec![0; 2 * n]];
-    let Some(out) = differential(
-        src,
-        "bc",
-        &bufs,
-        &[0, 1, 2, 3],
-        &[],
-        [n as u64, 1],
-        [n as u64, 1],
-    ) else {
+    let Some(out) = one_group_row(src, "bc", &bufs, &[0, 1, 2, 3], n) else {
         return;
     };
     let q = |k: usize| u64::from(out[2][2 * k]) | (u64::from(out[2][2 * k + 1]) << 32);
@@ -1719,15 +1660,7 @@ fn math_with_integer_arguments_per_lane() {
     let n = 33usize;
     let ks: Vec<u32> = (0..n as i32).map(|j| (j * 5 % 23 - 11) as u32).collect();
     let bufs = vec![floats(n, 51), ks.clone(), vec![0; 3 * n]];
-    let Some(out) = differential(
-        src,
-        "mi",
-        &bufs,
-        &[0, 1, 2],
-        &[],
-        [n as u64, 1],
-        [n as u64, 1],
-    ) else {
+    let Some(out) = one_group_row(src, "mi", &bufs, &[0, 1, 2], n) else {
         return;
     };
     let x = f(&bufs[0]);
@@ -1766,28 +1699,11 @@ fn double_min_max_per_lane() {
             }
         })
         .collect();
-    let w = |v: &[f64]| -> Vec<u32> {
-        v.iter()
-            .flat_map(|x| {
-                let b = x.to_bits();
-                [b as u32, (b >> 32) as u32]
-            })
-            .collect()
-    };
-    let bufs = vec![w(&xs), w(&ys), vec![0; 4 * n]];
-    let Some(out) = differential(
-        src,
-        "mm",
-        &bufs,
-        &[0, 1, 2],
-        &[],
-        [n as u64, 1],
-        [n as u64, 1],
-    ) else {
+    let bufs = vec![double_words(&xs), double_words(&ys), vec![0; 4 * n]];
+    let Some(out) = one_group_row(src, "mm", &bufs, &[0, 1, 2], n) else {
         return;
     };
-    let d =
-        |k: usize| f64::from_bits(u64::from(out[2][2 * k]) | (u64::from(out[2][2 * k + 1]) << 32));
+    let d = |k: usize| double_at(&out[2], k);
     for i in 0..n {
         let (x, y) = (xs[i], ys[i]);
         let (hi, lo) = (x.max(y), x.min(y));
