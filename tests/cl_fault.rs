@@ -11,10 +11,11 @@
 //! Ferrite-only (other drivers take the process down, which is the point): on another
 //! platform each test returns early.
 
+use ferrite_tests::checked::{context, notes, Ctx};
 use ferrite_tests::*;
-use std::ffi::{c_char, c_void, CStr};
+use std::ffi::c_void;
 use std::ptr;
-use std::sync::{Mutex, Once};
+use std::sync::Once;
 
 /// The time limit this process runs under (read by Ferrite at its first launch).
 const TIMEOUT_MS: &str = "1500";
@@ -26,63 +27,6 @@ fn setup() -> bool {
         std::env::set_var("FERRITE_KERNEL_TIMEOUT_MS", TIMEOUT_MS);
     });
     is_ferrite()
-}
-
-/// Messages the notify callbacks received, tagged with their context's user data.
-static NOTES: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
-
-extern "C" fn notify(errinfo: *const c_char, _: *const c_void, _: usize, user: *mut c_void) {
-    // SAFETY: the driver passes a NUL-terminated string.
-    let s = unsafe { CStr::from_ptr(errinfo) }
-        .to_string_lossy()
-        .into_owned();
-    NOTES
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push((user as usize, s));
-}
-
-/// A context with the notify callback (tagged `tag`) and an in-order queue on it.
-struct Ctx {
-    ctx: Context,
-    queue: Queue,
-    tag: usize,
-}
-
-fn context(tag: usize) -> Ctx {
-    let d = dev();
-    let props = [
-        CL_CONTEXT_PLATFORM as cl_context_properties,
-        d.platform as cl_context_properties,
-        0,
-    ];
-    let mut rc = 0;
-    // SAFETY: a 0-terminated property list, one valid device, a callback that lives for
-    // the whole process.
-    let ctx = unsafe {
-        clCreateContext(
-            props.as_ptr(),
-            1,
-            &d.device,
-            Some(notify),
-            tag as *mut c_void,
-            &mut rc,
-        )
-    };
-    check(rc, "clCreateContext");
-    let ctx = Context(ctx);
-    let queue = Queue::new(&ctx, 0);
-    Ctx { ctx, queue, tag }
-}
-
-fn notes(tag: usize) -> Vec<String> {
-    NOTES
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .iter()
-        .filter(|(t, _)| *t == tag)
-        .map(|(_, s)| s.clone())
-        .collect()
 }
 
 /// Wait for `ev` without asserting success (`clWaitForEvents` reports the failure).

@@ -333,6 +333,31 @@ pub unsafe extern "C" fn ferrite_check(
     addr
 }
 
+/// [`ferrite_check`] for the lanes of a vector access (the vectoriser's cold path):
+/// `lanes` holds one `(addr, aux)` pair per lane, lane `k` is the work-item of linear local
+/// id `lid + k`; each lane whose bit is set in `active` is checked, and its address is
+/// replaced by the one to access. Returns 0.
+///
+/// # Safety
+/// As for [`ferrite_check`], per lane; `lanes` points to as many pairs as the highest bit
+/// set in `active` says.
+pub unsafe extern "C" fn ferrite_check_lanes(
+    ctx: *const GroupContext,
+    site: u64,
+    lanes: *mut [u64; 2],
+    n: u64,
+    lid: u64,
+    active: u64,
+) -> u64 {
+    for k in (0..64).filter(|k| active >> k & 1 == 1) {
+        // SAFETY: the caller's slot holds a pair for every active lane.
+        let lane = unsafe { &mut *lanes.add(k) };
+        // SAFETY: as the caller's own contract.
+        lane[0] = unsafe { ferrite_check(ctx, site, lane[0], n, lid + k as u64, lane[1]) };
+    }
+    0
+}
+
 /// `None` when `[addr, addr + n)` lies in one allocation the work-item may access, else
 /// what it missed and by how much.
 fn dynamic_bounds(
@@ -576,9 +601,10 @@ pub unsafe extern "C" fn ferrite_check_shadow(ctx: *const GroupContext) -> u64 {
 }
 
 /// The symbols JIT code calls, for the JIT's symbol table.
-pub(crate) fn symbols() -> [(&'static str, *const u8); 3] {
+pub(crate) fn symbols() -> [(&'static str, *const u8); 4] {
     [
         ("ferrite_check", ferrite_check as *const u8),
+        ("ferrite_check_lanes", ferrite_check_lanes as *const u8),
         ("ferrite_check_barrier", ferrite_check_barrier as *const u8),
         ("ferrite_check_shadow", ferrite_check_shadow as *const u8),
     ]

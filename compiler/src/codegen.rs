@@ -33,7 +33,7 @@
 pub(crate) mod arith;
 pub(crate) mod atomic;
 mod builtins_ids;
-mod check;
+pub(crate) mod check;
 mod composite;
 mod control;
 pub(crate) mod convert;
@@ -277,6 +277,32 @@ impl Env<'_> {
         Ok(self.module.declare_func_in_func(fid, func))
     }
 
+    /// A reference from `func` to the run-time hook `name` (`fn(i64 × params) -> i64`,
+    /// checked mode's `crate::check::symbols`), declared in the module once.
+    pub(crate) fn hook_ref(
+        &mut self,
+        func: &mut ir::Function,
+        name: &'static str,
+        params: usize,
+    ) -> Result<ir::FuncRef> {
+        let fid = match self.builtin_funcs.get(name) {
+            Some(id) => *id,
+            None => {
+                let mut sig = self.module.make_signature();
+                sig.params
+                    .extend(std::iter::repeat_n(ir::AbiParam::new(types::I64), params));
+                sig.returns.push(ir::AbiParam::new(types::I64));
+                let id = self
+                    .module
+                    .declare_function(name, Linkage::Import, &sig)
+                    .map_err(codegen_err)?;
+                self.builtin_funcs.insert(name, id);
+                id
+            }
+        };
+        Ok(self.module.declare_func_in_func(fid, func))
+    }
+
     /// A reference from `func` to the whole-vector math entry point `vb`
     /// (`fn(inputs: *const f32…, out: *mut f32…)`, `builtins/vector.rs`).
     pub fn vector_builtin_ref(
@@ -375,12 +401,10 @@ pub(crate) fn dump_clif() -> bool {
 
 /// `FERRITE_VECTORIZE=0`: every kernel runs its work-items one at a time (the scalar
 /// shapes), to compare speeds or to rule the vectoriser out when a result looks wrong.
+/// Checked mode vectorises too (`workgroup/vector/check.rs`).
 pub(crate) fn vectorize() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    // Checked mode runs the scalar shapes, whose loads and stores carry the checks.
-    *ON.get_or_init(|| {
-        std::env::var("FERRITE_VECTORIZE").map_or(true, |v| v != "0") && !check::mode().any()
-    })
+    *ON.get_or_init(|| std::env::var("FERRITE_VECTORIZE").map_or(true, |v| v != "0"))
 }
 
 /// Verify (debug builds) and define a finished Cranelift function.

@@ -459,6 +459,8 @@ fn build_inline<'p>(
                 global_addr: tx.env.global_addr,
                 local_offsets: &local_offsets,
                 frames: None,
+                ctx: tx.ctx,
+                wi: tx.wi,
             };
             let heads0 = nest.heads[0];
             vector::emit_loop(
@@ -542,6 +544,8 @@ fn build_inline<'p>(
             global_addr: tx.env.global_addr,
             local_offsets: &local_offsets,
             frames: None,
+            ctx: tx.ctx,
+            wi: tx.wi,
         };
         let (b, env) = (&mut tx.b, &mut *tx.env);
         b.switch_to_block(vhead);

@@ -34,6 +34,7 @@ use std::sync::{Once, OnceLock};
 
 pub use opencl_sys::*;
 
+pub mod checked;
 mod errors;
 pub use errors::error_name;
 

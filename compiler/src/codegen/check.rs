@@ -11,10 +11,11 @@
 use super::{FnTx, Result};
 use crate::check::{Site, Target};
 use crate::layout::layout;
-use cranelift_codegen::ir::{condcodes::IntCC, types, AbiParam, InstBuilder, MemFlagsData, Value};
-use cranelift_module::{Linkage, Module as _};
+use crate::spirv::{Function, Program};
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, MemFlagsData, Value};
 use rspirv::dr::Instruction;
 use rspirv::spirv::{Op, StorageClass, Word};
+use std::collections::HashMap;
 
 /// The checked mode the translator applies.
 pub(crate) fn mode() -> crate::check::Mode {
@@ -43,24 +44,114 @@ pub(crate) enum Prov {
     LocalArg(u32),
 }
 
+/// What `ptr` is known to point into, given the provenance found so far (`known`):
+/// that, or a module-scope variable it is.
+pub(crate) fn prov_in(p: &Program, known: &HashMap<Word, Prov>, ptr: Word) -> Option<Prov> {
+    if let Some(v) = known.get(&ptr) {
+        return Some(*v);
+    }
+    p.globals
+        .get(&ptr)
+        .filter(|g| {
+            matches!(
+                g.class,
+                StorageClass::Workgroup
+                    | StorageClass::CrossWorkgroup
+                    | StorageClass::UniformConstant
+            )
+        })
+        .map(|_| Prov::Var(ptr))
+}
+
+/// The check target of an access through variable `v` (of pointer type `ptr_ty`, named as
+/// `name_id` is), and the variable's size in bytes.
+pub(crate) fn var_target(
+    p: &Program,
+    v: Word,
+    ptr_ty: Word,
+    name_id: Word,
+) -> Result<(Target, u64)> {
+    let (vclass, pointee) = p.pointer_type(ptr_ty)?;
+    let size = layout(p, pointee)?.size;
+    let name = p
+        .names
+        .get(&name_id)
+        .filter(|n| !n.is_empty())
+        .map_or_else(|| format!("%{v}"), |n| n.clone());
+    let kind = match vclass {
+        StorageClass::Function => "private variable",
+        StorageClass::Workgroup => "__local variable",
+        StorageClass::UniformConstant => "program-scope __constant variable",
+        _ => "program-scope variable",
+    };
+    let what = format!("{kind} `{name}`");
+    Ok((Target::Var { what, size }, size))
+}
+
+/// A kernel's `__global`/`__constant` pointer parameters are the arguments of those
+/// numbers, its `__local` ones the local-memory arguments.
+fn note_kernel_params(p: &Program, kernel: &Function, known: &mut HashMap<Word, Prov>) {
+    for (i, prm) in kernel.params.iter().enumerate() {
+        match p.pointer_type(prm.ty) {
+            Ok((StorageClass::CrossWorkgroup | StorageClass::UniformConstant, _)) => {
+                known.insert(prm.id, Prov::Arg(i as u32));
+            }
+            Ok((StorageClass::Workgroup, _)) => {
+                known.insert(prm.id, Prov::LocalArg(i as u32));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Follow provenance through `inst` (a call is the translator's business).
+fn note(p: &Program, known: &mut HashMap<Word, Prov>, inst: &Instruction) {
+    let Some(r) = inst.result_id else { return };
+    match inst.class.opcode {
+        Op::Variable => {
+            known.insert(r, Prov::Var(r));
+        }
+        Op::AccessChain
+        | Op::InBoundsAccessChain
+        | Op::PtrAccessChain
+        | Op::InBoundsPtrAccessChain
+        | Op::Bitcast
+        | Op::PtrCastToGeneric
+        | Op::GenericCastToPtr
+        | Op::CopyObject => {
+            if let Some(v) = super::op_id(inst, 0)
+                .ok()
+                .and_then(|b| prov_in(p, known, b))
+            {
+                known.insert(r, v);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The provenance of every pointer of `kernel`, a kernel function with every call inlined
+/// (the vectoriser's input): what its checks compare each access against.
+pub(crate) fn provenance(p: &Program, kernel: &Function) -> HashMap<Word, Prov> {
+    let mut known = HashMap::new();
+    note_kernel_params(p, kernel, &mut known);
+    // Blocks are in no particular order: repeat until nothing new is learnt.
+    for _ in 0..4 {
+        let before = known.len();
+        for inst in kernel.blocks.iter().flat_map(|b| &b.insts) {
+            note(p, &mut known, inst);
+        }
+        if known.len() == before {
+            break;
+        }
+    }
+    known
+}
+
 impl FnTx<'_, '_, '_> {
     /// What `ptr` is known to point into, if anything.
     fn prov_of(&self, ptr: Word) -> Option<Prov> {
-        if let Some(v) = self.check_vars.get(&ptr) {
-            return Some(*v);
-        }
-        self.p
-            .globals
-            .get(&ptr)
-            .filter(|g| {
-                matches!(
-                    g.class,
-                    StorageClass::Workgroup
-                        | StorageClass::CrossWorkgroup
-                        | StorageClass::UniformConstant
-                )
-            })
-            .map(|_| Prov::Var(ptr))
+        prov_in(self.p, &self.check_vars, ptr)
     }
 
     /// Checked mode, at the start of the kernel's own function (or its step): its
@@ -70,16 +161,8 @@ impl FnTx<'_, '_, '_> {
             return;
         }
         let kernel = self.step.is_some() || self.f.id == self.env.kernel_func;
-        for (i, prm) in self.f.params.iter().enumerate().filter(|_| kernel) {
-            match self.p.pointer_type(prm.ty) {
-                Ok((StorageClass::CrossWorkgroup | StorageClass::UniformConstant, _)) => {
-                    self.check_vars.insert(prm.id, Prov::Arg(i as u32));
-                }
-                Ok((StorageClass::Workgroup, _)) => {
-                    self.check_vars.insert(prm.id, Prov::LocalArg(i as u32));
-                }
-                _ => {}
-            }
+        if kernel {
+            note_kernel_params(self.p, self.f, &mut self.check_vars);
         }
         // Provenance of every pointer before translation: a step may translate a use
         // (after a barrier) before the definition it reloads from the frame.
@@ -134,25 +217,7 @@ impl FnTx<'_, '_, '_> {
             }
             return;
         }
-        let Some(r) = inst.result_id else { return };
-        match inst.class.opcode {
-            Op::Variable => {
-                self.check_vars.insert(r, Prov::Var(r));
-            }
-            Op::AccessChain
-            | Op::InBoundsAccessChain
-            | Op::PtrAccessChain
-            | Op::InBoundsPtrAccessChain
-            | Op::Bitcast
-            | Op::PtrCastToGeneric
-            | Op::GenericCastToPtr
-            | Op::CopyObject => {
-                if let Some(v) = super::op_id(inst, 0).ok().and_then(|b| self.prov_of(b)) {
-                    self.check_vars.insert(r, v);
-                }
-            }
-            _ => {}
-        }
+        note(self.p, &mut self.check_vars, inst);
     }
 
     /// A reference to a checked-mode hook (`crate::check::symbols`).
@@ -164,23 +229,7 @@ impl FnTx<'_, '_, '_> {
         if let Some(r) = self.builtin_refs.get(name) {
             return Ok(*r);
         }
-        let fid = match self.env.builtin_funcs.get(name) {
-            Some(id) => *id,
-            None => {
-                let mut sig = self.env.module.make_signature();
-                sig.params
-                    .extend(std::iter::repeat_n(AbiParam::new(types::I64), params));
-                sig.returns.push(AbiParam::new(types::I64));
-                let id = self
-                    .env
-                    .module
-                    .declare_function(name, Linkage::Import, &sig)
-                    .map_err(super::codegen_err)?;
-                self.env.builtin_funcs.insert(name, id);
-                id
-            }
-        };
-        let r = self.env.module.declare_func_in_func(fid, self.b.func);
+        let r = self.env.hook_ref(self.b.func, name, params)?;
         self.builtin_refs.insert(name, r);
         Ok(r)
     }
@@ -212,23 +261,9 @@ impl FnTx<'_, '_, '_> {
         };
         let (target, aux, size) = match var {
             Some(v) => {
-                let (vclass, pointee) = self.pointee_of(v)?;
-                let size = layout(self.p, pointee)?.size;
-                let name = self
-                    .p
-                    .names
-                    .get(&self.source_id(v))
-                    .filter(|n| !n.is_empty())
-                    .map_or_else(|| format!("%{v}"), |n| n.clone());
-                let kind = match vclass {
-                    StorageClass::Function => "private variable",
-                    StorageClass::Workgroup => "__local variable",
-                    StorageClass::UniformConstant => "program-scope __constant variable",
-                    _ => "program-scope variable",
-                };
+                let (target, size) = var_target(self.p, v, self.type_of(v)?, self.source_id(v))?;
                 let base = self.scalar(v)?;
-                let what = format!("{kind} `{name}`");
-                (Target::Var { what, size }, base, Some(size))
+                (target, base, Some(size))
             }
             None => (Target::Dynamic, self.wi, None),
         };

@@ -61,6 +61,7 @@ use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{BuiltIn, MemoryAccess, Op, StorageClass, Word};
 use std::collections::HashMap;
 
+mod check;
 mod linear;
 pub mod steps;
 pub mod width;
@@ -118,6 +119,10 @@ pub struct Inputs<'a> {
     pub local_offsets: &'a HashMap<Word, u64>,
     /// In a vector step (`steps.rs`): the four lanes' frames.
     pub frames: Option<FrameBase>,
+    /// The group's context (`GroupContext`) and the work-item record (`codegen::WI_*`),
+    /// for checked mode's hooks.
+    pub ctx: Value,
+    pub wi: Value,
 }
 
 /// The frames of four lanes: lane `k`'s is at `base + k × size`.
@@ -142,6 +147,8 @@ pub struct Plan {
     pub why: String,
     /// The kernel's work-items per sub-group (for the sub-group id built-ins).
     pub sub_group_size: u32,
+    /// Checked mode with `bounds`: what each pointer points into (`vector/check.rs`).
+    prov: Option<HashMap<Word, crate::codegen::check::Prov>>,
 }
 
 /// A SPIR-V value across the four lanes.
@@ -364,7 +371,7 @@ fn scratch(
         .extend(env.arg_types.iter().map(|t| AbiParam::new(*t)));
     let n_ctx = (GroupContext::OFFSET_WORK_DIM / 8 + 1) as usize;
     sig.params
-        .extend(std::iter::repeat_n(AbiParam::new(types::I64), 8 + n_ctx));
+        .extend(std::iter::repeat_n(AbiParam::new(types::I64), 10 + n_ctx));
     let mut func = ir::Function::with_name_signature(ir::UserFuncName::default(), sig);
     let mut fbc = FunctionBuilderContext::new();
     let mut b = FunctionBuilder::new(&mut func, &mut fbc);
@@ -382,7 +389,9 @@ fn scratch(
             base: rest[7],
             size: 8,
         }),
-        ctx_vals: &rest[8..],
+        ctx: rest[8],
+        wi: rest[9],
+        ctx_vals: &rest[10..],
         global_addr: env.global_addr,
         local_offsets: env.local_offsets,
     };
@@ -401,6 +410,9 @@ fn analyse(p: &Program, kernel: &Function) -> Result<Plan> {
         true => None,
         false => Some(linear::Linear::new(&cfg)?),
     };
+    let prov = crate::check::mode()
+        .bounds
+        .then(|| crate::codegen::check::provenance(p, &inlined.func));
     Ok(Plan {
         inlined,
         cfg,
@@ -410,6 +422,7 @@ fn analyse(p: &Program, kernel: &Function) -> Result<Plan> {
         lanes: DEFAULT_LANES,
         why: String::new(),
         sub_group_size: crate::DEFAULT_SUB_GROUP_SIZE,
+        prov,
     })
 }
 
@@ -1089,6 +1102,112 @@ impl VTx<'_, '_, '_, '_> {
         })
     }
 
+    /// Load `n` components of scalar type `t` through `pv` (an `OpLoad`'s access).
+    fn load_through(&mut self, pv: V, n: usize, t: ir::Type) -> Result<V> {
+        if let Some((a, test)) = self.consecutive_vec4(&pv, n, t) {
+            // Each four lanes' float4s one after another: four loads and a
+            // transpose (where the index's test holds; else component by
+            // component).
+            let vt = vec_of(t).unwrap_or(t);
+            let h = self.w / 4;
+            let (fast, slow, join) = (
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+            );
+            let params: Vec<Value> = (0..4 * h)
+                .map(|_| self.b.append_block_param(join, vt))
+                .collect();
+            let as_comps = |cols: Vec<Value>| -> V {
+                // `cols[c * h + j]`: component c, lanes 4j .. 4j + 4.
+                V::Comp(cols.chunks(h).map(|c| V::Vec(c.to_vec())).collect())
+            };
+            let Some(ok) = test else {
+                let cols = self.load_vec4s(vt, a);
+                return Ok(as_comps(cols));
+            };
+            self.b.ins().brif(ok, fast, &[], slow, &[]);
+            self.b.switch_to_block(fast);
+            let cols = self.load_vec4s(vt, a);
+            let args: Vec<BlockArg> = cols.into_iter().map(BlockArg::Value).collect();
+            self.b.ins().jump(join, &args);
+            self.b.switch_to_block(slow);
+            let mut args = Vec::with_capacity(4 * h);
+            for c in 0..4 {
+                let ca = self.component_address(&pv, c, t)?;
+                let x = self.load(ca, t)?;
+                args.extend(self.vector(&x, t)?.into_iter().map(BlockArg::Value));
+            }
+            self.b.ins().jump(join, &args);
+            self.b.switch_to_block(join);
+            return Ok(as_comps(params));
+        }
+        let mut comps = Vec::with_capacity(n);
+        for c in 0..n {
+            let a = self.component_address(&pv, c, t)?;
+            comps.push(match self.mask {
+                Some(m) => self.load_masked(a, t, m)?,
+                None => self.load(a, t)?,
+            });
+        }
+        let v = if n == 1 {
+            comps.pop().ok_or_else(|| refuse("load"))?
+        } else {
+            V::Comp(comps)
+        };
+        Ok(v)
+    }
+
+    /// Store `comps` (components of scalar type `t`) through `pv` (an `OpStore`'s
+    /// access).
+    fn store_through(&mut self, pv: &V, comps: &[V], t: ir::Type) -> Result<()> {
+        if let Some((a, test)) = self.consecutive_vec4(pv, comps.len(), t) {
+            // The transpose back and four stores (where the index's test holds;
+            // else component by component).
+            let (fast, slow, join) = (
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+            );
+            if let Some(ok) = test {
+                self.b.ins().brif(ok, fast, &[], slow, &[]);
+                self.b.switch_to_block(slow);
+                for (c, v) in comps.iter().enumerate() {
+                    let ca = self.component_address(pv, c, t)?;
+                    self.store(&ca, v, t)?;
+                }
+                self.b.ins().jump(join, &[]);
+            } else {
+                self.b.ins().jump(fast, &[]);
+            }
+            self.b.switch_to_block(fast);
+            let mut cols = Vec::with_capacity(4);
+            for v in comps {
+                cols.push(self.vector(v, t)?);
+            }
+            let h = self.w / 4;
+            for (j, base) in (0..h).map(|j| (j, 64 * j as i32)) {
+                let part = [0, 1, 2, 3].map(|c: usize| cols[c][j]);
+                let rows = self.transpose4(part);
+                for (k, r) in rows.iter().enumerate() {
+                    let off = base + 16 * k as i32;
+                    self.b.ins().store(MemFlagsData::new(), *r, a, off);
+                }
+            }
+            self.b.ins().jump(join, &[]);
+            self.b.switch_to_block(join);
+            return Ok(());
+        }
+        for (c, v) in comps.iter().enumerate() {
+            let a = self.component_address(pv, c, t)?;
+            match self.mask {
+                Some(m) => self.store_masked(&a, v, t, m)?,
+                None => self.store(&a, v, t)?,
+            }
+        }
+        Ok(())
+    }
+
     /// The consecutive lanes at `a` as 128-bit values of type `vt`.
     fn load_parts(&mut self, vt: ir::Type, a: Value) -> Vec<Value> {
         (0..self.w / 4)
@@ -1543,9 +1662,25 @@ impl VTx<'_, '_, '_, '_> {
     /// step), `Some((address, Some(test)))` when they are where `test` holds (a widened
     /// index), `None` otherwise.
     fn consecutive(&mut self, ptr: &V, size: i64) -> Option<(Value, Option<Value>)> {
+        let step = match ptr {
+            V::Aff(_, step) => *step,
+            V::Ext(e) if e.nstep != 0 => e.mul.wrapping_mul(e.nstep),
+            _ => return None,
+        };
+        if step != size {
+            return None;
+        }
+        self.span(ptr).map(|(a, _, test)| (a, test))
+    }
+
+    /// When the lanes of `ptr` are affine (uniform, affine, or a widened index where
+    /// `test` holds): lane 0's value, the step, and that test.
+    fn span(&mut self, ptr: &V) -> Option<(Value, i64, Option<Value>)> {
         match ptr {
-            V::Aff(a, step) if *step == size => Some((*a, None)),
-            V::Ext(e) if e.mul.wrapping_mul(e.nstep) == size && e.nstep != 0 => {
+            V::U(a) => Some((*a, 0, None)),
+            V::Aff(a, step) => Some((*a, *step, None)),
+            V::Ext(e) if e.nstep != 0 => {
+                let step = e.mul.wrapping_mul(e.nstep);
                 let mut ok = self.no_wrap(e);
                 let first = match &e.clamp {
                     Some(c) => {
@@ -1559,7 +1694,7 @@ impl VTx<'_, '_, '_, '_> {
                     None => e.narrow,
                 };
                 let a = self.ext_at(e, first);
-                Some((a, Some(ok)))
+                Some((a, step, Some(ok)))
             }
             _ => None,
         }
@@ -1697,56 +1832,15 @@ impl VTx<'_, '_, '_, '_> {
                 let (elem, n) = self.vector_type(rt)?;
                 let t = scalar_ty(p, elem)?;
                 let pv = self.val(ptr)?;
-                if let Some((a, test)) = self.consecutive_vec4(&pv, n, t) {
-                    // Each four lanes' float4s one after another: four loads and a
-                    // transpose (where the index's test holds; else component by
-                    // component).
-                    let vt = vec_of(t).unwrap_or(t);
-                    let h = self.w / 4;
-                    let (fast, slow, join) = (
-                        self.b.create_block(),
-                        self.b.create_block(),
-                        self.b.create_block(),
-                    );
-                    let params: Vec<Value> = (0..4 * h)
-                        .map(|_| self.b.append_block_param(join, vt))
-                        .collect();
-                    let as_comps = |cols: Vec<Value>| -> V {
-                        // `cols[c * h + j]`: component c, lanes 4j .. 4j + 4.
-                        V::Comp(cols.chunks(h).map(|c| V::Vec(c.to_vec())).collect())
-                    };
-                    let Some(ok) = test else {
-                        let cols = self.load_vec4s(vt, a);
-                        return self.set(inst, t, as_comps(cols));
-                    };
-                    self.b.ins().brif(ok, fast, &[], slow, &[]);
-                    self.b.switch_to_block(fast);
-                    let cols = self.load_vec4s(vt, a);
-                    let args: Vec<BlockArg> = cols.into_iter().map(BlockArg::Value).collect();
-                    self.b.ins().jump(join, &args);
-                    self.b.switch_to_block(slow);
-                    let mut args = Vec::with_capacity(4 * h);
-                    for c in 0..4 {
-                        let ca = self.component_address(&pv, c, t)?;
-                        let x = self.load(ca, t)?;
-                        args.extend(self.vector(&x, t)?.into_iter().map(BlockArg::Value));
+                self.refuse_unchecked_race(ptr)?;
+                let bytes = layout(p, rt)?.size;
+                let v = match (self.bounds_guard(ptr, &pv, bytes, false)?, pv) {
+                    (None, pv) => self.load_through(pv, n, t)?,
+                    (Some(g), V::U(a)) => {
+                        let a = self.guarded_uniform(&g, a)?;
+                        self.load_through(V::U(a), n, t)?
                     }
-                    self.b.ins().jump(join, &args);
-                    self.b.switch_to_block(join);
-                    return self.set(inst, t, as_comps(params));
-                }
-                let mut comps = Vec::with_capacity(n);
-                for c in 0..n {
-                    let a = self.component_address(&pv, c, t)?;
-                    comps.push(match self.mask {
-                        Some(m) => self.load_masked(a, t, m)?,
-                        None => self.load(a, t)?,
-                    });
-                }
-                let v = if n == 1 {
-                    comps.pop().ok_or_else(|| refuse("load"))?
-                } else {
-                    V::Comp(comps)
+                    (Some(g), pv) => self.guarded_load(&g, pv, n, t)?,
                 };
                 self.set(inst, t, v)
             }
@@ -1763,51 +1857,17 @@ impl VTx<'_, '_, '_, '_> {
                     V::Comp(c) => c,
                     v => vec![v],
                 };
-                if let Some((a, test)) = self.consecutive_vec4(&pv, comps.len(), t) {
-                    // The transpose back and four stores (where the index's test holds;
-                    // else component by component).
-                    let (fast, slow, join) = (
-                        self.b.create_block(),
-                        self.b.create_block(),
-                        self.b.create_block(),
-                    );
-                    if let Some(ok) = test {
-                        self.b.ins().brif(ok, fast, &[], slow, &[]);
-                        self.b.switch_to_block(slow);
-                        for (c, v) in comps.iter().enumerate() {
-                            let ca = self.component_address(&pv, c, t)?;
-                            self.store(&ca, v, t)?;
-                        }
-                        self.b.ins().jump(join, &[]);
-                    } else {
-                        self.b.ins().jump(fast, &[]);
+                self.refuse_unchecked_race(ptr)?;
+                let (_, pointee) = p.pointer_type(self.type_of_id(ptr)?)?;
+                let bytes = layout(p, pointee)?.size;
+                match (self.bounds_guard(ptr, &pv, bytes, true)?, pv) {
+                    (None, pv) => self.store_through(&pv, &comps, t),
+                    (Some(g), V::U(a)) => {
+                        let a = self.guarded_uniform(&g, a)?;
+                        self.store_through(&V::U(a), &comps, t)
                     }
-                    self.b.switch_to_block(fast);
-                    let mut cols = Vec::with_capacity(4);
-                    for v in &comps {
-                        cols.push(self.vector(v, t)?);
-                    }
-                    let h = self.w / 4;
-                    for (j, base) in (0..h).map(|j| (j, 64 * j as i32)) {
-                        let part = [0, 1, 2, 3].map(|c: usize| cols[c][j]);
-                        let rows = self.transpose4(part);
-                        for (k, r) in rows.iter().enumerate() {
-                            let off = base + 16 * k as i32;
-                            self.b.ins().store(MemFlagsData::new(), *r, a, off);
-                        }
-                    }
-                    self.b.ins().jump(join, &[]);
-                    self.b.switch_to_block(join);
-                    return Ok(());
+                    (Some(g), pv) => self.guarded_store(&g, &pv, &comps, t),
                 }
-                for (c, v) in comps.iter().enumerate() {
-                    let a = self.component_address(&pv, c, t)?;
-                    match self.mask {
-                        Some(m) => self.store_masked(&a, v, t, m)?,
-                        None => self.store(&a, v, t)?,
-                    }
-                }
-                Ok(())
             }
             Op::AccessChain
             | Op::InBoundsAccessChain
@@ -3273,6 +3333,10 @@ impl VTx<'_, '_, '_, '_> {
     /// pointers are uniform. A lane's bytes are all loaded before any is stored, as a
     /// `memmove` of them would.
     fn copy_memory(&mut self, inst: &Instruction) -> Result<()> {
+        if crate::check::mode().any() {
+            // The scalar shapes check both ends (`codegen/check.rs`).
+            return Err(refuse("a memory copy in checked mode"));
+        }
         let (dst_id, src_id) = (op_id(inst, 0)?, op_id(inst, 1)?);
         let (size, rest) = if inst.class.opcode == Op::CopyMemory {
             let (_, pointee) = self.p.pointer_type(self.type_of_id(dst_id)?)?;

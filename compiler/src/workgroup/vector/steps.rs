@@ -100,6 +100,9 @@ pub fn plan_steps(
             .enumerate()
             .map(|(i, pt)| (Some(i), pt.cont)),
     );
+    let prov = crate::check::mode()
+        .bounds
+        .then(|| crate::codegen::check::provenance(p, &split.func));
     let mut regions = Vec::new();
     for (entry_point, label) in entries {
         let func = region_function(&split.func, label, &boundary_of_block)?;
@@ -121,6 +124,7 @@ pub fn plan_steps(
             lanes: 4,
             why: String::new(),
             sub_group_size,
+            prov: prov.clone(),
         });
     }
     // One width for all regions: the narrowest any region's loops allow.
