@@ -455,25 +455,47 @@ fn dynamic_bounds(
     })
 }
 
-/// What JIT code reads of a worker's race-detector state ([`ferrite_check_shadow`]):
-/// the cells (per 4 bytes of local memory: writer + 1, its epoch, reader + 1, its epoch,
-/// each `u32`) and the work-items' epochs (`u32`).
+/// What JIT code reads of a worker's race-detector state ([`ferrite_check_shadow`]).
+/// The cells keep, per 4 bytes of local memory, four `u32` fields: the last writer + 1,
+/// its epoch, the last reader + 1, its epoch; each field is an array of its own (`stride`
+/// bytes from one to the next), so the cells of consecutive words are consecutive and a
+/// vector loop reads four work-items' writers as one vector. `epochs` holds the
+/// work-items' epochs (`u32`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct ShadowView {
     pub cells: u64,
     pub epochs: u64,
+    pub stride: u64,
 }
+
+/// The fields of a shadow cell, in the order of their arrays.
+const WRITER: usize = 0;
+const WRITER_EPOCH: usize = 1;
+const READER: usize = 2;
+const READER_EPOCH: usize = 3;
+
+/// Spare cells past the end of local memory: an access the inline check lets through
+/// lies inside local memory, and a vector check reads at most 16 cells from its first.
+const SPARE_CELLS: usize = 16;
 
 /// Race detector state of the group a worker runs.
 struct Shadow {
     view: Box<ShadowView>,
     serial: u64,
     group: [u64; 3],
-    /// Per 4 bytes of local memory: writer + 1, its epoch, reader + 1, its epoch.
-    cells: Vec<[u32; 4]>,
+    /// The cells' four fields ([`ShadowView`]), `len` entries each.
+    cells: Vec<u32>,
+    len: usize,
     /// Barriers passed, per work-item.
     epochs: Vec<u32>,
+}
+
+impl Shadow {
+    /// Field `f` of cell `i`.
+    fn field(&mut self, f: usize, i: usize) -> &mut u32 {
+        &mut self.cells[f * self.len + i]
+    }
 }
 
 impl Default for Shadow {
@@ -482,10 +504,12 @@ impl Default for Shadow {
             view: Box::new(ShadowView {
                 cells: 0,
                 epochs: 0,
+                stride: 0,
             }),
             serial: 0,
             group: [0; 3],
             cells: Vec::new(),
+            len: 0,
             epochs: Vec::new(),
         }
     }
@@ -501,17 +525,18 @@ fn with_shadow<R>(st: &CheckLaunch, ctx: &GroupContext, f: impl FnOnce(&mut Shad
         if s.serial != st.serial || s.group != ctx.group_id {
             s.serial = st.serial;
             s.group = ctx.group_id;
+            let len = (ctx.local_mem_size as usize).div_ceil(4) + SPARE_CELLS;
+            s.len = len;
             s.cells.clear();
-            s.cells
-                .resize((ctx.local_mem_size as usize).div_ceil(4), [0; 4]);
+            s.cells.resize(4 * len, 0);
             s.epochs.clear();
             let items = ctx.local_size.iter().product::<u64>() as usize;
             s.epochs.resize(items, 0);
-            // One spare cell: an access the inline check lets through lies inside
-            // local memory, so `cells` is never indexed past its end.
-            s.cells.push([0; 4]);
-            let (cells, epochs) = (s.cells.as_mut_ptr() as u64, s.epochs.as_mut_ptr() as u64);
-            *s.view = ShadowView { cells, epochs };
+            *s.view = ShadowView {
+                cells: s.cells.as_mut_ptr() as u64,
+                epochs: s.epochs.as_mut_ptr() as u64,
+                stride: 4 * len as u64,
+            };
         }
         f(&mut s)
     })
@@ -524,8 +549,9 @@ fn race(st: &CheckLaunch, ctx: &GroupContext, site: u64, off: u64, n: u64, lid: 
         let mut found = None;
         let first = (off / 4) as usize;
         let last = ((off + n.max(1) - 1) / 4) as usize;
-        for c in s.cells.iter_mut().take(last + 1).skip(first) {
-            let [w, we, r, re] = *c;
+        for c in first..=last.min(s.len - 1) {
+            let (w, we) = (*s.field(WRITER, c), *s.field(WRITER_EPOCH, c));
+            let (r, re) = (*s.field(READER, c), *s.field(READER_EPOCH, c));
             if found.is_none() {
                 if w != 0 && w != me && we == ep {
                     found = Some((w - 1, "written"));
@@ -533,13 +559,12 @@ fn race(st: &CheckLaunch, ctx: &GroupContext, site: u64, off: u64, n: u64, lid: 
                     found = Some((r - 1, "read"));
                 }
             }
-            if write {
-                c[0] = me;
-                c[1] = ep;
-            } else {
-                c[2] = me;
-                c[3] = ep;
-            }
+            let (who, when) = match write {
+                true => (WRITER, WRITER_EPOCH),
+                false => (READER, READER_EPOCH),
+            };
+            *s.field(who, c) = me;
+            *s.field(when, c) = ep;
         }
         found
     });

@@ -395,6 +395,15 @@ fn build_inline<'p>(
     split: Option<(&'p regions::Split, &'p FramePlan)>,
 ) -> Result<()> {
     let pro = prologue(tx.p, &mut tx.b, kernel, info, split.map(|(_, plan)| plan))?;
+    // Checked mode's race detector, for vector loops: the worker's state for this group.
+    let shadow = match crate::check::mode().races {
+        true => {
+            let hook = tx.env.hook_ref(tx.b.func, "ferrite_check_shadow", 1)?;
+            let call = tx.b.ins().call(hook, &[pro.gctx]);
+            Some(tx.b.inst_results(call)[0])
+        }
+        false => None,
+    };
     let reached = codegen::reachable(tx.p, kernel.id)?;
     let widths = vector::widths_for(info.reqd_work_group_size.map(|r| r[0]), tx.env.lanes);
     let call_counts = codegen::call_counts(tx.p, &reached)?;
@@ -461,6 +470,7 @@ fn build_inline<'p>(
                 frames: None,
                 ctx: tx.ctx,
                 wi: tx.wi,
+                shadow,
             };
             let heads0 = nest.heads[0];
             vector::emit_loop(
@@ -546,6 +556,7 @@ fn build_inline<'p>(
             frames: None,
             ctx: tx.ctx,
             wi: tx.wi,
+            shadow,
         };
         let (b, env) = (&mut tx.b, &mut *tx.env);
         b.switch_to_block(vhead);

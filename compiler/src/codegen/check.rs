@@ -336,14 +336,24 @@ impl FnTx<'_, '_, '_> {
             let ep = self.b.ins().load(types::I32, t, ep_at, 0);
             let me64 = self.b.ins().iadd_imm_s(lid, 1);
             let me = self.b.ins().ireduce(types::I32, me64);
+            // The cell's four fields, `stride` bytes apart (`crate::check::ShadowView`).
+            let stride = self.b.ins().load(types::I64, t, view, 16);
             let idx = self.b.ins().ushr_imm_s(off, 2);
-            let idx = self.b.ins().ishl_imm_s(idx, 4);
-            let cell = self.b.ins().iadd(cells, idx);
+            let idx = self.b.ins().ishl_imm_s(idx, 2);
+            let writer = self.b.ins().iadd(cells, idx);
+            let field = |b: &mut cranelift_frontend::FunctionBuilder, f: i64| match f {
+                0 => writer,
+                _ => {
+                    let d = b.ins().imul_imm_s(stride, f);
+                    b.ins().iadd(writer, d)
+                }
+            };
             // Another work-item's access in this epoch conflicts: its writes always,
             // its reads when this is a write.
-            let clear = |b: &mut cranelift_frontend::FunctionBuilder, at: i32| {
-                let who = b.ins().load(types::I32, t, cell, at);
-                let when = b.ins().load(types::I32, t, cell, at + 4);
+            let clear = |b: &mut cranelift_frontend::FunctionBuilder, f: i64| {
+                let (who_at, when_at) = (field(b, f), field(b, f + 1));
+                let who = b.ins().load(types::I32, t, who_at, 0);
+                let when = b.ins().load(types::I32, t, when_at, 0);
                 let mine = b.ins().icmp(IntCC::Equal, who, me);
                 let none = b.ins().icmp_imm_s(IntCC::Equal, who, 0);
                 let old = b.ins().icmp(IntCC::NotEqual, when, ep);
@@ -352,16 +362,17 @@ impl FnTx<'_, '_, '_> {
             };
             let mut ok = clear(&mut self.b, 0);
             if write {
-                let r = clear(&mut self.b, 8);
+                let r = clear(&mut self.b, 2);
                 ok = self.b.ins().band(ok, r);
             }
             self.b.ins().brif(ok, fast, &[], cold, &[]);
             self.b.seal_block(fast);
             self.b.seal_block(cold);
             self.b.switch_to_block(fast);
-            let at = if write { 0 } else { 8 };
-            self.b.ins().store(t, me, cell, at);
-            self.b.ins().store(t, ep, cell, at + 4);
+            let f = if write { 0 } else { 2 };
+            let (who_at, when_at) = (field(&mut self.b, f), field(&mut self.b, f + 1));
+            self.b.ins().store(t, me, who_at, 0);
+            self.b.ins().store(t, ep, when_at, 0);
             self.b.ins().jump(done, &[addr.into()]);
             self.b.switch_to_block(cold);
             let r = self.check_call(&args);

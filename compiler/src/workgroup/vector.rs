@@ -123,6 +123,9 @@ pub struct Inputs<'a> {
     /// for checked mode's hooks.
     pub ctx: Value,
     pub wi: Value,
+    /// Checked mode with `races`: the worker's race-detector state for the group
+    /// (`crate::check::ShadowView`).
+    pub shadow: Option<Value>,
 }
 
 /// The frames of four lanes: lane `k`'s is at `base + k × size`.
@@ -147,8 +150,33 @@ pub struct Plan {
     pub why: String,
     /// The kernel's work-items per sub-group (for the sub-group id built-ins).
     pub sub_group_size: u32,
-    /// Checked mode with `bounds`: what each pointer points into (`vector/check.rs`).
+    /// Checked mode: what each pointer points into (`vector/check.rs`).
     prov: Option<HashMap<Word, crate::codegen::check::Prov>>,
+    /// The kernel may access `__local` memory (checked mode's race detector).
+    touches_local: bool,
+}
+
+/// Checked mode's facts about a kernel (inlined whole, or split at its boundaries):
+/// its pointers' provenance, and whether it may touch `__local` memory.
+fn check_facts(
+    p: &Program,
+    f: &Function,
+) -> (Option<HashMap<Word, crate::codegen::check::Prov>>, bool) {
+    if !crate::check::mode().any() {
+        return (None, false);
+    }
+    let local_var = p
+        .globals
+        .values()
+        .any(|g| g.class == StorageClass::Workgroup && g.builtin.is_none());
+    let local_arg = f
+        .params
+        .iter()
+        .any(|prm| matches!(p.pointer_type(prm.ty), Ok((StorageClass::Workgroup, _))));
+    (
+        Some(crate::codegen::check::provenance(p, f)),
+        local_var || local_arg,
+    )
 }
 
 /// A SPIR-V value across the four lanes.
@@ -319,6 +347,8 @@ struct VTx<'a, 'b, 'p, 'e> {
     phi_counts: HashMap<Word, usize>,
     /// The next id for a component of a vector operation translated per component.
     next_tmp: Word,
+    /// Checked mode with `races`: the worker's race-detector state (`vector/check.rs`).
+    shadow: Option<check::ShadowLanes>,
 }
 
 /// Can `kernel` be vectorised? Inlines and analyses it, then translates it into a scratch
@@ -371,7 +401,7 @@ fn scratch(
         .extend(env.arg_types.iter().map(|t| AbiParam::new(*t)));
     let n_ctx = (GroupContext::OFFSET_WORK_DIM / 8 + 1) as usize;
     sig.params
-        .extend(std::iter::repeat_n(AbiParam::new(types::I64), 10 + n_ctx));
+        .extend(std::iter::repeat_n(AbiParam::new(types::I64), 11 + n_ctx));
     let mut func = ir::Function::with_name_signature(ir::UserFuncName::default(), sig);
     let mut fbc = FunctionBuilderContext::new();
     let mut b = FunctionBuilder::new(&mut func, &mut fbc);
@@ -391,7 +421,8 @@ fn scratch(
         }),
         ctx: rest[8],
         wi: rest[9],
-        ctx_vals: &rest[10..],
+        shadow: crate::check::mode().races.then_some(rest[10]),
+        ctx_vals: &rest[11..],
         global_addr: env.global_addr,
         local_offsets: env.local_offsets,
     };
@@ -410,9 +441,7 @@ fn analyse(p: &Program, kernel: &Function) -> Result<Plan> {
         true => None,
         false => Some(linear::Linear::new(&cfg)?),
     };
-    let prov = crate::check::mode()
-        .bounds
-        .then(|| crate::codegen::check::provenance(p, &inlined.func));
+    let (prov, touches_local) = check_facts(p, &inlined.func);
     Ok(Plan {
         inlined,
         cfg,
@@ -423,6 +452,7 @@ fn analyse(p: &Program, kernel: &Function) -> Result<Plan> {
         why: String::new(),
         sub_group_size: crate::DEFAULT_SUB_GROUP_SIZE,
         prov,
+        touches_local,
     })
 }
 
@@ -561,6 +591,7 @@ fn translate<'a, 'p, 'e>(
         builtin_refs: HashMap::new(),
         phi_counts: HashMap::new(),
         next_tmp: TMP_IDS,
+        shadow: None,
     };
     let mut it = inp.args.iter();
     for prm in &f.params {
@@ -573,6 +604,7 @@ fn translate<'a, 'p, 'e>(
         tx.spv_tys.insert(prm.id, prm.ty);
         tx.vals.insert(prm.id, V::U(v));
     }
+    tx.fetch_shadow()?;
     if let Some(((split, frame), _)) = step {
         let e = tx.b.ins().iconst(types::I32, crate::codegen::regions::EXIT);
         tx.b.def_var(step_state, e);

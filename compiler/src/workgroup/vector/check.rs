@@ -38,6 +38,41 @@ pub(super) struct Guard {
     /// Each lane's `aux` for the hook: the variable's address (a private variable's differs
     /// per lane), or the work-item record for an access checked by its address alone.
     aux: V,
+    /// `races` on and the access is to `__local` memory: what the race test reads.
+    race: Option<Race>,
+}
+
+/// A `__local` access the race detector sees (`crate::check::ShadowView`).
+struct Race {
+    write: bool,
+    how: RaceShape,
+}
+
+/// Which lanes' cells a `__local` access touches.
+enum RaceShape {
+    /// One 32-bit word per lane, consecutive from lane 0's at this byte offset in local
+    /// memory (where the test given holds, for lanes computed one by one): the lanes'
+    /// cells are consecutive, tested and updated a vector at a time.
+    Consecutive(Value, Option<Value>),
+    /// Every lane reads the same bytes (this offset): one cell against every lane.
+    UniformRead(Value),
+    /// Anything else: every lane through the hook.
+    Lanes,
+}
+
+/// Checked mode with `races`: the race detector's state as a vector iteration sees it,
+/// read where the iteration (or its region) starts.
+#[derive(Clone)]
+pub(super) struct ShadowLanes {
+    /// The cells' first field, and the bytes between fields (`crate::check::ShadowView`).
+    cells: Value,
+    stride: Value,
+    /// Where lane 0's epoch is, and the lanes' epochs as `i32x4` parts.
+    epoch_at: Value,
+    epoch: Vec<Value>,
+    /// Each lane's linear local id + 1 (`i32x4` parts), lane 0's linear local id.
+    me: Vec<Value>,
+    lid: Value,
 }
 
 impl VTx<'_, '_, '_, '_> {
@@ -53,6 +88,12 @@ impl VTx<'_, '_, '_, '_> {
         let Some(known) = self.plan.prov.as_ref() else {
             return Ok(None);
         };
+        let mode = crate::check::mode();
+        let (class, _) = self.p.pointer_type(self.type_of_id(ptr)?)?;
+        let race = mode.races && class == StorageClass::Workgroup;
+        if !mode.bounds && !race {
+            return Ok(None);
+        }
         let prov = prov_in(self.p, known, ptr);
         let (target, aux, size) = match prov {
             Some(Prov::Var(v)) => {
@@ -126,20 +167,268 @@ impl VTx<'_, '_, '_, '_> {
             // Found from the address at run time: always the cold path.
             _ => self.b.ins().iconst(types::I8, 0),
         };
-        Ok(Some(Guard { ok, site, n, aux }))
+        // The race test reads the shadow cells of the bytes accessed, which the bounds
+        // test above has placed inside local memory (even with `bounds` off).
+        let race = match race {
+            false => None,
+            true => Some(Race {
+                write,
+                how: match (self.span(pv), pv) {
+                    (Some((first, 4, _)), _) if n == 4 => {
+                        RaceShape::Consecutive(self.b.ins().isub(first, self.inp.local_mem), None)
+                    }
+                    (_, V::U(a)) if !write && n <= 4 => {
+                        RaceShape::UniformRead(self.b.ins().isub(*a, self.inp.local_mem))
+                    }
+                    (_, pv) if n == 4 => {
+                        // Lanes computed one by one may still be consecutive words.
+                        let addr = self.lanes(pv)?;
+                        let mut consecutive = None;
+                        for (k, a) in addr.iter().enumerate().skip(1) {
+                            let d = self.b.ins().isub(*a, addr[0]);
+                            let x = self.b.ins().icmp_imm_s(IntCC::Equal, d, 4 * k as i64);
+                            consecutive = Some(match consecutive {
+                                Some(y) => self.b.ins().band(x, y),
+                                None => x,
+                            });
+                        }
+                        let off = self.b.ins().isub(addr[0], self.inp.local_mem);
+                        RaceShape::Consecutive(off, consecutive)
+                    }
+                    _ => RaceShape::Lanes,
+                },
+            }),
+        };
+        Ok(Some(Guard {
+            ok,
+            site,
+            n,
+            aux,
+            race,
+        }))
     }
 
-    /// `races` on: a `__local` (or generic) access must go through the race detector in
-    /// work-item order, which only the scalar shapes do.
+    /// After `g`'s bounds test held: its race test, branching to `fast` (where the cells
+    /// are updated, and this returns) or to `cold`.
+    fn race_test(&mut self, g: &Guard, fast: ir::Block, cold: ir::Block) -> Result<()> {
+        let Some(r) = &g.race else {
+            self.b.ins().jump(fast, &[]);
+            self.b.switch_to_block(fast);
+            return Ok(());
+        };
+        if let RaceShape::Lanes = r.how {
+            self.b.ins().jump(cold, &[]);
+            self.b.switch_to_block(fast);
+            return Ok(());
+        }
+        let sh = self
+            .shadow
+            .clone()
+            .ok_or_else(|| refuse("checked mode: a __local access without the shadow"))?;
+        let t = MemFlagsData::trusted();
+        let (cells, stride, lid) = (sh.cells, sh.stride, sh.lid);
+        let (ep, me) = (&sh.epoch, &sh.me);
+        let parts = self.w / 4;
+        // The fields of the cell of byte offset `off`: writer, its epoch, reader, its
+        // epoch, `stride` bytes apart.
+        let fields = |s: &mut Self, off: Value| -> [Value; 4] {
+            let idx = s.b.ins().ushr_imm_s(off, 2);
+            let idx = s.b.ins().ishl_imm_s(idx, 2);
+            let w = s.b.ins().iadd(cells, idx);
+            let we = s.b.ins().iadd(w, stride);
+            let rd = s.b.ins().iadd(we, stride);
+            let re = s.b.ins().iadd(rd, stride);
+            [w, we, rd, re]
+        };
+        match r.how {
+            RaceShape::Lanes => {}
+            RaceShape::Consecutive(off, consecutive) => {
+                let at = fields(self, off);
+                let active: Option<Vec<Value>> = self
+                    .partial_mask()
+                    .map(|m| (0..parts).map(|j| self.part_mask(m, j)).collect());
+                // Another work-item's access in this epoch conflicts: its writes always,
+                // its reads when this is a write.
+                let mut ok = None;
+                let mut old = Vec::new();
+                for j in 0..parts {
+                    let off = 16 * j as i32;
+                    // A read tests the writer alone, but keeps the reader of a lane it
+                    // does not update.
+                    let needed = if r.write || active.is_some() { 4 } else { 2 };
+                    let f: Vec<Value> = at[..needed]
+                        .iter()
+                        .map(|a| self.b.ins().load(types::I32X4, t, *a, off))
+                        .collect();
+                    let (mj, ej) = (me[j], ep[j]);
+                    let clear = |s: &mut Self, who: Value, when: Value| {
+                        let mine = s.b.ins().icmp(IntCC::Equal, who, mj);
+                        let zero = s.b.ins().iconst(types::I32, 0);
+                        let zero = s.b.ins().splat(types::I32X4, zero);
+                        let none = s.b.ins().icmp(IntCC::Equal, who, zero);
+                        let stale = s.b.ins().icmp(IntCC::NotEqual, when, ej);
+                        let x = s.b.ins().bor(mine, none);
+                        s.b.ins().bor(x, stale)
+                    };
+                    let mut x = clear(self, f[0], f[1]);
+                    if r.write {
+                        let y = clear(self, f[2], f[3]);
+                        x = self.b.ins().band(x, y);
+                    }
+                    if let Some(a) = &active {
+                        let off_lanes = self.b.ins().bnot(a[j]);
+                        x = self.b.ins().bor(x, off_lanes);
+                    }
+                    ok = Some(match ok {
+                        Some(y) => self.b.ins().band(x, y),
+                        None => x,
+                    });
+                    old.push(f);
+                }
+                let ok = ok.ok_or_else(|| refuse("no lanes"))?;
+                let all = self.b.ins().vall_true(ok);
+                let low = self.b.ins().band_imm_s(off, 3);
+                let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
+                let mut ok = self.b.ins().band(all, aligned);
+                if let Some(c) = consecutive {
+                    ok = self.b.ins().band(ok, c);
+                }
+                self.b.ins().brif(ok, fast, &[], cold, &[]);
+                self.b.switch_to_block(fast);
+                // This access is now each active lane's last read or write.
+                let (who, when) = if r.write { (0, 1) } else { (2, 3) };
+                for j in 0..parts {
+                    let (mut m, mut e) = (me[j], ep[j]);
+                    if let Some(a) = &active {
+                        m = self.bitselect(a[j], m, old[j][who]);
+                        e = self.bitselect(a[j], e, old[j][when]);
+                    }
+                    let off = 16 * j as i32;
+                    self.b.ins().store(t, m, at[who], off);
+                    self.b.ins().store(t, e, at[when], off);
+                }
+            }
+            RaceShape::UniformRead(off) => {
+                let at = fields(self, off);
+                let w = self.b.ins().load(types::I32, t, at[0], 0);
+                let we = self.b.ins().load(types::I32, t, at[1], 0);
+                let we = self.b.ins().splat(types::I32X4, we);
+                let mut stale = None;
+                for e in ep {
+                    let x = self.b.ins().icmp(IntCC::NotEqual, we, *e);
+                    stale = Some(match stale {
+                        Some(y) => self.b.ins().band(x, y),
+                        None => x,
+                    });
+                }
+                let stale = stale.ok_or_else(|| refuse("no lanes"))?;
+                let stale = self.b.ins().vall_true(stale);
+                let none = self.b.ins().icmp_imm_s(IntCC::Equal, w, 0);
+                let mut ok = self.b.ins().bor(none, stale);
+                // Within one cell, and every lane active (the last one is the reader).
+                let low = self.b.ins().band_imm_s(off, 3);
+                let end = self.b.ins().iadd_imm_s(low, g.n as i64);
+                let single = self
+                    .b
+                    .ins()
+                    .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, end, 4);
+                ok = self.b.ins().band(ok, single);
+                if let Some(m) = self.partial_mask() {
+                    let all = self.b.ins().vall_true(m);
+                    ok = self.b.ins().band(ok, all);
+                }
+                self.b.ins().brif(ok, fast, &[], cold, &[]);
+                self.b.switch_to_block(fast);
+                let last = self.b.ins().iadd_imm_s(lid, self.w as i64);
+                let last = self.b.ins().ireduce(types::I32, last);
+                let last_ep = self.b.ins().extractlane(ep[parts - 1], 3);
+                self.b.ins().store(t, last, at[2], 0);
+                self.b.ins().store(t, last_ep, at[3], 0);
+            }
+        }
+        Ok(())
+    }
+
+    /// A boundary every active lane passes (`races` on): each one's next `__local`
+    /// accesses are in a new epoch.
+    pub(super) fn race_boundary(&mut self) -> Result<()> {
+        let Some(sh) = &self.shadow else {
+            return Ok(());
+        };
+        let t = MemFlagsData::trusted();
+        let at = sh.epoch_at;
+        let one = self.b.ins().iconst(types::I32, 1);
+        let one = self.b.ins().splat(types::I32X4, one);
+        for j in 0..self.w / 4 {
+            let off = 16 * j as i32;
+            let e = self.b.ins().load(types::I32X4, t, at, off);
+            // An active lane's mask is all ones (-1): subtracting it adds one.
+            let e = match self.partial_mask() {
+                Some(m) => {
+                    let mj = self.part_mask(m, j);
+                    self.b.ins().isub(e, mj)
+                }
+                None => self.b.ins().iadd(e, one),
+            };
+            self.b.ins().store(t, e, at, off);
+        }
+        Ok(())
+    }
+
+    /// `races` on and the kernel touches `__local` memory, where an iteration starts: the
+    /// race detector's state for its lanes (from the group's, `Inputs::shadow`).
+    pub(super) fn fetch_shadow(&mut self) -> Result<()> {
+        if !crate::check::mode().races || !self.plan.touches_local {
+            return Ok(());
+        }
+        let view = self
+            .inp
+            .shadow
+            .ok_or_else(|| refuse("checked mode: no race-detector state"))?;
+        // The view's fields do not change while the group runs.
+        let ro = MemFlagsData::trusted().with_readonly().with_can_move();
+        let cells = self.b.ins().load(types::I64, ro, view, 0);
+        let epochs = self.b.ins().load(types::I64, ro, view, 8);
+        let stride = self.b.ins().load(types::I64, ro, view, 16);
+        let lid = self.linear_lid();
+        let lid4 = self.b.ins().ishl_imm_s(lid, 2);
+        let epoch_at = self.b.ins().iadd(epochs, lid4);
+        // A lane's epoch changes only where it leaves the region (a boundary).
+        let epoch = (0..self.w / 4)
+            .map(|j| {
+                self.b.ins().load(
+                    types::I32X4,
+                    MemFlagsData::trusted(),
+                    epoch_at,
+                    16 * j as i32,
+                )
+            })
+            .collect();
+        let lid32 = self.b.ins().ireduce(types::I32, lid);
+        let me1 = self.b.ins().iadd_imm_s(lid32, 1);
+        let me = self.vector(&V::Aff(me1, 1), types::I32)?;
+        self.shadow = Some(ShadowLanes {
+            cells,
+            stride,
+            epoch_at,
+            epoch,
+            me,
+            lid,
+        });
+        Ok(())
+    }
+
+    /// `races` on: an access through a generic pointer may be to `__local` memory, which
+    /// only the scalar shapes then check.
     pub(super) fn refuse_unchecked_race(&self, ptr: Word) -> Result<()> {
         if !crate::check::mode().races {
             return Ok(());
         }
         let (class, _) = self.p.pointer_type(self.type_of_id(ptr)?)?;
         match class {
-            StorageClass::Workgroup | StorageClass::Generic => {
-                Err(refuse("checked mode's race detector (a __local access)"))
-            }
+            StorageClass::Generic => Err(refuse(
+                "checked mode's race detector (a generic access, maybe to __local memory)",
+            )),
             _ => Ok(()),
         }
     }
@@ -147,7 +436,7 @@ impl VTx<'_, '_, '_, '_> {
     /// An `OpLoad` through the varying `pv` under guard `g`: as unchecked where the guard
     /// holds, else lane by lane through the checked addresses.
     pub(super) fn guarded_load(&mut self, g: &Guard, pv: V, n: usize, t: ir::Type) -> Result<V> {
-        let (cold, join) = self.guard_branch(g);
+        let (cold, join) = self.guard_branch(g)?;
         let v = self.load_through(pv.clone(), n, t)?;
         let args = self.flat(v, n, t)?;
         let params: Vec<Value> = args
@@ -188,17 +477,30 @@ impl VTx<'_, '_, '_, '_> {
         })
     }
 
-    /// Branch on `g`: returns in its fast block, with its cold block and the join.
-    fn guard_branch(&mut self, g: &Guard) -> (ir::Block, ir::Block) {
-        let (fast, cold, join) = (
+    /// Branch on `g` (its bounds test, then its race test): returns in its fast block,
+    /// with its cold block and the join.
+    fn guard_branch(&mut self, g: &Guard) -> Result<(ir::Block, ir::Block)> {
+        let (race, fast, cold, join) = (
+            self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),
         );
         self.b.set_cold_block(cold);
-        self.b.ins().brif(g.ok, fast, &[], cold, &[]);
-        self.b.switch_to_block(fast);
-        (cold, join)
+        let go = self.b.create_block();
+        if let Some(m) = self.partial_mask() {
+            // No lane active: nothing is accessed, nothing to check.
+            let some = self.b.create_block();
+            let any = self.b.ins().vany_true(m);
+            self.b.ins().brif(any, some, &[], go, &[]);
+            self.b.switch_to_block(some);
+        }
+        self.b.ins().brif(g.ok, race, &[], cold, &[]);
+        self.b.switch_to_block(race);
+        self.race_test(g, fast, cold)?;
+        self.b.ins().jump(go, &[]);
+        self.b.switch_to_block(go);
+        Ok((cold, join))
     }
 
     /// The `n` components of a loaded `v` as block arguments: 128-bit parts for a type
@@ -227,7 +529,7 @@ impl VTx<'_, '_, '_, '_> {
         comps: &[V],
         t: ir::Type,
     ) -> Result<()> {
-        let (cold, join) = self.guard_branch(g);
+        let (cold, join) = self.guard_branch(g)?;
         self.store_through(pv, comps, t)?;
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(cold);
@@ -296,32 +598,41 @@ impl VTx<'_, '_, '_, '_> {
         Ok((lo, hi))
     }
 
-    /// A uniform address `a` checked by `g`: `a` where the test holds (or no lane is
-    /// active), else what `ferrite_check` returns.
+    /// A uniform address `a` checked by `g`: `a` where the tests hold (or no lane is
+    /// active), else what the hook returns for the active lanes (each checked as its own
+    /// work-item, so the race detector sees every reader).
     pub(super) fn guarded_uniform(&mut self, g: &Guard, a: Value) -> Result<Value> {
-        let mut ok = g.ok;
-        if let Some(m) = self.mask.filter(|m| Some(*m) != self.lin_full()) {
-            let any = self.b.ins().vany_true(m);
-            let none = self.b.ins().bxor_imm_s(any, 1);
-            ok = self.b.ins().bor(ok, none);
-        }
-        let (cold, join) = (self.b.create_block(), self.b.create_block());
+        let (race, fast, cold, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
         let r = self.b.append_block_param(join, types::I64);
         self.b.set_cold_block(cold);
-        self.b
-            .ins()
-            .brif(ok, join, &[BlockArg::Value(a)], cold, &[]);
+        if let Some(m) = self.partial_mask() {
+            // No lane active: nothing is accessed, nothing to check.
+            let some = self.b.create_block();
+            let any = self.b.ins().vany_true(m);
+            self.b
+                .ins()
+                .brif(any, some, &[], join, &[BlockArg::Value(a)]);
+            self.b.switch_to_block(some);
+        }
+        self.b.ins().brif(g.ok, race, &[], cold, &[]);
+        self.b.switch_to_block(race);
+        self.race_test(g, fast, cold)?;
+        self.b.ins().jump(join, &[BlockArg::Value(a)]);
         self.b.switch_to_block(cold);
-        let hook = self.hook("ferrite_check", 6)?;
-        let site = self.b.ins().iconst(types::I64, g.site);
-        let n = self.b.ins().iconst(types::I64, g.n as i64);
-        let lid = self.linear_lid();
-        let aux = self.lane(&g.aux, 0)?;
-        let call = self
-            .b
-            .ins()
-            .call(hook, &[self.inp.ctx, site, a, n, lid, aux]);
-        let checked = self.b.inst_results(call)[0];
+        let V::L(lanes) = self.checked_lanes(g, &V::U(a))? else {
+            return Err(refuse("checked lanes"));
+        };
+        // Every active lane's address is `a` or the same scratch area.
+        let mut checked = a;
+        for x in lanes {
+            let moved = self.b.ins().icmp(IntCC::NotEqual, x, a);
+            checked = self.b.ins().select(moved, x, checked);
+        }
         self.b.ins().jump(join, &[BlockArg::Value(checked)]);
         self.b.switch_to_block(join);
         Ok(r)
@@ -344,10 +655,15 @@ impl VTx<'_, '_, '_, '_> {
                 .ins()
                 .stack_store(types::I64, aux, slot, 16 * k as i32 + 8);
         }
-        let active = match self.mask.filter(|m| Some(*m) != self.lin_full()) {
+        let active = match self.partial_mask() {
             Some(m) => self.b.ins().vhigh_bits(types::I64, m),
             None => self.b.ins().iconst(types::I64, (1i64 << w) - 1),
         };
+        // No lane active (a vector the kernel's `if` switched off, whose addresses may lie
+        // anywhere): nothing to check.
+        let (call, after) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(active, call, &[], after, &[]);
+        self.b.switch_to_block(call);
         let hook = self.hook("ferrite_check_lanes", 6)?;
         let site = self.b.ins().iconst(types::I64, g.site);
         let at = self.b.ins().stack_addr(types::I64, slot, 0);
@@ -356,6 +672,8 @@ impl VTx<'_, '_, '_, '_> {
         self.b
             .ins()
             .call(hook, &[self.inp.ctx, site, at, n, lid, active]);
+        self.b.ins().jump(after, &[]);
+        self.b.switch_to_block(after);
         let checked = (0..w)
             .map(|k| {
                 self.b
@@ -375,6 +693,11 @@ impl VTx<'_, '_, '_, '_> {
         let row = self.b.ins().iadd(zy, y);
         let row = self.b.ins().imul(row, ls0);
         self.b.ins().iadd(row, x)
+    }
+
+    /// The lane mask where some lanes may be off (masked mode, not the all-on mask).
+    fn partial_mask(&self) -> Option<Value> {
+        self.mask.filter(|m| Some(*m) != self.lin_full())
     }
 
     /// A reference to checked mode's hook `name` (`fn(i64 × params) -> i64`).

@@ -100,9 +100,7 @@ pub fn plan_steps(
             .enumerate()
             .map(|(i, pt)| (Some(i), pt.cont)),
     );
-    let prov = crate::check::mode()
-        .bounds
-        .then(|| crate::codegen::check::provenance(p, &split.func));
+    let (prov, touches_local) = super::check_facts(p, &split.func);
     let mut regions = Vec::new();
     for (entry_point, label) in entries {
         let func = region_function(&split.func, label, &boundary_of_block)?;
@@ -125,6 +123,7 @@ pub fn plan_steps(
             why: String::new(),
             sub_group_size,
             prov: prov.clone(),
+            touches_local,
         });
     }
     // One width for all regions: the narrowest any region's loops allow.
@@ -452,6 +451,7 @@ impl VTx<'_, '_, '_, '_> {
         if frame.fences[j] {
             self.b.ins().fence();
         }
+        self.race_boundary()?;
         let state = self.b.ins().iconst(types::I32, frame.state(j));
         match self.mask {
             // Uniform mode: the region ends here.
