@@ -32,7 +32,7 @@ struct CallArgs {
 }
 
 /// What a pointer is known to point into.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Prov {
     /// A variable (its id): checked inline against its extent.
     Var(Word),
@@ -128,6 +128,40 @@ fn note(p: &Program, known: &mut HashMap<Word, Prov>, inst: &Instruction) {
         }
         _ => {}
     }
+}
+
+/// The `__local` memory `f` (a kernel, or one region of one between two barriers)
+/// stores to, by provenance (`known`); `None` when a store may reach `__local` memory
+/// through a pointer of unknown provenance. Within one region no work-item can race with
+/// a read of `__local` memory nobody stores to there (every work-item in the same epoch
+/// runs the same region): such reads need no race check.
+pub(crate) fn local_stores(
+    p: &Program,
+    f: &Function,
+    known: &HashMap<Word, Prov>,
+    ptr_ty: impl Fn(Word) -> Option<Word>,
+) -> Option<std::collections::HashSet<Prov>> {
+    let mut out = std::collections::HashSet::new();
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        if !matches!(
+            inst.class.opcode,
+            Op::Store | Op::CopyMemory | Op::CopyMemorySized
+        ) {
+            continue;
+        }
+        let ptr = super::op_id(inst, 0).ok()?;
+        let class = ptr_ty(ptr)
+            .and_then(|t| p.pointer_type(t).ok())
+            .map(|(c, _)| c);
+        match (class, prov_in(p, known, ptr)) {
+            (Some(StorageClass::Workgroup | StorageClass::Generic) | None, Some(prov)) => {
+                out.insert(prov);
+            }
+            (Some(StorageClass::Workgroup | StorageClass::Generic) | None, None) => return None,
+            _ => {}
+        }
+    }
+    Some(out)
 }
 
 /// The provenance of every pointer of `kernel`, a kernel function with every call inlined

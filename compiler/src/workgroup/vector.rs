@@ -154,6 +154,39 @@ pub struct Plan {
     prov: Option<HashMap<Word, crate::codegen::check::Prov>>,
     /// The kernel may access `__local` memory (checked mode's race detector).
     touches_local: bool,
+    /// The `__local` memory this function (a kernel, or a region of one) stores to;
+    /// `None`: any (`codegen::check::local_stores`).
+    local_stores: Option<std::collections::HashSet<crate::codegen::check::Prov>>,
+}
+
+/// Checked mode with `races`: the `__local` memory `f` stores to (`f` a region of
+/// `whole`, or `whole` itself).
+fn local_stores_of(
+    p: &Program,
+    f: &Function,
+    whole: &Function,
+    prov: Option<&HashMap<Word, crate::codegen::check::Prov>>,
+) -> Option<std::collections::HashSet<crate::codegen::check::Prov>> {
+    let prov = prov.filter(|_| crate::check::mode().races)?;
+    let types: HashMap<Word, Word> = whole
+        .params
+        .iter()
+        .map(|prm| (prm.id, prm.ty))
+        .chain(
+            whole
+                .blocks
+                .iter()
+                .flat_map(|b| &b.insts)
+                .filter_map(|i| Some((i.result_id?, i.result_type?))),
+        )
+        .collect();
+    let ty = |id: Word| {
+        types
+            .get(&id)
+            .copied()
+            .or_else(|| p.globals.get(&id).map(|g| g.ptr_ty))
+    };
+    crate::codegen::check::local_stores(p, f, prov, ty)
 }
 
 /// Checked mode's facts about a kernel (inlined whole, or split at its boundaries):
@@ -442,6 +475,7 @@ fn analyse(p: &Program, kernel: &Function) -> Result<Plan> {
         false => Some(linear::Linear::new(&cfg)?),
     };
     let (prov, touches_local) = check_facts(p, &inlined.func);
+    let local_stores = local_stores_of(p, &inlined.func, &inlined.func, prov.as_ref());
     Ok(Plan {
         inlined,
         cfg,
@@ -453,6 +487,7 @@ fn analyse(p: &Program, kernel: &Function) -> Result<Plan> {
         sub_group_size: crate::DEFAULT_SUB_GROUP_SIZE,
         prov,
         touches_local,
+        local_stores,
     })
 }
 

@@ -169,7 +169,12 @@ impl VTx<'_, '_, '_, '_> {
         };
         // The race test reads the shadow cells of the bytes accessed, which the bounds
         // test above has placed inside local memory (even with `bounds` off).
-        let race = match race {
+        // A read of `__local` memory nobody stores to in this region cannot race.
+        let unwritten = match (&self.plan.local_stores, prov) {
+            (Some(stores), Some(pr)) => !write && !stores.contains(&pr),
+            _ => false,
+        };
+        let race = match race && !unwritten {
             false => None,
             true => Some(Race {
                 write,

@@ -104,6 +104,7 @@ pub fn plan_steps(
     let mut regions = Vec::new();
     for (entry_point, label) in entries {
         let func = region_function(&split.func, label, &boundary_of_block)?;
+        let local_stores = super::local_stores_of(p, &func, &split.func, prov.as_ref());
         let cfg = Cfg::new(&func)?;
         let linear = if masked {
             Some(linear::Linear::new(&cfg)?)
@@ -124,6 +125,7 @@ pub fn plan_steps(
             sub_group_size,
             prov: prov.clone(),
             touches_local,
+            local_stores,
         });
     }
     // One width for all regions: the narrowest any region's loops allow.
