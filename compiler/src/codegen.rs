@@ -41,7 +41,7 @@ pub mod dot;
 mod ext_extra;
 mod ext_memory;
 pub(crate) mod extinst;
-mod group;
+pub(crate) mod group;
 mod image;
 mod inline;
 mod memory;

@@ -499,6 +499,63 @@ fn build_inline<'p>(
         .map(|v| tx.b.func.dfg.value_type(*v))
         .collect();
     let local_offsets = tx.env.local_offsets.clone();
+    // A kernel whose boundaries are all sub-group ones: where rows are whole sub-groups,
+    // one sub-group per iteration of a vector loop (`vector/subgroup.rs`); the regions
+    // below otherwise.
+    let sub_groups = match plan.points.iter().all(|k| k.sub()) {
+        true => Some(vector::plan_sub_groups(
+            tx.p,
+            kernel,
+            &arg_types,
+            fma,
+            tx.env.global_addr,
+            &local_offsets,
+            tx.env.sub_group_size,
+        )),
+        false => None,
+    };
+    if let Some(Ok(vplan)) = &sub_groups {
+        let rem = tx.b.ins().urem_imm_u(pro.ls[0], vplan.lanes as i64);
+        let whole = tx.b.ins().icmp_imm_s(IntCC::Equal, rem, 0);
+        let (vector_rows, regions) = (tx.b.create_block(), tx.b.create_block());
+        tx.b.ins().brif(whole, vector_rows, &[], regions, &[]);
+        tx.b.switch_to_block(vector_rows);
+        let nest = open_loops(&mut tx.b, None, &pro.ls, &pro.base, true);
+        // The scalar x loop is only entered at the end of a row.
+        tx.b.ins().jump(nest.latches[0], &[]);
+        let vhead = nest
+            .vhead
+            .ok_or_else(|| CompileError::Codegen("vector loop without its head".into()))?;
+        let inputs = vector::Inputs {
+            args: &pro.args,
+            lid: nest.lid,
+            gid: nest.gid,
+            ctx_vals: &ctx_vals,
+            local_mem: tx.local_mem,
+            global_addr: tx.env.global_addr,
+            local_offsets: &local_offsets,
+            frames: None,
+            ctx: tx.ctx,
+            wi: tx.wi,
+            shadow,
+        };
+        let heads0 = nest.heads[0];
+        vector::emit_loop(
+            &mut tx.b,
+            tx.p,
+            fma,
+            vplan,
+            &inputs,
+            &mut *tx.env,
+            vhead,
+            heads0,
+            pro.ls[0],
+            pro.base[0],
+        )?;
+        close_loops(&mut tx.b, nest, true);
+        tx.b.ins().return_(&[]);
+        tx.b.switch_to_block(regions);
+    }
     let steps = vector::steps::plan_steps(
         tx.p,
         split,
@@ -526,6 +583,22 @@ fn build_inline<'p>(
             note: format!("regions between work-group boundaries, one work-item at a time: {e}"),
         },
     };
+    match &sub_groups {
+        Some(Ok(vplan)) => {
+            tx.env.handler = crate::Handler {
+                lanes: vplan.lanes as u32,
+                note: format!(
+                    "one sub-group per vector iteration where rows are whole sub-groups, \
+                     else {}",
+                    tx.env.handler.note
+                ),
+            }
+        }
+        Some(Err(e)) => {
+            tx.env.handler.note += &format!(" (not one sub-group per vector iteration: {e})");
+        }
+        None => {}
+    }
     let steps = steps.ok();
     let round = open_round(&mut tx.b, plan, &pro, false, steps.is_some());
     let after = round.after;

@@ -1712,3 +1712,119 @@ fn double_min_max_per_lane() {
         assert!(same(d(2 * i + 1), lo), "fmin({x}, {y}) = {}", d(2 * i + 1));
     }
 }
+
+#[test]
+fn sub_groups_as_vector_iterations() {
+    // Kernels whose boundaries are all sub-group ones run one sub-group per vector
+    // iteration where rows are whole sub-groups (local size x a multiple of the sub-group
+    // size), and as regions otherwise: a sub-group barrier over `__local` memory,
+    // reductions and scans (float addition in lane order), a broadcast, an index shuffle,
+    // a ballot's bit count and a non-uniform reduction under a divergent branch, at
+    // sub-group sizes 4 (the default), 8 and 16.
+    for sgs in [0usize, 8, 16] {
+        let attr = match sgs {
+            0 => String::new(),
+            n => format!("__attribute__((intel_reqd_sub_group_size({n})))"),
+        };
+        let src = format!(
+            "kernel {attr} void k(global const float *in, global uint *out) {{
+            local float tmp[64];
+            size_t g = get_global_id(0), l = get_local_id(0);
+            float x = in[g];
+            tmp[l] = x * 2.0f;
+            sub_group_barrier(CLK_LOCAL_MEM_FENCE);
+            uint j = get_sub_group_local_id(), s = get_sub_group_size();
+            float mirror = tmp[l - j + (s - 1 - j)];
+            float sum = sub_group_reduce_add(x);
+            float pre = sub_group_scan_exclusive_add(x);
+            int imax = sub_group_scan_inclusive_max((int)(x * 100.0f));
+            float first = sub_group_broadcast(x, 0);
+            float rot = sub_group_shuffle(x, (j + 1) % s);
+            uint4 b = sub_group_ballot(x > 0.5f);
+            uint bits = sub_group_ballot_bit_count(b);
+            float odd = 0.0f;
+            if (j & 1) odd = sub_group_non_uniform_reduce_add(x);
+            global uint *o = out + g * 8;
+            o[0] = as_uint(mirror);
+            o[1] = as_uint(sum);
+            o[2] = as_uint(pre);
+            o[3] = (uint)imax;
+            o[4] = as_uint(first);
+            o[5] = as_uint(rot);
+            o[6] = bits;
+            o[7] = as_uint(odd);
+        }}"
+        );
+        let n = 64usize;
+        let input: Vec<u32> = (0..n)
+            .map(|i| (((i * 37 + 11) % 97) as f32 / 97.0).to_bits())
+            .collect();
+        let bufs = vec![input.clone(), vec![0; n * 8]];
+        let Some(k) = harness::kernel(&src, "k") else {
+            return;
+        };
+        let want_size = if sgs == 0 { 4 } else { sgs };
+        assert_eq!(k.handler.lanes as usize, want_size, "{}", k.handler.note);
+        assert!(
+            k.handler
+                .note
+                .contains("one sub-group per vector iteration"),
+            "{}",
+            k.handler.note
+        );
+        // Local sizes whose rows are whole sub-groups (vector iterations) and one whose
+        // rows are not (the regions).
+        for local in [want_size * 2, 32, want_size * 2 + 2] {
+            let Some(out) = differential(
+                &src,
+                "k",
+                &bufs,
+                &[0, 1],
+                &[],
+                [n as u64, 1],
+                [local as u64, 1],
+            ) else {
+                return;
+            };
+            let x = |i: usize| f32::from_bits(input[i]);
+            for g0 in (0..n).step_by(local) {
+                let m = local.min(n - g0);
+                for s0 in (0..m).step_by(want_size) {
+                    let size = want_size.min(m - s0);
+                    let lanes: Vec<usize> = (g0 + s0..g0 + s0 + size).collect();
+                    let mut acc = 0.0f32;
+                    let mut pre = Vec::new();
+                    for &i in &lanes {
+                        pre.push(acc);
+                        acc += x(i);
+                    }
+                    let mut odd = 0.0f32;
+                    for (j, &i) in lanes.iter().enumerate() {
+                        if j & 1 == 1 {
+                            odd += x(i);
+                        }
+                    }
+                    let mut imax = i32::MIN;
+                    for (j, &i) in lanes.iter().enumerate() {
+                        imax = imax.max((x(i) * 100.0) as i32);
+                        let o = &out[1][i * 8..i * 8 + 8];
+                        let want = [
+                            (x(lanes[size - 1 - j]) * 2.0).to_bits(),
+                            acc.to_bits(),
+                            pre[j].to_bits(),
+                            imax as u32,
+                            x(lanes[0]).to_bits(),
+                            x(lanes[(j + 1) % size]).to_bits(),
+                            lanes.iter().filter(|&&i| x(i) > 0.5).count() as u32,
+                            if j & 1 == 1 { odd.to_bits() } else { 0 },
+                        ];
+                        assert_eq!(
+                            o, want,
+                            "sub-group size {want_size}, local {local}, item {i}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

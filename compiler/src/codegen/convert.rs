@@ -30,89 +30,30 @@ impl FnTx<'_, '_, '_> {
         self.call_builtin(&bi, args)
     }
 
-    /// Whether `lo <= ptr < hi` (unsigned).
-    fn in_range(&mut self, ptr: Value, lo: Value, hi: Value) -> Value {
-        use cranelift_codegen::ir::condcodes::IntCC;
-        let a = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, ptr, lo);
-        let b = self.b.ins().icmp(IntCC::UnsignedLessThan, ptr, hi);
-        self.b.ins().band(a, b)
-    }
-
-    /// Whether `ptr` points into the group's local memory,
-    /// `[local_mem, local_mem + local_mem_size)`.
+    /// Whether `ptr` points into the group's local memory.
     fn in_group_local_memory(&mut self, ptr: Value) -> Value {
-        let lsize = self.b.ins().load(
-            types::I64,
-            crate::codegen::trusted(),
-            self.ctx,
-            crate::GroupContext::OFFSET_LOCAL_MEM_SIZE,
-        );
-        let lend = self.b.ins().iadd(self.local_mem, lsize);
-        self.in_range(ptr, self.local_mem, lend)
+        in_group_local_memory(&mut self.b, self.ctx, self.local_mem, ptr)
     }
 
-    /// `to_global`/`to_local`/`to_private`: `ptr` if it points into that address space,
-    /// else NULL. Local memory is the group's `[local_mem, local_mem + local_mem_size)`;
-    /// private memory is the work-item's stack (between the current stack pointer and the
-    /// work-group function's) or the group's frame arena; global is everything else.
+    /// `to_global`/`to_local`/`to_private` ([`cast_explicit`]).
     fn cast_explicit(&mut self, ptr: Value, class: rspirv::spirv::StorageClass) -> Result<Value> {
-        use rspirv::spirv::StorageClass as S;
-        let t = crate::codegen::trusted;
-        let local = self.in_group_local_memory(ptr);
-        let sp = self.b.ins().get_stack_pointer(types::I64);
-        let top = self
-            .b
-            .ins()
-            .load(types::I64, t(), self.wi, crate::codegen::WI_STACK);
-        let stack = self.in_range(ptr, sp, top);
-        let flo = self
-            .b
-            .ins()
-            .load(types::I64, t(), self.wi, crate::codegen::WI_FRAME_LO);
-        let fhi = self
-            .b
-            .ins()
-            .load(types::I64, t(), self.wi, crate::codegen::WI_FRAME_HI);
-        let frame = self.in_range(ptr, flo, fhi);
-        let private = self.b.ins().bor(stack, frame);
-        // The work-item's own memory answers inline; an address it does not own may
-        // still be another work-item's private or local memory (`crate::spaces`).
-        let null = self.b.ins().iconst(types::I64, 0);
-        let (fast_yes, fast_no, want) = match class {
-            S::Workgroup => (local, private, crate::spaces::Space::Local as i64),
-            S::Function => (private, local, crate::spaces::Space::Private as i64),
-            S::CrossWorkgroup => {
-                let either = self.b.ins().bor(local, private);
-                let never = self.b.ins().iconst(types::I8, 0);
-                (never, either, 0)
-            }
-            c => {
-                return Err(CompileError::Unsupported(format!(
-                    "OpGenericCastToPtrExplicit to {c:?}"
-                )))
+        let bi = crate::builtins::by_name("ferrite_space_of")
+            .ok_or_else(|| CompileError::Codegen("built-in ferrite_space_of missing".into()))?;
+        let space_of = match self.builtin_refs.get(bi.name) {
+            Some(r) => *r,
+            None => {
+                let r = self.env.builtin_ref(self.b.func, &bi)?;
+                self.builtin_refs.insert(bi.name, r);
+                r
             }
         };
-        let slow = self.b.create_block();
-        let done = self.b.create_block();
-        self.b.append_block_param(done, types::I64);
-        let decided = self.b.ins().bor(fast_yes, fast_no);
-        let fast = self.b.ins().select(fast_yes, ptr, null);
-        self.b.ins().brif(decided, done, &[fast.into()], slow, &[]);
-        self.b.seal_block(slow);
-        self.b.switch_to_block(slow);
-        let space = self.call_convert("ferrite_space_of", &[ptr])?;
-        let ok =
-            self.b
-                .ins()
-                .icmp_imm_s(cranelift_codegen::ir::condcodes::IntCC::Equal, space, want);
-        let r = self.b.ins().select(ok, ptr, null);
-        self.b.ins().jump(done, &[r.into()]);
-        self.b.seal_block(done);
-        self.b.switch_to_block(done);
-        Ok(self.b.block_params(done)[0])
+        let at = SpaceEnv {
+            ctx: self.ctx,
+            wi: self.wi,
+            local_mem: self.local_mem,
+            space_of,
+        };
+        cast_explicit(&mut self.b, &at, ptr, class)
     }
 
     /// `OpGenericPtrMemSemantics` (`get_fence`): `WorkgroupMemory` for an address in the
@@ -446,4 +387,108 @@ pub(crate) fn int_to_int_clamped(
     } else {
         r
     }
+}
+
+/// Whether `lo <= ptr < hi` (unsigned).
+fn in_range(b: &mut FunctionBuilder, ptr: Value, lo: Value, hi: Value) -> Value {
+    use cranelift_codegen::ir::condcodes::IntCC;
+    let x = b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, ptr, lo);
+    let y = b.ins().icmp(IntCC::UnsignedLessThan, ptr, hi);
+    b.ins().band(x, y)
+}
+
+/// Whether `ptr` points into the group's local memory, `[local_mem, local_mem +
+/// local_mem_size)` (`ctx` the group's context).
+pub(crate) fn in_group_local_memory(
+    b: &mut FunctionBuilder,
+    ctx: Value,
+    local_mem: Value,
+    ptr: Value,
+) -> Value {
+    let lsize = b.ins().load(
+        types::I64,
+        crate::codegen::trusted(),
+        ctx,
+        crate::GroupContext::OFFSET_LOCAL_MEM_SIZE,
+    );
+    let lend = b.ins().iadd(local_mem, lsize);
+    in_range(b, ptr, local_mem, lend)
+}
+
+/// What deciding a generic pointer's address space reads: the group's context, the
+/// work-item record (`WI_STACK`, `WI_FRAME_*`), the group's local memory, and a reference
+/// to the `ferrite_space_of` built-in.
+pub(crate) struct SpaceEnv {
+    pub ctx: Value,
+    pub wi: Value,
+    pub local_mem: Value,
+    pub space_of: cranelift_codegen::ir::FuncRef,
+}
+
+/// `to_global`/`to_local`/`to_private`: `ptr` if it points into that address space,
+/// else NULL. Local memory is the group's `[local_mem, local_mem + local_mem_size)`;
+/// private memory is the work-item's stack (between the current stack pointer and the
+/// work-group function's) or the group's frame arena; global is everything else. The
+/// scalar translator and the vectoriser's lanes both call this.
+pub(crate) fn cast_explicit(
+    b: &mut FunctionBuilder,
+    at: &SpaceEnv,
+    ptr: Value,
+    class: rspirv::spirv::StorageClass,
+) -> Result<Value> {
+    use rspirv::spirv::StorageClass as S;
+    let t = crate::codegen::trusted;
+    let local = in_group_local_memory(b, at.ctx, at.local_mem, ptr);
+    let sp = b.ins().get_stack_pointer(types::I64);
+    let top = b
+        .ins()
+        .load(types::I64, t(), at.wi, crate::codegen::WI_STACK);
+    let stack = in_range(b, ptr, sp, top);
+    let flo = b
+        .ins()
+        .load(types::I64, t(), at.wi, crate::codegen::WI_FRAME_LO);
+    let fhi = b
+        .ins()
+        .load(types::I64, t(), at.wi, crate::codegen::WI_FRAME_HI);
+    let frame = in_range(b, ptr, flo, fhi);
+    let private = b.ins().bor(stack, frame);
+    // The work-item's own memory answers inline; an address it does not own may
+    // still be another work-item's private or local memory (`crate::spaces`).
+    let null = b.ins().iconst(types::I64, 0);
+    let (fast_yes, fast_no, want) = match class {
+        S::Workgroup => (local, private, crate::spaces::Space::Local as i64),
+        S::Function => (private, local, crate::spaces::Space::Private as i64),
+        S::CrossWorkgroup => {
+            let either = b.ins().bor(local, private);
+            let never = b.ins().iconst(types::I8, 0);
+            (never, either, 0)
+        }
+        c => {
+            return Err(CompileError::Unsupported(format!(
+                "OpGenericCastToPtrExplicit to {c:?}"
+            )))
+        }
+    };
+    let slow = b.create_block();
+    let done = b.create_block();
+    b.append_block_param(done, types::I64);
+    let decided = b.ins().bor(fast_yes, fast_no);
+    let fast = b.ins().select(fast_yes, ptr, null);
+    b.ins().brif(decided, done, &[fast.into()], slow, &[]);
+    b.seal_block(slow);
+    b.switch_to_block(slow);
+    let call = b.ins().call(at.space_of, &[ptr]);
+    let space = b
+        .inst_results(call)
+        .first()
+        .copied()
+        .ok_or_else(|| CompileError::Codegen("ferrite_space_of without result".into()))?;
+    let ok = b
+        .ins()
+        .icmp_imm_s(cranelift_codegen::ir::condcodes::IntCC::Equal, space, want);
+    let r = b.ins().select(ok, ptr, null);
+    b.ins().jump(done, &[r.into()]);
+    b.seal_block(done);
+    b.switch_to_block(done);
+    Ok(b.block_params(done)[0])
 }

@@ -17,6 +17,7 @@ use crate::layout::layout;
 use crate::spirv::{op_id, Type};
 use crate::CompileError;
 use cranelift_codegen::ir::{condcodes::IntCC, types, BlockArg, InstBuilder, Value};
+use cranelift_frontend::FunctionBuilder;
 use cranelift_module::Module as _;
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{BuiltIn, GroupOperation, Op, Scope, StorageClass, Word};
@@ -137,64 +138,18 @@ impl FnTx<'_, '_, '_> {
         let l = self.linear_local_id();
         let lid = self.b.ins().band_imm_s(l, sgs - 1);
         let lid32 = self.b.ins().ireduce(types::I32, lid);
-        let x = comps[0];
-        let one = self.b.ins().iconst(types::I32, 1);
         // The bits a sub-group's ballot can hold: below the maximum sub-group size.
         let max = self.builtin_components(BuiltIn::SubgroupMaxSize)?[0];
-        // In 64 bits: a sub-group of 32 has all 32 bits.
-        let one64 = self.b.ins().iconst(types::I64, 1);
-        let lanes = self.b.ins().ishl(one64, max);
-        let lanes = self.b.ins().iadd_imm_s(lanes, -1);
-        let lanes = self.b.ins().ireduce(types::I32, lanes);
-        let bit_of = |s: &mut Self, idx: Value| -> Value {
-            // Bit `idx` of the 128-bit ballot.
-            let word = s.b.ins().ushr_imm_s(idx, 5);
-            let w = s.builtin_select(&comps, word);
-            let sh = s.b.ins().band_imm_s(idx, 31);
-            let sh = s.b.ins().ireduce(types::I32, sh);
-            let v = s.b.ins().ushr(w, sh);
-            let v = s.b.ins().band_imm_s(v, 1);
-            s.b.ins().icmp_imm_s(IntCC::NotEqual, v, 0)
+        let extract = match op {
+            Op::GroupNonUniformBallotBitExtract => Some(self.as_i64(op_id(inst, 2)?)?),
+            _ => None,
         };
-        let r = match op {
-            Op::GroupNonUniformInverseBallot => bit_of(self, lid),
-            Op::GroupNonUniformBallotBitExtract => {
-                let i = self.as_i64(op_id(inst, 2)?)?;
-                bit_of(self, i)
-            }
-            Op::GroupNonUniformBallotBitCount => {
-                let mask = match inst.operands.get(1) {
-                    Some(Operand::GroupOperation(GroupOperation::Reduce)) => lanes,
-                    Some(Operand::GroupOperation(GroupOperation::InclusiveScan)) => {
-                        let m = self.b.ins().ishl(one, lid32);
-                        let m = self.b.ins().iadd_imm_s(m, -1);
-                        let own = self.b.ins().ishl(one, lid32);
-                        self.b.ins().bor(m, own)
-                    }
-                    Some(Operand::GroupOperation(GroupOperation::ExclusiveScan)) => {
-                        let m = self.b.ins().ishl(one, lid32);
-                        self.b.ins().iadd_imm_s(m, -1)
-                    }
-                    o => {
-                        return Err(CompileError::Unsupported(format!(
-                            "group operation {o:?} of OpGroupNonUniformBallotBitCount"
-                        )))
-                    }
-                };
-                let v = self.b.ins().band(x, mask);
-                self.b.ins().popcnt(v)
-            }
-            Op::GroupNonUniformBallotFindLSB => {
-                let x = self.b.ins().band(x, lanes);
-                self.b.ins().ctz(x)
-            }
-            _ => {
-                let x = self.b.ins().band(x, lanes);
-                let z = self.b.ins().clz(x);
-                let c = self.b.ins().iconst(types::I32, 31);
-                self.b.ins().isub(c, z)
-            }
+        let group_op = match inst.operands.get(1) {
+            Some(Operand::GroupOperation(o)) => Some(*o),
+            _ => None,
         };
+        let comps: [Value; 4] = [comps[0], comps[1], comps[2], comps[3]];
+        let r = ballot_lane(&mut self.b, op, group_op, &comps, lid32, max, extract)?;
         let rt = crate::spirv::result_type(inst)?;
         let t = super::clif_scalar(self.p, rt)?;
         let r = match (self.value_type(r).bits(), t.bits()) {
@@ -204,16 +159,91 @@ impl FnTx<'_, '_, '_> {
         };
         self.set_result(inst, Val::S(r))
     }
+}
 
-    /// `vals[idx]` (an `i64` index; the last value past the end).
-    fn builtin_select(&mut self, vals: &[Value], idx: Value) -> Value {
-        let mut r = vals[vals.len() - 1];
-        for (i, v) in vals.iter().enumerate().rev().skip(1) {
-            let is = self.b.ins().icmp_imm_s(IntCC::Equal, idx, i as i64);
-            r = self.b.ins().select(is, *v, r);
+/// One work-item's [`is_ballot_local`] operation `op` on the ballot `comps` (with
+/// `group_op` for `BitCount`, the bit index `extract` for `BitExtract`): `lid32` is its
+/// sub-group local id (`i32`), `max` the maximum sub-group size (`i64`). The scalar
+/// translator and the vectoriser's lanes both call this.
+pub(crate) fn ballot_lane(
+    b: &mut FunctionBuilder,
+    op: Op,
+    group_op: Option<GroupOperation>,
+    comps: &[Value; 4],
+    lid32: Value,
+    max: Value,
+    extract: Option<Value>,
+) -> Result<Value> {
+    let x = comps[0];
+    let one = b.ins().iconst(types::I32, 1);
+    // In 64 bits: a sub-group of 32 has all 32 bits.
+    let one64 = b.ins().iconst(types::I64, 1);
+    let lanes = b.ins().ishl(one64, max);
+    let lanes = b.ins().iadd_imm_s(lanes, -1);
+    let lanes = b.ins().ireduce(types::I32, lanes);
+    let bit_of = |b: &mut FunctionBuilder, idx: Value| -> Value {
+        // Bit `idx` (`i64`) of the 128-bit ballot.
+        let word = b.ins().ushr_imm_s(idx, 5);
+        let mut w = comps[3];
+        for (i, v) in comps.iter().enumerate().rev().skip(1) {
+            let is = b.ins().icmp_imm_s(IntCC::Equal, word, i as i64);
+            w = b.ins().select(is, *v, w);
         }
-        r
-    }
+        let sh = b.ins().band_imm_s(idx, 31);
+        let sh = b.ins().ireduce(types::I32, sh);
+        let v = b.ins().ushr(w, sh);
+        let v = b.ins().band_imm_s(v, 1);
+        b.ins().icmp_imm_s(IntCC::NotEqual, v, 0)
+    };
+    Ok(match op {
+        Op::GroupNonUniformInverseBallot => {
+            let lid = b.ins().uextend(types::I64, lid32);
+            bit_of(b, lid)
+        }
+        Op::GroupNonUniformBallotBitExtract => {
+            let i = extract.ok_or_else(|| {
+                CompileError::Invalid("OpGroupNonUniformBallotBitExtract without an index".into())
+            })?;
+            bit_of(b, i)
+        }
+        Op::GroupNonUniformBallotBitCount => {
+            let mask = match group_op {
+                Some(GroupOperation::Reduce) => lanes,
+                Some(GroupOperation::InclusiveScan) => {
+                    let m = b.ins().ishl(one, lid32);
+                    let m = b.ins().iadd_imm_s(m, -1);
+                    let own = b.ins().ishl(one, lid32);
+                    b.ins().bor(m, own)
+                }
+                Some(GroupOperation::ExclusiveScan) => {
+                    let m = b.ins().ishl(one, lid32);
+                    b.ins().iadd_imm_s(m, -1)
+                }
+                o => {
+                    return Err(CompileError::Unsupported(format!(
+                        "group operation {o:?} of OpGroupNonUniformBallotBitCount"
+                    )))
+                }
+            };
+            let v = b.ins().band(x, mask);
+            b.ins().popcnt(v)
+        }
+        Op::GroupNonUniformBallotFindLSB => {
+            let x = b.ins().band(x, lanes);
+            b.ins().ctz(x)
+        }
+        Op::GroupNonUniformBallotFindMSB => {
+            let x = b.ins().band(x, lanes);
+            let z = b.ins().clz(x);
+            let c = b.ins().iconst(types::I32, 31);
+            b.ins().isub(c, z)
+        }
+        op => {
+            return Err(CompileError::Unsupported(format!(
+                "Op{op:?} is not a ballot operation"
+            )))
+        }
+    })
 }
 
 /// `OpSubgroupBlockReadINTEL` / `OpSubgroupBlockWriteINTEL`: work-item `j` of a sub-group

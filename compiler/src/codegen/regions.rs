@@ -384,7 +384,7 @@ fn work_group_capable(op: Op) -> bool {
 }
 
 /// The [`Collective`] of boundary `inst` (its slot offset still 0).
-fn collective(
+pub(crate) fn collective(
     p: &Program,
     inst: &Instruction,
     result_types: &HashMap<Word, Word>,

@@ -230,16 +230,16 @@ fn frame_zero(b: &mut FunctionBuilder) -> Value {
 }
 
 /// One lane of a sub-group in [`emit_sub`].
-struct Lane {
+pub(crate) struct Lane {
     /// Did this work-item reach the boundary this round (and is it in the group)?
-    active: Value,
-    addr: Value,
+    pub active: Value,
     /// Operand components, of the first and (INTEL two-value shuffles) second value.
-    x: Vec<Value>,
-    y: Vec<Value>,
-    /// The first extra operand (index, delta, local id, cluster size) and the second.
-    e: Value,
-    e2: Value,
+    pub x: Vec<Value>,
+    pub y: Vec<Value>,
+    /// The first extra operand (index, delta, local id, cluster size) and the second
+    /// (`i64`).
+    pub e: Value,
+    pub e2: Value,
 }
 
 /// The group's work-item count (`ls` are the local sizes in x, y, z).
@@ -282,7 +282,7 @@ pub fn emit_sub(
         let left = b.ins().isub(n, base);
         let max = b.ins().iconst(types::I64, sgs);
         let size = b.ins().umin(left, max);
-        let lanes: Vec<Lane> = (0..sgs)
+        let lanes: Vec<(Lane, Value)> = (0..sgs)
             .map(|k| {
                 let idx = b.ins().iadd_imm_s(base, k);
                 let inside = b.ins().icmp(IntCC::UnsignedLessThan, idx, n);
@@ -305,17 +305,32 @@ pub fn emit_sub(
                 };
                 let e = b.ins().load(types::I64, trusted(), addr, c.extra(0));
                 let e2 = b.ins().load(types::I64, trusted(), addr, c.extra(1));
-                Lane {
-                    active,
+                (
+                    Lane {
+                        active,
+                        x,
+                        y,
+                        e,
+                        e2,
+                    },
                     addr,
-                    x,
-                    y,
-                    e,
-                    e2,
-                }
+                )
             })
             .collect();
-        sub_group(b, c, &lanes, size);
+        let (lanes, addrs): (Vec<Lane>, Vec<Value>) = lanes.into_iter().unzip();
+        let out = sub_group(b, c, &lanes, size);
+        // Every active lane's result, into its frame.
+        for ((l, o), addr) in lanes.iter().zip(out).zip(addrs) {
+            let store = b.create_block();
+            let next = b.create_block();
+            b.ins().brif(l.active, store, &[], next, &[]);
+            b.switch_to_block(store);
+            for (k, v) in o.into_iter().enumerate() {
+                b.ins().store(trusted(), v, addr, c.out(k as u32));
+            }
+            b.ins().jump(next, &[]);
+            b.switch_to_block(next);
+        }
         unit
     });
     Ok(())
@@ -331,8 +346,15 @@ fn pick(b: &mut FunctionBuilder, sel: Value, vals: &[Value], dflt: Value) -> Val
     r
 }
 
-/// Compute and store every active lane's result.
-fn sub_group(b: &mut FunctionBuilder, c: &Collective, lanes: &[Lane], size: Value) {
+/// Every lane's result components (an inactive lane's are to be ignored), computed in
+/// lane order: the frame-based combine above and the vector loops whose iteration is one
+/// sub-group (`vector/subgroup.rs`) get the same values.
+pub(crate) fn sub_group(
+    b: &mut FunctionBuilder,
+    c: &Collective,
+    lanes: &[Lane],
+    size: Value,
+) -> Vec<Vec<Value>> {
     let w = lanes.len();
     // The first active lane (0 when none is: then nothing is stored anyway).
     let mut first = b.ins().iconst(types::I64, 0);
@@ -491,17 +513,7 @@ fn sub_group(b: &mut FunctionBuilder, c: &Collective, lanes: &[Lane], size: Valu
             })
             .collect(),
     };
-    for (l, o) in lanes.iter().zip(out) {
-        let store = b.create_block();
-        let next = b.create_block();
-        b.ins().brif(l.active, store, &[], next, &[]);
-        b.switch_to_block(store);
-        for (k, v) in o.into_iter().enumerate() {
-            b.ins().store(trusted(), v, l.addr, c.out(k as u32));
-        }
-        b.ins().jump(next, &[]);
-        b.switch_to_block(next);
-    }
+    out
 }
 
 /// After a round in which work-items stopped at sub-group boundaries: in every sub-group,

@@ -64,6 +64,7 @@ use std::collections::HashMap;
 mod check;
 mod linear;
 pub mod steps;
+mod subgroup;
 pub mod width;
 
 /// The lane widths of vector loops: 4, 8 or 16 work-items per iteration, as one, two or
@@ -150,6 +151,9 @@ pub struct Plan {
     pub why: String,
     /// The kernel's work-items per sub-group (for the sub-group id built-ins).
     pub sub_group_size: u32,
+    /// One iteration is one sub-group (`subgroup.rs`): the width is the sub-group size,
+    /// rows are whole sub-groups, sub-group barriers and collectives run in registers.
+    pub sub_group_lanes: bool,
     /// Checked mode: what each pointer points into (`vector/check.rs`).
     prov: Option<HashMap<Word, crate::codegen::check::Prov>>,
     /// The kernel may access `__local` memory (checked mode's race detector).
@@ -414,6 +418,40 @@ pub fn plan(
     Ok(plan)
 }
 
+/// Can `kernel`, whose boundaries are all sub-group ones, run one sub-group per vector
+/// iteration (`subgroup.rs`)? Its width is its sub-group size (4, 8 or 16); the plan is
+/// for rows that are whole sub-groups (local size x a multiple of it).
+#[allow(clippy::too_many_arguments)]
+pub fn plan_sub_groups(
+    p: &Program,
+    kernel: &Function,
+    arg_types: &[ir::Type],
+    fma: bool,
+    global_addr: &HashMap<Word, u64>,
+    local_offsets: &HashMap<Word, u64>,
+    sub_group_size: u32,
+) -> Result<Plan> {
+    if !crate::codegen::vectorize() {
+        return Err(refuse("FERRITE_VECTORIZE=0"));
+    }
+    let w = sub_group_size as usize;
+    if !WIDTHS.contains(&w) {
+        return Err(refuse(format!("sub-groups of {w} (widths: {WIDTHS:?})")));
+    }
+    let mut plan = analyse(p, kernel)?;
+    plan.sub_group_size = sub_group_size;
+    plan.sub_group_lanes = true;
+    plan.lanes = w;
+    plan.why = "one sub-group per iteration".into();
+    let env = ScratchEnv {
+        arg_types,
+        global_addr,
+        local_offsets,
+    };
+    scratch(&env, false, |b, inp| body(b, p, fma, &plan, w, inp, None))?;
+    Ok(plan)
+}
+
 /// What a scratch translation needs to build its inputs.
 pub struct ScratchEnv<'a> {
     pub arg_types: &'a [ir::Type],
@@ -485,6 +523,7 @@ fn analyse(p: &Program, kernel: &Function) -> Result<Plan> {
         lanes: DEFAULT_LANES,
         why: String::new(),
         sub_group_size: crate::DEFAULT_SUB_GROUP_SIZE,
+        sub_group_lanes: false,
         prov,
         touches_local,
         local_stores,
@@ -508,7 +547,12 @@ pub fn emit_loop<'p, 'e>(
     base0: Value,
 ) -> Result<()> {
     let mut head = head;
-    for (w, next) in loop_chain(b, plan.lanes, scalar_head) {
+    let chain = match plan.sub_group_lanes {
+        // Rows are whole sub-groups: no narrower loop after.
+        true => vec![(plan.lanes, scalar_head)],
+        false => loop_chain(b, plan.lanes, scalar_head),
+    };
+    for (w, next) in chain {
         let x = *b
             .block_params(head)
             .first()
@@ -1864,6 +1908,9 @@ impl VTx<'_, '_, '_, '_> {
 
     fn inst(&mut self, inst: &Inst) -> Result<()> {
         let p = self.p;
+        if self.plan.sub_group_lanes && crate::workgroup::regions::is_boundary(inst.class.opcode) {
+            return self.sub_group_op(inst);
+        }
         // Decorations that change what an instruction computes (`convert_T_sat`,
         // `convert_T_rte`, …): the lane code takes them where it calls the scalar
         // lowering's lane functions (`codegen/convert.rs`), and nowhere else.
@@ -2245,6 +2292,34 @@ impl VTx<'_, '_, '_, '_> {
                     return Err(refuse("bit cast"));
                 }
                 self.bit_cast(inst, v, st, rt)
+            }
+            op if crate::codegen::group::is_ballot_local(op) => self.ballot_local(inst),
+            Op::GenericCastToPtrExplicit => {
+                // `to_global`/`to_local`/`to_private`, lane by lane as the scalar code does.
+                let Some(Operand::StorageClass(class)) = inst.operands.get(1) else {
+                    return Err(refuse("OpGenericCastToPtrExplicit without a storage class"));
+                };
+                let class = *class;
+                let v = self.val(op_id(inst, 0)?)?;
+                let bi = crate::builtins::by_name("ferrite_space_of")
+                    .ok_or_else(|| refuse("built-in ferrite_space_of missing"))?;
+                let at = convert::SpaceEnv {
+                    ctx: self.inp.ctx,
+                    wi: self.inp.wi,
+                    local_mem: self.inp.local_mem,
+                    space_of: self.builtin_fref(&bi)?,
+                };
+                let out = match v {
+                    V::U(x) => V::U(convert::cast_explicit(self.b, &at, x, class)?),
+                    v => {
+                        let mut l = self.lanes(&v)?;
+                        for x in &mut l {
+                            *x = convert::cast_explicit(self.b, &at, *x, class)?;
+                        }
+                        V::L(l)
+                    }
+                };
+                self.set(inst, types::I64, out)
             }
             Op::ExtInst => self.ext_inst(inst),
             Op::CopyMemory | Op::CopyMemorySized => self.copy_memory(inst),
@@ -3062,7 +3137,7 @@ impl VTx<'_, '_, '_, '_> {
             ]
             .into_iter()
             .any(is))
-            || (t.is_int() && (is(E::clz) || is(E::ctz)))
+            || (t.is_int() && (is(E::clz) || is(E::ctz) || is(E::popcount)))
         {
             // Exact one-operand functions of doubles (lanes of scalars) and integers: the
             // scalar code's instruction per lane (`codegen/extinst.rs`).
@@ -3076,6 +3151,7 @@ impl VTx<'_, '_, '_, '_> {
                 E::rint => b.ins().nearest(x),
                 E::clz => b.ins().clz(x),
                 E::ctz => b.ins().ctz(x),
+                E::popcount => b.ins().popcnt(x),
                 E::rsqrt | E::native_rsqrt | E::half_rsqrt => {
                     let one = b.ins().f64const(1.0);
                     let r = b.ins().sqrt(x);
@@ -3244,6 +3320,44 @@ impl VTx<'_, '_, '_, '_> {
         self.set(inst, t, v)
     }
 
+    /// A reference to the scalar built-in `bi` (declared in the module; in a scratch
+    /// translation, a callee of the right type).
+    fn builtin_fref(&mut self, bi: &crate::builtins::Builtin) -> Result<ir::FuncRef> {
+        if let Some(r) = self.builtin_refs.get(bi.name) {
+            return Ok(*r);
+        }
+        let clif = |t: crate::builtins::BTy| match t {
+            crate::builtins::BTy::F32 => types::F32,
+            crate::builtins::BTy::F64 => types::F64,
+            crate::builtins::BTy::I32 => types::I32,
+            crate::builtins::BTy::I64 => types::I64,
+        };
+        let r = match self.env.as_deref_mut() {
+            Some(env) => env.builtin_ref(self.b.func, bi)?,
+            None => {
+                let mut sig = Signature::new(CallConv::SystemV);
+                sig.params
+                    .extend(bi.params.iter().map(|p| AbiParam::new(clif(*p))));
+                sig.returns.push(AbiParam::new(clif(bi.ret)));
+                self.scratch_import(bi.name, sig)
+            }
+        };
+        self.builtin_refs.insert(bi.name, r);
+        Ok(r)
+    }
+
+    /// In a scratch translation (no module): a callee `name` of signature `sig`, which
+    /// is all the translation needs of it.
+    fn scratch_import(&mut self, name: &str, sig: Signature) -> ir::FuncRef {
+        let signature = self.b.import_signature(sig);
+        self.b.import_function(ir::ExtFuncData {
+            name: ir::ExternalName::testcase(name),
+            signature,
+            colocated: false,
+            patchable: false,
+        })
+    }
+
     /// A math built-in that is a call (`codegen/extinst.rs`): one call per lane, or one
     /// for a uniform argument list, to the function the scalar code calls.
     fn math_call(&mut self, inst: &Instruction, base: &str, t: ir::Type) -> Result<()> {
@@ -3273,30 +3387,7 @@ impl VTx<'_, '_, '_, '_> {
             return Err(refuse(format!("{base}'s arguments")));
         }
         let all_float = bi.params.iter().all(|p| *p == bty);
-        let fref = match self.builtin_refs.get(bi.name) {
-            Some(r) => *r,
-            None => {
-                let r = match self.env.as_deref_mut() {
-                    Some(env) => env.builtin_ref(self.b.func, &bi)?,
-                    None => {
-                        // A scratch translation only needs a callee of the right type.
-                        let mut sig = Signature::new(CallConv::SystemV);
-                        sig.params
-                            .extend(bi.params.iter().map(|p| AbiParam::new(clif(*p))));
-                        sig.returns.push(AbiParam::new(t));
-                        let signature = self.b.import_signature(sig);
-                        self.b.import_function(ir::ExtFuncData {
-                            name: ir::ExternalName::testcase(bi.name),
-                            signature,
-                            colocated: false,
-                            patchable: false,
-                        })
-                    }
-                };
-                self.builtin_refs.insert(bi.name, r);
-                r
-            }
-        };
+        let fref = self.builtin_fref(&bi)?;
         let call = |s: &mut Self, a: &[Value]| -> Result<Value> {
             let c = s.b.ins().call(fref, a);
             s.b.inst_results(c)
@@ -3328,13 +3419,7 @@ impl VTx<'_, '_, '_, '_> {
                             let mut sig = Signature::new(CallConv::SystemV);
                             sig.params
                                 .extend((0..vb.inputs + 1).map(|_| AbiParam::new(types::I64)));
-                            let signature = self.b.import_signature(sig);
-                            self.b.import_function(ir::ExtFuncData {
-                                name: ir::ExternalName::testcase(vb.name),
-                                signature,
-                                colocated: false,
-                                patchable: false,
-                            })
+                            self.scratch_import(vb.name, sig)
                         }
                     };
                     self.builtin_refs.insert(vb.name, r);

@@ -718,13 +718,7 @@ impl VTx<'_, '_, '_, '_> {
                 sig.params
                     .extend(std::iter::repeat_n(AbiParam::new(types::I64), params));
                 sig.returns.push(AbiParam::new(types::I64));
-                let signature = self.b.import_signature(sig);
-                self.b.import_function(ir::ExtFuncData {
-                    name: ir::ExternalName::testcase(name),
-                    signature,
-                    colocated: false,
-                    patchable: false,
-                })
+                self.scratch_import(name, sig)
             }
         };
         self.builtin_refs.insert(name, r);

@@ -123,6 +123,7 @@ pub fn plan_steps(
             lanes: 4,
             why: String::new(),
             sub_group_size,
+            sub_group_lanes: false,
             prov: prov.clone(),
             touches_local,
             local_stores,
