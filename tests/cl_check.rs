@@ -449,3 +449,38 @@ fn reduction_without_its_first_barrier_is_a_race() {
         &["data race on __local memory", "argument #2 `s`"],
     );
 }
+
+#[test]
+fn sub_group_barrier_orders_local_memory_and_its_absence_is_a_race() {
+    if !setup() {
+        return;
+    }
+    // Sub-groups as vector iterations: the sub-group barrier starts a new epoch for the
+    // lanes that pass it, as it does for work-items run one at a time.
+    let src = |sync: &str| {
+        format!(
+            r#"__kernel void sgb(__global const int *in, __global int *out) {{
+        __local int t[64];
+        size_t l = get_local_id(0);
+        t[l] = in[get_global_id(0)];
+        {sync}
+        uint j = get_sub_group_local_id(), s = get_sub_group_size();
+        out[get_global_id(0)] = t[l - j + (s - 1 - j)];
+    }}"#
+        )
+    };
+    let go = |tag, src: String| {
+        run_with_options(tag, &src, "-cl-std=CL3.0", "sgb", 64, 16, |c, k| {
+            let a = Buffer::from_slice(&c.ctx, CL_MEM_READ_WRITE, &[5i32; 64]);
+            let b = Buffer::from_slice(&c.ctx, CL_MEM_READ_WRITE, &[0i32; 64]);
+            k.buf(0, &a).buf(1, &b);
+            (a, b)
+        })
+    };
+    expect_pair(
+        go(27, src("")),
+        go(28, src("sub_group_barrier(CLK_LOCAL_MEM_FENCE);")),
+        "sgb",
+        &["data race on __local memory", "of __local variable `sgb.t`"],
+    );
+}

@@ -76,8 +76,21 @@ pub fn run<K>(
     local: usize,
     args: impl FnOnce(&Ctx, &Kernel) -> K,
 ) -> (cl_int, Vec<String>) {
+    run_with_options(tag, src, "", kernel, global, local, args)
+}
+
+/// [`run`], built with the build options `options` too.
+pub fn run_with_options<K>(
+    tag: usize,
+    src: &str,
+    options: &str,
+    kernel: &str,
+    global: usize,
+    local: usize,
+    args: impl FnOnce(&Ctx, &Kernel) -> K,
+) -> (cl_int, Vec<String>) {
     let c = context(tag);
-    let p = build(&c.ctx, src, "-cl-kernel-arg-info");
+    let p = build(&c.ctx, src, &format!("-cl-kernel-arg-info {options}"));
     let k = p.kernel(kernel);
     let keep = args(&c, &k);
     let ev = enqueue_nd(&c.queue, &k, None, &[global], Some(&[local])).expect("enqueue");

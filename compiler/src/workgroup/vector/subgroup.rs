@@ -26,8 +26,9 @@ impl VTx<'_, '_, '_, '_> {
             if self.p.const_u64(op_id(inst, 0)?)? != Scope::Subgroup as u64 {
                 return Err(refuse("a work-group barrier"));
             }
-            // Every lane's accesses before it are done before any lane's after it.
-            return Ok(());
+            // Every lane's accesses before it are done before any lane's after it; the
+            // race detector counts it as the scalar shapes do (a new epoch per lane).
+            return self.race_boundary();
         }
         if op == Op::GroupWaitEvents {
             return Err(refuse("an asynchronous copy's wait"));
@@ -114,7 +115,9 @@ impl VTx<'_, '_, '_, '_> {
             1 => comps.pop().ok_or_else(|| refuse("collective result"))?,
             _ => V::Comp(comps),
         };
-        self.set(inst, c.rty, v)
+        self.set(inst, c.rty, v)?;
+        // A boundary of the scalar shapes, where the race detector starts a new epoch.
+        self.race_boundary()
     }
 }
 
