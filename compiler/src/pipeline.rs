@@ -127,11 +127,16 @@ pub fn inline_body(reference: bool) -> bool {
 /// Step 5: the shape of the work-group function, from the split and the choice above.
 pub fn choose_shape<'a>(
     split: Option<(&'a Split, &'a regions::FramePlan)>,
+    sub_lanes: Option<&'a (Split, regions::FramePlan)>,
     inline: bool,
     step: impl FnOnce() -> Result<cranelift_module::FuncId>,
 ) -> Result<Shape<'a>> {
     Ok(match split {
-        Some((split, plan)) if inline => Shape::InlineSteps { split, plan },
+        Some((split, plan)) if inline => Shape::InlineSteps {
+            split,
+            plan,
+            sub_lanes: sub_lanes.map(|(s, p)| (s, p)),
+        },
         Some((_, plan)) => Shape::Steps {
             step: step()?,
             plan,
@@ -139,6 +144,30 @@ pub fn choose_shape<'a>(
         None if inline => Shape::Inline,
         None => Shape::Call,
     })
+}
+
+/// A kernel with both sub-group and work-group boundaries, split at its work-group ones
+/// alone, with that split's frame plan: where rows are whole sub-groups, its regions run
+/// as vector iterations of one sub-group each, the sub-group operations in registers
+/// (`workgroup/vector/subgroup.rs`). `None` when the kernel has not both kinds or the
+/// split fails (the regions of `split` run it then).
+fn sub_group_lanes_split(
+    p: &Program,
+    ep: &EntryPoint,
+    inlined: &HashSet<Word>,
+    plan: &regions::FramePlan,
+) -> Option<(Split, regions::FramePlan)> {
+    let sub = plan.points.iter().any(regions::PointKind::sub);
+    let wg = plan.points.iter().any(|k| !k.sub());
+    if !(sub && wg && crate::codegen::vectorize()) {
+        return None;
+    }
+    let s = crate::workgroup::regions::split_at(p, ep.func, inlined, |i| {
+        crate::workgroup::regions::is_work_group_point(p, i)
+    })
+    .ok()?;
+    let pl = regions::plan(p, &s).ok()?;
+    Some((s, pl))
 }
 
 /// Compile the kernel `ep` into a work-group function: steps 2 to 6.
@@ -213,8 +242,12 @@ pub fn compile(
     for f in &funcs {
         codegen::translate_function(&mut env, *f, &mut ctx, &mut fbc)?;
     }
+    let sub_lanes = match (&split, &plan) {
+        (Some((_, inlined)), Some(pl)) if inline => sub_group_lanes_split(p, ep, inlined, pl),
+        _ => None,
+    };
     let split_plan = split.as_ref().map(|(s, _)| s).zip(plan.as_ref());
-    let shape = choose_shape(split_plan, inline, || {
+    let shape = choose_shape(split_plan, sub_lanes.as_ref(), inline, || {
         let (s, plan) = split_plan
             .ok_or_else(|| crate::CompileError::Codegen("a step without a split kernel".into()))?;
         codegen::translate_step(&mut env, s, plan, &mut ctx, &mut fbc)
@@ -222,9 +255,13 @@ pub fn compile(
     let wg = crate::workgroup::build(&mut env, ep, info, shape, &mut ctx, &mut fbc)?;
 
     let static_local_size = env.static_local_size;
-    let (private_size, frame_size) = match &plan {
-        Some(plan) => (env.private_size + plan.private_size, plan.size),
-        None => (env.private_size, 0),
+    let (private_size, frame_size) = match (&plan, &sub_lanes) {
+        (Some(plan), Some((_, lanes))) => (
+            env.private_size + plan.private_size.max(lanes.private_size),
+            plan.size.max(lanes.size),
+        ),
+        (Some(plan), None) => (env.private_size + plan.private_size, plan.size),
+        (None, _) => (env.private_size, 0),
     };
     let handler = env.handler.clone();
     if codegen::dump_clif() {

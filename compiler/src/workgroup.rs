@@ -155,9 +155,12 @@ pub enum Shape<'a> {
     /// A kernel with boundaries: one call of its step function per work-item and region.
     Steps { step: FuncId, plan: &'a FramePlan },
     /// A kernel with boundaries, its step translated inside the region loop's nest.
+    /// `sub_lanes`: the same kernel split at its work-group boundaries alone, when it also
+    /// has sub-group ones (`pipeline::sub_group_lanes_split`).
     InlineSteps {
         split: &'a regions::Split,
         plan: &'a FramePlan,
+        sub_lanes: Option<(&'a regions::Split, &'a FramePlan)>,
     },
 }
 
@@ -217,13 +220,17 @@ pub fn build<'p>(
             r
         }
         Shape::Inline | Shape::InlineSteps { .. } => {
-            let (f, split) = match shape {
-                Shape::InlineSteps { split, plan } => (&split.func, Some((split, plan))),
-                _ => (kernel, None),
+            let (f, split, sub_lanes) = match shape {
+                Shape::InlineSteps {
+                    split,
+                    plan,
+                    sub_lanes,
+                } => (&split.func, Some((split, plan)), sub_lanes),
+                _ => (kernel, None, None),
             };
             let b = FunctionBuilder::new(&mut ctx.func, fbc);
             let mut tx = FnTx::new(env, b, f);
-            let r = build_inline(&mut tx, kernel, info, split);
+            let r = build_inline(&mut tx, kernel, info, split, sub_lanes);
             tx.finish(r)
         }
     };
@@ -393,6 +400,7 @@ fn build_inline<'p>(
     kernel: &crate::spirv::Function,
     info: &KernelInfo,
     split: Option<(&'p regions::Split, &'p FramePlan)>,
+    sub_lanes: Option<(&'p regions::Split, &'p FramePlan)>,
 ) -> Result<()> {
     let pro = prologue(tx.p, &mut tx.b, kernel, info, split.map(|(_, plan)| plan))?;
     // Checked mode's race detector, for vector loops: the worker's state for this group.
@@ -459,19 +467,15 @@ fn build_inline<'p>(
         tx.run_inline(pro.args.clone())?;
         if let (Some(vhead), Some(vplan)) = (nest.vhead, &vplan) {
             let local_offsets = tx.env.local_offsets.clone();
-            let inputs = vector::Inputs {
-                args: &pro.args,
-                lid: nest.lid,
-                gid: nest.gid,
-                ctx_vals: &ctx_vals,
-                local_mem: tx.local_mem,
-                global_addr: tx.env.global_addr,
-                local_offsets: &local_offsets,
-                frames: None,
-                ctx: tx.ctx,
-                wi: tx.wi,
+            let inputs = vector_inputs(
+                &pro,
+                &ctx_vals,
+                tx.env.global_addr,
+                &local_offsets,
                 shadow,
-            };
+                nest.lid,
+                nest.gid,
+            );
             let heads0 = nest.heads[0];
             vector::emit_loop(
                 &mut tx.b,
@@ -499,6 +503,11 @@ fn build_inline<'p>(
         .map(|v| tx.b.func.dfg.value_type(*v))
         .collect();
     let local_offsets = tx.env.local_offsets.clone();
+    let scratch_env = vector::ScratchEnv {
+        arg_types: &arg_types,
+        global_addr: tx.env.global_addr,
+        local_offsets: &local_offsets,
+    };
     // A kernel whose boundaries are all sub-group ones: where rows are whole sub-groups,
     // one sub-group per iteration of a vector loop (`vector/subgroup.rs`); the regions
     // below otherwise.
@@ -515,30 +524,22 @@ fn build_inline<'p>(
         false => None,
     };
     if let Some(Ok(vplan)) = &sub_groups {
-        let rem = tx.b.ins().urem_imm_u(pro.ls[0], vplan.lanes as i64);
-        let whole = tx.b.ins().icmp_imm_s(IntCC::Equal, rem, 0);
-        let (vector_rows, regions) = (tx.b.create_block(), tx.b.create_block());
-        tx.b.ins().brif(whole, vector_rows, &[], regions, &[]);
-        tx.b.switch_to_block(vector_rows);
+        let regions = whole_rows(&mut tx.b, pro.ls[0], vplan.lanes);
         let nest = open_loops(&mut tx.b, None, &pro.ls, &pro.base, true);
         // The scalar x loop is only entered at the end of a row.
         tx.b.ins().jump(nest.latches[0], &[]);
         let vhead = nest
             .vhead
             .ok_or_else(|| CompileError::Codegen("vector loop without its head".into()))?;
-        let inputs = vector::Inputs {
-            args: &pro.args,
-            lid: nest.lid,
-            gid: nest.gid,
-            ctx_vals: &ctx_vals,
-            local_mem: tx.local_mem,
-            global_addr: tx.env.global_addr,
-            local_offsets: &local_offsets,
-            frames: None,
-            ctx: tx.ctx,
-            wi: tx.wi,
+        let inputs = vector_inputs(
+            &pro,
+            &ctx_vals,
+            tx.env.global_addr,
+            &local_offsets,
             shadow,
-        };
+            nest.lid,
+            nest.gid,
+        );
         let heads0 = nest.heads[0];
         vector::emit_loop(
             &mut tx.b,
@@ -556,18 +557,53 @@ fn build_inline<'p>(
         tx.b.ins().return_(&[]);
         tx.b.switch_to_block(regions);
     }
+    // A kernel with sub-group and work-group boundaries: where rows are whole sub-groups,
+    // its split at the work-group ones alone runs as vector iterations of one sub-group
+    // each, the sub-group operations in registers; the regions below otherwise.
+    let lanes_split = match sub_lanes {
+        Some((split2, plan2)) => Some((
+            split2,
+            plan2,
+            vector::steps::plan_steps(
+                tx.p,
+                split2,
+                plan2,
+                fma,
+                &scratch_env,
+                &widths,
+                tx.env.sub_group_size,
+                true,
+            ),
+        )),
+        None => None,
+    };
+    let group = GroupVectors {
+        ctx_vals: &ctx_vals,
+        local_offsets: &local_offsets,
+        shadow,
+        fma,
+    };
+    if let Some((split2, plan2, Ok(steps2))) = &lanes_split {
+        let regions_blk = whole_rows(&mut tx.b, pro.ls[0], steps2.lanes);
+        let round = open_round(&mut tx.b, plan2, &pro, false, true);
+        // The scalar x loop is only entered at the end of a row.
+        let exit = tx.b.ins().iconst(types::I32, codegen::regions::EXIT);
+        tx.b.ins().jump(round.after, &[BlockArg::Value(exit)]);
+        vector_round(tx, &pro, &group, steps2, split2, plan2, &round)?;
+        tx.b.switch_to_block(round.after);
+        let sgs = i64::from(tx.env.sub_group_size);
+        close_round(&mut tx.b, round, plan2, &pro.ls, sgs)?;
+        tx.b.switch_to_block(regions_blk);
+    }
     let steps = vector::steps::plan_steps(
         tx.p,
         split,
         plan,
         fma,
-        &vector::ScratchEnv {
-            arg_types: &arg_types,
-            global_addr: tx.env.global_addr,
-            local_offsets: &local_offsets,
-        },
+        &scratch_env,
         &widths,
         tx.env.sub_group_size,
+        false,
     );
     tx.env.handler = match &steps {
         Ok(s) => crate::Handler {
@@ -599,6 +635,22 @@ fn build_inline<'p>(
         }
         None => {}
     }
+    match &lanes_split {
+        Some((_, _, Ok(steps2))) => {
+            tx.env.handler = crate::Handler {
+                lanes: steps2.lanes as u32,
+                note: format!(
+                    "regions between work-group barriers as vector loops of one sub-group \
+                     each where rows are whole sub-groups, else {}",
+                    tx.env.handler.note
+                ),
+            }
+        }
+        Some((_, _, Err(e))) => {
+            tx.env.handler.note += &format!(" (not one sub-group per vector iteration: {e})");
+        }
+        None => {}
+    }
     let steps = steps.ok();
     let round = open_round(&mut tx.b, plan, &pro, false, steps.is_some());
     let after = round.after;
@@ -615,69 +667,127 @@ fn build_inline<'p>(
     step.state = round.state_now;
     tx.step = Some(step);
     tx.run_inline(pro.args.clone())?;
-    if let (Some(steps), Some(vhead), Some((state, next))) =
-        (&steps, round.nest.vhead, round.uniform)
-    {
-        let inputs = vector::Inputs {
-            args: &pro.args,
-            lid: round.nest.lid,
-            gid: round.nest.gid,
-            ctx_vals: &ctx_vals,
-            local_mem: tx.local_mem,
-            global_addr: tx.env.global_addr,
-            local_offsets: &local_offsets,
-            frames: None,
-            ctx: tx.ctx,
-            wi: tx.wi,
-            shadow,
-        };
-        let (b, env) = (&mut tx.b, &mut *tx.env);
-        b.switch_to_block(vhead);
-        // The row's first linear id, and the group's state, computed in the vector loop.
-        let row_blk = b.create_block();
-        let x0 = b.block_params(vhead)[0];
-        let vloop = b.create_block();
-        b.append_block_param(vloop, types::I64);
-        let [_, y, z] = round.nest.lid;
-        let zy = b.ins().imul(z, pro.ls[1]);
-        let zy = b.ins().iadd(zy, y);
-        let row = b.ins().imul(zy, pro.ls[0]);
-        let st = b.use_var(state);
-        b.ins().jump(row_blk, &[]);
-        b.switch_to_block(row_blk);
-        b.ins().jump(vloop, &[BlockArg::Value(x0)]);
-        let si = vector::steps::StepInputs {
-            frame: round.frame,
-            frame_size: plan.size as i64,
-            row,
-            state: st,
-        };
-        vector::steps::emit_step_loop(
-            b,
-            tx.p,
-            fma,
-            steps,
-            split,
-            plan,
-            env,
-            &inputs,
-            &si,
-            vloop,
-            round.nest.heads[0],
-            pro.ls[0],
-            pro.base[0],
-            &mut |b, linear, reached| {
-                // Work-item 0's state is the next round's (`close_uniform_round`).
-                let first = b.ins().icmp_imm_s(IntCC::Equal, linear, 0);
-                let prev = b.use_var(next);
-                let n = b.ins().select(first, reached, prev);
-                b.def_var(next, n);
-            },
-        )?;
+    if let Some(steps) = &steps {
+        vector_round(tx, &pro, &group, steps, split, plan, &round)?;
     }
     tx.b.switch_to_block(after);
     let sgs = i64::from(tx.env.sub_group_size);
     close_round(&mut tx.b, round, plan, &pro.ls, sgs)
+}
+
+/// Branch on whether rows (local size x, `ls0`) are whole sub-groups of `lanes`: returns
+/// in the block for whole rows, with the block for the others.
+fn whole_rows(b: &mut FunctionBuilder, ls0: Value, lanes: usize) -> Block {
+    let rem = b.ins().urem_imm_u(ls0, lanes as i64);
+    let whole = b.ins().icmp_imm_s(IntCC::Equal, rem, 0);
+    let (vector_rows, others) = (b.create_block(), b.create_block());
+    b.ins().brif(whole, vector_rows, &[], others, &[]);
+    b.switch_to_block(vector_rows);
+    others
+}
+
+/// What the vector loops of a work-group function share: the group's context values,
+/// the `__local` variables' offsets, checked mode's shadow, whether FMA is native.
+struct GroupVectors<'a> {
+    ctx_vals: &'a [Value],
+    local_offsets: &'a std::collections::HashMap<rspirv::spirv::Word, u64>,
+    shadow: Option<Value>,
+    fma: bool,
+}
+
+/// A vector loop's inputs (`vector::Inputs`): the group's, and the loop's ids.
+fn vector_inputs<'a>(
+    pro: &'a Prologue,
+    ctx_vals: &'a [Value],
+    global_addr: &'a std::collections::HashMap<rspirv::spirv::Word, u64>,
+    local_offsets: &'a std::collections::HashMap<rspirv::spirv::Word, u64>,
+    shadow: Option<Value>,
+    lid: [Value; 3],
+    gid: [Value; 3],
+) -> vector::Inputs<'a> {
+    vector::Inputs {
+        args: &pro.args,
+        lid,
+        gid,
+        ctx_vals,
+        local_mem: pro.local_mem,
+        global_addr,
+        local_offsets,
+        frames: None,
+        ctx: pro.gctx,
+        wi: pro.wi,
+        shadow,
+    }
+}
+
+/// The vector loop of a uniform round (`vector/steps.rs`), from the head of `round`'s
+/// nest; work-item 0's state is the next round's (`close_uniform_round`).
+#[allow(clippy::too_many_arguments)]
+fn vector_round<'p>(
+    tx: &mut FnTx<'_, '_, 'p>,
+    pro: &Prologue,
+    group: &GroupVectors,
+    steps: &vector::steps::Steps,
+    split: &'p regions::Split,
+    plan: &'p FramePlan,
+    round: &Round,
+) -> Result<()> {
+    let (Some(vhead), Some((state, next))) = (round.nest.vhead, round.uniform) else {
+        return Ok(());
+    };
+    let inputs = vector_inputs(
+        pro,
+        group.ctx_vals,
+        tx.env.global_addr,
+        group.local_offsets,
+        group.shadow,
+        round.nest.lid,
+        round.nest.gid,
+    );
+    let fma = group.fma;
+    let (b, env) = (&mut tx.b, &mut *tx.env);
+    b.switch_to_block(vhead);
+    // The row's first linear id, and the group's state, computed in the vector loop.
+    let row_blk = b.create_block();
+    let x0 = b.block_params(vhead)[0];
+    let vloop = b.create_block();
+    b.append_block_param(vloop, types::I64);
+    let [_, y, z] = round.nest.lid;
+    let zy = b.ins().imul(z, pro.ls[1]);
+    let zy = b.ins().iadd(zy, y);
+    let row = b.ins().imul(zy, pro.ls[0]);
+    let st = b.use_var(state);
+    b.ins().jump(row_blk, &[]);
+    b.switch_to_block(row_blk);
+    b.ins().jump(vloop, &[BlockArg::Value(x0)]);
+    let si = vector::steps::StepInputs {
+        frame: round.frame,
+        frame_size: plan.size as i64,
+        row,
+        state: st,
+    };
+    vector::steps::emit_step_loop(
+        b,
+        tx.p,
+        fma,
+        steps,
+        split,
+        plan,
+        env,
+        &inputs,
+        &si,
+        vloop,
+        round.nest.heads[0],
+        pro.ls[0],
+        pro.base[0],
+        &mut |b, linear, reached| {
+            // Work-item 0's state is the next round's (`close_uniform_round`).
+            let first = b.ins().icmp_imm_s(IntCC::Equal, linear, 0);
+            let prev = b.use_var(next);
+            let n = b.ins().select(first, reached, prev);
+            b.def_var(next, n);
+        },
+    )
 }
 
 /// The reference shapes: a call per work-item of the kernel's function, or (`plan`) of

@@ -1713,6 +1713,14 @@ fn double_min_max_per_lane() {
     }
 }
 
+/// The attribute that requires sub-groups of `n` (none for 0: the default size).
+fn reqd_sub_group_size(n: usize) -> String {
+    match n {
+        0 => String::new(),
+        n => format!("__attribute__((intel_reqd_sub_group_size({n})))"),
+    }
+}
+
 #[test]
 fn sub_groups_as_vector_iterations() {
     // Kernels whose boundaries are all sub-group ones run one sub-group per vector
@@ -1722,10 +1730,7 @@ fn sub_groups_as_vector_iterations() {
     // a ballot's bit count and a non-uniform reduction under a divergent branch, at
     // sub-group sizes 4 (the default), 8 and 16.
     for sgs in [0usize, 8, 16] {
-        let attr = match sgs {
-            0 => String::new(),
-            n => format!("__attribute__((intel_reqd_sub_group_size({n})))"),
-        };
+        let attr = reqd_sub_group_size(sgs);
         let src = format!(
             "kernel {attr} void k(global const float *in, global uint *out) {{
             local float tmp[64];
@@ -1823,6 +1828,86 @@ fn sub_groups_as_vector_iterations() {
                             "sub-group size {want_size}, local {local}, item {i}"
                         );
                     }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn sub_group_operations_between_work_group_barriers() {
+    // A work-group inclusive scan built from sub-group scans and shuffles between
+    // work-group barriers (dpctl's cumulative sums have this shape): where rows are whole
+    // sub-groups the kernel, split at its work-group barriers alone, runs as vector
+    // iterations of one sub-group each; the regions otherwise.
+    for sgs in [0usize, 8, 16] {
+        let attr = reqd_sub_group_size(sgs);
+        let src = format!(
+            "kernel {attr} void k(global const int *in, global int *out) {{
+            local int totals[64];
+            size_t g = get_global_id(0);
+            uint j = get_sub_group_local_id(), s = get_sub_group_size();
+            uint sg = get_sub_group_id(), n = get_num_sub_groups();
+            int x = in[g];
+            int scan = sub_group_scan_inclusive_add(x);
+            if (j == s - 1) totals[sg] = scan;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (sg == 0) {{
+                int t = j < n ? totals[j] : 0;
+                for (uint d = 1; d < s; d <<= 1) {{
+                    int up = sub_group_shuffle_up(t, d);
+                    if (j >= d) t += up;
+                }}
+                if (j < n) totals[j] = t;
+            }}
+            barrier(CLK_LOCAL_MEM_FENCE);
+            int before = sg > 0 ? totals[sg - 1] : 0;
+            out[g] = scan + before + sub_group_broadcast(x, 0) * 0;
+        }}"
+        );
+        let n = 96usize;
+        let input: Vec<u32> = (0..n).map(|i| ((i * 7 + 3) % 11) as u32).collect();
+        let bufs = vec![input.clone(), vec![0; n]];
+        let Some(k) = harness::kernel(&src, "k") else {
+            return;
+        };
+        let want_size = if sgs == 0 { 4 } else { sgs };
+        assert_eq!(k.handler.lanes as usize, want_size, "{}", k.handler.note);
+        assert!(
+            k.handler.note.contains("of one sub-group each"),
+            "{}",
+            k.handler.note
+        );
+        for local in [want_size * 4, 32, want_size * 2 + 2] {
+            if local / want_size > want_size && local % want_size == 0 {
+                continue; // more sub-groups than the first one's lanes can scan
+            }
+            let Some(out) = differential(
+                &src,
+                "k",
+                &bufs,
+                &[0, 1],
+                &[],
+                [n as u64, 1],
+                [local as u64, 1],
+            ) else {
+                return;
+            };
+            for g0 in (0..n).step_by(local) {
+                let m = local.min(n - g0);
+                let subs = m.div_ceil(want_size);
+                if subs > want_size {
+                    continue;
+                }
+                let mut acc = 0i64;
+                for i in 0..m {
+                    acc += i64::from(input[g0 + i]);
+                    assert_eq!(
+                        out[1][g0 + i] as i64,
+                        acc,
+                        "sub-group size {want_size}, local {local}, item {}",
+                        g0 + i
+                    );
                 }
             }
         }

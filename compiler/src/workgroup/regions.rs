@@ -416,6 +416,31 @@ fn inline_calls(
 }
 
 pub fn split(p: &Program, kernel: Word, inline: &HashSet<Word>) -> Result<Split> {
+    split_at(p, kernel, inline, |i| is_boundary(i.class.opcode))
+}
+
+/// Whether `inst` is a boundary of work-group scope: a work-group barrier or collective
+/// (sub-group barriers, collectives and shuffles are not).
+pub fn is_work_group_point(p: &Program, inst: &Inst) -> bool {
+    let op = inst.class.opcode;
+    if !is_boundary(op) {
+        return false;
+    }
+    let scoped = op == Op::ControlBarrier || crate::codegen::regions::operand_positions(op).2;
+    // (A scope that cannot be read counts as work-group scope: the split stays valid.)
+    scoped
+        && !crate::spirv::op_id(inst, 0)
+            .and_then(|s| p.const_u64(s))
+            .is_ok_and(|s| s == rspirv::spirv::Scope::Subgroup as u64)
+}
+
+/// [`split`] at the boundary instructions `point` picks.
+pub fn split_at(
+    p: &Program,
+    kernel: Word,
+    inline: &HashSet<Word>,
+    point: impl Fn(&Inst) -> bool,
+) -> Result<Split> {
     let f = p.function(kernel)?;
     let mut ids = Ids::new(p)?;
     let mut blocks = f.blocks.clone();
@@ -430,10 +455,7 @@ pub fn split(p: &Program, kernel: Word, inline: &HashSet<Word>) -> Result<Split>
     let mut points = Vec::new();
     let mut bi = 0;
     while bi < blocks.len() {
-        let pos = blocks[bi]
-            .insts
-            .iter()
-            .position(|i| is_boundary(i.class.opcode));
+        let pos = blocks[bi].insts.iter().position(&point);
         match pos {
             Some(k) => {
                 if k + 1 >= blocks[bi].insts.len() {

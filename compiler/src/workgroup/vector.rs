@@ -788,9 +788,7 @@ impl VTx<'_, '_, '_, '_> {
                     self.b.ins().jump(self.exit, &args);
                     return Ok(());
                 }
-                op if self.steps.is_some() && crate::workgroup::regions::is_boundary(op) => {
-                    return self.boundary(inst);
-                }
+                _ if self.ends_region(inst) => return self.boundary(inst),
                 Op::Branch => {
                     let to = op_id(inst, 0)?;
                     self.def_phis(to)?;
@@ -1908,7 +1906,10 @@ impl VTx<'_, '_, '_, '_> {
 
     fn inst(&mut self, inst: &Inst) -> Result<()> {
         let p = self.p;
-        if self.plan.sub_group_lanes && crate::workgroup::regions::is_boundary(inst.class.opcode) {
+        if self.plan.sub_group_lanes
+            && crate::workgroup::regions::is_boundary(inst.class.opcode)
+            && !self.ends_region(inst)
+        {
             return self.sub_group_op(inst);
         }
         // Decorations that change what an instruction computes (`convert_T_sat`,

@@ -154,9 +154,7 @@ impl VTx<'_, '_, '_, '_> {
                 Op::Phi if header => self.phi(inst)?,
                 Op::Phi => self.blend_phi(bi, inst)?,
                 Op::Return => return Ok(()),
-                op if self.steps.is_some() && crate::workgroup::regions::is_boundary(op) => {
-                    return self.boundary(inst);
-                }
+                _ if self.ends_region(inst) => return self.boundary(inst),
                 Op::Branch => {
                     let to = self.index_of(op_id(inst, 0)?)?;
                     return self.edge(lin, bi, to, mask);

@@ -56,6 +56,9 @@ pub struct Steps {
 
 /// Plan the vector steps of `split`; the error says why the kernel's regions stay scalar.
 /// Each region is translated once into a scratch function: the check is the translation.
+/// With `sub_group_lanes` (a split at work-group boundaries alone), one iteration is one
+/// sub-group (`subgroup.rs`).
+#[allow(clippy::too_many_arguments)]
 pub fn plan_steps(
     p: &Program,
     split: &Split,
@@ -64,10 +67,19 @@ pub fn plan_steps(
     env: &super::ScratchEnv,
     widths: &[usize],
     sub_group_size: u32,
+    sub_group_lanes: bool,
 ) -> Result<Steps> {
     if !crate::codegen::vectorize() {
         return Err(refuse("FERRITE_VECTORIZE=0"));
     }
+    // One sub-group per iteration (`subgroup.rs`): the width is the sub-group size, and
+    // the split's regions hold the sub-group operations.
+    let sub_width = [sub_group_size as usize];
+    let widths = match sub_group_lanes {
+        true if super::WIDTHS.contains(&sub_width[0]) => &sub_width[..],
+        true => return Err(refuse(format!("sub-groups of {}", sub_width[0]))),
+        false => widths,
+    };
     // Barriers, and work-group collectives (whose combine step runs between the rounds
     // over every work-item's frame, whichever loop stored its operand).
     if let Some(k) = frame.points.iter().find(|k| k.sub()) {
@@ -123,7 +135,7 @@ pub fn plan_steps(
             lanes: 4,
             why: String::new(),
             sub_group_size,
-            sub_group_lanes: false,
+            sub_group_lanes,
             prov: prov.clone(),
             touches_local,
             local_stores,
@@ -507,7 +519,12 @@ pub fn emit_step_loop<'p, 'e>(
     on_state: &mut dyn FnMut(&mut FunctionBuilder, Value, Value),
 ) -> Result<()> {
     let mut head = head;
-    for (w, next) in super::loop_chain(b, steps.lanes, scalar_head) {
+    let chain = match steps.regions.first().is_some_and(|r| r.sub_group_lanes) {
+        // Rows are whole sub-groups: no narrower loop after.
+        true => vec![(steps.lanes, scalar_head)],
+        false => super::loop_chain(b, steps.lanes, scalar_head),
+    };
+    for (w, next) in chain {
         let x = *b
             .block_params(head)
             .first()

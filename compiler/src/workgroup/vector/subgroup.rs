@@ -19,6 +19,16 @@ use rspirv::dr::Operand;
 use rspirv::spirv::{BuiltIn, Op, Scope};
 
 impl VTx<'_, '_, '_, '_> {
+    /// Whether `inst` ends the region being translated (in a vector step): a boundary of
+    /// the split, which in one split at its work-group boundaries alone (the lanes are a
+    /// sub-group) is a work-group one.
+    pub(super) fn ends_region(&self, inst: &Inst) -> bool {
+        use crate::workgroup::regions::{is_boundary, is_work_group_point};
+        self.steps.is_some()
+            && is_boundary(inst.class.opcode)
+            && (!self.plan.sub_group_lanes || is_work_group_point(self.p, inst))
+    }
+
     /// A sub-group boundary instruction where the lanes are one sub-group.
     pub(super) fn sub_group_op(&mut self, inst: &Inst) -> Result<()> {
         let op = inst.class.opcode;
