@@ -328,16 +328,21 @@ mod tests {
             wrappers.push((vb, id));
         }
         m.finalize_definitions().expect("finalize");
-        let a: [f32; 8] = [0.5, -1.25, 3.0, 0.0, 7.5, -0.75, 2.0, 10.0];
-        let b: [f32; 8] = [2.0, 3.0, -0.5, 1.5, 0.25, 4.0, -2.0, 0.5];
+        let a: [f32; 16] = [
+            0.5, -1.25, 3.0, 0.0, 7.5, -0.75, 2.0, 10.0, 0.125, -3.5, 1.0, 6.25, -0.5, 0.75, 4.0,
+            9.0,
+        ];
+        let b: [f32; 16] = [
+            2.0, 3.0, -0.5, 1.5, 0.25, 4.0, -2.0, 0.5, 1.25, 2.0, -1.5, 0.5, 3.0, -0.25, 1.0, 2.5,
+        ];
         let same = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
         for (vb, id) in wrappers {
             let jit = m.get_finalized_function(id);
-            let (mut o1, mut o2, mut d1, mut d2) = ([0f32; 8], [0f32; 8], [0f32; 8], [0f32; 8]);
-            let p = |s: &[f32; 8]| s.as_ptr() as u64;
-            let q = |s: &mut [f32; 8]| s.as_mut_ptr() as u64;
+            let (mut o1, mut o2, mut d1, mut d2) = ([0f32; 16], [0f32; 16], [0f32; 16], [0f32; 16]);
+            let p = |s: &[f32; 16]| s.as_ptr() as u64;
+            let q = |s: &mut [f32; 16]| s.as_mut_ptr() as u64;
             // SAFETY: `jit` and `vb.addr` take `inputs + outputs` pointers (the wrapper was
-            // declared so), each to at least `lanes` ≤ 8 `f32`s, all live arrays here.
+            // declared so), each to at least `lanes` ≤ 16 `f32`s, all live arrays here.
             unsafe {
                 match (vb.inputs, vb.outputs) {
                     (1, 1) => {

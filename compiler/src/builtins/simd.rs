@@ -296,7 +296,7 @@ impl<const W: usize> Lanes for Plain<W> {
 }
 
 #[cfg(target_arch = "x86_64")]
-pub(super) use x86::{F4, F8};
+pub(super) use x86::{F16, F4, F8};
 
 /// The AVX2 lane types. A value of [`F4`] or [`F8`] exists only inside the
 /// `#[target_feature(enable = "avx2,fma")]` builds of `builtins/vector.rs`, which run after
@@ -313,6 +313,10 @@ mod x86 {
     /// 8 lanes in an AVX register.
     #[derive(Clone, Copy, Debug)]
     pub(in super::super) struct F8(pub __m256);
+    /// 16 lanes in an AVX-512 register: only inside the `avx512f` builds, which run after
+    /// `is_x86_feature_detected!("avx512f")` (and AVX2, FMA) held.
+    #[derive(Clone, Copy, Debug)]
+    pub(in super::super) struct F16(pub __m512);
 
     macro_rules! imp {
         ($t:ident, $m:ident, $n:literal) => {
@@ -494,6 +498,7 @@ mod x86 {
     }
     imp!(F4, w4, 4);
     imp!(F8, w8, 8);
+    imp!(F16, w16, 16);
 
     /// The 128-bit intrinsics under the names the macro uses.
     mod w4 {
@@ -551,6 +556,115 @@ mod x86 {
             _mm256_slli_epi32 as slli_epi32, _mm256_srai_epi32 as srai_epi32,
             _mm256_storeu_ps as storeu_ps, _mm256_sub_epi32 as sub_epi32, _mm256_sub_ps as sub_ps,
             _mm256_xor_ps as xor_ps,
+        };
+    }
+
+    /// The 512-bit operations under the names the macro uses, from AVX-512F alone: the
+    /// comparisons give lane masks (all ones or zeros) as the narrower types do, through a
+    /// mask register. Each function is inlined into the `avx512f` builds (module
+    /// documentation; callers hold the feature).
+    #[allow(clippy::missing_safety_doc)]
+    mod w16 {
+        use std::arch::x86_64::*;
+
+        /// 16 lanes read as four 128-bit quarters: JIT code writes them as four 16-byte
+        /// stores just before the call, and one 64-byte load of those cannot be
+        /// forwarded from the store buffer (see `w8::loadu_ps`).
+        #[inline(always)]
+        pub unsafe fn loadu_ps(p: *const f32) -> __m512 {
+            let hide = |mut a: *const f32| -> *const f32 {
+                #[expect(
+                    clippy::pointers_in_nomem_asm_block,
+                    reason = "the asm reads nothing: it only hides where the quarter is"
+                )]
+                // SAFETY: an empty template: the pointer passes through unchanged.
+                unsafe {
+                    std::arch::asm!("/* {0} */", inout(reg) a, options(pure, nomem, nostack, preserves_flags))
+                };
+                a
+            };
+            // SAFETY: `p` has 16 lanes (the caller's promise), so do its quarters.
+            let q = unsafe { [p, hide(p.add(4)), hide(p.add(8)), hide(p.add(12))] };
+            // SAFETY: each quarter has 4 lanes; AVX-512F is present.
+            unsafe {
+                let v = _mm512_castps128_ps512(_mm_loadu_ps(q[0]));
+                let v = _mm512_insertf32x4::<1>(v, _mm_loadu_ps(q[1]));
+                let v = _mm512_insertf32x4::<2>(v, _mm_loadu_ps(q[2]));
+                _mm512_insertf32x4::<3>(v, _mm_loadu_ps(q[3]))
+            }
+        }
+        #[inline(always)]
+        fn lanes(k: __mmask16) -> __m512 {
+            // SAFETY: AVX-512F is present (module documentation).
+            unsafe { _mm512_castsi512_ps(_mm512_maskz_mov_epi32(k, _mm512_set1_epi32(-1))) }
+        }
+        #[inline(always)]
+        fn mask(m: __m512) -> __mmask16 {
+            // SAFETY: AVX-512F is present. A lane is true where its sign bit is set.
+            unsafe { _mm512_cmplt_epi32_mask(_mm512_castps_si512(m), _mm512_setzero_si512()) }
+        }
+        #[inline(always)]
+        fn bits(f: unsafe fn(__m512i, __m512i) -> __m512i, a: __m512, b: __m512) -> __m512 {
+            // SAFETY: AVX-512F is present; `f` is one of its bitwise operations.
+            unsafe { _mm512_castsi512_ps(f(_mm512_castps_si512(a), _mm512_castps_si512(b))) }
+        }
+        #[inline(always)]
+        pub unsafe fn and_ps(a: __m512, b: __m512) -> __m512 {
+            bits(_mm512_and_si512, a, b)
+        }
+        #[inline(always)]
+        pub unsafe fn or_ps(a: __m512, b: __m512) -> __m512 {
+            bits(_mm512_or_si512, a, b)
+        }
+        #[inline(always)]
+        pub unsafe fn xor_ps(a: __m512, b: __m512) -> __m512 {
+            bits(_mm512_xor_si512, a, b)
+        }
+        #[inline(always)]
+        pub unsafe fn andnot_ps(a: __m512, b: __m512) -> __m512 {
+            bits(_mm512_andnot_si512, a, b)
+        }
+        /// `m`'s lanes of `b`, the others of `a` (as `blendv`).
+        #[inline(always)]
+        pub unsafe fn blendv_ps(a: __m512, b: __m512, m: __m512) -> __m512 {
+            // SAFETY: AVX-512F is present.
+            unsafe { _mm512_mask_blend_ps(mask(m), a, b) }
+        }
+        #[inline(always)]
+        pub unsafe fn movemask_ps(m: __m512) -> i32 {
+            i32::from(mask(m))
+        }
+        #[inline(always)]
+        pub unsafe fn cmp_ps<const P: i32>(a: __m512, b: __m512) -> __m512 {
+            // SAFETY: AVX-512F is present.
+            lanes(unsafe { _mm512_cmp_ps_mask::<P>(a, b) })
+        }
+        /// `round_ps` with `_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC`: the same
+        /// immediate bits mean round to nearest without exceptions to `roundscale` (at 0
+        /// fraction bits).
+        #[inline(always)]
+        pub unsafe fn round_ps<const R: i32>(a: __m512) -> __m512 {
+            // SAFETY: AVX-512F is present.
+            unsafe { _mm512_roundscale_ps::<R>(a) }
+        }
+        #[inline(always)]
+        pub unsafe fn slli_epi32<const N: i32>(a: __m512i) -> __m512i {
+            // SAFETY: AVX-512F is present.
+            unsafe { _mm512_sll_epi32(a, _mm_cvtsi32_si128(N)) }
+        }
+        #[inline(always)]
+        pub unsafe fn srai_epi32<const N: i32>(a: __m512i) -> __m512i {
+            // SAFETY: AVX-512F is present.
+            unsafe { _mm512_sra_epi32(a, _mm_cvtsi32_si128(N)) }
+        }
+
+        pub use std::arch::x86_64::{
+            _mm512_add_epi32 as add_epi32, _mm512_add_ps as add_ps,
+            _mm512_castps_si512 as castps_si, _mm512_castsi512_ps as castsi_ps,
+            _mm512_cvtepi32_ps as cvtepi32_ps, _mm512_cvtps_epi32 as cvtps_epi32,
+            _mm512_div_ps as div_ps, _mm512_fmadd_ps as fmadd_ps, _mm512_mul_ps as mul_ps,
+            _mm512_set1_epi32 as set1_epi32, _mm512_set1_ps as set1_ps,
+            _mm512_storeu_ps as storeu_ps, _mm512_sub_epi32 as sub_epi32, _mm512_sub_ps as sub_ps,
         };
     }
 }

@@ -20,7 +20,7 @@
 //! - `ferrite_vN_sincosf(x, sin_out, cos_out)`.
 
 #[cfg(target_arch = "x86_64")]
-use super::simd::{F4, F8};
+use super::simd::{F16, F4, F8};
 use super::vmath as v;
 use super::vmathf as vf;
 
@@ -29,6 +29,13 @@ use super::vmathf as vf;
 #[inline]
 fn avx2() -> bool {
     std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+}
+
+/// Whether the AVX-512 builds (16 lanes) may run on this processor.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn avx512() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f") && avx2()
 }
 
 /// Each function in double precision from the C library, rounded once: what the scalar
@@ -291,6 +298,85 @@ macro_rules! binary_f {
     };
 }
 
+/// The 16-lane entry points of [`unary_f`]'s functions: the AVX-512 build of the same
+/// algorithm where the processor has AVX-512F (one instruction per operation on 16
+/// lanes), else the 8-lane entry point on each half. Every operation is exact or
+/// correctly rounded, so both give the 8-lane entry points' bits.
+macro_rules! unary_f16 {
+    ($($f:ident: $name:ident, $v8:ident;)*) => {$(
+        #[doc = concat!("`", stringify!($f), "` on 16 lanes.")]
+        ///
+        /// # Safety
+        /// `x` points to 16 readable `f32`s and `out` to 16 writable ones.
+        pub unsafe extern "C" fn $name(x: *const f32, out: *mut f32) {
+            #[cfg(target_arch = "x86_64")]
+            if avx512() {
+                // SAFETY: the processor has the features `avx512` was compiled for
+                // (checked just above); the pointers are the caller's.
+                return unsafe { $name::avx512(x, out) };
+            }
+            // SAFETY: 16 lanes at each pointer (the caller's promise): two halves of 8.
+            unsafe {
+                $v8(x, out);
+                $v8(x.add(8), out.add(8));
+            }
+        }
+
+        /// The AVX-512 build, which [`all`] gives the JIT directly where the processor
+        /// has AVX-512F.
+        #[cfg(target_arch = "x86_64")]
+        pub mod $name {
+            use super::*;
+
+            /// # Safety
+            /// As for the entry point, and the processor has AVX-512F, AVX2 and FMA.
+            #[target_feature(enable = "avx512f,avx2,fma")]
+            pub unsafe extern "C" fn avx512(x: *const f32, out: *mut f32) {
+                // SAFETY: 16 lanes at `x` and at `out` (the caller's promise).
+                unsafe { vf::$f(F16::load_ptr(x)).store_ptr(out) }
+            }
+        }
+    )*};
+}
+
+/// [`unary_f16`] for `pow`.
+macro_rules! binary_f16 {
+    ($($f:ident: $name:ident, $v8:ident;)*) => {$(
+        #[doc = concat!("`", stringify!($f), "` on 16 lanes.")]
+        ///
+        /// # Safety
+        /// `a` and `b` point to 16 readable `f32`s each and `out` to 16 writable ones.
+        pub unsafe extern "C" fn $name(a: *const f32, b: *const f32, out: *mut f32) {
+            #[cfg(target_arch = "x86_64")]
+            if avx512() {
+                // SAFETY: the processor has the features `avx512` was compiled for
+                // (checked just above); the pointers are the caller's.
+                return unsafe { $name::avx512(a, b, out) };
+            }
+            // SAFETY: 16 lanes at each pointer (the caller's promise): two halves of 8.
+            unsafe {
+                $v8(a, b, out);
+                $v8(a.add(8), b.add(8), out.add(8));
+            }
+        }
+
+        /// The AVX-512 build, which [`all`] gives the JIT directly where the processor
+        /// has AVX-512F.
+        #[cfg(target_arch = "x86_64")]
+        pub mod $name {
+            use super::*;
+
+            /// # Safety
+            /// As for the entry point, and the processor has AVX-512F, AVX2 and FMA.
+            #[target_feature(enable = "avx512f,avx2,fma")]
+            pub unsafe extern "C" fn avx512(a: *const f32, b: *const f32, out: *mut f32) {
+                // SAFETY: 16 lanes at `a`, `b` and `out` (the caller's promise).
+                unsafe { vf::$f(F16::load_ptr(a), F16::load_ptr(b)).store_ptr(out) }
+            }
+        }
+    )*};
+}
+
 macro_rules! binary {
     ($($lanes:ident, $f:ident: $v4:ident, $v8:ident;)*) => {$(
         binary!(@one $lanes, $f, $v4, 4);
@@ -413,6 +499,23 @@ sincos! {
     ferrite_v8_sincosf, 8, F8;
 }
 
+unary_f16! {
+    exp: ferrite_v16_expf, ferrite_v8_expf;
+    exp2: ferrite_v16_exp2f, ferrite_v8_exp2f;
+    exp10: ferrite_v16_exp10f, ferrite_v8_exp10f;
+    log: ferrite_v16_logf, ferrite_v8_logf;
+    log2: ferrite_v16_log2f, ferrite_v8_log2f;
+    log10: ferrite_v16_log10f, ferrite_v8_log10f;
+    sin: ferrite_v16_sinf, ferrite_v8_sinf;
+    cos: ferrite_v16_cosf, ferrite_v8_cosf;
+    erf: ferrite_v16_erff, ferrite_v8_erff;
+    erfc: ferrite_v16_erfcf, ferrite_v8_erfcf;
+    tanh: ferrite_v16_tanhf, ferrite_v8_tanhf;
+}
+binary_f16! {
+    pow: ferrite_v16_powf, ferrite_v8_powf;
+}
+
 macro_rules! scalar {
     ($($name:ident = $lanes:ident, $f:ident;)*) => {$(
         #[doc = concat!("`", stringify!($f), "` on one lane: the scalar built-in.")]
@@ -511,8 +614,25 @@ macro_rules! addr {
     }};
 }
 
+/// The address the JIT calls for a 16-lane entry point: its AVX-512 build where the
+/// processor has AVX-512F, else the entry point (which runs two halves of 8).
+macro_rules! addr16 {
+    ($f:ident) => {{
+        #[cfg(target_arch = "x86_64")]
+        let a = if avx512() {
+            $f::avx512 as *const u8
+        } else {
+            $f as *const u8
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let a = $f as *const u8;
+        a
+    }};
+}
+
 macro_rules! list {
-    ($($base:literal, $ins:literal, $outs:literal: $v4:ident, $v8:ident $($direct:ident)?;)*) => {
+    ($($base:literal, $ins:literal, $outs:literal: $v4:ident, $v8:ident $($direct:ident)?;)*
+     wide: $($base16:literal, $ins16:literal: $v16:ident;)*) => {
         /// Every vector entry point.
         pub fn all() -> Vec<VectorBuiltin> {
             vec![$(
@@ -520,6 +640,9 @@ macro_rules! list {
                     outputs: $outs, addr: addr!($v4 $($direct)?) },
                 VectorBuiltin { name: stringify!($v8), base: $base, lanes: 8, inputs: $ins,
                     outputs: $outs, addr: addr!($v8 $($direct)?) },
+            )* $(
+                VectorBuiltin { name: stringify!($v16), base: $base16, lanes: 16,
+                    inputs: $ins16, outputs: 1, addr: addr16!($v16) },
             )*]
         }
     };
@@ -561,6 +684,19 @@ list! {
     "powr", 2, 1: ferrite_v4_powrf, ferrite_v8_powrf;
     "hypot", 2, 1: ferrite_v4_hypotf, ferrite_v8_hypotf;
     "sincos", 1, 2: ferrite_v4_sincosf, ferrite_v8_sincosf direct;
+    wide:
+    "exp", 1: ferrite_v16_expf;
+    "exp2", 1: ferrite_v16_exp2f;
+    "exp10", 1: ferrite_v16_exp10f;
+    "log", 1: ferrite_v16_logf;
+    "log2", 1: ferrite_v16_log2f;
+    "log10", 1: ferrite_v16_log10f;
+    "sin", 1: ferrite_v16_sinf;
+    "cos", 1: ferrite_v16_cosf;
+    "erf", 1: ferrite_v16_erff;
+    "erfc", 1: ferrite_v16_erfcf;
+    "tanh", 1: ferrite_v16_tanhf;
+    "pow", 2: ferrite_v16_powf;
 }
 
 #[cfg(test)]

@@ -170,6 +170,67 @@ fn check_binary(name: &str, scalar: fn(f32, f32) -> f32, v4: Entry2, v8: Entry2)
     }
 }
 
+/// The 16-lane entry points (the AVX-512 build where the processor has AVX-512F, else
+/// two halves of 8) against the scalar built-in, lane for lane, over the same inputs.
+fn check_wide(
+    name: &str,
+    scalar: fn(f32, f32) -> f32,
+    unary: Option<Entry1>,
+    binary: Option<Entry2>,
+) {
+    let xs = inputs();
+    let ys: Vec<f32> = xs.iter().rev().copied().collect();
+    for (a, b) in xs.chunks_exact(16).zip(ys.chunks_exact(16)) {
+        let mut o = [0f32; 16];
+        // SAFETY: each pointer has 16 lanes.
+        unsafe {
+            match (unary, binary) {
+                (Some(f), _) => f(a.as_ptr(), o.as_mut_ptr()),
+                (_, Some(f)) => f(a.as_ptr(), b.as_ptr(), o.as_mut_ptr()),
+                _ => return,
+            }
+        }
+        for i in 0..16 {
+            let s = scalar(a[i], b[i]);
+            assert!(
+                same(s, o[i]),
+                "{name}({:e}, {:e}): scalar {s:e}, v16 {:e}",
+                a[i],
+                b[i],
+                o[i]
+            );
+        }
+    }
+}
+
+macro_rules! wide_tests {
+    ($($test:ident: $scalar:ident, $v16:ident;)*) => {$(
+        #[test]
+        fn $test() {
+            check_wide(stringify!($test), |x, _| $scalar(x), Some($v16), None);
+        }
+    )*};
+}
+
+wide_tests! {
+    wide_exp: expf, ferrite_v16_expf;
+    wide_exp2: exp2f, ferrite_v16_exp2f;
+    wide_exp10: exp10f, ferrite_v16_exp10f;
+    wide_log: logf, ferrite_v16_logf;
+    wide_log2: log2f, ferrite_v16_log2f;
+    wide_log10: log10f, ferrite_v16_log10f;
+    wide_sin: sinf, ferrite_v16_sinf;
+    wide_cos: cosf, ferrite_v16_cosf;
+    wide_erf: erff, ferrite_v16_erff;
+    wide_erfc: erfcf, ferrite_v16_erfcf;
+    wide_tanh: tanhf, ferrite_v16_tanhf;
+}
+
+#[test]
+fn wide_pow() {
+    check_wide("pow", powf, None, Some(ferrite_v16_powf));
+}
+
 #[test]
 fn lanes_pow() {
     check_binary("pow", powf, ferrite_v4_powf, ferrite_v8_powf);

@@ -3398,10 +3398,18 @@ impl VTx<'_, '_, '_, '_> {
         };
         // The widest entry point that divides the width: one call for 4 or 8 lanes,
         // two for 16.
-        let per_call = self.w.min(8);
-        let whole = crate::builtins::vector_lookup(base, per_call as u32).filter(|vb| {
+        let fits = |vb: &crate::builtins::vector::VectorBuiltin| {
             t == types::F32 && all_float && vb.outputs == 1 && vb.inputs as usize == args.len()
-        });
+        };
+        // One call for all 16 lanes where there is such an entry point (an AVX-512 build).
+        let (per_call, whole) = match crate::builtins::vector_lookup(base, 16).filter(fits) {
+            Some(vb) if self.w == 16 => (16, Some(vb)),
+            _ => {
+                let per_call = self.w.min(8);
+                let vb = crate::builtins::vector_lookup(base, per_call as u32).filter(fits);
+                (per_call, vb)
+            }
+        };
         let v = if args.iter().all(|a| matches!(a, V::U(_))) {
             let a: Vec<Value> = args
                 .iter()
