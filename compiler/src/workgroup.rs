@@ -465,30 +465,15 @@ fn build_inline<'p>(
             depth: 0,
         });
         tx.run_inline(pro.args.clone())?;
-        if let (Some(vhead), Some(vplan)) = (nest.vhead, &vplan) {
+        if let Some(vplan) = &vplan {
             let local_offsets = tx.env.local_offsets.clone();
-            let inputs = vector_inputs(
-                &pro,
-                &ctx_vals,
-                tx.env.global_addr,
-                &local_offsets,
+            let group = GroupVectors {
+                ctx_vals: &ctx_vals,
+                local_offsets: &local_offsets,
                 shadow,
-                nest.lid,
-                nest.gid,
-            );
-            let heads0 = nest.heads[0];
-            vector::emit_loop(
-                &mut tx.b,
-                tx.p,
                 fma,
-                vplan,
-                &inputs,
-                &mut *tx.env,
-                vhead,
-                heads0,
-                pro.ls[0],
-                pro.base[0],
-            )?;
+            };
+            vector_row_loop(tx, &pro, &group, vplan, &nest)?;
         }
         close_loops(&mut tx.b, nest, true);
         tx.b.ins().return_(&[]);
@@ -528,31 +513,13 @@ fn build_inline<'p>(
         let nest = open_loops(&mut tx.b, None, &pro.ls, &pro.base, true);
         // The scalar x loop is only entered at the end of a row.
         tx.b.ins().jump(nest.latches[0], &[]);
-        let vhead = nest
-            .vhead
-            .ok_or_else(|| CompileError::Codegen("vector loop without its head".into()))?;
-        let inputs = vector_inputs(
-            &pro,
-            &ctx_vals,
-            tx.env.global_addr,
-            &local_offsets,
+        let group = GroupVectors {
+            ctx_vals: &ctx_vals,
+            local_offsets: &local_offsets,
             shadow,
-            nest.lid,
-            nest.gid,
-        );
-        let heads0 = nest.heads[0];
-        vector::emit_loop(
-            &mut tx.b,
-            tx.p,
             fma,
-            vplan,
-            &inputs,
-            &mut *tx.env,
-            vhead,
-            heads0,
-            pro.ls[0],
-            pro.base[0],
-        )?;
+        };
+        vector_row_loop(tx, &pro, &group, vplan, &nest)?;
         close_loops(&mut tx.b, nest, true);
         tx.b.ins().return_(&[]);
         tx.b.switch_to_block(regions);
@@ -718,6 +685,41 @@ fn vector_inputs<'a>(
         wi: pro.wi,
         shadow,
     }
+}
+
+/// The vector loop of a kernel without work-group boundaries (`vector::emit_loop`), from
+/// the head of `nest`'s x loop, which it enters with the first work-item it leaves.
+fn vector_row_loop(
+    tx: &mut FnTx<'_, '_, '_>,
+    pro: &Prologue,
+    group: &GroupVectors,
+    vplan: &vector::Plan,
+    nest: &Nest,
+) -> Result<()> {
+    let vhead = nest
+        .vhead
+        .ok_or_else(|| CompileError::Codegen("vector loop without its head".into()))?;
+    let inputs = vector_inputs(
+        pro,
+        group.ctx_vals,
+        tx.env.global_addr,
+        group.local_offsets,
+        group.shadow,
+        nest.lid,
+        nest.gid,
+    );
+    vector::emit_loop(
+        &mut tx.b,
+        tx.p,
+        group.fma,
+        vplan,
+        &inputs,
+        &mut *tx.env,
+        vhead,
+        nest.heads[0],
+        pro.ls[0],
+        pro.base[0],
+    )
 }
 
 /// The vector loop of a uniform round (`vector/steps.rs`), from the head of `round`'s
