@@ -125,6 +125,10 @@ impl Expectations {
     /// did not run keep their entries. Existing reasons stay when the status stays non-pass.
     pub fn bless(&mut self, observed: &BTreeMap<String, Status>) {
         for (test, &status) in observed {
+            let old = self.entries.get(test).map(|e| e.status);
+            if old == Some(Status::Flaky) && Status::Flaky.admits(status) {
+                continue; // one run does not settle a flaky test
+            }
             if status == Status::Pass {
                 self.entries.remove(test);
                 continue;
@@ -185,7 +189,7 @@ pub struct Row {
 
 impl Row {
     pub fn ok(&self) -> bool {
-        self.expected == self.got
+        self.expected.admits(self.got)
     }
 }
 
@@ -270,6 +274,27 @@ passing_one,Pass
             .map(|r| r.test.as_str())
             .collect();
         assert_eq!(bad, vec!["new_test", "queue_ooo_2"]);
+    }
+
+    #[test]
+    fn a_flaky_test_may_pass_or_fail_and_blessing_keeps_it() {
+        let text = "# races in the CTS's host threads\nrace_a,Flaky\nrace_b,Flaky\nrace_c,Flaky\n";
+        let mut exp = Expectations::parse(text).unwrap();
+        let got = observed(&[
+            ("race_a", Status::Pass),
+            ("race_b", Status::Fail),
+            ("race_c", Status::Crash), // a crash is never a flake
+        ]);
+        let bad: Vec<_> = compare(&exp, &got)
+            .into_iter()
+            .filter(|r| !r.ok())
+            .map(|r| r.test)
+            .collect();
+        assert_eq!(bad, vec!["race_c"]);
+        exp.bless(&got);
+        assert_eq!(exp.expected("race_a"), Status::Flaky);
+        assert_eq!(exp.expected("race_b"), Status::Flaky);
+        assert_eq!(exp.expected("race_c"), Status::Crash);
     }
 
     #[test]

@@ -297,7 +297,7 @@ impl Tally {
     }
 
     fn line(&self) -> String {
-        let counts: Vec<String> = Status::ALL
+        let counts: Vec<String> = Status::OBSERVED
             .iter()
             .map(|s| format!("{} {}", self.counts.get(s).copied().unwrap_or(0), s))
             .collect();

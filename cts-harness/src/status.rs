@@ -17,15 +17,28 @@ pub enum Status {
     Timeout,
     /// The suite binary died (signal, or exit without its summary) during this test.
     Crash,
+    /// Only in an expectations file: the test passes in some runs and fails in others
+    /// (a race in the CTS itself), so either result is as expected.
+    Flaky,
 }
 
 impl Status {
-    pub const ALL: [Status; 5] = [
+    /// What a run can observe.
+    pub const OBSERVED: [Status; 5] = [
         Status::Pass,
         Status::Fail,
         Status::Skip,
         Status::Timeout,
         Status::Crash,
+    ];
+    /// What an expectations file can say.
+    pub const ALL: [Status; 6] = [
+        Status::Pass,
+        Status::Fail,
+        Status::Skip,
+        Status::Timeout,
+        Status::Crash,
+        Status::Flaky,
     ];
 
     pub fn name(self) -> &'static str {
@@ -35,6 +48,15 @@ impl Status {
             Status::Skip => "Skip",
             Status::Timeout => "Timeout",
             Status::Crash => "Crash",
+            Status::Flaky => "Flaky",
+        }
+    }
+
+    /// Whether `got`, observed, is what this expectation allows.
+    pub fn admits(self, got: Status) -> bool {
+        match self {
+            Status::Flaky => matches!(got, Status::Pass | Status::Fail),
+            expected => expected == got,
         }
     }
 }
@@ -53,7 +75,7 @@ impl FromStr for Status {
             .into_iter()
             .find(|st| st.name() == s)
             .ok_or_else(|| {
-                format!("unknown status `{s}` (one of Pass, Fail, Skip, Timeout, Crash)")
+                format!("unknown status `{s}` (one of Pass, Fail, Skip, Timeout, Crash, Flaky)")
             })
     }
 }
@@ -68,5 +90,16 @@ mod tests {
             assert_eq!(st.name().parse::<Status>(), Ok(st));
         }
         assert!("pass".parse::<Status>().is_err());
+    }
+
+    #[test]
+    fn flaky_admits_a_pass_or_a_failure_only() {
+        assert!(Status::Flaky.admits(Status::Pass));
+        assert!(Status::Flaky.admits(Status::Fail));
+        for got in [Status::Skip, Status::Timeout, Status::Crash] {
+            assert!(!Status::Flaky.admits(got));
+        }
+        assert!(Status::Fail.admits(Status::Fail));
+        assert!(!Status::Fail.admits(Status::Pass));
     }
 }
