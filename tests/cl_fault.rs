@@ -72,9 +72,19 @@ fn write_far_out_of_bounds_fails_its_command() {
         "-cl-kernel-arg-info",
     );
     let k = p.kernel("oob");
-    let b = Buffer::new(&c.ctx, CL_MEM_READ_WRITE, 1024 * 4);
-    // 64 GiB past the buffer: nothing is mapped there.
-    let far: u64 = 1 << 34;
+    // The buffer is the first page of a 1 GiB reservation the test owns, so the write
+    // 256 MiB past it lands on an address that is certainly not mapped for access. (A
+    // fixed distance past wherever the driver put a buffer may leave the user half of the
+    // address space: a general-protection fault, which reports no address to name.)
+    let area = Reservation::new(1 << 30, 4096);
+    let b = Buffer::try_new(
+        &c.ctx,
+        CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+        1024 * 4,
+        area.0,
+    )
+    .expect("USE_HOST_PTR buffer");
+    let far: u64 = (256 << 20) / 4;
     k.buf(0, &b).arg(1, &far);
     let ev = enqueue_nd(&c.queue, &k, None, &[1024], Some(&[64])).expect("enqueue");
     // A command that waits for it fails as the spec says.
@@ -115,10 +125,44 @@ fn write_far_out_of_bounds_fails_its_command() {
             && s.contains("SIGSEGV")
             && s.contains("work-group (1, 0, 0)")
             && s.contains("argument #0 `out`")
-            && s.contains("bytes past its end")),
+            && s.contains("offset 268435456 (268431360 bytes past its end)")),
         "no fault report naming the kernel, group and argument: {n:?}"
     );
+    c.queue.finish();
+    drop(b);
     still_usable(&c);
+}
+
+/// `len` bytes of address space, of which the first `usable` are readable and writable and
+/// the rest not accessible; unmapped on drop.
+struct Reservation(*mut c_void, usize);
+
+impl Reservation {
+    fn new(len: usize, usable: usize) -> Reservation {
+        // SAFETY: a fresh private anonymous mapping, no existing memory is touched.
+        let p = unsafe {
+            libc::mmap(
+                ptr::null_mut(),
+                len,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        assert_ne!(p, libc::MAP_FAILED, "mmap of the reservation");
+        // SAFETY: the first `usable` bytes lie inside the mapping just made.
+        let rc = unsafe { libc::mprotect(p, usable, libc::PROT_READ | libc::PROT_WRITE) };
+        assert_eq!(rc, 0, "mprotect of the usable part");
+        Reservation(p, len)
+    }
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `new`; every buffer using it is released first.
+        unsafe { libc::munmap(self.0, self.1) };
+    }
 }
 
 #[test]
@@ -176,12 +220,35 @@ fn endless_loop_fails_under_the_time_limit() {
     let flag = Buffer::from_slice(&c.ctx, CL_MEM_READ_WRITE, &[0i32]);
     let out = Buffer::new(&c.ctx, CL_MEM_READ_WRITE, 64 * 4);
     k.buf(0, &flag).buf(1, &out);
+    // Launches of another queue around it, whose work-groups wait for the workers the
+    // endless one holds: that wait is not their running time, so they do not time out.
+    let other = Queue::new(&c.ctx, 0);
+    let pt = build(
+        &c.ctx,
+        "__kernel void twice(__global int *a) { size_t i = get_global_id(0); a[i] = 2 * (int)i; }",
+        "",
+    );
+    let n = 1 << 20;
+    let (before, after) = (pt.kernel("twice"), pt.kernel("twice"));
+    let (b1, b2) = (
+        Buffer::new(&c.ctx, CL_MEM_READ_WRITE, n * 4),
+        Buffer::new(&c.ctx, CL_MEM_READ_WRITE, n * 4),
+    );
+    before.buf(0, &b1);
+    after.buf(0, &b2);
+    let e1 = enqueue_nd(&other, &before, None, &[n], Some(&[64])).expect("enqueue");
     let ev = enqueue_nd(&c.queue, &k, None, &[64], Some(&[8])).expect("enqueue");
+    let e2 = enqueue_nd(&other, &after, None, &[n], Some(&[64])).expect("enqueue");
     assert_eq!(
         wait_status(&ev),
         CL_OUT_OF_RESOURCES,
         "endless kernel's status"
     );
+    for (e, b) in [(e1, &b1), (e2, &b2)] {
+        assert_eq!(wait_status(&e), CL_COMPLETE, "the other queue's launch");
+        let got: Vec<i32> = b.read(&other, n);
+        assert!(got.iter().enumerate().all(|(i, &v)| v == 2 * i as i32));
+    }
     let n = notes(c.tag);
     assert!(
         n.iter().any(|s| s.contains("`spin`")

@@ -417,7 +417,11 @@ fn report(launch: &Launch<'_>, trap: &Trap, group: [u64; 3]) -> String {
         ));
     }
     r.push_str(&trap.describe());
-    let TrapKind::Signal { addr, signo } = trap.kind else {
+    let TrapKind::Signal {
+        addr: Some(addr),
+        signo,
+    } = trap.kind
+    else {
         return r;
     };
     if signo != libc::SIGSEGV && signo != libc::SIGBUS {

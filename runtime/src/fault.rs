@@ -39,8 +39,10 @@ pub enum TrapKind {
     /// A synchronous signal in the kernel's code.
     Signal {
         signo: i32,
-        /// `si_addr`: the faulting data address (SIGSEGV/SIGBUS) or instruction.
-        addr: u64,
+        /// `si_addr`: the faulting data address (SIGSEGV/SIGBUS) or instruction; `None`
+        /// for a general-protection fault (an address outside the canonical user half
+        /// of the address space, say), where the processor reports no address.
+        addr: Option<u64>,
     },
     /// The launch ran past `FERRITE_KERNEL_TIMEOUT_MS`.
     Timeout { limit_ms: u64 },
@@ -70,7 +72,15 @@ impl Trap {
                     libc::SIGFPE => "SIGFPE (arithmetic trap)",
                     _ => "signal",
                 };
-                format!("{what} at address {addr:#x}, pc {:#x}", self.pc)
+                match addr {
+                    Some(addr) => format!("{what} at address {addr:#x}, pc {:#x}", self.pc),
+                    None => format!(
+                        "{what} at an address the processor does not report (a \
+                         general-protection fault: outside the process's address space, \
+                         for one), pc {:#x}",
+                        self.pc
+                    ),
+                }
             }
             TrapKind::Timeout { limit_ms } => format!(
                 "interrupted after FERRITE_KERNEL_TIMEOUT_MS={limit_ms} ms, pc {:#x}",
@@ -124,6 +134,8 @@ struct Active {
     /// Filled in by the handler.
     signo: i32,
     addr: u64,
+    /// `si_code`: `SI_KERNEL` for a general-protection fault, which has no address.
+    code: i32,
     pc: u64,
 }
 
@@ -210,6 +222,7 @@ pub unsafe fn call(
             interrupt: interrupt.map_or(std::ptr::null(), |i| i as *const AtomicBool),
             signo: 0,
             addr: 0,
+            code: 0,
             pc: 0,
         };
         ACTIVE.with(|a| a.set(&mut active));
@@ -228,7 +241,7 @@ pub unsafe fn call(
         } else {
             TrapKind::Signal {
                 signo: active.signo,
-                addr: active.addr,
+                addr: (active.code != libc::SI_KERNEL).then_some(active.addr),
             }
         };
         return Err(Trap {
@@ -316,6 +329,7 @@ extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, uctx: *mut l
                     } else {
                         (*info).si_addr() as u64
                     };
+                    a.code = if info.is_null() { 0 } else { (*info).si_code };
                     a.pc = pc;
                     uc.uc_mcontext.gregs[libc::REG_RIP as usize] =
                         ferrite_guard_resume as *const () as i64;
@@ -437,13 +451,25 @@ impl Drop for AltStack {
 
 /// One launch the watchdog watches: its deadline, its interrupt flag and the threads
 /// inside it.
+///
+/// The time limit counts the launch's running time: the wall time during which at least
+/// one thread is inside it (between [`Watch::enter`] and [`Watch::leave`]). A launch whose
+/// next chunk of groups waits for workers busy with other launches (an endless kernel of
+/// another queue, say) is paused meanwhile, so it is never blamed for their time.
 pub struct Watch {
-    /// When its first group started: the time limit counts from there, not from when
-    /// the launch began to wait for workers busy with other launches.
-    started: OnceLock<Instant>,
     limit: Duration,
     pub interrupt: AtomicBool,
-    threads: parking_lot::Mutex<Vec<libc::pthread_t>>,
+    state: parking_lot::Mutex<WatchState>,
+}
+
+#[derive(Default)]
+struct WatchState {
+    /// The threads inside the launch.
+    threads: Vec<libc::pthread_t>,
+    /// Running time of the periods that ended (no thread inside since).
+    ran: Duration,
+    /// Start of the current period, while a thread is inside.
+    since: Option<Instant>,
 }
 
 impl Watch {
@@ -451,28 +477,43 @@ impl Watch {
     pub fn enter(&self) {
         // SAFETY: `pthread_self` has no preconditions.
         let me = unsafe { libc::pthread_self() };
-        self.threads.lock().push(me);
-        if self.started.get().is_none() {
-            // Under the watchdog's lock, so the wake-up cannot fall between its scan and
-            // its wait.
+        let resumed = {
+            let mut st = self.state.lock();
+            st.threads.push(me);
+            st.since.is_none() && {
+                st.since = Some(Instant::now());
+                true
+            }
+        };
+        if resumed {
+            // The watchdog may be waiting without this launch's deadline. Notifying under
+            // its lock, after the state changed, means its scan either comes after the
+            // change or is waiting and wakes up.
             let w = watchdog();
             let _g = w.launches.lock();
-            self.started.get_or_init(Instant::now);
             w.changed.notify_all();
         }
     }
 
+    /// When the launch reaches its limit if it keeps running; `None` while it is paused.
     fn deadline(&self) -> Option<Instant> {
-        self.started.get().map(|s| *s + self.limit)
+        let st = self.state.lock();
+        st.since
+            .map(|since| since + self.limit.saturating_sub(st.ran))
     }
 
     /// The calling thread has left the launch.
     pub fn leave(&self) {
         // SAFETY: as in `enter`.
         let me = unsafe { libc::pthread_self() };
-        let mut t = self.threads.lock();
-        if let Some(i) = t.iter().position(|&x| x == me) {
-            t.swap_remove(i);
+        let mut st = self.state.lock();
+        if let Some(i) = st.threads.iter().position(|&x| x == me) {
+            st.threads.swap_remove(i);
+        }
+        if st.threads.is_empty() {
+            if let Some(since) = st.since.take() {
+                st.ran += since.elapsed();
+            }
         }
     }
 }
@@ -513,8 +554,8 @@ fn watch_loop(w: &'static Watchdog) {
             };
             if now >= deadline {
                 l.interrupt.store(true, Ordering::Relaxed);
-                let threads = l.threads.lock();
-                for &t in threads.iter() {
+                let st = l.state.lock();
+                for &t in st.threads.iter() {
                     // SAFETY: a registered thread is alive: it unregisters (under this
                     // lock) before it leaves the launch, and the launch's caller waits for
                     // every worker before it unregisters the launch.
@@ -542,10 +583,9 @@ pub fn watch() -> Option<Arc<Watch>> {
     }
     PREVIOUS.get_or_init(install);
     let l = Arc::new(Watch {
-        started: OnceLock::new(),
         limit,
         interrupt: AtomicBool::new(false),
-        threads: parking_lot::Mutex::new(Vec::new()),
+        state: parking_lot::Mutex::new(WatchState::default()),
     });
     let w = watchdog();
     w.launches.lock().push(l.clone());
@@ -557,4 +597,39 @@ pub fn watch() -> Option<Arc<Watch>> {
 pub fn unwatch(l: &Arc<Watch>) {
     let w = watchdog();
     w.launches.lock().retain(|x| !Arc::ptr_eq(x, l));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_launch_waiting_for_workers_does_not_use_up_its_time() {
+        let l = Watch {
+            limit: Duration::from_millis(200),
+            interrupt: AtomicBool::new(false),
+            state: parking_lot::Mutex::new(WatchState::default()),
+        };
+        assert_eq!(l.deadline(), None, "not started");
+        l.enter();
+        std::thread::sleep(Duration::from_millis(50));
+        l.leave();
+        assert_eq!(l.deadline(), None, "paused while no thread is inside");
+        let ran = l.state.lock().ran;
+        assert!(ran >= Duration::from_millis(50), "{ran:?}");
+        // Waiting (another launch holds the workers) costs nothing: the time left when it
+        // runs again is the limit less what it ran before.
+        std::thread::sleep(Duration::from_millis(300));
+        let before = Instant::now();
+        l.enter();
+        let deadline = l.deadline().expect("running again");
+        assert_eq!(l.state.lock().ran, ran);
+        let since = l.state.lock().since.expect("a period runs");
+        assert!(since >= before);
+        assert_eq!(
+            deadline,
+            since + Duration::from_millis(200).saturating_sub(ran)
+        );
+        l.leave();
+    }
 }
