@@ -2602,6 +2602,14 @@ impl VTx<'_, '_, '_, '_> {
                 let b = self.val(op_id(inst, 2)?)?;
                 let v = match (&c, &a, &b) {
                     (V::U(c), V::U(x), V::U(y)) => V::U(self.b.ins().select(*c, *x, *y)),
+                    // A select of booleans (clang's `a && b` in a loop condition) is a
+                    // blend of masks, not one select per lane.
+                    _ if self.is_bool(rt) => {
+                        let m = self.mask(&c)?;
+                        let x = self.mask(&a)?;
+                        let y = self.mask(&b)?;
+                        V::Mask(self.b.ins().bitselect(m, x, y))
+                    }
                     (V::U(c), _, _) if vec_of(t).is_some() => {
                         let c = *c;
                         let x = self.vector(&a, t)?;

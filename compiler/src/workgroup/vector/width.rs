@@ -3,11 +3,13 @@
 //!
 //! Wider is better until the values a loop carries no longer fit the 16 vector registers
 //! of x86-64 without AVX-512 (Cranelift lowers only 128-bit vectors: a `float` of 8 lanes
-//! takes two registers): then every iteration spills and reloads. Measured here (one
-//! thread, Ferrite alone, `FERRITE_LANES=4/8/16`): a naive matmul's loop keeps one
-//! `float` (and its affine index) and runs 2.7x faster at 16 lanes than at 4, a 5x5
-//! convolution's 2.8x; n-body's keeps six floats and runs 1.4x slower at 8 than at 4,
-//! mandelbrot's masked loop about 1.1x slower. So the chooser
+//! takes two registers): then every iteration spills and reloads. Measured (two threads,
+//! Ferrite alone, `FERRITE_LANES=4/8/16`): a naive matmul's loop keeps one `float` (and
+//! its affine index) and runs 2.8x faster at 16 lanes than at 4, a 5x5 convolution's 3.3x;
+//! mandelbrot's masked loop (four floats, two masks) 1.4x faster at 8 than at 4 and no
+//! faster at 16; n-body's (six floats, its time in `sqrt` and division) the same at every
+//! width. (An earlier measurement, before a select of booleans became one blend instead
+//! of a select per lane, had mandelbrot and n-body slower at 8 lanes.) So the chooser
 //! counts, for every loop, the registers its varying values need across an iteration —
 //! header phis, values defined before the loop and used in it, and in masked mode the
 //! loop's masks and the values kept for lanes that left — and takes the widest width at
@@ -23,8 +25,8 @@ use rspirv::spirv::{Op, Word};
 use std::collections::{HashMap, HashSet};
 
 /// Vector registers the values live across a loop's iterations may take (of 16: the rest
-/// for the temporaries of the body).
-pub const BUDGET: usize = 9;
+/// for the temporaries of the body). 12 lets mandelbrot's loop (10 at 8 lanes) take 8.
+pub const BUDGET: usize = 12;
 
 /// The widest of `widths` (ascending) at which every loop of `plan` fits the budget; the
 /// narrowest if none does. Also says why, for the kernel's handler note.
