@@ -73,6 +73,16 @@ fn f(v: &[u32]) -> Vec<f32> {
     v.iter().map(|x| f32::from_bits(*x)).collect()
 }
 
+/// OpenCL's `mad(a, b, c)` (what clang makes of `acc += a * b`) as Ferrite computes it:
+/// one fused multiply-add where the processor has FMA, else a multiply and an add.
+fn mad(a: f32, b: f32, c: f32) -> f32 {
+    if std::arch::is_x86_feature_detected!("fma") {
+        a.mul_add(b, c)
+    } else {
+        a * b + c
+    }
+}
+
 #[test]
 fn matmul_with_a_uniform_loop() {
     let src = "kernel void mm(global const float *a, global const float *b, global float *c,
@@ -101,7 +111,7 @@ fn matmul_with_a_uniform_loop() {
         for col in 0..n {
             let mut acc = 0f32;
             for k in 0..n {
-                acc += a[row * n + k] * b[k * n + col];
+                acc = mad(a[row * n + k], b[k * n + col], acc);
             }
             assert_eq!(c[row * n + col], acc, "c[{row}][{col}]");
         }
@@ -145,8 +155,8 @@ fn convolution_with_constant_weights_and_clamped_edges() {
                 let yy = (y + dy).clamp(0, ht as i32 - 1);
                 for dx in -2..=2 {
                     let xx = (x + dx).clamp(0, wd as i32 - 1);
-                    acc +=
-                        inp[(yy * wd as i32 + xx) as usize] * w[((dy + 2) * 5 + dx + 2) as usize];
+                    let (v, k) = (yy * wd as i32 + xx, (dy + 2) * 5 + dx + 2);
+                    acc = mad(inp[v as usize], w[k as usize], acc);
                 }
             }
             assert_eq!(o[(y * wd as i32 + x) as usize], acc, "out[{y}][{x}]");
@@ -677,7 +687,7 @@ fn tiled_matmul_with_local_tiles() {
             let mut acc = 0f32;
             for t in 0..n / 8 {
                 for k in 0..8 {
-                    acc += a[row * n + t * 8 + k] * b[(t * 8 + k) * n + col];
+                    acc = mad(a[row * n + t * 8 + k], b[(t * 8 + k) * n + col], acc);
                 }
             }
             assert_eq!(c[row * n + col], acc, "c[{row}][{col}]");

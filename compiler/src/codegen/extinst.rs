@@ -273,11 +273,19 @@ impl FnTx<'_, '_, '_> {
                 need(3)?;
                 self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().fma(a[0], a[1], a[2])))?
             }
+            // `mad` may be either a correctly rounded fma or a multiply and an add, each
+            // rounded: one instruction where the target has FMA (the vector code makes the
+            // same choice, `workgroup/vector.rs`).
             E::mad => {
                 need(3)?;
+                let fused = cranelift_module::Module::isa(&self.env.module).has_native_fma();
                 self.map_n(rt, &args, &mut |s, a| {
-                    let m = s.b.ins().fmul(a[0], a[1]);
-                    Ok(s.b.ins().fadd(m, a[2]))
+                    Ok(if fused {
+                        s.b.ins().fma(a[0], a[1], a[2])
+                    } else {
+                        let m = s.b.ins().fmul(a[0], a[1]);
+                        s.b.ins().fadd(m, a[2])
+                    })
                 })?
             }
             E::fdim => {

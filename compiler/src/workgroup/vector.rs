@@ -3080,8 +3080,8 @@ impl VTx<'_, '_, '_, '_> {
         })
     }
 
-    /// OpenCL.std `mad` (a multiply and an add, as the scalar code does) and `fma` (when the
-    /// target has it for vectors).
+    /// OpenCL.std `mad` (an fma where the target has FMA, else a multiply and an add, as
+    /// the scalar code does) and `fma` (when the target has it for vectors).
     fn ext_inst(&mut self, inst: &Instruction) -> Result<()> {
         use rspirv::spirv::OpenclStd100Op as E;
         let set = self.p.ext_imports.get(&op_id(inst, 0)?).map(String::as_str);
@@ -3122,7 +3122,7 @@ impl VTx<'_, '_, '_, '_> {
             let z = self.lanes(&args[2])?;
             let mut l = vec![x[0]; self.w];
             for k in 0..self.w {
-                l[k] = if is(E::mad) {
+                l[k] = if is(E::mad) && !self.fma {
                     let m = self.b.ins().fmul(x[k], y[k]);
                     self.b.ins().fadd(m, z[k])
                 } else {
@@ -3171,7 +3171,7 @@ impl VTx<'_, '_, '_, '_> {
         } else if float && (is(E::mad) || is(E::fma)) {
             need(3)?;
             let (a, b, c) = (&args[0], &args[1], &args[2]);
-            if is(E::mad) {
+            if is(E::mad) && !self.fma {
                 let m = self.binary(a, b, t, |b, x, y| b.ins().fmul(x, y))?;
                 self.binary(&m, c, t, |b, x, y| b.ins().fadd(x, y))?
             } else if let (V::U(x), V::U(y), V::U(z)) = (a, b, c) {
