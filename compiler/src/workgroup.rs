@@ -684,6 +684,7 @@ fn vector_inputs<'a>(
         ctx: pro.gctx,
         wi: pro.wi,
         shadow,
+        skip: None,
     }
 }
 

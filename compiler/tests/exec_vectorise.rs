@@ -649,6 +649,100 @@ fn local_reduction_with_a_divergent_branch_between_barriers() {
     }
 }
 
+/// A region whose work-items act only under `l < m` (m uniform) stops its row at the
+/// first iteration whose last lane fails the guard, and stores what it defines (`m`,
+/// used by every work-item after the next barrier) into the frames it skipped. Local
+/// sizes that are whole iterations and ones that are not (no row is cut then), and rows
+/// of a 2-D group.
+#[test]
+fn guarded_region_stops_its_row_early() {
+    let src = "kernel void guarded(global uint *out, local uint *t) {
+        uint l = get_local_id(0), n = get_local_size(0), y = get_local_id(1);
+        t[y * n + l] = l;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint m = n / 3 + y;
+        if (l < m) t[y * n + l] += 100u * (y + 1);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_global_id(1) * get_global_size(0) + get_global_id(0)] = t[y * n + l] + m;
+    }";
+    for (wg, rows) in [
+        (48usize, 1usize),
+        (64, 1),
+        (40, 1),
+        (36, 1),
+        (37, 1),
+        (16, 3),
+    ] {
+        let (gx, gy) = (wg * 3, rows * 2);
+        let bufs = vec![vec![0u32; gx * gy]];
+        let Some(out) = differential_local(
+            src,
+            "guarded",
+            &bufs,
+            &[0],
+            &[],
+            Some((1, 4 * wg * rows)),
+            [gx as u64, gy as u64],
+            [wg as u64, rows as u64],
+        ) else {
+            return;
+        };
+        for (g, &got) in out[0].iter().enumerate() {
+            let (x, yg) = (g % gx, g / gx);
+            let (l, y) = ((x % wg) as u32, (yg % rows) as u32);
+            let m = wg as u32 / 3 + y;
+            let want = l + if l < m { 100 * (y + 1) } else { 0 } + m;
+            assert_eq!(got, want, "work-group size {wg}x{rows}, item ({x}, {yg})");
+        }
+    }
+}
+
+/// The tree reduction of the benchmarks over work-group sizes whose steps stop rows at
+/// 16, 8 and 4 lanes, and one that never does (a scalar remainder).
+#[test]
+fn tree_reduction_over_several_work_group_sizes() {
+    let src = "kernel void reduce(global const uint *in, global uint *out, local uint *tmp) {
+        uint l = get_local_id(0), n = get_local_size(0);
+        tmp[l] = in[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint s = n / 2; s > 0; s >>= 1) {
+            if (l < s) tmp[l] += tmp[l + s];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (l == 0) out[get_group_id(0)] = tmp[0];
+    }";
+    for wg in [256usize, 128, 64, 24, 12, 10] {
+        let groups = 3;
+        let input: Vec<u32> = (0..(groups * wg) as u32).map(|i| i * 13 % 97).collect();
+        let bufs = vec![input.clone(), vec![0; groups]];
+        let Some(out) = differential_local(
+            src,
+            "reduce",
+            &bufs,
+            &[0, 1],
+            &[],
+            Some((2, 4 * wg)),
+            [(groups * wg) as u64, 1],
+            [wg as u64, 1],
+        ) else {
+            return;
+        };
+        for g in 0..groups {
+            // The kernel's own reduction: halving steps from n / 2 (an odd size drops
+            // elements exactly as the kernel does).
+            let mut t = input[g * wg..(g + 1) * wg].to_vec();
+            let mut s = wg / 2;
+            while s > 0 {
+                for l in 0..s {
+                    t[l] += t[l + s];
+                }
+                s /= 2;
+            }
+            assert_eq!(out[1][g], t[0], "work-group size {wg}, group {g}");
+        }
+    }
+}
+
 #[test]
 fn tiled_matmul_with_local_tiles() {
     let src = "#define T 8

@@ -430,6 +430,17 @@ fn transfer(
 /// The values of `f` that are `get_local_id(0)` itself, at 32 bits or more: component 0 of
 /// a load of `LocalInvocationId`, and conversions of one to 32 or 64 bits. (SPIR-V lists a
 /// block after the blocks that dominate it, so one pass sees each definition first.)
+/// The values of `f` that are exactly the local id along x, at 32 bits or wider.
+pub fn local_x(p: &Program, f: &Function) -> HashSet<Word> {
+    let types = f
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .filter_map(|i| Some((i.result_id?, i.result_type?)))
+        .collect();
+    local_x_values(p, f, &types)
+}
+
 fn local_x_values(p: &Program, f: &Function, types: &HashMap<Word, Word>) -> HashSet<Word> {
     let mut loads = HashSet::new();
     let mut out = HashSet::new();

@@ -63,6 +63,7 @@ use std::collections::HashMap;
 
 mod check;
 mod linear;
+mod narrow;
 pub mod steps;
 mod subgroup;
 pub mod width;
@@ -127,6 +128,17 @@ pub struct Inputs<'a> {
     /// Checked mode with `races`: the worker's race-detector state for the group
     /// (`crate::check::ShadowView`).
     pub shadow: Option<Value>,
+    /// In a vector step: where a region that stops its row early says so.
+    pub skip: Option<SkipRest>,
+}
+
+/// A vector step's means to stop its row early (`narrow.rs`).
+#[derive(Clone, Copy, Debug)]
+pub struct SkipRest {
+    /// Set (`i8` 1) when the rest of the row is to be skipped; 0 at each iteration's start.
+    pub flag: cranelift_frontend::Variable,
+    /// The group's local size along x (`i64`), whose multiple of the lane count the row is.
+    pub ls0: Value,
 }
 
 /// The frames of four lanes: lane `k`'s is at `base + k × size`.
@@ -158,6 +170,8 @@ pub struct Plan {
     prov: Option<HashMap<Word, crate::codegen::check::Prov>>,
     /// The kernel may access `__local` memory (checked mode's race detector).
     touches_local: bool,
+    /// A region that may stop its row early (`narrow.rs`).
+    narrow: Option<narrow::Narrow>,
     /// The `__local` memory this function (a kernel, or a region of one) stores to;
     /// `None`: any (`codegen::check::local_stores`).
     local_stores: Option<std::collections::HashSet<crate::codegen::check::Prov>>,
@@ -496,6 +510,12 @@ fn scratch(
         ctx_vals: &rest[11..],
         global_addr: env.global_addr,
         local_offsets: env.local_offsets,
+        skip: frames.then(|| {
+            let flag = b.declare_var(types::I8);
+            let zero = b.ins().iconst(types::I8, 0);
+            b.def_var(flag, zero);
+            SkipRest { flag, ls0: rest[0] }
+        }),
     };
     let r = f(&mut b, &inp);
     b.ins().return_(&[]);
@@ -527,6 +547,7 @@ fn analyse(p: &Program, kernel: &Function) -> Result<Plan> {
         prov,
         touches_local,
         local_stores,
+        narrow: None,
     })
 }
 

@@ -25,7 +25,7 @@ use crate::analysis::uniformity::Shape;
 use crate::codegen::Result;
 use crate::spirv::{op_id, result_id, result_type};
 use crate::CompileError;
-use cranelift_codegen::ir::{self, BlockArg, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{self, condcodes::IntCC, BlockArg, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::Variable;
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{Op, Word};
@@ -169,6 +169,7 @@ impl VTx<'_, '_, '_, '_> {
                     }
                     let mt = self.b.ins().band(mask, c);
                     let mf = self.b.ins().band_not(mask, c);
+                    self.narrow_guard(blk.label, mf);
                     self.edge(lin, bi, t, mt)?;
                     return self.edge(lin, bi, e, mf);
                 }
@@ -177,6 +178,24 @@ impl VTx<'_, '_, '_, '_> {
             }
         }
         Err(refuse(format!("block %{} without a terminator", blk.label)))
+    }
+
+    /// At a region's guard (`narrow.rs`), `out` the lanes that reached it and fail it:
+    /// when the last lane is one of them (so is every later work-item of the row) and the
+    /// row is whole iterations, the rest of the row is skipped.
+    fn narrow_guard(&mut self, label: Word, out: Value) {
+        let (Some(n), Some(skip)) = (&self.plan.narrow, self.inp.skip) else {
+            return;
+        };
+        if n.guard != label {
+            return;
+        }
+        let last = self.b.ins().extractlane(out, (self.w - 1) as u8);
+        let last_out = self.b.ins().icmp_imm_s(IntCC::NotEqual, last, 0);
+        let rest = self.b.ins().band_imm_s(skip.ls0, (self.w - 1) as i64);
+        let whole = self.b.ins().icmp_imm_s(IntCC::Equal, rest, 0);
+        let f = self.b.ins().band(last_out, whole);
+        self.b.def_var(skip.flag, f);
     }
 
     /// The all-ones mask of masked mode, once made.

@@ -123,6 +123,12 @@ pub fn plan_steps(
         } else {
             None
         };
+        // Not with sub-groups as iterations (their rows are whole sub-groups already), nor
+        // under the race detector, whose per-work-item epochs every boundary advances.
+        let narrow = match sub_group_lanes || crate::check::mode().races {
+            false => super::narrow::plan(p, split, frame, &shapes, &func, &cfg, &boundary_of_block),
+            true => None,
+        };
         regions.push(Plan {
             inlined: Inlined { func },
             cfg,
@@ -139,6 +145,7 @@ pub fn plan_steps(
             prov: prov.clone(),
             touches_local,
             local_stores,
+            narrow,
         });
     }
     // One width for all regions: the narrowest any region's loops allow.
@@ -409,6 +416,54 @@ impl VTx<'_, '_, '_, '_> {
             .ok_or_else(|| refuse("a region without frames"))
     }
 
+    /// When the row stops after this iteration (`narrow.rs`): store `values` (slot offset,
+    /// uniform value) into the first lane's frame of every iteration left in the row,
+    /// where the next region reloads them from.
+    fn fill_skipped(&mut self, values: &[(i32, Value)], frames: FrameBase) -> Result<()> {
+        let Some(skip) = self.inp.skip.filter(|_| !values.is_empty()) else {
+            return Ok(());
+        };
+        let flag = self.b.use_var(skip.flag);
+        let go = match self.mask {
+            // Masked mode: only if the lanes reached this boundary.
+            Some(m) => {
+                let any = self.b.ins().vany_true(m);
+                self.b.ins().band(flag, any)
+            }
+            None => flag,
+        };
+        let (start, head, body, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let w = self.w as i64;
+        self.b.ins().brif(go, start, &[], done, &[]);
+        self.b.switch_to_block(start);
+        let x0 = self.inp.lid[0];
+        let first = self.b.ins().iadd_imm_s(x0, w);
+        self.b.ins().jump(head, &[BlockArg::Value(first)]);
+        self.b.switch_to_block(head);
+        let x = self.b.append_block_param(head, types::I64);
+        let more = self
+            .b
+            .ins()
+            .icmp(ir::condcodes::IntCC::UnsignedLessThan, x, skip.ls0);
+        self.b.ins().brif(more, body, &[], done, &[]);
+        self.b.switch_to_block(body);
+        let d = self.b.ins().isub(x, x0);
+        let d = self.b.ins().imul_imm_s(d, frames.size);
+        let a = self.b.ins().iadd(frames.base, d);
+        for &(off, v) in values {
+            self.b.ins().store(trusted(), v, a, off);
+        }
+        let next = self.b.ins().iadd_imm_s(x, w);
+        self.b.ins().jump(head, &[BlockArg::Value(next)]);
+        self.b.switch_to_block(done);
+        Ok(())
+    }
+
     /// A boundary instruction: store what is live across it into the lanes' frames, fence
     /// if the table says so, and record the state the region ends in.
     pub(super) fn boundary(&mut self, inst: &Instruction) -> Result<()> {
@@ -426,12 +481,20 @@ impl VTx<'_, '_, '_, '_> {
             .ok_or_else(|| refuse(format!("boundary in block %{}", self.cur_label)))?;
         let frames = self.frames()?;
         let own = inst.result_id;
+        // What this region defines and leaves in the frames, for the iterations a region
+        // that stops its row early skips (`narrow.rs`).
+        let mut fill = Vec::new();
         for id in &split.live[j] {
             if Some(*id) == own {
                 continue;
             }
             let (off, tys) = &frame.cross[id];
             let shape = component_shape(self.plan.shapes.shape(*id), tys.len());
+            let refill = self
+                .plan
+                .narrow
+                .as_ref()
+                .is_some_and(|n| n.defined.contains(id));
             let comps = match self.val(*id)? {
                 V::Comp(parts) if parts.len() == tys.len() => parts,
                 v if tys.len() == 1 && !matches!(v, V::Comp(_)) => vec![v],
@@ -458,8 +521,15 @@ impl VTx<'_, '_, '_, '_> {
                     let a = self.b.ins().iadd_imm_s(frames.base, k as i64 * frames.size);
                     self.b.ins().store(trusted(), *x, a, off);
                 }
+                if refill {
+                    match (shape, l.first()) {
+                        (Shape::Uniform, Some(x)) => fill.push((off, *x)),
+                        _ => return Err(refuse(format!("%{id} varies and the row may stop"))),
+                    }
+                }
             }
         }
+        self.fill_skipped(&fill, frames)?;
         if let PointKind::Collective(c) = frame.points[j] {
             self.store_collective_operands(inst, &c, frames)?;
         }
@@ -519,6 +589,13 @@ pub fn emit_step_loop<'p, 'e>(
     on_state: &mut dyn FnMut(&mut FunctionBuilder, Value, Value),
 ) -> Result<()> {
     let mut head = head;
+    // A region that may stop its row early (`narrow.rs`) says so in `skip`, which every
+    // iteration starts at 0.
+    let skip = steps
+        .regions
+        .iter()
+        .any(|r| r.narrow.is_some())
+        .then(|| b.declare_var(types::I8));
     let chain = match steps.regions.first().is_some_and(|r| r.sub_group_lanes) {
         // Rows are whole sub-groups: no narrower loop after.
         true => vec![(steps.lanes, scalar_head)],
@@ -538,6 +615,10 @@ pub fn emit_step_loop<'p, 'e>(
         b.ins()
             .brif(fits, body_blk, &[], next, &[BlockArg::Value(x)]);
         b.switch_to_block(body_blk);
+        if let Some(flag) = skip {
+            let zero = b.ins().iconst(types::I8, 0);
+            b.def_var(flag, zero);
+        }
         let g0 = b.ins().iadd(base0, x);
         let linear = b.ins().iadd(si.row, x);
         let off = b.ins().imul_imm_s(linear, si.frame_size);
@@ -549,6 +630,7 @@ pub fn emit_step_loop<'p, 'e>(
                 base: fbase,
                 size: si.frame_size,
             }),
+            skip: skip.map(|flag| super::SkipRest { flag, ls0 }),
             ..*inp
         };
         let reached = b.create_block();
@@ -583,7 +665,15 @@ pub fn emit_step_loop<'p, 'e>(
         }
         b.switch_to_block(reached);
         on_state(b, linear, st);
-        b.ins().jump(head, &[BlockArg::Value(end)]);
+        // Skipping the rest of the row: the loops after this one find no room either.
+        let next_x = match skip {
+            Some(flag) => {
+                let f = b.use_var(flag);
+                b.ins().select(f, ls0, end)
+            }
+            None => end,
+        };
+        b.ins().jump(head, &[BlockArg::Value(next_x)]);
         head = next;
     }
     Ok(())
