@@ -28,7 +28,8 @@
 //! translated in place (`inline.rs`). The per-function shape above stays the reference
 //! (`Module::compile_kernel_reference`) and serves the functions that are still called.
 //!
-//! `FERRITE_DUMP_CLIF=1` prints each function's Cranelift IR to stderr as it is defined.
+//! `FERRITE_DUMP_CLIF=1` prints each function's Cranelift IR to stderr as it is defined;
+//! `FERRITE_DUMP_CLIF=asm` also its machine code.
 
 pub(crate) mod arith;
 pub(crate) mod atomic;
@@ -425,14 +426,31 @@ pub fn define(env: &mut Env, id: FuncId, ctx: &mut Context) -> Result<()> {
             )));
         }
     }
+    let asm = dump_asm();
+    if asm {
+        ctx.set_disasm(true);
+    }
     let r = env.module.define_function(id, ctx);
     if let Err(e) = r {
         let msg = format!("{e:?}\n{}", ctx.func.display());
         env.module.clear_context(ctx);
         return Err(CompileError::Codegen(msg));
     }
+    if asm {
+        if let Some(code) = ctx.compiled_code().and_then(|c| c.vcode.as_deref()) {
+            eprintln!("; ferrite: machine code\n{code}");
+        }
+    }
     env.module.clear_context(ctx);
     Ok(())
+}
+
+/// `FERRITE_DUMP_CLIF=asm`: also print each function's machine code as Cranelift lowered
+/// it (its listing of the instructions, with registers and block labels), for reading a
+/// kernel's inner loop.
+fn dump_asm() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("FERRITE_DUMP_CLIF").is_ok_and(|v| v == "asm"))
 }
 
 pub(crate) fn translate_function(

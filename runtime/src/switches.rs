@@ -65,7 +65,7 @@ pub const SWITCHES: &[Switch] = &[
         name: "FERRITE_DUMP_CLIF",
         default: "0",
         effect: "1 prints the Cranelift IR of every function compiled, and how each \
-                 kernel's work-items run, to stderr",
+                 kernel's work-items run, to stderr; asm also the machine code",
     },
     Switch {
         name: "FERRITE_VECTORIZE",
