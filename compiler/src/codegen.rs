@@ -553,6 +553,9 @@ pub struct FnTx<'a, 'e, 'p> {
     pub ctx: Value,
     pub local_mem: Value,
     cur_label: Word,
+    /// Loop headers whose branch is emitted exit first
+    /// ([`crate::analysis::loops::exit_first_headers`]).
+    exit_first: std::collections::HashSet<Word>,
     terminated: bool,
     /// Step mode (a kernel with work-group boundaries), see [`regions`].
     pub step: Option<regions::StepCtx<'p>>,
@@ -611,6 +614,7 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             ctx: dummy,
             local_mem: dummy,
             cur_label: 0,
+            exit_first: std::collections::HashSet::new(),
             terminated: false,
             step: None,
             pending: None,
@@ -749,6 +753,10 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             self.b.ins().jump(first_block, &[]);
         }
 
+        if let Ok(cfg) = crate::analysis::cfg::Cfg::new(self.f) {
+            let (_, headers) = crate::analysis::loops::exit_first_headers(self.f, &cfg);
+            self.exit_first = headers.into_iter().map(|(_, label)| label).collect();
+        }
         for idx in self.rpo()? {
             self.translate_block(&self.f.blocks[idx])?;
         }

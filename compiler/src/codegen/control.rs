@@ -3,7 +3,7 @@
 use super::{FnTx, Result};
 use crate::spirv::{op_id, result_type, Block, Type};
 use crate::CompileError;
-use cranelift_codegen::ir::{BlockArg, InstBuilder, TrapCode};
+use cranelift_codegen::ir::{condcodes::IntCC, BlockArg, InstBuilder, TrapCode};
 use cranelift_frontend::Switch;
 use cranelift_module::Module as _;
 use rspirv::dr::{Instruction, Operand};
@@ -45,7 +45,12 @@ impl FnTx<'_, '_, '_> {
                 if f != t {
                     self.def_phis(f)?;
                 }
-                self.b.ins().brif(c, tb, &[], fb, &[]);
+                if self.exit_first.contains(&self.cur_label) {
+                    let not_c = self.b.ins().icmp_imm_s(IntCC::Equal, c, 0);
+                    self.b.ins().brif(not_c, fb, &[], tb, &[]);
+                } else {
+                    self.b.ins().brif(c, tb, &[], fb, &[]);
+                }
             }
             Op::Switch => {
                 let sel_id = op_id(inst, 0)?;

@@ -449,14 +449,8 @@ fn from_invariant_varying(plan: &Plan, defs: &HashMap<Word, &crate::ir::Inst>, i
     false
 }
 
-/// The loop headers of `plan`'s function whose conditional branch enters the loop when
-/// true and leaves it when false. Their branch is emitted with the targets swapped (on
-/// the negated condition), exit first: Cranelift's egraph pass hoists loop-invariant
-/// values out of a loop only while it walks the loop's blocks before the blocks after
-/// it (it forgets the loop at the first block outside), and it walks a block's
-/// dominator-tree children latest-visited-first, which puts the second target of a
-/// branch first. n-body's inner loop otherwise re-computed the transpose of the
-/// work-item's own `float4` every iteration, its operands spilled (1.5x slower).
+/// The loop headers of `plan`'s function whose branch is emitted exit first
+/// ([`crate::analysis::loops::exit_first_headers`] says why).
 ///
 /// Not for a loop that loads or stores through a varying pointer computed from a varying
 /// value the loop does not change: such an access gets a fast path and a per-lane
@@ -466,22 +460,12 @@ fn from_invariant_varying(plan: &Plan, defs: &HashMap<Word, &crate::ir::Inst>, i
 /// `b[k * n + col]`) has nothing to hoist.
 fn exit_first_headers(plan: &Plan) -> HashSet<Word> {
     let f = &plan.inlined.func;
-    let Ok(loops) = crate::analysis::loops::Loops::new(&plan.cfg) else {
+    let (Some(loops), headers) = crate::analysis::loops::exit_first_headers(f, &plan.cfg) else {
         return HashSet::new();
     };
-    let index = |label: Word| f.blocks.iter().position(|b| b.label == label);
     let mut out = HashSet::new();
-    for (l, lp) in loops.loops.iter().enumerate() {
-        let blk = &f.blocks[lp.header];
-        let Some(term) = blk.insts.last() else {
-            continue;
-        };
-        if term.class.opcode != Op::BranchConditional {
-            continue;
-        }
-        let (Ok(t), Ok(e)) = (op_id(term, 1), op_id(term, 2)) else {
-            continue;
-        };
+    for (l, label) in headers {
+        let lp = &loops.loops[l];
         let defs: HashMap<Word, &crate::ir::Inst> = lp
             .blocks
             .iter()
@@ -497,10 +481,8 @@ fn exit_first_headers(plan: &Plan) -> HashSet<Word> {
                     })
             })
         });
-        if let (Some(t), Some(e), false) = (index(t), index(e), hoistable_lanes) {
-            if loops.contains(l, t) && !loops.contains(l, e) {
-                out.insert(blk.label);
-            }
+        if !hoistable_lanes {
+            out.insert(label);
         }
     }
     out
