@@ -697,6 +697,44 @@ fn guarded_region_stops_its_row_early() {
     }
 }
 
+/// A guarded region that starts right after work-group collectives: the collective's
+/// result reaches it from the collective's own slot, and its boundary is what first stores
+/// it into the frames; a uniform one (a reduction) is stored into the frames the row
+/// skips too, a varying one (a scan) keeps the row from stopping.
+#[test]
+fn guarded_region_after_collectives() {
+    let src = "kernel void coll(global uint *out, local uint *t) {
+        uint l = get_local_id(0), n = get_local_size(0), q = n / 4;
+        uint s = work_group_scan_inclusive_add(l);
+        uint r = work_group_reduce_add(l);
+        if (l < q) t[l] = 3u * l;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_global_id(0)] = s + 1000u * r + t[l % q];
+    }";
+    for wg in [64usize, 48, 32] {
+        let groups = 2;
+        let bufs = vec![vec![0u32; groups * wg]];
+        let Some(out) = differential_local(
+            src,
+            "coll",
+            &bufs,
+            &[0],
+            &[],
+            Some((1, 4 * wg)),
+            [(groups * wg) as u64, 1],
+            [wg as u64, 1],
+        ) else {
+            return;
+        };
+        for (g, &got) in out[0].iter().enumerate() {
+            let l = (g % wg) as u32;
+            let n = wg as u32;
+            let want = l * (l + 1) / 2 + 1000 * (n * (n - 1) / 2) + 3 * (l % (n / 4));
+            assert_eq!(got, want, "work-group size {wg}, item {g}");
+        }
+    }
+}
+
 /// The tree reduction of the benchmarks over work-group sizes whose steps stop rows at
 /// 16, 8 and 4 lanes, and one that never does (a scalar remainder).
 #[test]

@@ -52,6 +52,7 @@ struct Saved<'p> {
     block_phis: HashMap<Word, Vec<super::Phi>>,
     builtin_ptrs: HashMap<Word, (rspirv::spirv::BuiltIn, Option<u32>)>,
     cur_label: Word,
+    exit_first: std::collections::HashSet<Word>,
     ret: cranelift_codegen::ir::Block,
     step: Option<super::regions::StepCtx<'p>>,
 }
@@ -128,6 +129,7 @@ impl<'p> FnTx<'_, '_, 'p> {
             block_phis: std::mem::take(&mut self.block_phis),
             builtin_ptrs: std::mem::take(&mut self.builtin_ptrs),
             cur_label: self.cur_label,
+            exit_first: std::mem::take(&mut self.exit_first),
             ret: self.set_inline_ret(cont, 1),
             step: self.step.take(),
         };
@@ -147,6 +149,7 @@ impl<'p> FnTx<'_, '_, 'p> {
         self.block_phis = saved.block_phis;
         self.builtin_ptrs = saved.builtin_ptrs;
         self.cur_label = saved.cur_label;
+        self.exit_first = saved.exit_first;
         self.set_inline_ret(saved.ret, -1);
         r?;
         self.b.switch_to_block(cont);

@@ -28,12 +28,17 @@ use std::collections::{HashMap, HashSet};
 pub struct Narrow {
     /// The block whose conditional branch is the guard (`true`: the guarded part).
     pub guard: Word,
-    /// Every value the region defines.
+    /// Every value the region defines, and the result of the collective it starts after
+    /// (reloaded from the collective's own slot, so not yet in its frame slot).
     pub defined: HashSet<Word>,
+    /// The boundary blocks a work-item that passed the guard can reach: where the skipped
+    /// iterations' frames are filled.
+    pub boundaries: HashSet<Word>,
 }
 
-/// Whether `func`, a region of `split` (`boundary_of_block`: its boundary blocks), has the
-/// shape above.
+/// Whether `func`, a region of `split` starting after point `entry_point` (`None`: the
+/// kernel's entry; `boundary_of_block`: its boundary blocks), has the shape above.
+#[allow(clippy::too_many_arguments)]
 pub fn plan(
     p: &Program,
     split: &Split,
@@ -42,6 +47,7 @@ pub fn plan(
     func: &Function,
     cfg: &Cfg,
     boundary_of_block: &HashMap<Word, usize>,
+    entry_point: Option<usize>,
 ) -> Option<Narrow> {
     let local_x = uniformity::local_x(p, &split.func);
     let defs: HashMap<Word, &crate::ir::Inst> = split
@@ -99,18 +105,30 @@ pub fn plan(
             return None;
         }
     }
-    let defined: HashSet<Word> = func
+    let mut defined: HashSet<Word> = func
         .blocks
         .iter()
         .flat_map(|b| &b.insts)
         .filter_map(|i| i.result_id)
         .collect();
+    // A collective's result reaches the region from the collective's own slot; the
+    // region's boundary is what first stores it into its frame slot.
+    if let Some(i) = entry_point {
+        if let (Some(r), Some(PointKind::Collective(_))) =
+            (split.points.get(i)?.inst.result_id, frame.points.get(i))
+        {
+            defined.insert(r);
+        }
+    }
+    let mut boundaries = HashSet::new();
     // At the boundaries it reaches: barriers only (a collective's combine reads every
     // work-item's operands), and what the region defines and leaves for later is uniform.
     for &b in &after {
-        let Some(&j) = boundary_of_block.get(&func.blocks[b].label) else {
+        let label = func.blocks[b].label;
+        let Some(&j) = boundary_of_block.get(&label) else {
             continue;
         };
+        boundaries.insert(label);
         if !matches!(frame.points.get(j), Some(PointKind::Barrier { sub: false })) {
             return None;
         }
@@ -125,6 +143,7 @@ pub fn plan(
     Some(Narrow {
         guard: func.blocks[g].label,
         defined,
+        boundaries,
     })
 }
 

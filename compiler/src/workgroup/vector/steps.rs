@@ -126,7 +126,16 @@ pub fn plan_steps(
         // Not with sub-groups as iterations (their rows are whole sub-groups already), nor
         // under the race detector, whose per-work-item epochs every boundary advances.
         let narrow = match sub_group_lanes || crate::check::mode().races {
-            false => super::narrow::plan(p, split, frame, &shapes, &func, &cfg, &boundary_of_block),
+            false => super::narrow::plan(
+                p,
+                split,
+                frame,
+                &shapes,
+                &func,
+                &cfg,
+                &boundary_of_block,
+                entry_point,
+            ),
             true => None,
         };
         regions.push(Plan {
@@ -490,11 +499,10 @@ impl VTx<'_, '_, '_, '_> {
             }
             let (off, tys) = &frame.cross[id];
             let shape = component_shape(self.plan.shapes.shape(*id), tys.len());
-            let refill = self
-                .plan
-                .narrow
-                .as_ref()
-                .is_some_and(|n| n.defined.contains(id));
+            let refill =
+                self.plan.narrow.as_ref().is_some_and(|n| {
+                    n.boundaries.contains(&self.cur_label) && n.defined.contains(id)
+                });
             let comps = match self.val(*id)? {
                 V::Comp(parts) if parts.len() == tys.len() => parts,
                 v if tys.len() == 1 && !matches!(v, V::Comp(_)) => vec![v],
