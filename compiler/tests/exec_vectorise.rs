@@ -616,9 +616,9 @@ fn differential_local(
     Some(out)
 }
 
-#[test]
-fn local_reduction_with_a_divergent_branch_between_barriers() {
-    let src = "kernel void reduce(global const uint *in, global uint *out, local uint *tmp) {
+/// A tree reduction through `__local` memory, one barrier per halving step.
+const TREE_REDUCTION: &str =
+    "kernel void reduce(global const uint *in, global uint *out, local uint *tmp) {
         uint l = get_local_id(0), n = get_local_size(0);
         tmp[l] = in[get_global_id(0)];
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -628,6 +628,10 @@ fn local_reduction_with_a_divergent_branch_between_barriers() {
         }
         if (l == 0) out[get_group_id(0)] = tmp[0];
     }";
+
+#[test]
+fn local_reduction_with_a_divergent_branch_between_barriers() {
+    let src = TREE_REDUCTION;
     let (groups, wg) = (5usize, 32usize);
     let input: Vec<u32> = (0..(groups * wg) as u32).map(|i| i * 7 % 101).collect();
     let bufs = vec![input.clone(), vec![0; groups]];
@@ -739,16 +743,7 @@ fn guarded_region_after_collectives() {
 /// 16, 8 and 4 lanes, and one that never does (a scalar remainder).
 #[test]
 fn tree_reduction_over_several_work_group_sizes() {
-    let src = "kernel void reduce(global const uint *in, global uint *out, local uint *tmp) {
-        uint l = get_local_id(0), n = get_local_size(0);
-        tmp[l] = in[get_global_id(0)];
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (uint s = n / 2; s > 0; s >>= 1) {
-            if (l < s) tmp[l] += tmp[l + s];
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-        if (l == 0) out[get_group_id(0)] = tmp[0];
-    }";
+    let src = TREE_REDUCTION;
     for wg in [256usize, 128, 64, 24, 12, 10] {
         let groups = 3;
         let input: Vec<u32> = (0..(groups * wg) as u32).map(|i| i * 13 % 97).collect();
