@@ -23,6 +23,29 @@ use crate::workgroup::regions::{is_boundary, Split};
 use rspirv::spirv::{Op, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
 
+/// What every region's plan looks up in the whole split kernel, gathered once.
+pub struct KernelFacts<'a> {
+    /// The values that are exactly the local id along x.
+    local_x: HashSet<Word>,
+    /// Every value's defining instruction.
+    defs: HashMap<Word, &'a crate::ir::Inst>,
+}
+
+impl<'a> KernelFacts<'a> {
+    pub fn new(p: &Program, split: &'a Split) -> KernelFacts<'a> {
+        KernelFacts {
+            local_x: uniformity::local_x(p, &split.func),
+            defs: split
+                .func
+                .blocks
+                .iter()
+                .flat_map(|b| &b.insts)
+                .filter_map(|i| i.result_id.map(|r| (r, i)))
+                .collect(),
+        }
+    }
+}
+
 /// A region that may stop its row early.
 #[derive(Clone, Debug)]
 pub struct Narrow {
@@ -42,6 +65,7 @@ pub struct Narrow {
 pub fn plan(
     p: &Program,
     split: &Split,
+    facts: &KernelFacts,
     frame: &FramePlan,
     shapes: &Uniformity,
     func: &Function,
@@ -49,14 +73,7 @@ pub fn plan(
     boundary_of_block: &HashMap<Word, usize>,
     entry_point: Option<usize>,
 ) -> Option<Narrow> {
-    let local_x = uniformity::local_x(p, &split.func);
-    let defs: HashMap<Word, &crate::ir::Inst> = split
-        .func
-        .blocks
-        .iter()
-        .flat_map(|b| &b.insts)
-        .filter_map(|i| i.result_id.map(|r| (r, i)))
-        .collect();
+    let (local_x, defs) = (&facts.local_x, &facts.defs);
     let index: HashMap<Word, usize> = func
         .blocks
         .iter()
@@ -70,7 +87,7 @@ pub fn plan(
         }
         let c = op_id(term, 0).ok()?;
         let (t, e) = (op_id(term, 1).ok()?, op_id(term, 2).ok()?);
-        let guarded = is_guard(shapes, &defs, &local_x, c)?;
+        let guarded = is_guard(shapes, defs, local_x, c)?;
         guarded.then_some((g, *index.get(&t)?, *index.get(&e)?))
     })?;
     let (g, t, e) = guard;
@@ -98,10 +115,7 @@ pub fn plan(
         let insts = &func.blocks[b].insts;
         // The guard's own branch is the one divergent branch allowed.
         let n = insts.len() - usize::from(b == g);
-        if !insts[..n]
-            .iter()
-            .all(|i| computes_only(p, shapes, &defs, i))
-        {
+        if !insts[..n].iter().all(|i| computes_only(p, shapes, defs, i)) {
             return None;
         }
     }
@@ -182,67 +196,10 @@ fn computes_only(
         Nop | Line | NoLine | LoopMerge | SelectionMerge | Branch | Phi | Undef | Return => true,
         BranchConditional => op_id(inst, 0).is_ok_and(|c| shapes.shape(c) == Shape::Uniform),
         Switch => op_id(inst, 0).is_ok_and(|c| shapes.shape(c) == Shape::Uniform),
-        IAdd
-        | ISub
-        | IMul
-        | UDiv
-        | SDiv
-        | UMod
-        | SRem
-        | SMod
-        | ShiftRightLogical
-        | ShiftRightArithmetic
-        | ShiftLeftLogical
-        | BitwiseAnd
-        | BitwiseOr
-        | BitwiseXor
-        | Not
-        | SNegate
-        | FAdd
-        | FSub
-        | FMul
-        | FDiv
-        | FNegate
-        | IEqual
-        | INotEqual
-        | UGreaterThan
-        | SGreaterThan
-        | UGreaterThanEqual
-        | SGreaterThanEqual
-        | ULessThan
-        | SLessThan
-        | ULessThanEqual
-        | SLessThanEqual
-        | FOrdEqual
-        | FOrdNotEqual
-        | FOrdLessThan
-        | FOrdGreaterThan
-        | FOrdLessThanEqual
-        | FOrdGreaterThanEqual
-        | FUnordEqual
-        | FUnordNotEqual
-        | FUnordLessThan
-        | FUnordGreaterThan
-        | FUnordLessThanEqual
-        | FUnordGreaterThanEqual
-        | LogicalAnd
-        | LogicalOr
-        | LogicalNot
-        | LogicalEqual
-        | LogicalNotEqual
-        | Select
-        | UConvert
-        | SConvert
-        | FConvert
-        | ConvertFToU
-        | ConvertFToS
-        | ConvertUToF
-        | ConvertSToF
-        | Bitcast
-        | CompositeExtract
-        | CompositeInsert
-        | CompositeConstruct
-        | VectorShuffle => true,
+        // Arithmetic, comparisons and logic: values only (division never traps).
+        op if crate::codegen::arith::is_arith(op) => true,
+        UConvert | SConvert | FConvert | ConvertFToU | ConvertFToS | ConvertUToF | ConvertSToF
+        | Bitcast | CompositeExtract | CompositeInsert | CompositeConstruct | VectorShuffle => true,
         // The region's end (the split cut the block there).
         ControlBarrier => true,
         Load => op_id(inst, 0).is_ok_and(|ptr| is_input(p, defs, ptr)),

@@ -113,6 +113,11 @@ pub fn plan_steps(
             .map(|(i, pt)| (Some(i), pt.cont)),
     );
     let (prov, touches_local) = super::check_facts(p, &split.func);
+    // Rows may stop early (`narrow.rs`), but not with sub-groups as iterations (their rows
+    // are whole sub-groups already), nor under the race detector, whose per-work-item
+    // epochs every boundary advances.
+    let facts = (!sub_group_lanes && !crate::check::mode().races)
+        .then(|| super::narrow::KernelFacts::new(p, split));
     let mut regions = Vec::new();
     for (entry_point, label) in entries {
         let func = region_function(&split.func, label, &boundary_of_block)?;
@@ -123,21 +128,19 @@ pub fn plan_steps(
         } else {
             None
         };
-        // Not with sub-groups as iterations (their rows are whole sub-groups already), nor
-        // under the race detector, whose per-work-item epochs every boundary advances.
-        let narrow = match sub_group_lanes || crate::check::mode().races {
-            false => super::narrow::plan(
+        let narrow = facts.as_ref().and_then(|facts| {
+            super::narrow::plan(
                 p,
                 split,
+                facts,
                 frame,
                 &shapes,
                 &func,
                 &cfg,
                 &boundary_of_block,
                 entry_point,
-            ),
-            true => None,
-        };
+            )
+        });
         regions.push(Plan {
             inlined: Inlined { func },
             cfg,
