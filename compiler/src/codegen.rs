@@ -43,6 +43,7 @@ mod ext_extra;
 mod ext_memory;
 pub(crate) mod extinst;
 pub(crate) mod group;
+pub(crate) mod half;
 mod image;
 mod inline;
 mod memory;
@@ -123,9 +124,11 @@ pub fn clif_scalar(p: &Program, ty: Word) -> Result<ir::Type> {
         Type::Int { width, .. } => int_clif(*width),
         Type::Float { width: 32 } => Ok(types::F32),
         Type::Float { width: 64 } => Ok(types::F64),
-        Type::Float { .. } => Err(CompileError::Unsupported(
-            "half-precision arithmetic (cl_khr_fp16)".into(),
-        )),
+        // A half lives in an `f32` that holds a binary16 value (`half.rs`).
+        Type::Float { width: 16 } => Ok(types::F32),
+        Type::Float { width } => Err(CompileError::Unsupported(format!(
+            "{width}-bit floating point"
+        ))),
         Type::Pointer { .. } => Ok(types::I64),
         // Events of async copies carry no meaning (`codegen/group.rs`).
         Type::Opaque("event_t") => Ok(types::I64),
@@ -944,6 +947,13 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
     pub fn set_result(&mut self, inst: &Instruction, v: Val) -> Result<()> {
         let id = result_id(inst)?;
         let ty = result_type(inst)?;
+        let v = if half::rounds(inst.class.opcode) && half::is_half(self.p, ty) {
+            let rounded = v.flat().into_iter().map(|x| half::round(&mut self.b, x));
+            let rounded = rounded.collect();
+            self.unflatten(ty, rounded)?
+        } else {
+            v
+        };
         self.set(id, ty, v);
         Ok(())
     }
@@ -1041,6 +1051,10 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             return Err(CompileError::Invalid("constant nesting too deep".into()));
         }
         match self.p.constant(id)?.clone() {
+            Constant::Scalar { ty, bits } if half::is_half(self.p, ty) => {
+                let f = crate::builtins::convert::half_to_f32(bits as u16);
+                Ok(Val::S(self.b.ins().f32const(f)))
+            }
             Constant::Scalar { ty, bits } => {
                 let t = clif_scalar(self.p, ty)?;
                 Ok(Val::S(self.const_bits(t, bits)))

@@ -246,7 +246,7 @@ pub const DOUBLE_FP_ATOMICS: FpAtomicCapabilities = fp_atomics(
         "__opencl_c_ext_fp64_local_atomic_min_max",
     ],
 );
-/// `CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT`: none, fp16 is not claimed.
+/// `CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT`: none (no half atomics are compiled).
 pub const HALF_FP_ATOMICS: FpAtomicCapabilities = FpAtomicCapabilities {
     global_load_store: false,
     global_add: false,

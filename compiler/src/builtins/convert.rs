@@ -79,6 +79,30 @@ pub fn half_to_f32(h: u16) -> f32 {
     }
 }
 
+/// `nextafter` of two halves (held in `f32`s): the next half after `x` toward `y`.
+pub fn nextafter_half(x: f32, y: f32) -> f32 {
+    if x.is_nan() || y.is_nan() {
+        return x + y;
+    }
+    if x == y {
+        return y;
+    }
+    let h = f64_to_half(x.into(), RTE);
+    let next = if x == 0.0 {
+        // The smallest subnormal of `y`'s sign.
+        if y > 0.0 {
+            1
+        } else {
+            0x8001
+        }
+    } else if (y > x) == (x > 0.0) {
+        h + 1
+    } else {
+        h - 1
+    };
+    half_to_f32(next)
+}
+
 /// `double` (exact for any `float`) → IEEE half bits with `mode`.
 pub fn f64_to_half(x: f64, mode: i32) -> u16 {
     let sign: u16 = if x.is_sign_negative() { 0x8000 } else { 0 };

@@ -414,7 +414,8 @@ impl FnTx<'_, '_, '_> {
                 self.unflatten(rt, all)?
             }
             IsNan | IsInf | IsFinite | IsNormal | SignBitSet => {
-                self.map_n(rt, &ops[..1], &mut |s, a| s.float_class(op, a[0]))?
+                let half = super::half::is_half(self.p, self.type_of(op_id(inst, 0)?)?);
+                self.map_n(rt, &ops[..1], &mut |s, a| s.float_class(op, a[0], half))?
             }
             _ => {
                 if let Some((cc, signed)) = int_cc(op) {
@@ -480,7 +481,9 @@ impl FnTx<'_, '_, '_> {
         }
     }
 
-    fn float_class(&mut self, op: Op, x: Value) -> Result<Value> {
+    /// `isnan`, `isinf`, `isfinite`, `isnormal`, `signbit` of `x` (a half held in an
+    /// `f32` if `half`: its smallest normal is 2^-14).
+    fn float_class(&mut self, op: Op, x: Value, half: bool) -> Result<Value> {
         let t = self.value_type(x);
         let f64_ = t == types::F64;
         let (inf, min_normal) = if f64_ {
@@ -489,9 +492,14 @@ impl FnTx<'_, '_, '_> {
                 self.b.ins().f64const(f64::MIN_POSITIVE),
             )
         } else {
+            let min = if half {
+                f32::from_bits(0x3880_0000)
+            } else {
+                f32::MIN_POSITIVE
+            };
             (
                 self.b.ins().f32const(f32::INFINITY),
-                self.b.ins().f32const(f32::MIN_POSITIVE),
+                self.b.ins().f32const(min),
             )
         };
         let ax = self.b.ins().fabs(x);

@@ -128,6 +128,7 @@ impl FnTx<'_, '_, '_> {
                 let signed = op == Op::ConvertSToF;
                 let tf = clif_scalar(p, dst_elem)?;
                 let directed = mode.is_some_and(|m| m != RTE);
+                let to_half = super::half::is_half(p, dst_elem);
                 self.map_n(rt, &[x], &mut |s, a| {
                     let mut v = a[0];
                     if signed {
@@ -148,6 +149,17 @@ impl FnTx<'_, '_, '_> {
                         });
                     };
                     let m = s.b.ins().iconst(types::I32, i64::from(m));
+                    if to_half {
+                        // Exact in double up to 2^53; past that the half is an
+                        // infinity or 65504 either way.
+                        let d = if signed {
+                            s.b.ins().fcvt_from_sint(types::F64, v)
+                        } else {
+                            s.b.ins().fcvt_from_uint(types::F64, v)
+                        };
+                        let h = s.call_convert("ferrite_f64_to_half", &[d, m])?;
+                        return Ok(super::half::from_bits(&mut s.b, h));
+                    }
                     if s.value_type(v).bits() <= 32 {
                         // Exact in double; only double → float rounds.
                         let d = if signed {
@@ -193,9 +205,25 @@ impl FnTx<'_, '_, '_> {
             }
             Op::FConvert => {
                 let td = clif_scalar(p, dst_elem)?;
+                let to_half = super::half::is_half(p, dst_elem);
                 self.map_n(rt, &[x], &mut |s, a| {
                     let ts = s.value_type(a[0]);
-                    Ok(if ts == td {
+                    Ok(if to_half {
+                        match mode.filter(|m| *m != RTE) {
+                            // `set_result` rounds an `f32` or `f64` to half.
+                            None => a[0],
+                            Some(m) => {
+                                let d = if ts == types::F64 {
+                                    a[0]
+                                } else {
+                                    s.b.ins().fpromote(types::F64, a[0])
+                                };
+                                let m = s.b.ins().iconst(types::I32, i64::from(m));
+                                let h = s.call_convert("ferrite_f64_to_half", &[d, m])?;
+                                super::half::from_bits(&mut s.b, h)
+                            }
+                        }
+                    } else if ts == td {
                         a[0]
                     } else if td.bits() > ts.bits() {
                         s.b.ins().fpromote(td, a[0])
@@ -241,9 +269,38 @@ impl FnTx<'_, '_, '_> {
 
     fn bitcast(&mut self, rt: rspirv::spirv::Word, st: rspirv::spirv::Word, x: Val) -> Result<Val> {
         let p = self.p;
-        let src = x.flat();
+        // Halves take part as their 16 bits (`half.rs`).
+        let mut src = x.flat();
+        if super::half::is_half(p, st) {
+            for v in &mut src {
+                let h = super::half::to_bits(&mut self.b, *v);
+                *v = self.b.ins().ireduce(types::I16, h);
+            }
+        }
         let mut dst_tys = Vec::new();
         super::flat_types(p, rt, &mut dst_tys)?;
+        if super::half::is_half(p, rt) {
+            dst_tys.iter_mut().for_each(|t| *t = types::I16);
+            let bits = self.bitcast_flat(rt, st, &src, &dst_tys)?;
+            let halves = bits
+                .into_iter()
+                .map(|h| super::half::from_bits(&mut self.b, h))
+                .collect();
+            return self.unflatten(rt, halves);
+        }
+        let out = self.bitcast_flat(rt, st, &src, &dst_tys)?;
+        self.unflatten(rt, out)
+    }
+
+    /// The scalars `src` reinterpreted as scalars of the types `dst_tys` (the same bytes).
+    fn bitcast_flat(
+        &mut self,
+        rt: rspirv::spirv::Word,
+        st: rspirv::spirv::Word,
+        src: &[Value],
+        dst_tys: &[cranelift_codegen::ir::Type],
+    ) -> Result<Vec<Value>> {
+        let p = self.p;
         let ssize: u32 = src.iter().map(|v| self.value_type(*v).bytes()).sum();
         let dsize: u32 = dst_tys.iter().map(|t| t.bytes()).sum();
         if ssize != dsize {
@@ -254,7 +311,7 @@ impl FnTx<'_, '_, '_> {
         let _ = layout(p, rt)?;
         if src.len() == dst_tys.len() {
             let mut out = Vec::new();
-            for (v, t) in src.iter().zip(&dst_tys) {
+            for (v, t) in src.iter().zip(dst_tys) {
                 let from = self.value_type(*v);
                 out.push(if from == *t {
                     *v
@@ -262,7 +319,7 @@ impl FnTx<'_, '_, '_> {
                     self.b.ins().bitcast(*t, MemFlagsData::new(), *v)
                 });
             }
-            return self.unflatten(rt, out);
+            return Ok(out);
         }
         // Different element counts: go through memory.
         let slot = self.b.create_sized_stack_slot(StackSlotData::new(
@@ -271,17 +328,17 @@ impl FnTx<'_, '_, '_> {
             4,
         ));
         let mut off = 0i32;
-        for v in &src {
+        for v in src {
             self.b.ins().stack_store(types::I64, *v, slot, off);
             off += self.value_type(*v).bytes() as i32;
         }
         let mut out = Vec::new();
         let mut off = 0i32;
-        for t in &dst_tys {
+        for t in dst_tys {
             out.push(self.b.ins().stack_load(types::I64, *t, slot, off));
             off += t.bytes() as i32;
         }
-        self.unflatten(rt, out)
+        Ok(out)
     }
 }
 

@@ -4,9 +4,8 @@
 //! and the math functions with a pointer output (`sincos`, `fract`, `modf`, `frexp`,
 //! `lgamma_r`, `remquo`), whose second result is stored through the pointer.
 //!
-//! Halves are stored as their IEEE bits; the conversions are calls
-//! (`ferrite_half_to_f32`, `ferrite_f64_to_half` with the rounding mode), since Ferrite does
-//! not claim `cl_khr_fp16` and never does arithmetic on halves.
+//! Halves are stored as their IEEE bits, converted inline (`half.rs`) when rounding to
+//! nearest, by a call (`ferrite_f64_to_half`) for the directed rounding modes.
 
 use super::memory::store_typed;
 use super::{FnTx, Result, Val};
@@ -33,7 +32,7 @@ fn ext_lit(inst: &Instruction, i: usize) -> Result<u32> {
 }
 
 impl FnTx<'_, '_, '_> {
-    fn call_named(&mut self, name: &str, args: &[Value]) -> Result<Value> {
+    pub(super) fn call_named(&mut self, name: &str, args: &[Value]) -> Result<Value> {
         let bi = builtins::by_name(name)
             .ok_or_else(|| CompileError::Codegen(format!("built-in {name} missing")))?;
         self.call_builtin(&bi, args)
@@ -53,16 +52,25 @@ impl FnTx<'_, '_, '_> {
     fn load_halves(&mut self, addr: Value, n: u32) -> Result<Vec<Value>> {
         let mut out = Vec::new();
         for i in 0..n {
-            let h = self
-                .b
-                .ins()
-                .uload16(types::I32, MemFlagsData::new(), addr, (i * 2) as i32);
-            out.push(self.call_named("ferrite_half_to_f32", &[h])?);
+            let off = (i * 2) as i32;
+            out.push(super::half::load(
+                &mut self.b,
+                MemFlagsData::new(),
+                addr,
+                off,
+            ));
         }
         Ok(out)
     }
 
     fn store_halves(&mut self, data: &[Value], addr: Value, mode: u32) -> Result<()> {
+        if mode == builtins::convert::RTE as u32 {
+            for (i, v) in data.iter().enumerate() {
+                let h = super::half::round(&mut self.b, *v);
+                super::half::store(&mut self.b, MemFlagsData::new(), h, addr, (i * 2) as i32);
+            }
+            return Ok(());
+        }
         let m = self.b.ins().iconst(types::I32, i64::from(mode));
         for (i, v) in data.iter().enumerate() {
             let d = if self.value_type(*v) == types::F32 {
@@ -181,6 +189,12 @@ impl FnTx<'_, '_, '_> {
             }
             E::fract => {
                 let fl = self.map_n(pointee, vals, &mut |s, a| Ok(s.b.ins().floor(a[0])))?;
+                // The largest number below one: of half's 11 bits for a half.
+                let below_one = if super::half::is_half(self.p, rt) {
+                    f32::from_bits(0x3f7f_e000)
+                } else {
+                    f32::from_bits(0x3f7f_ffff)
+                };
                 let r = self.map_n(rt, vals, &mut |s, a| {
                     let x = a[0];
                     let t = s.value_type(x);
@@ -192,7 +206,7 @@ impl FnTx<'_, '_, '_> {
                         )
                     } else {
                         (
-                            s.b.ins().f32const(f32::from_bits(0x3f7f_ffff)),
+                            s.b.ins().f32const(below_one),
                             s.b.ins().f32const(f32::INFINITY),
                             s.b.ins().f32const(0.0),
                         )
@@ -262,6 +276,8 @@ impl FnTx<'_, '_, '_> {
             let (kind, bits) = match p.ty(elem)? {
                 Type::Int { width, .. } => (DESC_INT, *width),
                 Type::Bool => (DESC_INT, 8),
+                // A half is passed as the `f32` that holds it.
+                Type::Float { width: 16 } => (DESC_FLOAT, 32),
                 Type::Float { width } => (DESC_FLOAT, *width),
                 Type::Pointer { .. } => (DESC_PTR, 64),
                 t => {

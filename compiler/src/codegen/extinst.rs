@@ -218,6 +218,13 @@ impl FnTx<'_, '_, '_> {
             clif_scalar(p, elem).unwrap_or(types::I8)
         };
 
+        if op == E::nextafter && super::half::is_half(p, rt) {
+            need(2)?;
+            let v = self.map_n(rt, &args, &mut |s, a| {
+                s.call_named("ferrite_nextafter_half", a)
+            })?;
+            return self.set_result(inst, v);
+        }
         if let Some(base) = transcendental(op) {
             let v = self.map_n(rt, &args, &mut |s, a| s.call_math(base, a))?;
             return self.set_result(inst, v);
@@ -267,6 +274,21 @@ impl FnTx<'_, '_, '_> {
                 self.map_n(rt, &args, &mut |s, a| {
                     let lo = s.fminmax(a[0], a[1], true);
                     Ok(s.fminmax(lo, a[2], false))
+                })?
+            }
+            // A half fma is one rounding of the exact result: the product of two halves
+            // is exact in double, and so is its sum with a third but for far-apart
+            // magnitudes, where the small term only decides the rounding direction, which
+            // double keeps (`half.rs`).
+            E::fma if super::half::is_half(p, rt) => {
+                need(3)?;
+                self.map_n(rt, &args, &mut |s, a| {
+                    let w: Vec<Value> = a
+                        .iter()
+                        .map(|x| s.b.ins().fpromote(types::F64, *x))
+                        .collect();
+                    let r = s.b.ins().fma(w[0], w[1], w[2]);
+                    Ok(super::half::round(&mut s.b, r))
                 })?
             }
             E::fma => {
@@ -529,9 +551,16 @@ impl FnTx<'_, '_, '_> {
                 // Store element by element (vstore3 writes 3 elements, not 4).
                 let stride = crate::layout::elem_stride(p, elem)?;
                 for (i, v) in args[0].flat().into_iter().enumerate() {
-                    self.b
-                        .ins()
-                        .store(MemFlagsData::new(), v, addr, (i as u64 * stride) as i32);
+                    let off = (i as u64 * stride) as i32;
+                    super::memory::store_scalar(
+                        &mut self.b,
+                        p,
+                        elem,
+                        v,
+                        addr,
+                        off,
+                        MemFlagsData::new(),
+                    );
                 }
                 return Ok(());
             }

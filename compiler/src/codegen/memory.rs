@@ -28,6 +28,40 @@ fn addr_at(b: &mut FunctionBuilder, base: Value, off: u64) -> (Value, i32) {
     }
 }
 
+/// Load one scalar of type `ty` (a number, boolean or pointer) from `addr + off`: a half
+/// as its 16 bits widened (`half.rs`), anything else as its Cranelift type.
+pub fn load_scalar(
+    b: &mut FunctionBuilder,
+    p: &Program,
+    ty: Word,
+    addr: Value,
+    off: i32,
+    flags: MemFlagsData,
+) -> Result<Value> {
+    if super::half::is_half(p, ty) {
+        return Ok(super::half::load(b, flags, addr, off));
+    }
+    let t = clif_scalar(p, ty)?;
+    Ok(b.ins().load(t, flags, addr, off))
+}
+
+/// Store `x`, one scalar of type `ty`, at `addr + off` ([`load_scalar`]'s inverse).
+pub fn store_scalar(
+    b: &mut FunctionBuilder,
+    p: &Program,
+    ty: Word,
+    x: Value,
+    addr: Value,
+    off: i32,
+    flags: MemFlagsData,
+) {
+    if super::half::is_half(p, ty) {
+        super::half::store(b, flags, x, addr, off);
+    } else {
+        b.ins().store(flags, x, addr, off);
+    }
+}
+
 /// Load a value of type `ty` from `base + off`.
 pub fn load_typed(
     b: &mut FunctionBuilder,
@@ -58,11 +92,10 @@ fn load_rec(
     Ok(match p.ty(ty)? {
         Type::Vector { elem, count: n } => {
             let s = elem_stride(p, *elem)?;
-            let t = clif_scalar(p, *elem)?;
             let mut v = Vec::new();
             for i in 0..u64::from(*n) {
                 let (a, o) = addr_at(b, base, off + i * s);
-                v.push(Val::S(b.ins().load(t, flags, a, o)));
+                v.push(Val::S(load_scalar(b, p, *elem, a, o, flags)?));
             }
             Val::C(v)
         }
@@ -83,9 +116,8 @@ fn load_rec(
             Val::C(v)
         }
         _ => {
-            let t = clif_scalar(p, ty)?;
             let (a, o) = addr_at(b, base, off);
-            Val::S(b.ins().load(t, flags, a, o))
+            Val::S(load_scalar(b, p, ty, a, o, flags)?)
         }
     })
 }
@@ -123,7 +155,7 @@ fn store_rec(
             let s = elem_stride(p, *elem)?;
             for (i, part) in parts.iter().enumerate() {
                 let (a, o) = addr_at(b, base, off + i as u64 * s);
-                b.ins().store(flags, part.scalar()?, a, o);
+                store_scalar(b, p, *elem, part.scalar()?, a, o, flags);
             }
         }
         (Type::Array { elem, .. }, Val::C(parts)) => {
@@ -159,7 +191,7 @@ fn store_rec(
                 return Err(mismatch());
             }
             let (a, o) = addr_at(b, base, off);
-            b.ins().store(flags, *x, a, o);
+            store_scalar(b, p, ty, *x, a, o, flags);
         }
         (_, Val::C(_)) => return Err(mismatch()),
     }

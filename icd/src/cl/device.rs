@@ -98,6 +98,11 @@ const SINGLE_FP_CONFIG: cl_device_fp_config = CL_FP_DENORM
     | CL_FP_ROUND_TO_INF
     | CL_FP_FMA
     | CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;
+/// `CL_DEVICE_HALF_FP_CONFIG` (`cl_khr_fp16`): halves are computed in `float` and rounded
+/// to nearest once per operation, denormals kept, `fma` correctly rounded (compiler
+/// `codegen/half.rs`).
+const HALF_FP_CONFIG: cl_device_fp_config =
+    CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST | CL_FP_FMA;
 /// `CL_DEVICE_DOUBLE_FP_CONFIG` (the flag for correctly rounded divide/sqrt is defined for
 /// single precision only; double operations are IEEE-exact anyway).
 const DOUBLE_FP_CONFIG: cl_device_fp_config = CL_FP_DENORM
@@ -208,9 +213,9 @@ pub unsafe extern "C" fn get_device_info(
             | CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG
             | CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE
             | CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE => info(&2u32),
-            // No cl_khr_fp16.
+            // cl_khr_fp16: a half is computed in a float lane.
             CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => {
-                zero_u32()
+                info(&4u32)
             }
             CL_DEVICE_MAX_CLOCK_FREQUENCY => info(&d.max_clock_mhz),
             CL_DEVICE_ADDRESS_BITS => info(&64u32),
@@ -243,7 +248,7 @@ pub unsafe extern "C" fn get_device_info(
             CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => info(&(rt::MEM_BASE_ADDR_ALIGN as u32)),
             CL_DEVICE_SINGLE_FP_CONFIG => info(&SINGLE_FP_CONFIG),
             CL_DEVICE_DOUBLE_FP_CONFIG => info(&DOUBLE_FP_CONFIG),
-            CL_DEVICE_HALF_FP_CONFIG => info(&0u64),
+            CL_DEVICE_HALF_FP_CONFIG => info(&HALF_FP_CONFIG),
             CL_DEVICE_GLOBAL_MEM_CACHE_TYPE => info(&if d.global_mem_cache.size > 0 {
                 CL_READ_WRITE_CACHE
             } else {

@@ -109,8 +109,9 @@ pub(super) unsafe extern "C" fn zeDeviceGetComputeProperties(
     })
 }
 
-/// Floating-point capabilities of `float` and `double` (IEEE-754 on the host: correctly
-/// rounded basic operations, denormals, INF/NaN, fused multiply-add).
+/// Floating-point capabilities of `half`, `float` and `double` (IEEE-754 on the host:
+/// correctly rounded basic operations, denormals, INF/NaN, fused multiply-add; halves are
+/// computed in `float` and rounded once, compiler `codegen/half.rs`).
 const FP_FLAGS: ze_device_fp_flags_t = ZE_DEVICE_FP_FLAG_DENORM
     | ZE_DEVICE_FP_FLAG_INF_NAN
     | ZE_DEVICE_FP_FLAG_ROUND_TO_NEAREST
@@ -154,8 +155,8 @@ pub(super) unsafe extern "C" fn zeDeviceGetModuleProperties(
         let spirv = rt::ILS.iter().map(|il| il.version).max();
         let (major, minor) = spirv.map_or((1, 0), |v| (v.major, v.minor));
         p.spirvVersionSupported = super::make_version(major, minor);
-        p.flags = ZE_DEVICE_MODULE_FLAG_FP64;
-        p.fp16flags = 0;
+        p.flags = ZE_DEVICE_MODULE_FLAG_FP16 | ZE_DEVICE_MODULE_FLAG_FP64;
+        p.fp16flags = FP_FLAGS;
         p.fp32flags = FP_FLAGS;
         p.fp64flags = FP_FLAGS;
         p.maxArgumentsSize = rt::MAX_PARAMETER_SIZE as u32;

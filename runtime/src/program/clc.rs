@@ -51,6 +51,10 @@ use super::toolchain::{self, Kind, Toolchain};
 /// local memory (compiler `codegen/atomic.rs`, tested in `compiler/tests/exec_atomics.rs`).
 pub const OPENCL_C_EXTENSIONS: &[&str] = &[
     "cl_khr_fp64",
+    // `half` arithmetic, conversions and built-ins: computed in `float` and rounded back
+    // once per operation (compiler `codegen/half.rs`, tested in
+    // `compiler/tests/exec_half.rs`).
+    "cl_khr_fp16",
     "cl_khr_byte_addressable_store",
     "cl_khr_global_int32_base_atomics",
     "cl_khr_global_int32_extended_atomics",
@@ -89,8 +93,10 @@ pub const OPENCL_C_EXTENSIONS: &[&str] = &[
 /// `CL_DEVICE_{SINGLE,DOUBLE}_FP_ATOMIC_CAPABILITIES_EXT` from this list).
 /// `cl_ext_float_atomics`: `OpAtomicFAddEXT/FMinEXT/FMaxEXT` on 32- and 64-bit floats in
 /// global and local memory (compiler `codegen/atomic.rs`: a compare-and-swap loop on the
-/// bit pattern for global memory, load-op-store for local). No half: fp16 is not claimed.
+/// bit pattern for global memory, load-op-store for local). No half atomics.
 pub const OPENCL_C_EXTENSION_FEATURES: &[&str] = &[
+    // `cl_khr_fp16`'s feature macro in OpenCL C 3.0.
+    "__opencl_c_fp16",
     "__opencl_c_ext_fp32_global_atomic_add",
     "__opencl_c_ext_fp32_local_atomic_add",
     "__opencl_c_ext_fp32_global_atomic_min_max",

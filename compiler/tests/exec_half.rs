@@ -1,0 +1,275 @@
+//! Half precision (`cl_khr_fp16`): arithmetic, conversions with every rounding mode,
+//! bit casts, half vectors in memory, kernel arguments and the built-ins whose half
+//! results differ from their float ones, checked bit for bit against a host reference
+//! (every one of the 65,536 halves for the unary operations, pseudo-random triples for
+//! the others). The reference rounds exactly in `f64`: each operation of two halves is
+//! exact there (or, for division and square root, rounded at 53 bits, which the
+//! double-rounding theorem makes harmless at 11).
+
+#[path = "common/harness.rs"]
+mod harness;
+
+use harness::{kernel, run1, Args};
+
+/// The `f32` value of half bits `h`.
+fn h2f(h: u16) -> f32 {
+    let s = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let e = i32::from((h >> 10) & 0x1f);
+    let m = f64::from(h & 0x3ff);
+    let v = match e {
+        0 => m * 2f64.powi(-24),
+        31 if m == 0.0 => f64::INFINITY,
+        31 => f64::NAN,
+        _ => (1024.0 + m) * 2f64.powi(e - 25),
+    };
+    (s * v) as f32
+}
+
+/// Half bits of `x` rounded with `mode` (0 to nearest even, 1 toward zero, 2 toward +inf,
+/// 3 toward -inf).
+fn f2h(x: f64, mode: u8) -> u16 {
+    if x.is_nan() {
+        return 0x7e00;
+    }
+    let neg = x.is_sign_negative();
+    let sign = if neg { 0x8000 } else { 0 };
+    let a = x.abs();
+    let away = match mode {
+        0 => None,
+        1 => Some(false),
+        2 => Some(!neg),
+        _ => Some(neg),
+    };
+    if a.is_infinite() {
+        return sign | 0x7c00;
+    }
+    let e = if a < 2f64.powi(-14) {
+        -14
+    } else {
+        ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023
+    };
+    let unit = 2f64.powi(e - 10);
+    let t = a / unit;
+    let q = match away {
+        None => t.round_ties_even(),
+        Some(true) => t.ceil(),
+        Some(false) => t.floor(),
+    };
+    let v = q * unit;
+    if v > 65504.0 {
+        return sign | if away == Some(false) { 0x7bff } else { 0x7c00 };
+    }
+    if v < 2f64.powi(-14) {
+        return sign | q as u16;
+    }
+    let e = ((v.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let m = (v / 2f64.powi(e - 10)) as u16 - 1024;
+    sign | ((e + 15) as u16) << 10 | m
+}
+
+fn same(a: u16, b: u16) -> bool {
+    a == b || (h2f(a).is_nan() && h2f(b).is_nan())
+}
+
+#[test]
+fn reference_is_exact_on_halves() {
+    for h in 0..=u16::MAX {
+        let f = h2f(h);
+        if !f.is_nan() {
+            for mode in 0..4 {
+                assert_eq!(f2h(f.into(), mode), h, "{h:#x} mode {mode}");
+            }
+        }
+    }
+    assert_eq!(f2h(65520.0, 0), 0x7c00);
+    assert_eq!(f2h(65519.0, 0), 0x7bff);
+    assert_eq!(f2h(1.0 + 2f64.powi(-11), 0), 0x3c00);
+    assert_eq!(f2h(1.0 + 3.0 * 2f64.powi(-11), 0), 0x3c02);
+    assert_eq!(f2h(2f64.powi(-25), 0), 0);
+    assert_eq!(f2h(3.0 * 2f64.powi(-26), 0), 1);
+}
+
+const UNARY: &str = r#"
+    #pragma OPENCL EXTENSION cl_khr_fp16 : enable
+    kernel void unary(global const ushort *bits, global ushort *o, global float *f) {
+        size_t i = get_global_id(0);
+        half x = as_half(bits[i]);
+        global ushort *r = o + 13 * i;
+        r[0] = as_ushort(sqrt(x));
+        r[1] = as_ushort(x * x);
+        r[2] = as_ushort((half)((float)x * 3.1f));
+        r[3] = as_ushort(convert_half_rtz((float)x * 1.3f));
+        r[4] = as_ushort(convert_half_rtp((float)x * 1.3f));
+        r[5] = as_ushort(convert_half_rtn((double)x * 1.3));
+        r[6] = as_ushort((half)((double)x * 1.7));
+        r[7] = isnormal(x) ? 1 : 0;
+        r[8] = as_ushort(nextafter(x, (half)0.0h));
+        half whole;
+        r[9] = as_ushort(fract(x, &whole));
+        r[10] = as_ushort(whole);
+        r[11] = as_ushort(-x + (half)0.5h);
+        ((global half *)r)[12] = ((global const half *)bits)[i];
+        f[i] = x;
+    }"#;
+
+#[test]
+fn unary_operations_on_every_half() {
+    let Some(k) = kernel(UNARY, "unary") else {
+        return;
+    };
+    let mut bits: Vec<u16> = (0..=u16::MAX).collect();
+    let n = bits.len();
+    let mut o = vec![0u16; 13 * n];
+    let mut f = vec![0f32; n];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut bits).buf(1, &mut o).buf(2, &mut f);
+    run1(&k, &args, n as u64, 64);
+    for (i, &h) in bits.iter().enumerate() {
+        let x = h2f(h);
+        let d = f64::from(x);
+        let r = &o[13 * i..13 * i + 13];
+        let want = [
+            f2h(d.sqrt(), 0),
+            f2h(d * d, 0),
+            f2h(f64::from(x * 3.1), 0),
+            f2h(f64::from(x * 1.3), 1),
+            f2h(f64::from(x * 1.3), 2),
+            f2h(d * 1.3, 3),
+            f2h(d * 1.7, 0),
+        ];
+        for (k, w) in want.iter().enumerate() {
+            assert!(
+                same(r[k], *w),
+                "op {k} of {h:#06x} ({x:e}): {:#06x} ≠ {w:#06x}",
+                r[k]
+            );
+        }
+        let normal = x.is_finite() && x.abs() >= 2f32.powi(-14);
+        assert_eq!(r[7], u16::from(normal), "isnormal({x:e})");
+        let next = if x.is_nan() {
+            None
+        } else if x == 0.0 {
+            Some(0)
+        } else {
+            Some(h - 1)
+        };
+        if let Some(w) = next {
+            assert!(
+                same(r[8], w) || x == 0.0 && r[8] & 0x7fff == 0,
+                "nextafter({x:e})"
+            );
+        } else {
+            assert!(h2f(r[8]).is_nan(), "nextafter(NaN)");
+        }
+        if x.is_finite() {
+            let fl = x.floor();
+            let fr = (x - fl).min(f32::from_bits(0x3f7f_e000));
+            let fr = if fr == 0.0 { 0f32.copysign(x) } else { fr };
+            assert!(
+                same(r[9], f2h(fr.into(), 0)),
+                "fract({x:e}) = {}",
+                h2f(r[9])
+            );
+            assert!(same(r[10], f2h(fl.into(), 0)), "floor part of {x:e}");
+        }
+        assert!(same(r[11], f2h(0.5 - d, 0)), "0.5 - {x:e}");
+        assert_eq!(r[12], h, "a half moves bit for bit, NaN payloads included");
+        assert!(f[i] == x || x.is_nan() && f[i].is_nan(), "(float){x:e}");
+    }
+}
+
+const BINARY: &str = r#"
+    #pragma OPENCL EXTENSION cl_khr_fp16 : enable
+    kernel void binary(global const half *x, global const half4 *y, global half *o,
+                       global int *c, half s) {
+        size_t i = get_global_id(0);
+        half a = x[3 * i], b = x[3 * i + 1], z = x[3 * i + 2];
+        global half *r = o + 8 * i;
+        r[0] = a + b;
+        r[1] = a - b;
+        r[2] = a * b;
+        r[3] = a / b;
+        r[4] = fma(a, b, z);
+        half t = a * s;
+        r[5] = t + b;
+        half4 v = y[i] * (half4)(a, b, z, s);
+        vstore2(v.lo + v.hi, 3, r);
+        c[2 * i] = a < b;
+        c[2 * i + 1] = convert_int_sat(a) + (int)(half)(short)(c[2 * i + 1]);
+    }"#;
+
+#[test]
+fn binary_operations_vectors_and_arguments() {
+    let Some(k) = kernel(BINARY, "binary") else {
+        return;
+    };
+    let n = 4096usize;
+    let mut s = 0x9e37_79b9u32;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        s
+    };
+    // Finite halves of every magnitude, some specials.
+    let mut x: Vec<u16> = (0..3 * n).map(|_| next() as u16 & 0xfbff).collect();
+    x[..6].copy_from_slice(&[0x7c00, 0x3c00, 0x7bff, 0x7bff, 0x7bff, 0xfc00]);
+    let mut y: Vec<u16> = (0..4 * n)
+        .map(|_| (next() as u16 & 0x3fff) | 0x2000)
+        .collect();
+    let mut o = vec![0u16; 8 * n];
+    let mut c: Vec<i32> = (0..2 * n)
+        .map(|_| (next() % 60000) as i32 - 30000)
+        .collect();
+    let ints = c.clone();
+    let sbits = 0xc500u16; // -5.0
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut x)
+        .buf(1, &mut y)
+        .buf(2, &mut o)
+        .buf(3, &mut c)
+        .val(4, sbits);
+    run1(&k, &args, n as u64, 64);
+    let sv = f64::from(h2f(sbits));
+    for i in 0..n {
+        let (a, b, z) = (
+            f64::from(h2f(x[3 * i])),
+            f64::from(h2f(x[3 * i + 1])),
+            f64::from(h2f(x[3 * i + 2])),
+        );
+        let r = &o[8 * i..8 * i + 8];
+        let ab = f64::from(h2f(f2h(a * sv, 0)));
+        let yv: Vec<f64> = (0..4).map(|k| f64::from(h2f(y[4 * i + k]))).collect();
+        let v: Vec<f64> = [a, b, z, sv]
+            .iter()
+            .zip(&yv)
+            .map(|(p, q)| f64::from(h2f(f2h(p * q, 0))))
+            .collect();
+        let want = [
+            f2h(a + b, 0),
+            f2h(a - b, 0),
+            f2h(a * b, 0),
+            f2h(a / b, 0),
+            f2h(a.mul_add(b, z), 0),
+            f2h(ab + b, 0),
+            f2h(v[0] + v[2], 0),
+            f2h(v[1] + v[3], 0),
+        ];
+        for (k, w) in want.iter().enumerate() {
+            assert!(
+                same(r[k], *w),
+                "op {k} of ({a:e}, {b:e}, {z:e}): {:#06x} ≠ {w:#06x}",
+                r[k]
+            );
+        }
+        assert_eq!(c[2 * i], i32::from(a < b), "{a:e} < {b:e}");
+        let sat = a as i32;
+        let short = ints[2 * i + 1] as i16;
+        let back = h2f(f2h(f64::from(short), 0)) as i32;
+        assert_eq!(
+            c[2 * i + 1],
+            sat.wrapping_add(back),
+            "convert_int_sat({a:e})"
+        );
+    }
+}
