@@ -273,3 +273,73 @@ fn binary_operations_vectors_and_arguments() {
         );
     }
 }
+
+const VECTORISED: &str = r#"
+    #pragma OPENCL EXTENSION cl_khr_fp16 : enable
+    kernel void vectorised(global const half *x, global half4 *y, global half *o,
+                           global ushort *u, global float *f, half s) {
+        size_t i = get_global_id(0);
+        half a = x[i];
+        half acc = (half)0.0h;
+        for (int k = 0; k < (int)(i % 7); k++) {
+            half t = acc * a;
+            acc = t + (half)k;
+        }
+        half4 v = y[i];
+        half4 t = v * a;
+        y[i] = t + (half4)(s);
+        o[i] = a > (half)0.0h ? exp(a) : acc - sqrt(-a);
+        u[i] = as_ushort((half)(a * s));
+        f[i] = convert_float(a) + (float)as_half((ushort)(i & 0x7bff));
+    }"#;
+
+#[test]
+fn vectorised_kernels_keep_half_results() {
+    let Some(k) = kernel(VECTORISED, "vectorised") else {
+        return;
+    };
+    let n = 4096usize;
+    let mut s = 0x2545_f491u32;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        s
+    };
+    // Finite halves below 16 in magnitude: exp stays finite.
+    let mut x: Vec<u16> = (0..n).map(|_| next() as u16 & 0xcbff).collect();
+    let mut y: Vec<u16> = (0..4 * n).map(|_| next() as u16 & 0xbbff).collect();
+    let y0 = y.clone();
+    let mut o = vec![0u16; n];
+    let mut u = vec![0u16; n];
+    let mut f = vec![0f32; n];
+    let sbits = 0x3e00u16; // 1.5
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut x)
+        .buf(1, &mut y)
+        .buf(2, &mut o)
+        .buf(3, &mut u)
+        .buf(4, &mut f)
+        .val(5, sbits);
+    run1(&k, &args, n as u64, 64);
+    let sv = f64::from(h2f(sbits));
+    let r = |v: f64| f64::from(h2f(f2h(v, 0)));
+    for i in 0..n {
+        let a = f64::from(h2f(x[i]));
+        for c in 0..4 {
+            let v = f64::from(h2f(y0[4 * i + c]));
+            let want = f2h(r(v * a) + sv, 0);
+            assert!(same(y[4 * i + c], want), "y[{i}].{c}");
+        }
+        let mut acc = 0.0;
+        for k in 0..(i % 7) {
+            acc = r(r(acc * a) + k as f64);
+        }
+        if a <= 0.0 {
+            assert!(same(o[i], f2h(acc - r((-a).sqrt()), 0)), "o[{i}] for {a:e}");
+        }
+        assert_eq!(u[i], f2h(a * sv, 0), "u[{i}]");
+        let g = h2f((i & 0x7bff) as u16);
+        assert_eq!(f[i], h2f(x[i]) + g, "f[{i}]");
+    }
+}

@@ -62,6 +62,7 @@ use rspirv::spirv::{BuiltIn, MemoryAccess, Op, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
 
 mod check;
+mod half;
 mod linear;
 mod narrow;
 pub mod steps;
@@ -320,6 +321,8 @@ fn scalar_ty(p: &Program, ty: Word) -> Result<ir::Type> {
         Type::Float { width: 32 } => types::F32,
         // `double` lanes are kept as four scalars (x64's f64x2 would need two per value).
         Type::Float { width: 64 } => types::F64,
+        // A half is an `f32` lane holding a binary16 value (`vector/half.rs`).
+        Type::Float { width: 16 } => types::F32,
         Type::Int { width: 32, .. } => types::I32,
         Type::Int { width: 64, .. } => types::I64,
         // `char` and `short` lanes are kept as four scalars (`vec_of` has no vector for
@@ -1162,7 +1165,10 @@ impl VTx<'_, '_, '_, '_> {
             Some((ty, bits)) => {
                 let (ty, bits) = (&ty, &bits);
                 let t = scalar_ty(self.p, *ty)?;
-                let v = if t == types::F32 {
+                let v = if crate::codegen::half::is_half(self.p, *ty) {
+                    let f = crate::builtins::convert::half_to_f32(*bits as u16);
+                    self.b.ins().f32const(f)
+                } else if t == types::F32 {
                     self.b.ins().f32const(f32::from_bits(*bits as u32))
                 } else if t == types::F64 {
                     self.b.ins().f64const(f64::from_bits(*bits))
@@ -1233,7 +1239,16 @@ impl VTx<'_, '_, '_, '_> {
 
     fn set(&mut self, inst: &Instruction, t: ir::Type, v: V) -> Result<()> {
         let id = result_id(inst)?;
-        self.spv_tys.insert(id, result_type(inst)?);
+        let rt = result_type(inst)?;
+        // A half computed in `f32` is rounded back once, as in the scalar code.
+        let v = if crate::codegen::half::rounds(inst.class.opcode)
+            && crate::codegen::half::is_half(self.p, rt)
+        {
+            self.half_round(v)?
+        } else {
+            v
+        };
+        self.spv_tys.insert(id, rt);
         self.tys.insert(id, t);
         self.vals.insert(id, v);
         Ok(())
@@ -1496,6 +1511,9 @@ impl VTx<'_, '_, '_, '_> {
         let addr = self.val(ptr)?;
         let (class, pointee) = self.p.pointer_type(self.type_of_id(ptr)?)?;
         let lowering = crate::memory_model::atomic_lowering(class);
+        if crate::codegen::half::is_half(self.p, pointee) {
+            return Err(refuse("atomic on a half"));
+        }
         let t = scalar_ty(self.p, pointee)?;
         let is_cas = matches!(
             op,
@@ -2062,17 +2080,21 @@ impl VTx<'_, '_, '_, '_> {
                 }
                 let (elem, n) = self.vector_type(rt)?;
                 let t = scalar_ty(p, elem)?;
+                // Halves are loaded as their 16 bits, then widened.
+                let half = crate::codegen::half::is_half(p, elem);
+                let lt = if half { types::I16 } else { t };
                 let pv = self.val(ptr)?;
                 self.refuse_unchecked_race(ptr)?;
                 let bytes = layout(p, rt)?.size;
                 let v = match (self.bounds_guard(ptr, &pv, bytes, false)?, pv) {
-                    (None, pv) => self.load_through(pv, n, t)?,
+                    (None, pv) => self.load_through(pv, n, lt)?,
                     (Some(g), V::U(a)) => {
                         let a = self.guarded_uniform(&g, a)?;
-                        self.load_through(V::U(a), n, t)?
+                        self.load_through(V::U(a), n, lt)?
                     }
-                    (Some(g), pv) => self.guarded_load(&g, pv, n, t)?,
+                    (Some(g), pv) => self.guarded_load(&g, pv, n, lt)?,
                 };
+                let v = if half { self.half_widen(v)? } else { v };
                 self.set(inst, t, v)
             }
             Op::Store => {
@@ -2081,8 +2103,13 @@ impl VTx<'_, '_, '_, '_> {
                     return Err(refuse("store"));
                 }
                 let val_id = op_id(inst, 1)?;
-                let t = self.ty(val_id)?;
-                let v = self.val(val_id)?;
+                let mut t = self.ty(val_id)?;
+                let mut v = self.val(val_id)?;
+                // Halves are stored as their 16 bits.
+                if crate::codegen::half::is_half(p, self.type_of_id(val_id)?) {
+                    v = self.half_narrow(&v)?;
+                    t = types::I16;
+                }
                 let pv = self.val(ptr)?;
                 let comps = match v {
                     V::Comp(c) => c,
@@ -2382,8 +2409,12 @@ impl VTx<'_, '_, '_, '_> {
                 let x_id = op_id(inst, 0)?;
                 let ts = self.ty(x_id)?;
                 let x = self.val(x_id)?;
+                // double → half rounds once, from the double (`set` rounds a float).
+                let to_half = crate::codegen::half::is_half(p, result_type(inst)?);
                 let cvt = move |b: &mut FunctionBuilder, v: Value| {
-                    if t.bits() > ts.bits() {
+                    if to_half && ts == types::F64 {
+                        crate::codegen::half::round(b, v)
+                    } else if t.bits() > ts.bits() {
                         b.ins().fpromote(t, v)
                     } else if t.bits() < ts.bits() {
                         b.ins().fdemote(t, v)
@@ -2407,6 +2438,10 @@ impl VTx<'_, '_, '_, '_> {
                 }
                 if inst.class.opcode != Op::Bitcast {
                     return Err(refuse("bit cast"));
+                }
+                let half = crate::codegen::half::is_half;
+                if half(p, rt) || half(p, st) {
+                    return self.half_bit_cast(inst, v, st, rt);
                 }
                 self.bit_cast(inst, v, st, rt)
             }
@@ -2526,8 +2561,12 @@ impl VTx<'_, '_, '_, '_> {
                     }
                 };
                 if let Some(Operand::IdRef(init)) = inst.operands.get(1) {
-                    // Only a scalar initialiser (a composite one is refused here).
+                    // Only a scalar initialiser (a composite one is refused here), not a
+                    // half (stored by its bits).
                     scalar_ty(p, pointee)?;
+                    if crate::codegen::half::is_half(p, pointee) {
+                        return Err(refuse("a half variable's initialiser"));
+                    }
                     let v = self.val(*init)?;
                     self.store_lanes(&ptr, &v, MemFlagsData::new())?;
                 }
@@ -2995,7 +3034,8 @@ impl VTx<'_, '_, '_, '_> {
         let op = inst.class.opcode;
         let x_id = op_id(inst, 0)?;
         let t = self.ty(x_id)?;
-        if !t.is_float() {
+        let half = crate::codegen::half::is_half(self.p, self.type_of_id(x_id)?);
+        if !t.is_float() || (half && op == Op::IsNormal) {
             return Err(refuse(format!("Op{op:?} of {t}")));
         }
         let x = self.val(x_id)?;
@@ -3212,6 +3252,37 @@ impl VTx<'_, '_, '_, '_> {
         };
         let t = scalar_ty(self.p, result_type(inst)?)?;
         let is = |e: E| *n == e as u32;
+        // Half built-ins whose half result is not their float one rounded (the scalar
+        // code has them), and half memory through `vloadn`/`vstoren`.
+        let half_operand = (2..inst.operands.len()).any(|k| {
+            op_id(inst, k)
+                .ok()
+                .and_then(|id| self.spv_tys.get(&id).copied())
+                .is_some_and(|ty| crate::codegen::half::is_half(self.p, ty))
+        });
+        let half = half_operand || crate::codegen::half::is_half(self.p, result_type(inst)?);
+        if half
+            && [
+                E::fma,
+                E::nextafter,
+                E::fract,
+                E::modf,
+                E::frexp,
+                E::sincos,
+                E::remquo,
+                E::lgamma_r,
+                E::nan,
+                E::vloadn,
+                E::vstoren,
+                E::shuffle,
+                E::shuffle2,
+                E::printf,
+            ]
+            .into_iter()
+            .any(is)
+        {
+            return Err(refuse("half built-in"));
+        }
         if let Some(base) = E::from_u32(*n).and_then(crate::codegen::extinst::transcendental) {
             return self.math_call(inst, base, t);
         }
@@ -3984,6 +4055,7 @@ fn componentwise(inst: &Instruction, p: &Program) -> bool {
         | Op::ConvertFToU
         | Op::ConvertSToF
         | Op::ConvertUToF
+        | Op::FConvert
         | Op::UConvert
         | Op::SConvert
         | Op::SatConvertSToU

@@ -160,6 +160,8 @@ fn pressure(p: &Program, plan: &Plan) -> Result<Vec<Regs>> {
 fn scalar_kind(p: &Program, ty: Word) -> Option<(u32, usize)> {
     match p.ty(ty).ok()? {
         Type::Bool => Some((1, 1)),
+        // A half is computed in an `f32` lane.
+        Type::Float { width: 16 } => Some((32, 1)),
         Type::Int { width, .. } | Type::Float { width } => Some((*width, 1)),
         Type::Pointer { .. } => Some((64, 1)),
         Type::Vector { elem, count } => {

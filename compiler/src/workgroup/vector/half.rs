@@ -1,0 +1,107 @@
+//! Halves across the lanes: the same representation as the scalar code (a half is an
+//! `f32` holding a binary16 value, `codegen/half.rs`), four lanes to an `f32x4`. Memory
+//! is accessed as 16-bit lanes, whose bits are widened to halves after a load and
+//! narrowed before a store, four lanes at a time; results computed in `f32` are rounded
+//! back four lanes at a time.
+
+use super::{refuse, VTx, V};
+use crate::codegen::half;
+use crate::codegen::Result;
+use crate::spirv::Type;
+use cranelift_codegen::ir::{types, InstBuilder, Value};
+use rspirv::dr::Instruction;
+use rspirv::spirv::Word;
+
+impl VTx<'_, '_, '_, '_> {
+    /// `v` (halves computed in `f32`, any shape) rounded to half.
+    pub(super) fn half_round(&mut self, v: V) -> Result<V> {
+        Ok(match v {
+            V::U(x) => V::U(half::round(self.b, x)),
+            V::Comp(c) => V::Comp(
+                c.into_iter()
+                    .map(|x| self.half_round(x))
+                    .collect::<Result<_>>()?,
+            ),
+            V::Vec(parts) => V::Vec(self.map1(&parts, half::round)),
+            v @ V::L(_) => {
+                let l = self.lanes(&v)?;
+                V::L(l.into_iter().map(|x| half::round(self.b, x)).collect())
+            }
+            _ => return Err(refuse("a half that is not a number")),
+        })
+    }
+
+    /// Halves from `v`, their bits as 16-bit lanes (a load's result).
+    pub(super) fn half_widen(&mut self, v: V) -> Result<V> {
+        Ok(match v {
+            V::U(x) => V::U(half::from_bits(self.b, x)),
+            V::Comp(c) => V::Comp(
+                c.into_iter()
+                    .map(|x| self.half_widen(x))
+                    .collect::<Result<_>>()?,
+            ),
+            v => {
+                let l = self.lanes(&v)?;
+                let l: Vec<Value> = l
+                    .into_iter()
+                    .map(|x| self.b.ins().uextend(types::I32, x))
+                    .collect();
+                let bits = self.pack(types::I32X4, &l);
+                V::Vec(self.map1(&bits, half::from_bits))
+            }
+        })
+    }
+
+    /// The bits of the halves `v` as 16-bit lanes (for a store).
+    pub(super) fn half_narrow(&mut self, v: &V) -> Result<V> {
+        Ok(match v {
+            V::U(x) => {
+                let h = half::to_bits(self.b, *x);
+                V::U(self.b.ins().ireduce(types::I16, h))
+            }
+            V::Comp(c) => V::Comp(
+                c.iter()
+                    .map(|x| self.half_narrow(x))
+                    .collect::<Result<_>>()?,
+            ),
+            v => {
+                let parts = self.vector(v, types::F32)?;
+                let bits = self.map1(&parts, half::to_bits);
+                let mut l = Vec::with_capacity(self.w);
+                for k in 0..self.w {
+                    let x = self.b.ins().extractlane(bits[k / 4], (k % 4) as u8);
+                    l.push(self.b.ins().ireduce(types::I16, x));
+                }
+                V::L(l)
+            }
+        })
+    }
+
+    /// `OpBitcast` between halves and 16-bit integers of as many components (`as_ushort`,
+    /// `as_half4`); other shapes stay with the scalar code.
+    pub(super) fn half_bit_cast(
+        &mut self,
+        inst: &Instruction,
+        v: V,
+        st: Word,
+        rt: Word,
+    ) -> Result<()> {
+        let (se, sn) = self.vector_type(st)?;
+        let (re, rn) = self.vector_type(rt)?;
+        let short = |ty: Word| matches!(self.p.ty(ty), Ok(Type::Int { width: 16, .. }));
+        if sn != rn {
+            return Err(refuse("bit cast of halves"));
+        }
+        if half::is_half(self.p, se) && short(re) {
+            let v = self.half_narrow(&v)?;
+            self.set(inst, types::I16, v)
+        } else if short(se) && half::is_half(self.p, re) {
+            let v = self.half_widen(v)?;
+            self.set(inst, types::F32, v)
+        } else if half::is_half(self.p, se) && half::is_half(self.p, re) {
+            self.set(inst, types::F32, v)
+        } else {
+            Err(refuse("bit cast of halves"))
+        }
+    }
+}
