@@ -11,6 +11,7 @@
 
 mod cl;
 mod compute;
+mod half;
 mod math;
 mod memory;
 
@@ -517,6 +518,18 @@ const CASES: &[Case] = &[
         kernel: "histogram",
         size: "16M",
         prepare: histogram,
+    },
+    Case {
+        area: "half",
+        kernel: "saxpy",
+        size: "16M",
+        prepare: half::saxpy,
+    },
+    Case {
+        area: "half",
+        kernel: "gemm",
+        size: "512",
+        prepare: half::gemm,
     },
     Case {
         area: "math",

@@ -94,7 +94,7 @@ const UNARY: &str = r#"
     kernel void unary(global const ushort *bits, global ushort *o, global float *f) {
         size_t i = get_global_id(0);
         half x = as_half(bits[i]);
-        global ushort *r = o + 13 * i;
+        global ushort *r = o + 14 * i;
         r[0] = as_ushort(sqrt(x));
         r[1] = as_ushort(x * x);
         r[2] = as_ushort((half)((float)x * 3.1f));
@@ -109,6 +109,7 @@ const UNARY: &str = r#"
         r[10] = as_ushort(whole);
         r[11] = as_ushort(-x + (half)0.5h);
         ((global half *)r)[12] = ((global const half *)bits)[i];
+        r[13] = as_ushort(bitselect(x, (half)0.5h, as_half((ushort)0x83ff)));
         f[i] = x;
     }"#;
 
@@ -119,7 +120,7 @@ fn unary_operations_on_every_half() {
     };
     let mut bits: Vec<u16> = (0..=u16::MAX).collect();
     let n = bits.len();
-    let mut o = vec![0u16; 13 * n];
+    let mut o = vec![0u16; 14 * n];
     let mut f = vec![0f32; n];
     let mut args = Args::new(&k.info);
     args.buf(0, &mut bits).buf(1, &mut o).buf(2, &mut f);
@@ -127,7 +128,7 @@ fn unary_operations_on_every_half() {
     for (i, &h) in bits.iter().enumerate() {
         let x = h2f(h);
         let d = f64::from(x);
-        let r = &o[13 * i..13 * i + 13];
+        let r = &o[14 * i..14 * i + 14];
         let want = [
             f2h(d.sqrt(), 0),
             f2h(d * d, 0),
@@ -174,6 +175,7 @@ fn unary_operations_on_every_half() {
         }
         assert!(same(r[11], f2h(0.5 - d, 0)), "0.5 - {x:e}");
         assert_eq!(r[12], h, "a half moves bit for bit, NaN payloads included");
+        assert_eq!(r[13], h & 0x7c00, "bitselect of {h:#06x}");
         assert!(f[i] == x || x.is_nan() && f[i].is_nan(), "(float){x:e}");
     }
 }

@@ -478,6 +478,19 @@ impl FnTx<'_, '_, '_> {
                     Ok(s.b.ins().bor(hi, lo))
                 })?
             }
+            // On halves, the bits are the half's 16, not the `f32`'s that holds it.
+            E::bitselect if super::half::is_half(p, rt) => {
+                need(3)?;
+                self.map_n(rt, &args, &mut |s, a| {
+                    let x = super::half::to_bits(&mut s.b, a[0]);
+                    let y = super::half::to_bits(&mut s.b, a[1]);
+                    let c = super::half::to_bits(&mut s.b, a[2]);
+                    let keep = s.b.ins().band_not(x, c);
+                    let take = s.b.ins().band(y, c);
+                    let r = s.b.ins().bor(keep, take);
+                    Ok(super::half::from_bits(&mut s.b, r))
+                })?
+            }
             E::bitselect => {
                 need(3)?;
                 self.map_n(rt, &args, &mut |s, a| {

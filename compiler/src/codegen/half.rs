@@ -178,52 +178,50 @@ pub fn round(b: &mut FunctionBuilder, x: Value) -> Value {
 
 /// The 16 IEEE bits (in the low half of an `i32`, lane for lane for an `f32x4`) of `x`, an
 /// `f32` holding a half (exact, NaN payloads included).
+///
+/// Scaling |x| by 2^-112 moves half's exponent bias onto float's, so the float's bits
+/// shifted right by 13 are the half's: for a normal half a normal float, for a subnormal
+/// one a subnormal float (exact: the floating-point environment keeps subnormals).
+/// Infinities and NaNs take their bits directly, a NaN keeping the top 10 bits of its
+/// payload (and one bit if only lower ones were set, so it stays a NaN).
 pub fn to_bits(b: &mut FunctionBuilder, x: Value) -> Value {
-    let it = bits_of(b.func.dfg.value_type(x));
+    let ft = b.func.dfg.value_type(x);
+    let it = bits_of(ft);
     let bits = b.ins().bitcast(it, cast(), x);
     let sign = b.ins().ushr_imm_u(bits, 16);
     let k = int(b, it, 0x8000);
     let sign = b.ins().band(sign, k);
     let k = int(b, it, 0x7fff_ffff);
     let abs = b.ins().band(bits, k);
-    // Normal: rebias the exponent, drop the 13 low (zero) bits.
-    let k = int(b, it, -(112 << 23));
-    let norm = b.ins().iadd(abs, k);
-    let norm = b.ins().ushr_imm_u(norm, 13);
-    // Subnormal (below 2^-14): |x| + 0.5 puts |x| / 2^-24 in the low mantissa bits.
-    let ax = b.ins().fabs(x);
-    let half = float(b, b.func.dfg.value_type(x), 0.5);
-    let sub = b.ins().fadd(ax, half);
-    let sub = b.ins().bitcast(it, cast(), sub);
-    let k = int(b, it, -0x3f00_0000);
-    let sub = b.ins().iadd(sub, k);
-    let k = int(b, it, 0x3880_0000);
-    let small = b.ins().icmp(IntCC::UnsignedLessThan, abs, k);
-    let r = pick(b, small, sub, norm);
-    // Infinity (and anything not a half, which never reaches here) and NaN.
-    let k = int(b, it, 0x4780_0000);
-    let over = b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, abs, k);
-    let inf = int(b, it, 0x7c00);
-    let r = pick(b, over, inf, r);
-    // A NaN keeps the top 10 bits of its payload, so a half NaN (signalling or not)
-    // comes back bit for bit; one whose payload lies below them becomes the quiet NaN.
-    let k = int(b, it, 0x7f80_0000);
-    let nan = b.ins().icmp(IntCC::UnsignedGreaterThan, abs, k);
-    let payload = b.ins().ushr_imm_u(abs, 13);
+    let ax = b.ins().bitcast(ft, cast(), abs);
+    let scale = float(b, ft, f32::from_bits((127 - 112) << 23));
+    let scaled = b.ins().fmul(ax, scale);
+    let scaled = b.ins().bitcast(it, cast(), scaled);
+    let finite = b.ins().ushr_imm_u(scaled, 13);
+    let top = b.ins().ushr_imm_u(abs, 13);
     let k = int(b, it, 0x3ff);
-    let payload = b.ins().band(payload, k);
-    let zero = int(b, it, 0);
-    let empty = b.ins().icmp(IntCC::Equal, payload, zero);
+    let top = b.ins().band(top, k);
+    let k = int(b, it, 0x1fff);
+    let low = b.ins().band(abs, k);
+    let one = int(b, it, 1);
+    let low = b.ins().umin(low, one);
+    let payload = b.ins().bor(top, low);
     let k = int(b, it, 0x7c00);
-    let kept = b.ins().bor(payload, k);
-    let quiet = int(b, it, 0x7e00);
-    let nan_bits = pick(b, empty, quiet, kept);
-    let r = pick(b, nan, nan_bits, r);
+    let special = b.ins().bor(payload, k);
+    // 2^16 and above: infinity or NaN (a half never lies in between).
+    let k = int(b, it, 0x4780_0000);
+    let big = b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, abs, k);
+    let r = pick(b, big, special, finite);
     b.ins().bor(r, sign)
 }
 
 /// The `f32` (`f32x4`) of the half whose IEEE bits are the low 16 bits of `h` (`i16`,
 /// `i32` or `i32x4`; exact).
+///
+/// The half's exponent and mantissa shifted into a float's place, scaled by 2^112 to move
+/// half's exponent bias onto float's (a subnormal half becomes a subnormal float first,
+/// normal after the scaling; exact as above); an infinity or NaN, which lands at 2^16 or
+/// above, gets the float's all-ones exponent with its payload unchanged.
 pub fn from_bits(b: &mut FunctionBuilder, h: Value) -> Value {
     let h = match b.func.dfg.value_type(h) {
         types::I32 | types::I32X4 => h,
@@ -238,25 +236,16 @@ pub fn from_bits(b: &mut FunctionBuilder, h: Value) -> Value {
     let k = int(b, it, 0x7fff);
     let mag = b.ins().band(h, k);
     let o = b.ins().ishl_imm_u(mag, 13);
+    let f = b.ins().bitcast(ft, cast(), o);
+    let scale = float(b, ft, f32::from_bits((127 + 112) << 23));
+    let f = b.ins().fmul(f, scale);
+    let f = b.ins().bitcast(it, cast(), f);
     let k = int(b, it, 0x0f80_0000);
     let e = b.ins().band(o, k);
-    let rebias = int(b, it, 112 << 23);
-    let o = b.ins().iadd(o, rebias);
-    // Infinity/NaN: exponent all ones.
     let special = b.ins().icmp(IntCC::Equal, e, k);
-    let o2 = b.ins().iadd(o, rebias);
-    let o = pick(b, special, o2, o);
-    let normal = b.ins().bitcast(ft, cast(), o);
-    // Zero/subnormal: 2^-14 × (1 + m/1024) − 2^-14 = m × 2^-24, exact.
-    let k = int(b, it, 1 << 23);
-    let o3 = b.ins().iadd(o, k);
-    let sub = b.ins().bitcast(ft, cast(), o3);
-    let min = float(b, ft, f32::from_bits(0x3880_0000));
-    let sub = b.ins().fsub(sub, min);
-    let zero = int(b, it, 0);
-    let is_zero = b.ins().icmp(IntCC::Equal, e, zero);
-    let f = pick(b, is_zero, sub, normal);
-    let f = b.ins().bitcast(it, cast(), f);
+    let inf_nan = int(b, it, 0x7f80_0000);
+    let inf_nan = b.ins().bor(o, inf_nan);
+    let f = pick(b, special, inf_nan, f);
     let k = int(b, it, 0x8000);
     let sign = b.ins().band(h, k);
     let sign = b.ins().ishl_imm_u(sign, 16);

@@ -2087,6 +2087,10 @@ impl VTx<'_, '_, '_, '_> {
                 self.refuse_unchecked_race(ptr)?;
                 let bytes = layout(p, rt)?.size;
                 let v = match (self.bounds_guard(ptr, &pv, bytes, false)?, pv) {
+                    (None, pv) if half && n == 1 => match self.half_load_consecutive(&pv) {
+                        Some(v) => return self.set(inst, t, v),
+                        None => self.load_through(pv, n, lt)?,
+                    },
                     (None, pv) => self.load_through(pv, n, lt)?,
                     (Some(g), V::U(a)) => {
                         let a = self.guarded_uniform(&g, a)?;
@@ -2105,12 +2109,16 @@ impl VTx<'_, '_, '_, '_> {
                 let val_id = op_id(inst, 1)?;
                 let mut t = self.ty(val_id)?;
                 let mut v = self.val(val_id)?;
+                let pv = self.val(ptr)?;
                 // Halves are stored as their 16 bits.
                 if crate::codegen::half::is_half(p, self.type_of_id(val_id)?) {
+                    // (Checked mode guards each access: the general path below.)
+                    if !crate::check::mode().any() && self.half_store_consecutive(&pv, &v)? {
+                        return Ok(());
+                    }
                     v = self.half_narrow(&v)?;
                     t = types::I16;
                 }
-                let pv = self.val(ptr)?;
                 let comps = match v {
                     V::Comp(c) => c,
                     v => vec![v],
@@ -3274,6 +3282,7 @@ impl VTx<'_, '_, '_, '_> {
                 E::nan,
                 E::vloadn,
                 E::vstoren,
+                E::bitselect,
                 E::shuffle,
                 E::shuffle2,
                 E::printf,

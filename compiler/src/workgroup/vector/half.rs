@@ -8,7 +8,7 @@ use super::{refuse, VTx, V};
 use crate::codegen::half;
 use crate::codegen::Result;
 use crate::spirv::Type;
-use cranelift_codegen::ir::{types, InstBuilder, Value};
+use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Value};
 use rspirv::dr::Instruction;
 use rspirv::spirv::Word;
 
@@ -104,4 +104,64 @@ impl VTx<'_, '_, '_, '_> {
             Err(refuse("bit cast of halves"))
         }
     }
+
+    /// Whether every lane runs the instruction being translated.
+    fn all_lanes(&self) -> bool {
+        match self.mask {
+            None => true,
+            Some(m) => Some(m) == self.lin_full(),
+        }
+    }
+
+    /// The halves of consecutive lanes through `pv` (lane k's at `base + 2k`), loaded four
+    /// at a time (`uload16x4`) and widened, if every lane runs and the access is known
+    /// consecutive; `None` for any other access (the lane-by-lane path takes it).
+    pub(super) fn half_load_consecutive(&mut self, pv: &V) -> Option<V> {
+        if !self.all_lanes() {
+            return None;
+        }
+        let Some((a, None)) = self.consecutive(pv, 2) else {
+            return None;
+        };
+        let parts = (0..self.w / 4)
+            .map(|j| {
+                let bits = self.b.ins().uload16x4(MemFlagsData::new(), a, 8 * j as i32);
+                half::from_bits(self.b, bits)
+            })
+            .collect();
+        Some(V::Vec(parts))
+    }
+
+    /// Store the halves `v` to consecutive lanes through `pv`, eight at a time, on the
+    /// same conditions as [`Self::half_load_consecutive`]; `false` if they do not hold
+    /// (nothing is stored).
+    pub(super) fn half_store_consecutive(&mut self, pv: &V, v: &V) -> Result<bool> {
+        if !self.all_lanes() || matches!(v, V::Comp(_)) {
+            return Ok(false);
+        }
+        let Some((a, None)) = self.consecutive(pv, 2) else {
+            return Ok(false);
+        };
+        let parts = self.vector(v, types::F32)?;
+        let bits = self.map1(&parts, half::to_bits);
+        let flags = MemFlagsData::new();
+        for (j, pair) in bits.chunks(2).enumerate() {
+            // Bits are 0..=0xffff: the unsigned saturating narrowing keeps them.
+            let hi = pair.get(1).copied().unwrap_or(pair[0]);
+            let packed = self.b.ins().unarrow(pair[0], hi);
+            if pair.len() == 2 {
+                self.b.ins().store(flags, packed, a, 16 * j as i32);
+            } else {
+                let wide = self.b.ins().bitcast(types::I64X2, half_lanes(), packed);
+                let low = self.b.ins().extractlane(wide, 0);
+                self.b.ins().store(flags, low, a, 16 * j as i32);
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// Little-endian lane order for a bit cast between vector types.
+fn half_lanes() -> MemFlagsData {
+    MemFlagsData::new().with_endianness(cranelift_codegen::ir::Endianness::Little)
 }
