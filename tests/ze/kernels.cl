@@ -30,6 +30,12 @@ kernel void saxpy_double(global double *y, global const double *x, double a) {
     y[i] = fma(a, x[i], y[i]);
 }
 
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+kernel void saxpy_half(global half *y, global const half *x, half a) {
+    size_t i = get_global_id(0);
+    y[i] = a * x[i] + y[i];
+}
+
 // Reverse each work-group's slice through local memory: needs the barrier.
 kernel void reverse_groups(global const int *in, global int *out, local int *tmp) {
     size_t l = get_local_id(0), n = get_local_size(0);

@@ -77,6 +77,8 @@ static void test_device(env_t *env) {
     EXPECT(fa.fp32Flags == all_fp_atomics && fa.fp64Flags == all_fp_atomics);
     EXPECT(fa.fp16Flags == 0);
     EXPECT(mp.flags & ZE_DEVICE_MODULE_FLAG_FP64);
+    EXPECT(mp.flags & ZE_DEVICE_MODULE_FLAG_FP16);
+    EXPECT(mp.fp16flags & ZE_DEVICE_FP_FLAG_ROUND_TO_NEAREST);
     EXPECT(mp.fp64flags & ZE_DEVICE_FP_FLAG_FMA);
 
     uint32_t ng = 0;

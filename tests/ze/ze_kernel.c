@@ -58,8 +58,8 @@ static void test_module_errors(env_t *env) {
 static void test_kernel_objects(env_t *env, ze_module_handle_t module) {
     uint32_t n = 0;
     EXPECT_OK(zeModuleGetKernelNames(module, &n, NULL));
-    EXPECT(n == 7);
-    const char *names[7] = {0};
+    EXPECT(n == 8);
+    const char *names[8] = {0};
     EXPECT_OK(zeModuleGetKernelNames(module, &n, names));
     int found = 0;
     for (uint32_t i = 0; i < n; i++) found += names[i] && strcmp(names[i], "vadd") == 0;
@@ -320,7 +320,7 @@ static void test_launch_variants(env_t *env, ze_module_handle_t module) {
     EXPECT_OK(zeModuleCreate(env->context, env->device, &nd, &again, NULL));
     uint32_t nk = 0;
     EXPECT_OK(zeModuleGetKernelNames(again, &nk, NULL));
-    EXPECT(nk == 7);
+    EXPECT(nk == 8);
     EXPECT_OK(zeModuleDestroy(again));
     free(bin);
 
@@ -358,6 +358,48 @@ static void test_double(env_t *env, ze_module_handle_t module) {
     run_list(env, list);
     int bad = 0;
     for (uint32_t i = 0; i < n; i++) bad += y[i] != 1.0 + 0.25 * i;
+    EXPECT(bad == 0);
+    EXPECT_OK(zeCommandListDestroy(list));
+    EXPECT_OK(zeKernelDestroy(k));
+    EXPECT_OK(zeMemFree(env->context, x));
+    EXPECT_OK(zeMemFree(env->context, y));
+}
+
+/* The half bits of q / 4 (q < 2^15, with at most 11 significant bits: exact). */
+static uint16_t half_of_quarters(uint32_t q) {
+    if (q == 0) return 0;
+    uint32_t e = 0;
+    while (q >> (e + 1)) e++;
+    uint32_t m = e <= 10 ? q << (10 - e) : q >> (e - 10);
+    return (uint16_t)(((e + 13) << 10) | (m & 0x3ff));
+}
+
+/* A kernel on halves (cl_khr_fp16 / the FP16 module flag): y = a * x + y, exact here. */
+static void test_half(env_t *env, ze_module_handle_t module) {
+    ze_device_mem_alloc_desc_t dd = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
+    ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+    const uint32_t n = 1024;
+    uint16_t *x, *y;
+    EXPECT_OK(zeMemAllocShared(env->context, &dd, &hd, n * 2, 0, NULL, (void **)&x));
+    EXPECT_OK(zeMemAllocShared(env->context, &dd, &hd, n * 2, 0, NULL, (void **)&y));
+    for (uint32_t i = 0; i < n; i++) {
+        x[i] = half_of_quarters(4 * i);
+        y[i] = half_of_quarters(4);
+    }
+    ze_kernel_handle_t k;
+    ze_kernel_desc_t kd = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .pKernelName = "saxpy_half"};
+    EXPECT_OK(zeKernelCreate(module, &kd, &k));
+    EXPECT_OK(zeKernelSetGroupSize(k, 64, 1, 1));
+    uint16_t a = half_of_quarters(1);
+    EXPECT_OK(zeKernelSetArgumentValue(k, 0, sizeof y, &y));
+    EXPECT_OK(zeKernelSetArgumentValue(k, 1, sizeof x, &x));
+    EXPECT_OK(zeKernelSetArgumentValue(k, 2, sizeof a, &a));
+    ze_command_list_handle_t list = new_list(env);
+    ze_group_count_t g = {n / 64, 1, 1};
+    EXPECT_OK(zeCommandListAppendLaunchKernel(list, k, &g, NULL, 0, NULL));
+    run_list(env, list);
+    int bad = 0;
+    for (uint32_t i = 0; i < n; i++) bad += y[i] != half_of_quarters(4 + i);
     EXPECT(bad == 0);
     EXPECT_OK(zeCommandListDestroy(list));
     EXPECT_OK(zeKernelDestroy(k));
@@ -422,6 +464,7 @@ int main(int argc, char **argv) {
     test_local(&env, module, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
     test_local(&env, module, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
     test_double(&env, module);
+    test_half(&env, module);
     test_barrier(&env, module, 1, 3);
     test_barrier(&env, module, 64, 16);
     test_barrier(&env, module, 250, 4);
