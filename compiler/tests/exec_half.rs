@@ -67,6 +67,16 @@ fn f2h(x: f64, mode: u8) -> u16 {
     sign | ((e + 15) as u16) << 10 | m
 }
 
+/// A xorshift generator of pseudo-random words.
+fn xorshift(mut s: u32) -> impl FnMut() -> u32 {
+    move || {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        s
+    }
+}
+
 fn same(a: u16, b: u16) -> bool {
     a == b || (h2f(a).is_nan() && h2f(b).is_nan())
 }
@@ -206,13 +216,7 @@ fn binary_operations_vectors_and_arguments() {
         return;
     };
     let n = 4096usize;
-    let mut s = 0x9e37_79b9u32;
-    let mut next = || {
-        s ^= s << 13;
-        s ^= s >> 17;
-        s ^= s << 5;
-        s
-    };
+    let mut next = xorshift(0x9e37_79b9u32);
     // Finite halves of every magnitude, some specials.
     let mut x: Vec<u16> = (0..3 * n).map(|_| next() as u16 & 0xfbff).collect();
     x[..6].copy_from_slice(&[0x7c00, 0x3c00, 0x7bff, 0x7bff, 0x7bff, 0xfc00]);
@@ -301,13 +305,7 @@ fn vectorised_kernels_keep_half_results() {
         return;
     };
     let n = 4096usize;
-    let mut s = 0x2545_f491u32;
-    let mut next = || {
-        s ^= s << 13;
-        s ^= s >> 17;
-        s ^= s << 5;
-        s
-    };
+    let mut next = xorshift(0x2545_f491u32);
     // Finite halves below 16 in magnitude: exp stays finite.
     let mut x: Vec<u16> = (0..n).map(|_| next() as u16 & 0xcbff).collect();
     let mut y: Vec<u16> = (0..4 * n).map(|_| next() as u16 & 0xbbff).collect();
