@@ -947,7 +947,7 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
     pub fn set_result(&mut self, inst: &Instruction, v: Val) -> Result<()> {
         let id = result_id(inst)?;
         let ty = result_type(inst)?;
-        let v = if half::rounds(inst.class.opcode) && half::is_half(self.p, ty) {
+        let v = if half::rounds(inst) && half::is_half(self.p, ty) {
             let rounded = v.flat().into_iter().map(|x| half::round(&mut self.b, x));
             let rounded = rounded.collect();
             self.unflatten(ty, rounded)?

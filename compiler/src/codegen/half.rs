@@ -21,6 +21,7 @@ use cranelift_codegen::ir::{
     types, InstBuilder, MemFlagsData, Value,
 };
 use cranelift_frontend::FunctionBuilder;
+use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{Op, Word};
 
 /// Largest finite half, 65504.
@@ -35,36 +36,67 @@ pub fn is_half(p: &Program, ty: Word) -> bool {
     }
 }
 
-/// Opcodes whose `half` result is computed in `f32` (or `f64`) and must be rounded back
-/// to `half` ([`round`]) before anyone sees it. The others move, select or convert
-/// exactly.
-pub fn rounds(op: Op) -> bool {
+/// Whether `inst`'s `half` result is computed in `f32` (or `f64`) and must be rounded back
+/// to `half` ([`round`]) before anyone sees it. The other instructions move, select or
+/// convert exactly, and must not round: rounding quiets a signalling NaN (`bitselect`
+/// builds any bit pattern).
+pub fn rounds(inst: &Instruction) -> bool {
+    use rspirv::spirv::OpenclStd100Op as E;
     use Op::*;
-    matches!(
-        op,
-        FAdd | FSub
-            | FMul
-            | FDiv
-            | FRem
-            | FMod
-            | VectorTimesScalar
-            | Dot
-            | ExtInst
-            | FConvert
-            | ConvertSToF
-            | ConvertUToF
-            | GroupFAdd
-            | GroupFMin
-            | GroupFMax
-            | GroupNonUniformFAdd
-            | GroupNonUniformFMul
-            | GroupNonUniformFMin
-            | GroupNonUniformFMax
-            | GroupFAddNonUniformAMD
-            | GroupFMinNonUniformAMD
-            | GroupFMaxNonUniformAMD
-            | GroupFMulKHR
-    )
+    match inst.class.opcode {
+        ExtInst => {
+            let Some(Operand::LiteralExtInstInteger(n)) = inst.operands.get(1) else {
+                return false;
+            };
+            !matches!(
+                E::from_u32(*n),
+                Some(
+                    E::bitselect
+                        | E::select
+                        | E::fabs
+                        | E::copysign
+                        | E::fmin
+                        | E::fmax
+                        | E::fmin_common
+                        | E::fmax_common
+                        | E::maxmag
+                        | E::minmag
+                        | E::ceil
+                        | E::floor
+                        | E::trunc
+                        | E::rint
+                        | E::round
+                        | E::shuffle
+                        | E::shuffle2
+                        | E::vloadn
+                )
+            )
+        }
+        op => matches!(
+            op,
+            FAdd | FSub
+                | FMul
+                | FDiv
+                | FRem
+                | FMod
+                | VectorTimesScalar
+                | Dot
+                | FConvert
+                | ConvertSToF
+                | ConvertUToF
+                | GroupFAdd
+                | GroupFMin
+                | GroupFMax
+                | GroupNonUniformFAdd
+                | GroupNonUniformFMul
+                | GroupNonUniformFMin
+                | GroupNonUniformFMax
+                | GroupFAddNonUniformAMD
+                | GroupFMinNonUniformAMD
+                | GroupFMaxNonUniformAMD
+                | GroupFMulKHR
+        ),
+    }
 }
 
 /// Flags of a bit cast between equally shaped scalar or vector types.

@@ -1241,9 +1241,7 @@ impl VTx<'_, '_, '_, '_> {
         let id = result_id(inst)?;
         let rt = result_type(inst)?;
         // A half computed in `f32` is rounded back once, as in the scalar code.
-        let v = if crate::codegen::half::rounds(inst.class.opcode)
-            && crate::codegen::half::is_half(self.p, rt)
-        {
+        let v = if crate::codegen::half::rounds(inst) && crate::codegen::half::is_half(self.p, rt) {
             self.half_round(v)?
         } else {
             v
