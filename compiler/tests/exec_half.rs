@@ -284,7 +284,7 @@ fn binary_operations_vectors_and_arguments() {
 const VECTORISED: &str = r#"
     #pragma OPENCL EXTENSION cl_khr_fp16 : enable
     kernel void vectorised(global const half *x, global half4 *y, global half *o,
-                           global ushort *u, global float *f, half s) {
+                           global ushort *u, global float *f, global uint *w, half s) {
         size_t i = get_global_id(0);
         half a = x[i];
         half acc = (half)0.0h;
@@ -298,6 +298,7 @@ const VECTORISED: &str = r#"
         o[i] = a > (half)0.0h ? exp(a) : acc - sqrt(-a);
         u[i] = as_ushort((half)(a * s));
         f[i] = convert_float(a) + (float)as_half((ushort)(i & 0x7bff));
+        w[i] = as_uint((half2)(a, as_half2((uint)i * 0x10001u & 0x3bff3bffu).y)) + 1u;
     }"#;
 
 #[test]
@@ -314,6 +315,7 @@ fn vectorised_kernels_keep_half_results() {
     let mut o = vec![0u16; n];
     let mut u = vec![0u16; n];
     let mut f = vec![0f32; n];
+    let mut w = vec![0u32; n];
     let sbits = 0x3e00u16; // 1.5
     let mut args = Args::new(&k.info);
     args.buf(0, &mut x)
@@ -321,7 +323,8 @@ fn vectorised_kernels_keep_half_results() {
         .buf(2, &mut o)
         .buf(3, &mut u)
         .buf(4, &mut f)
-        .val(5, sbits);
+        .buf(5, &mut w)
+        .val(6, sbits);
     run1(&k, &args, n as u64, 64);
     let sv = f64::from(h2f(sbits));
     let r = |v: f64| f64::from(h2f(f2h(v, 0)));
@@ -342,5 +345,7 @@ fn vectorised_kernels_keep_half_results() {
         assert_eq!(u[i], f2h(a * sv, 0), "u[{i}]");
         let g = h2f((i & 0x7bff) as u16);
         assert_eq!(f[i], h2f(x[i]) + g, "f[{i}]");
+        let packed = u32::from(x[i]) | ((i as u32 & 0x3bff) << 16);
+        assert_eq!(w[i], packed + 1, "as_uint(half2) and back at {i}");
     }
 }

@@ -2968,7 +2968,7 @@ impl VTx<'_, '_, '_, '_> {
     /// `ulong`, `as_ulong` of a `ushort4`), lane by lane: component `c` is bits
     /// `c × width ..` of the scalar, as the scalar code's store and reload (little-endian)
     /// lay them out.
-    fn bit_cast_resize(
+    pub(super) fn bit_cast_resize(
         &mut self,
         v: V,
         ts: ir::Type,

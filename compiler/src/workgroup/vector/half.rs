@@ -90,7 +90,33 @@ impl VTx<'_, '_, '_, '_> {
         let (re, rn) = self.vector_type(rt)?;
         let short = |ty: Word| matches!(self.p.ty(ty), Ok(Type::Int { width: 16, .. }));
         if sn != rn {
-            return Err(refuse("bit cast of halves"));
+            // Halves into a wider scalar (`as_uint(half2)`) or out of one: the 16-bit
+            // lanes packed or split as integers are.
+            let plain =
+                |ty: Word| matches!(self.p.ty(ty), Ok(Type::Int { .. } | Type::Float { .. }));
+            if !(plain(se) && plain(re) && (sn == 1 || rn == 1)) {
+                return Err(refuse("bit cast of halves"));
+            }
+            let bits = |ty: Word| -> Result<u32> {
+                Ok(if half::is_half(self.p, ty) {
+                    16
+                } else {
+                    super::scalar_ty(self.p, ty)?.bits()
+                })
+            };
+            if bits(se)? * sn as u32 != bits(re)? * rn as u32 {
+                return Err(refuse("bit cast of halves"));
+            }
+            if half::is_half(self.p, se) {
+                let v = self.half_narrow(&v)?;
+                let td = super::scalar_ty(self.p, re)?;
+                let v = self.bit_cast_resize(v, types::I16, sn, td, rn)?;
+                return self.set(inst, td, v);
+            }
+            let ts = super::scalar_ty(self.p, se)?;
+            let v = self.bit_cast_resize(v, ts, sn, types::I16, rn)?;
+            let v = self.half_widen(v)?;
+            return self.set(inst, types::F32, v);
         }
         if half::is_half(self.p, se) && short(re) {
             let v = self.half_narrow(&v)?;
