@@ -309,6 +309,79 @@ kernel void k(global atomic_float *sum, global atomic_float *mm, global atomic_d
     assert_eq!(dsum.read::<f64>(&env.queue, 1), vec![256.0]);
 }
 
+/// `cl_khr_fp16`: claimed with truthful queries (round to nearest, infinities and NaNs,
+/// a vector width), its macros defined for OpenCL C, and a kernel with half arguments,
+/// arithmetic, `half4` vectors and conversions computing exact results.
+#[test]
+fn half_precision_extension() {
+    const HALF_FP_CONFIG: cl_device_info = 0x1033;
+    const PREFERRED_WIDTH_HALF: cl_device_info = 0x1034;
+    const NATIVE_WIDTH_HALF: cl_device_info = 0x103C;
+    if !require(
+        device_string(CL_DEVICE_EXTENSIONS).contains("cl_khr_fp16"),
+        "cl_khr_fp16",
+    ) {
+        return;
+    }
+    let config = device_get::<cl_bitfield>(HALF_FP_CONFIG);
+    let (inf_nan, nearest) = (1 << 1, 1 << 2);
+    assert_eq!(
+        config & (inf_nan | nearest),
+        inf_nan | nearest,
+        "{config:#x}"
+    );
+    assert!(device_get::<cl_uint>(PREFERRED_WIDTH_HALF) > 0);
+    assert!(device_get::<cl_uint>(NATIVE_WIDTH_HALF) > 0);
+    let env = Env::new();
+    let src = r#"
+#if !defined(cl_khr_fp16) || !defined(__opencl_c_fp16)
+#error the macros must follow the claim
+#endif
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+kernel void k(global const half *x, global half4 *y, global float *f, half a) {
+    size_t i = get_global_id(0);
+    half v = x[i];
+    y[i] = (half4)(v * a, v + a, v - a, v / a);
+    f[i] = convert_float(v * v) + (float)convert_half_rtz(0.1f);
+}
+"#;
+    // Halves 0..1023 as bits (small integers and their products are exact in half).
+    let bits = |v: f32| -> u16 {
+        if v == 0.0 {
+            return 0;
+        }
+        let e = v.abs().log2().floor() as i32;
+        let m = (v.abs() / 2f32.powi(e) * 1024.0) as u16 - 1024;
+        (if v < 0.0 { 0x8000 } else { 0 }) | (((e + 15) as u16) << 10) | m
+    };
+    let n = 256;
+    let x: Vec<u16> = (0..n).map(|i| bits(i as f32)).collect();
+    let xb = env.buffer_from(&x);
+    let y = env.buffer_from(&vec![0u16; 4 * n]);
+    let f = env.buffer_from(&vec![0f32; n]);
+    let k = env.build(src, "-cl-std=CL3.0").kernel("k");
+    k.buf(0, &xb).buf(1, &y).buf(2, &f).arg(3, &bits(0.25));
+    run_1d(&env.queue, &k, n, Some(64));
+    let y = y.read::<u16>(&env.queue, 4 * n);
+    let f = f.read::<f32>(&env.queue, n);
+    // 0.1 toward zero in half: 0x2e66 = 1638 × 2^-14.
+    let tenth = 1638.0 / 16384.0f32;
+    for i in 0..n {
+        let v = i as f32;
+        let want = [
+            bits(v * 0.25),
+            bits(v + 0.25),
+            bits(v - 0.25),
+            bits(v * 4.0),
+        ];
+        assert_eq!(y[4 * i..4 * i + 4], want, "y[{i}]");
+        // v * v is exact in half below 2048 (past it, rounded to half's 11 bits).
+        if v * v < 2048.0 {
+            assert_eq!(f[i], v * v + tenth, "f[{i}]");
+        }
+    }
+}
+
 /// `cl_khr_integer_dot_product` 2.0: claimed with both input forms, its queries answer, and
 /// a kernel using the vector and packed forms builds without options and computes right.
 #[test]

@@ -220,6 +220,13 @@ fn source_prelude(toolchain: &Toolchain) -> String {
             prelude.push('\n');
         }
     }
+    // `cl_khr_fp16`'s OpenCL C 3.0 feature macro, which clang 15 does not know (`-cl-ext`
+    // passes it over): defined wherever the extension's own macro is.
+    if claimed("__opencl_c_fp16") {
+        prelude.push_str(
+            "#if defined(cl_khr_fp16) && !defined(__opencl_c_fp16)\n#define __opencl_c_fp16 1\n#endif\n",
+        );
+    }
     // clang predefines `__IMAGE_SUPPORT__` for SPIR targets itself; OpenCL C defines it
     // only where CL_DEVICE_IMAGE_SUPPORT is CL_TRUE (only with `FERRITE_IMAGES=1`).
     if !crate::mem::image::enabled() {
