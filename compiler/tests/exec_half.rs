@@ -295,6 +295,7 @@ const VECTORISED: &str = r#"
         half4 v = y[i];
         half4 t = v * a;
         y[i] = t + (half4)(s);
+        acc = fma(acc, a, s);
         o[i] = a > (half)0.0h ? exp(a) : acc - sqrt(-a);
         u[i] = as_ushort((half)(a * s));
         f[i] = convert_float(a) + (float)as_half((ushort)(i & 0x7bff));
@@ -339,6 +340,7 @@ fn vectorised_kernels_keep_half_results() {
         for k in 0..(i % 7) {
             acc = r(r(acc * a) + k as f64);
         }
+        let acc = r(acc.mul_add(a, sv));
         if a <= 0.0 {
             assert!(same(o[i], f2h(acc - r((-a).sqrt()), 0)), "o[{i}] for {a:e}");
         }

@@ -3269,7 +3269,6 @@ impl VTx<'_, '_, '_, '_> {
         let half = half_operand || crate::codegen::half::is_half(self.p, result_type(inst)?);
         if half
             && [
-                E::fma,
                 E::nextafter,
                 E::fract,
                 E::modf,
@@ -3308,7 +3307,24 @@ impl VTx<'_, '_, '_, '_> {
         // Rounding to an integer and vector integer min/max are SSE4.1 instructions; a
         // target with FMA has them.
         let sse41 = self.fma;
-        let v = if t == types::F64 && (is(E::mad) || is(E::fma)) {
+        let v = if half && is(E::fma) {
+            // One rounding of the exact result, through double, as the scalar code
+            // (`codegen/extinst.rs`), lane by lane.
+            need(3)?;
+            let x = self.lanes(&args[0])?;
+            let y = self.lanes(&args[1])?;
+            let z = self.lanes(&args[2])?;
+            let mut l = Vec::with_capacity(self.w);
+            for k in 0..self.w {
+                let w: Vec<Value> = [x[k], y[k], z[k]]
+                    .iter()
+                    .map(|v| self.b.ins().fpromote(types::F64, *v))
+                    .collect();
+                let r = self.b.ins().fma(w[0], w[1], w[2]);
+                l.push(crate::codegen::half::round(self.b, r));
+            }
+            self.gathered(types::F32, l)
+        } else if t == types::F64 && (is(E::mad) || is(E::fma)) {
             // Doubles are lanes of scalars: the scalar code's operations per lane.
             need(3)?;
             let x = self.lanes(&args[0])?;
