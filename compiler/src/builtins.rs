@@ -219,7 +219,6 @@ builtins! {
     ferrite_cvt_u64_f32(x: u64, mode: i32) -> f32 = convert::int_to_f32(x.into(), mode);
     ferrite_cvt_s64_f64(x: i64, mode: i32) -> f64 = convert::int_to_f64(x.into(), mode);
     ferrite_cvt_u64_f64(x: u64, mode: i32) -> f64 = convert::int_to_f64(x.into(), mode);
-    ferrite_half_to_f32(h: i32) -> f32 = convert::half_to_f32(h as u16);
     ferrite_f64_to_half(x: f64, mode: i32) -> i32 = i32::from(convert::f64_to_half(x, mode));
     ferrite_nextafter_half(x: f32, y: f32) -> f32 = convert::nextafter_half(x, y);
 

@@ -24,12 +24,6 @@ use rspirv::spirv::{FPRoundingMode, Op};
 const RTE: i32 = crate::builtins::convert::RTE;
 
 impl FnTx<'_, '_, '_> {
-    fn call_convert(&mut self, name: &str, args: &[Value]) -> Result<Value> {
-        let bi = crate::builtins::by_name(name)
-            .ok_or_else(|| CompileError::Codegen(format!("built-in {name} missing")))?;
-        self.call_builtin(&bi, args)
-    }
-
     /// Whether `ptr` points into the group's local memory.
     fn in_group_local_memory(&mut self, ptr: Value) -> Value {
         in_group_local_memory(&mut self.b, self.ctx, self.local_mem, ptr)
@@ -157,7 +151,7 @@ impl FnTx<'_, '_, '_> {
                         } else {
                             s.b.ins().fcvt_from_uint(types::F64, v)
                         };
-                        let h = s.call_convert("ferrite_f64_to_half", &[d, m])?;
+                        let h = s.call_named("ferrite_f64_to_half", &[d, m])?;
                         return Ok(super::half::from_bits(&mut s.b, h));
                     }
                     if s.value_type(v).bits() <= 32 {
@@ -170,7 +164,7 @@ impl FnTx<'_, '_, '_> {
                         return if tf == types::F64 {
                             Ok(d)
                         } else {
-                            s.call_convert("ferrite_cvt_f64_f32", &[d, m])
+                            s.call_named("ferrite_cvt_f64_f32", &[d, m])
                         };
                     }
                     let name = match (signed, tf == types::F64) {
@@ -179,7 +173,7 @@ impl FnTx<'_, '_, '_> {
                         (true, true) => "ferrite_cvt_s64_f64",
                         (false, true) => "ferrite_cvt_u64_f64",
                     };
-                    s.call_convert(name, &[v, m])
+                    s.call_named(name, &[v, m])
                 })?
             }
             Op::UConvert | Op::SConvert | Op::SatConvertSToU | Op::SatConvertUToS => {
@@ -219,7 +213,7 @@ impl FnTx<'_, '_, '_> {
                                     s.b.ins().fpromote(types::F64, a[0])
                                 };
                                 let m = s.b.ins().iconst(types::I32, i64::from(m));
-                                let h = s.call_convert("ferrite_f64_to_half", &[d, m])?;
+                                let h = s.call_named("ferrite_f64_to_half", &[d, m])?;
                                 super::half::from_bits(&mut s.b, h)
                             }
                         }
@@ -229,7 +223,7 @@ impl FnTx<'_, '_, '_> {
                         s.b.ins().fpromote(td, a[0])
                     } else if let Some(m) = mode.filter(|m| *m != RTE) {
                         let m = s.b.ins().iconst(types::I32, i64::from(m));
-                        s.call_convert("ferrite_cvt_f64_f32", &[a[0], m])?
+                        s.call_named("ferrite_cvt_f64_f32", &[a[0], m])?
                     } else {
                         s.b.ins().fdemote(td, a[0])
                     })

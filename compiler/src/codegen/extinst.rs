@@ -276,19 +276,10 @@ impl FnTx<'_, '_, '_> {
                     Ok(s.fminmax(lo, a[2], false))
                 })?
             }
-            // A half fma is one rounding of the exact result: the product of two halves
-            // is exact in double, and so is its sum with a third but for far-apart
-            // magnitudes, where the small term only decides the rounding direction, which
-            // double keeps (`half.rs`).
             E::fma if super::half::is_half(p, rt) => {
                 need(3)?;
                 self.map_n(rt, &args, &mut |s, a| {
-                    let w: Vec<Value> = a
-                        .iter()
-                        .map(|x| s.b.ins().fpromote(types::F64, *x))
-                        .collect();
-                    let r = s.b.ins().fma(w[0], w[1], w[2]);
-                    Ok(super::half::round(&mut s.b, r))
+                    Ok(super::half::fma(&mut s.b, a[0], a[1], a[2]))
                 })?
             }
             E::fma => {

@@ -8,8 +8,8 @@
 //! carries more than twice `half`'s 11 bits plus two (the double-rounding theorem); `fma`
 //! goes through `double`, where the product of two halves is exact. Memory holds the 16
 //! IEEE bits: loads widen them ([`from_bits`]), stores narrow them ([`to_bits`]), both exact.
-//! Everything is inline integer and float arithmetic, with no call and no table, so the
-//! same lowering serves any lane count later.
+//! Everything is inline integer and float arithmetic, with no call and no table, and takes
+//! `f32x4`/`i32x4` as well as scalars (the vectoriser's `vector/half.rs`).
 //!
 //! The rounding uses the current (round-to-nearest-even) mode; directed rounding modes of
 //! conversions call `builtins::convert::f64_to_half`.
@@ -206,6 +206,16 @@ pub fn round(b: &mut FunctionBuilder, x: Value) -> Value {
     let r = b.ins().bitcast(it, cast(), r);
     let r = b.ins().bor(r, sign);
     b.ins().bitcast(ft, cast(), r)
+}
+
+/// `fma(x, y, z)` of three halves (`f32`s): one rounding of the exact result, through
+/// double. The product of two halves is exact there, and so is its sum with a third but
+/// for far-apart magnitudes, where the small term only decides the rounding direction,
+/// which double keeps.
+pub fn fma(b: &mut FunctionBuilder, x: Value, y: Value, z: Value) -> Value {
+    let [x, y, z] = [x, y, z].map(|v| b.ins().fpromote(types::F64, v));
+    let r = b.ins().fma(x, y, z);
+    round(b, r)
 }
 
 /// The 16 IEEE bits (in the low half of an `i32`, lane for lane for an `f32x4`) of `x`, an

@@ -1679,11 +1679,7 @@ impl VTx<'_, '_, '_, '_> {
         n: usize,
         t: ir::Type,
     ) -> Option<(Value, Option<Value>)> {
-        let all = match self.mask {
-            None => true,
-            Some(m) => Some(m) == self.lin_full(),
-        };
-        if n != 4 || vec_of(t).is_none() || !all {
+        if n != 4 || vec_of(t).is_none() || !self.all_lanes() {
             return None;
         }
         self.consecutive(ptr, 16)
@@ -3314,15 +3310,9 @@ impl VTx<'_, '_, '_, '_> {
             let x = self.lanes(&args[0])?;
             let y = self.lanes(&args[1])?;
             let z = self.lanes(&args[2])?;
-            let mut l = Vec::with_capacity(self.w);
-            for k in 0..self.w {
-                let w: Vec<Value> = [x[k], y[k], z[k]]
-                    .iter()
-                    .map(|v| self.b.ins().fpromote(types::F64, *v))
-                    .collect();
-                let r = self.b.ins().fma(w[0], w[1], w[2]);
-                l.push(crate::codegen::half::round(self.b, r));
-            }
+            let l = (0..self.w)
+                .map(|k| crate::codegen::half::fma(self.b, x[k], y[k], z[k]))
+                .collect();
             self.gathered(types::F32, l)
         } else if t == types::F64 && (is(E::mad) || is(E::fma)) {
             // Doubles are lanes of scalars: the scalar code's operations per lane.

@@ -27,7 +27,8 @@
 //! are not rotated first (`loop-rotate`, which would let more of them unroll): measured
 //! with the benchmarks, rotation made n-body 1.5x and naive matmul 1.2x faster but
 //! mandelbrot 1.4x and the 5x5 convolution 1.4x slower, and unrolling tiled sgemm's
-//! inner loop slowed it down (its row pointers then live across the barriers). Without `opt-15` the unoptimised module is used: slower, correct.
+//! inner loop slowed it down (its row pointers then live across the barriers). Without
+//! `opt-15` the unoptimised module is used: slower, correct.
 //! So it is when llvm-spirv rejects the optimised module: LLVM's constant folding can turn
 //! a cast through the generic address space into a cast between two named ones, which
 //! SPIR-V forbids.

@@ -131,14 +131,6 @@ impl VTx<'_, '_, '_, '_> {
         }
     }
 
-    /// Whether every lane runs the instruction being translated.
-    fn all_lanes(&self) -> bool {
-        match self.mask {
-            None => true,
-            Some(m) => Some(m) == self.lin_full(),
-        }
-    }
-
     /// The halves of consecutive lanes through `pv` (lane k's at `base + 2k`), loaded four
     /// at a time (`uload16x4`) and widened, if every lane runs and the access is known
     /// consecutive; `None` for any other access (the lane-by-lane path takes it).
@@ -178,16 +170,14 @@ impl VTx<'_, '_, '_, '_> {
             if pair.len() == 2 {
                 self.b.ins().store(flags, packed, a, 16 * j as i32);
             } else {
-                let wide = self.b.ins().bitcast(types::I64X2, half_lanes(), packed);
+                let wide = self
+                    .b
+                    .ins()
+                    .bitcast(types::I64X2, super::lane_order(), packed);
                 let low = self.b.ins().extractlane(wide, 0);
                 self.b.ins().store(flags, low, a, 16 * j as i32);
             }
         }
         Ok(true)
     }
-}
-
-/// Little-endian lane order for a bit cast between vector types.
-fn half_lanes() -> MemFlagsData {
-    MemFlagsData::new().with_endianness(cranelift_codegen::ir::Endianness::Little)
 }

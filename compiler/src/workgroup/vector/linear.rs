@@ -203,6 +203,15 @@ impl VTx<'_, '_, '_, '_> {
         self.lin.full
     }
 
+    /// Whether every lane runs the instruction being translated: uniform mode, or the
+    /// current mask is the full one.
+    pub(super) fn all_lanes(&self) -> bool {
+        match self.mask {
+            None => true,
+            Some(m) => Some(m) == self.lin_full(),
+        }
+    }
+
     fn zero_mask(&mut self) -> Value {
         let mt = self.mask_ty();
         let z = self.b.ins().iconst(mt.lane_type(), 0);
