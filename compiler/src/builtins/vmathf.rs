@@ -76,30 +76,53 @@ fn exp_scaled<V: Lanes>(r: V, q: V) -> V {
 /// eˣ. Exhaustive maximum error: see the module documentation.
 #[inline(always)]
 pub fn exp<V: Lanes>(x: V) -> V {
-    let c = x.max(V::splat(-104.0)).min(V::splat(89.0));
+    // Below −104 the result is +0: those lanes compute on 0 (see [`underflow_free`]).
+    let zero = x.lt(V::splat(-104.0));
+    let c = underflow_free(zero, x)
+        .max(V::splat(-104.0))
+        .min(V::splat(89.0));
     let q = c.mul(V::splat(LOG2E)).round();
     let r = q.fma(V::splat(-L2U), c);
     let r = q.fma(V::splat(-L2L), r);
-    x.is_nan().select(x, exp_scaled(r, q))
+    x.is_nan().select(x, zero.andnot(exp_scaled(r, q)))
+}
+
+/// `x` with the lanes of `zero` (lanes whose result is known to be +0) replaced by 0, for
+/// an algorithm to compute on instead. On x86 every instruction whose result underflows
+/// to a subnormal or to zero takes a microcode assist (over a hundred cycles) unless
+/// flush-to-zero is on, which OpenCL's denormal support rules out: `erfc` of arguments
+/// past 10 ran five times slower than of ordinary ones. The caller clears those lanes'
+/// results afterwards (`zero.andnot(r)`); only the inputs whose results really are
+/// subnormal still pay.
+#[inline(always)]
+fn underflow_free<V: Lanes>(zero: V, x: V) -> V {
+    zero.andnot(x)
 }
 
 /// 2ˣ: `x = q + s` exactly, `e^(s ln 2)`.
 #[inline(always)]
 pub fn exp2<V: Lanes>(x: V) -> V {
-    let c = x.max(V::splat(-151.0)).min(V::splat(129.0));
+    let zero = x.lt(V::splat(-151.0));
+    let c = underflow_free(zero, x)
+        .max(V::splat(-151.0))
+        .min(V::splat(129.0));
     let q = c.round();
     let r = c.sub(q).mul(V::splat(LN2));
-    x.is_nan().select(x, exp_scaled(r, q))
+    x.is_nan().select(x, zero.andnot(exp_scaled(r, q)))
 }
 
 /// 10ˣ: `x = q·log₁₀2 + s` (two-part constant), `e^(s ln 10)`.
 #[inline(always)]
 pub fn exp10<V: Lanes>(x: V) -> V {
-    let c = x.max(V::splat(-46.0)).min(V::splat(39.0));
+    let zero = x.lt(V::splat(-46.0));
+    let c = underflow_free(zero, x)
+        .max(V::splat(-46.0))
+        .min(V::splat(39.0));
     let q = c.mul(V::splat(LOG2_10)).round();
     let s = q.fma(V::splat(-LOG10_2_HI), c);
     let s = q.fma(V::splat(-LOG10_2_LO), s);
-    x.is_nan().select(x, exp_scaled(s.mul(V::splat(LN10)), q))
+    x.is_nan()
+        .select(x, zero.andnot(exp_scaled(s.mul(V::splat(LN10)), q)))
 }
 
 // ---- logarithms ------------------------------------------------------------------------
@@ -336,7 +359,9 @@ const ERFC_K2: f32 = 2.0 * 0.16 / (1.0 - 0.16) + 1.0;
 /// tiny.
 #[inline(always)]
 fn erfc_pos<V: Lanes>(a: V) -> V {
-    let a = a.min(V::splat(10.5));
+    // From 10.06 on the result is +0 (the last non-zero one is at 10.056782).
+    let zero = a.ge(V::splat(10.06));
+    let a = underflow_free(zero, a);
     let t = V::splat(1.0).div(V::splat(0.5).fma(a, V::splat(1.0)));
     let u = t.fma(V::splat(ERFC_K1), V::splat(-ERFC_K2));
     let tk = t.mul(poly4(u, &ERFC_K));
@@ -345,7 +370,7 @@ fn erfc_pos<V: Lanes>(a: V) -> V {
     let lo = a.fma(a, hi.neg());
     let e = exp(hi.neg());
     let e = e.neg().fma(lo, e);
-    e.mul(tk)
+    zero.andnot(e.mul(tk))
 }
 
 /// 2/√π in two parts.
@@ -375,7 +400,11 @@ pub fn erf<V: Lanes>(x: V) -> V {
     let small = a.lt(V::splat(1.0));
     let (hi, lo, t) = erf_parts(small.and(x));
     let p = hi.add(lo.add(t)).or(x.sign());
-    let big = V::splat(1.0).sub(erfc_pos(a)).or(x.sign());
+    // From 4 on, erfc a < 1.55e-8 (less than half an ulp below 1): 1 − erfc(4) is 1 and
+    // no lane computes a tiny erfc (see [`underflow_free`]).
+    let big = V::splat(1.0)
+        .sub(erfc_pos(a.min(V::splat(4.0))))
+        .or(x.sign());
     let r = small.select(p, big);
     x.is_nan().select(x, r)
 }
@@ -383,8 +412,11 @@ pub fn erf<V: Lanes>(x: V) -> V {
 /// erfc x: `erfc |x|` or `2 − erfc |x|`.
 #[inline(always)]
 pub fn erfc<V: Lanes>(x: V) -> V {
-    let r = erfc_pos(x.abs());
-    let r = x.lt(V::splat(0.0)).select(V::splat(2.0).sub(r), r);
+    // For x ≤ −4, 2 − erfc(4) is 2 already (as in `erf`).
+    let neg = x.lt(V::splat(0.0));
+    let a = x.abs();
+    let r = erfc_pos(neg.select(a.min(V::splat(4.0)), a));
+    let r = neg.select(V::splat(2.0).sub(r), r);
     x.is_nan().select(x, r)
 }
 
@@ -493,17 +525,18 @@ pub fn pow<V: Lanes>(x: V, y: V) -> V {
     let t_hi = y.mul(l_hi);
     let t_lo = y.fma(l_hi, t_hi.neg());
     let t_lo = y.fma(l_lo, t_lo);
-    let tc = t_hi.max(V::splat(-200.0)).min(V::splat(200.0));
-    let q = tc.round();
-    let r = tc.sub(q).add(t_lo);
-    let p = exp_scaled(r.mul(V::splat(LN2)), q);
-    // y·log₂|x| infinite or beyond ±200 (and |x| = 0 or ∞): 0 or ∞ by its sign.
-    let a = x.abs();
-    let zero_or_inf = a.eq(V::splat(0.0)).or(a.eq(V::splat(f32::INFINITY)));
+    // y·log₂|x| beyond ±152 (or NaN, infinite): 0 or ∞ by its sign, chosen below; those
+    // lanes compute on 0 so none underflows (see [`underflow_free`]).
     let far = t_hi
         .abs()
-        .lt(V::splat(200.0))
+        .lt(V::splat(152.0))
         .andnot(V::splat_bits(u32::MAX));
+    let tc = underflow_free(far, t_hi);
+    let q = tc.round();
+    let r = tc.sub(q).add(underflow_free(far, t_lo));
+    let p = exp_scaled(r.mul(V::splat(LN2)), q);
+    let a = x.abs();
+    let zero_or_inf = a.eq(V::splat(0.0)).or(a.eq(V::splat(f32::INFINITY)));
     let far = far.or(zero_or_inf).or(y.abs().eq(V::splat(f32::INFINITY)));
     let r = far.select(far_pow(a, y), p);
     // y integral: |y| ≥ 2²³ or y = round(y); odd: below 2²⁴ with the low bit set.
@@ -522,7 +555,7 @@ pub fn pow<V: Lanes>(x: V, y: V) -> V {
     x.eq(one).or(y.eq(V::splat(0.0))).select(one, r)
 }
 
-/// The magnitude of `pow` where `y·log₂|x|` is infinite or beyond ±200: `|x|` 0 or ∞,
+/// The magnitude of `pow` where `y·log₂|x|` is infinite or beyond ±152: `|x|` 0 or ∞,
 /// `y` infinite, or the product simply large. ∞ where the product is positive, 0 where
 /// negative.
 #[inline(always)]
