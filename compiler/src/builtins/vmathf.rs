@@ -47,9 +47,9 @@ const LOG2_10: f32 = std::f32::consts::LOG2_10;
 
 // ---- exponentials ----------------------------------------------------------------------
 
-/// `e^r · 2^q` for |r| ≤ ~0.35 and integral `q` in [-150, 128]: SLEEF's `xexpf` polynomial
-/// and the scaling in two steps (`2^⌊q/2⌋ · 2^(q − ⌊q/2⌋)`, each a normal number), so a
-/// subnormal result is rounded once and 2¹²⁸ overflows to ∞.
+/// `e^r · 2^q` for |r| ≤ ~0.35 and integral `q` in [−153, 153]: SLEEF's `xexpf` polynomial
+/// and the scaling rounded once ([`Lanes::scale`]), so a subnormal result is rounded once
+/// and 2¹²⁸ overflows to ∞.
 #[inline(always)]
 fn exp_scaled<V: Lanes>(r: V, q: V) -> V {
     let u = poly(
@@ -63,14 +63,7 @@ fn exp_scaled<V: Lanes>(r: V, q: V) -> V {
             0.5,
         ],
     );
-    let u = r.mul(r).fma(u, r).add(V::splat(1.0));
-    let qi = q.to_i();
-    let q1 = qi.sar::<1>();
-    let q2 = qi.isub(q1);
-    let bias = V::splat_i(127);
-    let s1 = q1.iadd(bias).shl::<23>();
-    let s2 = q2.iadd(bias).shl::<23>();
-    u.mul(s1).mul(s2)
+    r.mul(r).fma(u, r).add(V::splat(1.0)).scale(q)
 }
 
 /// eˣ. Exhaustive maximum error: see the module documentation.
