@@ -682,21 +682,51 @@ fn run_groups_in(
     }
 }
 
+/// Whether `kernel`'s work-items never meet: no barrier or collective (no frame per
+/// work-item), no `__local` memory of its own or as an argument. Its work-groups are then
+/// only batches, and a NULL local size may make them large.
+pub fn items_independent(kernel: &CompiledKernel) -> bool {
+    kernel.frame_size_per_item == 0
+        && kernel.static_local_size == 0
+        && !kernel
+            .info
+            .args
+            .iter()
+            .any(|a| matches!(a.kind, ArgKind::Local))
+}
+
 /// Choose a local size when the application passes NULL. In each dimension it takes the
 /// largest divisor of the global size that fits what is left of the budget, so the groups
 /// are uniform; when that divisor is poor (a prime global size) and `allow_non_uniform`,
 /// it takes the budget itself and lets the last group be partial.
+///
+/// The budget is 256 work-items, big enough to amortise the per-group cost and small
+/// enough that the work-item frames of a kernel with barriers stay in cache. For a kernel
+/// whose work-items are independent ([`items_independent`]) it grows with the NDRange, up
+/// to 2048 while there are still 64 groups to share out: each group is one call of the
+/// work-group function, and on a streaming kernel over 16M floats that call cost a
+/// quarter of the time at 256 (a copy: 5.0 ms at 256, 4.4 at 1024, 3.9 at 2048 and 4096;
+/// kernels calling vector math were 5-10% slower at 4096 than at 1024 or 2048).
 pub fn pick_local_size(
     range: &NdRange,
     max_work_group_size: u64,
     allow_non_uniform: bool,
+    independent: bool,
 ) -> [u64; 3] {
-    // Big enough to amortise the per-group cost, small enough to spread a modest NDRange
-    // over every worker.
     const TARGET: u64 = 256;
-    let mut budget = max_work_group_size.clamp(1, TARGET);
-    let mut local = [1u64; 3];
+    const INDEPENDENT_MAX: u64 = 2048;
+    const MIN_GROUPS: u64 = 64;
     let dims = range.work_dim.clamp(1, 3) as usize;
+    let target = if independent {
+        let items = range.global_size[..dims]
+            .iter()
+            .fold(1u64, |n, &g| n.saturating_mul(g.max(1)));
+        (items / MIN_GROUPS).clamp(TARGET, INDEPENDENT_MAX)
+    } else {
+        TARGET
+    };
+    let mut budget = max_work_group_size.clamp(1, target);
+    let mut local = [1u64; 3];
     for (l, &global) in local.iter_mut().zip(&range.global_size).take(dims) {
         let global = global.max(1);
         let limit = budget.min(global);
@@ -737,35 +767,51 @@ mod tests {
     #[test]
     fn picks_divisors_within_budget() {
         assert_eq!(
-            pick_local_size(&range(1, [1024, 1, 1]), 4096, false),
+            pick_local_size(&range(1, [1024, 1, 1]), 4096, false, false),
             [256, 1, 1]
         );
         assert_eq!(
-            pick_local_size(&range(1, [100, 1, 1]), 4096, false),
+            pick_local_size(&range(1, [100, 1, 1]), 4096, false, false),
             [100, 1, 1]
         );
         assert_eq!(
-            pick_local_size(&range(2, [64, 64, 1]), 4096, false),
+            pick_local_size(&range(2, [64, 64, 1]), 4096, false, false),
             [64, 4, 1]
         );
         assert_eq!(
-            pick_local_size(&range(3, [3, 5, 7]), 4096, false),
+            pick_local_size(&range(3, [3, 5, 7]), 4096, false, false),
             [3, 5, 7]
         );
         assert_eq!(
-            pick_local_size(&range(1, [1024, 1, 1]), 16, false),
+            pick_local_size(&range(1, [1024, 1, 1]), 16, false, false),
             [16, 1, 1]
+        );
+    }
+
+    #[test]
+    fn independent_work_items_get_groups_growing_with_the_range() {
+        // 64 groups at least, between 256 and 2048 work-items each.
+        let pick = |dim, g| pick_local_size(&range(dim, g), 4096, false, true);
+        assert_eq!(pick(1, [1 << 24, 1, 1]), [2048, 1, 1]);
+        assert_eq!(pick(1, [1 << 16, 1, 1]), [1024, 1, 1]);
+        assert_eq!(pick(1, [4096, 1, 1]), [256, 1, 1]);
+        assert_eq!(pick(2, [2048, 2048, 1]), [2048, 1, 1]);
+        assert_eq!(pick(2, [512, 512, 1]), [512, 4, 1]);
+        // The kernel's own limit still bounds it.
+        assert_eq!(
+            pick_local_size(&range(1, [1 << 24, 1, 1]), 1024, false, true),
+            [1024, 1, 1]
         );
     }
 
     #[test]
     fn prime_sizes_go_non_uniform_only_when_allowed() {
         assert_eq!(
-            pick_local_size(&range(1, [1009, 1, 1]), 4096, false),
+            pick_local_size(&range(1, [1009, 1, 1]), 4096, false, false),
             [1, 1, 1]
         );
         assert_eq!(
-            pick_local_size(&range(1, [1009, 1, 1]), 4096, true),
+            pick_local_size(&range(1, [1009, 1, 1]), 4096, true, false),
             [256, 1, 1]
         );
     }

@@ -652,7 +652,8 @@ unsafe fn nd_range(
             check(divisible, CL_INVALID_WORK_GROUP_SIZE)?;
         }
     } else if !empty {
-        range.local_size = executor::pick_local_size(&range, max_wg as u64, !uniform);
+        let independent = executor::items_independent(&kernel.compiled);
+        range.local_size = executor::pick_local_size(&range, max_wg as u64, !uniform, independent);
     }
     Ok(range)
 }

@@ -169,7 +169,8 @@ impl ZeKernel {
             local_size: [1; 3],
         };
         let max = crate::device::MAX_WORK_GROUP_SIZE as u64;
-        executor::pick_local_size(&range, max, false).map(|x| x as u32)
+        let independent = executor::items_independent(&self.compiled);
+        executor::pick_local_size(&range, max, false, independent).map(|x| x as u32)
     }
 
     /// Local memory of one group with the current arguments.
