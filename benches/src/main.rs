@@ -575,9 +575,17 @@ const CASES: &[Case] = &[
     },
 ];
 
-/// Median of repeated runs: at least 3, at most 15, stopping after about a second.
+/// Median of repeated runs: at least 3, at most 15, stopping after about a second; after
+/// repeating the case for a fifth of a second unmeasured. That warm-up matters on this
+/// kind of machine: after the single-threaded set-up (inputs, the host's reference
+/// results) the same launch ran 2-3x slower for its first 30-50 ms of repetitions, on
+/// every driver alike, which left the medians of fast cases half in that ramp.
 fn measure(mut iteration: Iteration<'_>) -> Result<Duration> {
+    let warm = Instant::now();
     iteration()?;
+    while warm.elapsed() < Duration::from_millis(200) {
+        iteration()?;
+    }
     let mut times = Vec::new();
     let start = Instant::now();
     while times.len() < 3 || (times.len() < 15 && start.elapsed() < Duration::from_secs(1)) {
