@@ -507,6 +507,18 @@ mod x86 {
                     }
                     Self::load(&o)
                 }
+                /// `minps`: `self < o ? self : o`, the default's rule, in one instruction.
+                #[inline(always)]
+                fn min(self, o: Self) -> Self {
+                    // SAFETY: see the module documentation (AVX2 is present).
+                    $t(unsafe { $m::min_ps(self.0, o.0) })
+                }
+                /// `maxps`: `self > o ? self : o`, the default's rule, in one instruction.
+                #[inline(always)]
+                fn max(self, o: Self) -> Self {
+                    // SAFETY: see the module documentation (AVX2 is present).
+                    $t(unsafe { $m::max_ps(self.0, o.0) })
+                }
                 $($($own)*)?
             }
         };
@@ -529,11 +541,11 @@ mod x86 {
             _mm_andnot_ps as andnot_ps, _mm_blendv_ps as blendv_ps, _mm_castps_si128 as castps_si,
             _mm_castsi128_ps as castsi_ps, _mm_cmp_ps as cmp_ps, _mm_cvtepi32_ps as cvtepi32_ps,
             _mm_cvtps_epi32 as cvtps_epi32, _mm_div_ps as div_ps, _mm_fmadd_ps as fmadd_ps,
-            _mm_loadu_ps as loadu_ps, _mm_movemask_ps as movemask_ps, _mm_mul_ps as mul_ps,
-            _mm_or_ps as or_ps, _mm_round_ps as round_ps, _mm_set1_epi32 as set1_epi32,
-            _mm_set1_ps as set1_ps, _mm_slli_epi32 as slli_epi32, _mm_srai_epi32 as srai_epi32,
-            _mm_storeu_ps as storeu_ps, _mm_sub_epi32 as sub_epi32, _mm_sub_ps as sub_ps,
-            _mm_xor_ps as xor_ps,
+            _mm_loadu_ps as loadu_ps, _mm_max_ps as max_ps, _mm_min_ps as min_ps,
+            _mm_movemask_ps as movemask_ps, _mm_mul_ps as mul_ps, _mm_or_ps as or_ps,
+            _mm_round_ps as round_ps, _mm_set1_epi32 as set1_epi32, _mm_set1_ps as set1_ps,
+            _mm_slli_epi32 as slli_epi32, _mm_srai_epi32 as srai_epi32, _mm_storeu_ps as storeu_ps,
+            _mm_sub_epi32 as sub_epi32, _mm_sub_ps as sub_ps, _mm_xor_ps as xor_ps,
         };
     }
     /// The 256-bit intrinsics under the names the macro uses.
@@ -572,12 +584,12 @@ mod x86 {
             _mm256_castps_si256 as castps_si, _mm256_castsi256_ps as castsi_ps,
             _mm256_cmp_ps as cmp_ps, _mm256_cvtepi32_ps as cvtepi32_ps,
             _mm256_cvtps_epi32 as cvtps_epi32, _mm256_div_ps as div_ps,
-            _mm256_fmadd_ps as fmadd_ps, _mm256_movemask_ps as movemask_ps,
-            _mm256_mul_ps as mul_ps, _mm256_or_ps as or_ps, _mm256_round_ps as round_ps,
-            _mm256_set1_epi32 as set1_epi32, _mm256_set1_ps as set1_ps,
-            _mm256_slli_epi32 as slli_epi32, _mm256_srai_epi32 as srai_epi32,
-            _mm256_storeu_ps as storeu_ps, _mm256_sub_epi32 as sub_epi32, _mm256_sub_ps as sub_ps,
-            _mm256_xor_ps as xor_ps,
+            _mm256_fmadd_ps as fmadd_ps, _mm256_max_ps as max_ps, _mm256_min_ps as min_ps,
+            _mm256_movemask_ps as movemask_ps, _mm256_mul_ps as mul_ps, _mm256_or_ps as or_ps,
+            _mm256_round_ps as round_ps, _mm256_set1_epi32 as set1_epi32,
+            _mm256_set1_ps as set1_ps, _mm256_slli_epi32 as slli_epi32,
+            _mm256_srai_epi32 as srai_epi32, _mm256_storeu_ps as storeu_ps,
+            _mm256_sub_epi32 as sub_epi32, _mm256_sub_ps as sub_ps, _mm256_xor_ps as xor_ps,
         };
     }
 
@@ -684,9 +696,10 @@ mod x86 {
             _mm512_add_epi32 as add_epi32, _mm512_add_ps as add_ps,
             _mm512_castps_si512 as castps_si, _mm512_castsi512_ps as castsi_ps,
             _mm512_cvtepi32_ps as cvtepi32_ps, _mm512_cvtps_epi32 as cvtps_epi32,
-            _mm512_div_ps as div_ps, _mm512_fmadd_ps as fmadd_ps, _mm512_mul_ps as mul_ps,
-            _mm512_set1_epi32 as set1_epi32, _mm512_set1_ps as set1_ps,
-            _mm512_storeu_ps as storeu_ps, _mm512_sub_epi32 as sub_epi32, _mm512_sub_ps as sub_ps,
+            _mm512_div_ps as div_ps, _mm512_fmadd_ps as fmadd_ps, _mm512_max_ps as max_ps,
+            _mm512_min_ps as min_ps, _mm512_mul_ps as mul_ps, _mm512_set1_epi32 as set1_epi32,
+            _mm512_set1_ps as set1_ps, _mm512_storeu_ps as storeu_ps,
+            _mm512_sub_epi32 as sub_epi32, _mm512_sub_ps as sub_ps,
         };
     }
 }
