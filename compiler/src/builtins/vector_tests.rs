@@ -226,6 +226,42 @@ wide_tests! {
     wide_tanh: tanhf, ferrite_v16_tanhf;
 }
 
+/// erfc where its results are subnormal ([9.2, 10.06]) or just above, every `f32` of
+/// [9, 10.1]: those are computed from integer instructions (no instruction meets a
+/// subnormal), and must still be within the bound and the same at every width.
+#[test]
+fn erfc_subnormal_results() {
+    use super::super::vmath::tests::ulp_err;
+    let (lo, hi) = (9.0f32.to_bits(), 10.1f32.to_bits());
+    let xs: Vec<f32> = (lo..hi - (hi - lo) % 16).map(f32::from_bits).collect();
+    let mut worst = 0f64;
+    for c in xs.chunks_exact(16) {
+        let (mut o16, mut o8) = ([0f32; 16], [0f32; 16]);
+        // SAFETY: 16 lanes at each pointer, 8 at each half.
+        unsafe {
+            ferrite_v16_erfcf(c.as_ptr(), o16.as_mut_ptr());
+            ferrite_v8_erfcf(c.as_ptr(), o8.as_mut_ptr());
+            ferrite_v8_erfcf(c.as_ptr().add(8), o8.as_mut_ptr().add(8));
+        }
+        for i in 0..16 {
+            let s = erfcf(c[i]);
+            assert!(
+                s.to_bits() == o16[i].to_bits() && s.to_bits() == o8[i].to_bits(),
+                "erfc({:e}): scalar {s:e}, v8 {:e}, v16 {:e}",
+                c[i],
+                o8[i],
+                o16[i]
+            );
+            worst = worst.max(ulp_err(s, super::super::libm::erfc(f64::from(c[i]))));
+        }
+    }
+    assert!(worst <= 16.0, "erfc near its underflow: {worst} ulp");
+    // erfc(10) = 1.49·2⁻¹⁴⁹, erfc(10.05) = 0.544·2⁻¹⁴⁹, erfc(10.055) = 0.492·2⁻¹⁴⁹.
+    assert_eq!(erfcf(10.0).to_bits(), 1);
+    assert_eq!(erfcf(10.05).to_bits(), 1);
+    assert_eq!(erfcf(10.055), 0.0);
+}
+
 #[test]
 fn wide_pow() {
     check_wide("pow", powf, None, Some(ferrite_v16_powf));
