@@ -69,11 +69,7 @@ fn exp_scaled<V: Lanes>(r: V, q: V) -> V {
 /// eˣ. Exhaustive maximum error: see the module documentation.
 #[inline(always)]
 pub fn exp<V: Lanes>(x: V) -> V {
-    // Below −104 the result is +0: those lanes compute on 0 (see [`underflow_free`]).
-    let zero = x.lt(V::splat(-104.0));
-    let c = underflow_free(zero, x)
-        .max(V::splat(-104.0))
-        .min(V::splat(89.0));
+    let (zero, c) = exp_domain(x, -104.0, 89.0);
     let (r, q) = exp_reduce(c);
     x.is_nan().select(x, zero.andnot(exp_scaled(r, q)))
 }
@@ -85,6 +81,16 @@ fn exp_reduce<V: Lanes>(x: V) -> (V, V) {
     let q = x.mul(V::splat(LOG2E)).round();
     let r = q.fma(V::splat(-L2U), x);
     (q.fma(V::splat(-L2L), r), q)
+}
+
+/// The argument of an exponential clamped to `[lo, hi]`, and the lanes below `lo`, whose
+/// result is +0: those compute on 0 instead (see [`underflow_free`]) and the caller clears
+/// their results (`zero.andnot(r)`). Above `hi` the result overflows to ∞.
+#[inline(always)]
+fn exp_domain<V: Lanes>(x: V, lo: f32, hi: f32) -> (V, V) {
+    let zero = x.lt(V::splat(lo));
+    let c = underflow_free(zero, x).max(V::splat(lo)).min(V::splat(hi));
+    (zero, c)
 }
 
 /// `x` with the lanes of `zero` (lanes whose result is known to be +0) replaced by 0, for
@@ -102,10 +108,7 @@ fn underflow_free<V: Lanes>(zero: V, x: V) -> V {
 /// 2ˣ: `x = q + s` exactly, `e^(s ln 2)`.
 #[inline(always)]
 pub fn exp2<V: Lanes>(x: V) -> V {
-    let zero = x.lt(V::splat(-151.0));
-    let c = underflow_free(zero, x)
-        .max(V::splat(-151.0))
-        .min(V::splat(129.0));
+    let (zero, c) = exp_domain(x, -151.0, 129.0);
     let q = c.round();
     let r = c.sub(q).mul(V::splat(LN2));
     x.is_nan().select(x, zero.andnot(exp_scaled(r, q)))
@@ -114,10 +117,7 @@ pub fn exp2<V: Lanes>(x: V) -> V {
 /// 10ˣ: `x = q·log₁₀2 + s` (two-part constant), `e^(s ln 10)`.
 #[inline(always)]
 pub fn exp10<V: Lanes>(x: V) -> V {
-    let zero = x.lt(V::splat(-46.0));
-    let c = underflow_free(zero, x)
-        .max(V::splat(-46.0))
-        .min(V::splat(39.0));
+    let (zero, c) = exp_domain(x, -46.0, 39.0);
     let q = c.mul(V::splat(LOG2_10)).round();
     let s = q.fma(V::splat(-LOG10_2_HI), c);
     let s = q.fma(V::splat(-LOG10_2_LO), s);
