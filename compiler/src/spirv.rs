@@ -257,9 +257,9 @@ impl Program {
         }
         let bound = module.header.as_ref().map_or(0, |h| h.bound);
         let next = p.copy_byval_params(bound)?;
-        p.lower_builtin_casts(next)?;
+        let next = p.lower_builtin_casts(next)?;
         p.resolve_imports()?;
-        p.lower_library_calls();
+        p.lower_library_calls(next);
         p.lift_entry_points(&module.entry_points, &module.execution_modes)?;
         Ok(p)
     }

@@ -39,7 +39,13 @@ impl FnTx<'_, '_, '_> {
         }
         let dst_id = op_id(inst, 1)?;
         let src_id = op_id(inst, 2)?;
-        let (dst_class, elem) = self.p.pointer_type(self.type_of(dst_id)?)?;
+        let (dst_class, mut elem) = self.p.pointer_type(self.type_of(dst_id)?)?;
+        // OpenCL C copies scalars and vectors only; clang's own SPIR-V target (clang-22)
+        // passes a `local int t[16]` as a pointer to the whole array, which would copy
+        // 64-byte elements: the element is the array's innermost one.
+        while let Type::Array { elem: e, .. } = self.p.ty(elem)? {
+            elem = *e;
+        }
         if matches!(self.p.ty(elem)?, Type::Void) {
             return Err(CompileError::Invalid(
                 "OpGroupAsyncCopy of void elements".into(),

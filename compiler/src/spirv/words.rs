@@ -20,6 +20,11 @@
 //! does not place, so it rejects the module. They only say which accesses may not alias,
 //! which Ferrite does not use, so they are dropped; the `AliasScopeINTEL`/`NoAliasINTEL`
 //! memory operands and decorations that name them are read and ignored.
+//!
+//! A fifth: clang's own SPIR-V target (measured with clang-22) writes the null event that
+//! `async_work_group_copy(…, 0)` takes as `OpConstantNull %event` followed by three more
+//! copies of the type id, which the grammar does not allow (`spirv-val` rejects the
+//! module). A null constant has no operands whatever follows, so they are dropped.
 
 use crate::CompileError;
 use std::collections::HashMap;
@@ -28,6 +33,7 @@ const MAGIC: u32 = 0x0723_0203;
 const OP_TYPE_INT: u32 = 21;
 const OP_UNDEF: u32 = 1;
 const OP_SPEC_CONSTANT_OP: u32 = 52;
+const OP_CONSTANT_NULL: u32 = 46;
 /// `OpAliasDomainDeclINTEL`, `OpAliasScopeDeclINTEL`, `OpAliasScopeListDeclINTEL`.
 const ALIAS_DECLS: [u32; 3] = [5911, 5912, 5913];
 /// Inner operations of `OpSpecConstantOp` with a variable number of operands:
@@ -132,6 +138,9 @@ pub fn prepare(bytes: &[u8]) -> Result<Prepared, CompileError> {
             out.extend_from_slice(&[(3 << 16) | OP_UNDEF, result_type, id]);
         } else if ALIAS_DECLS.contains(&opcode) {
             // Dropped: see the module comment.
+        } else if opcode == OP_CONSTANT_NULL && count > 3 {
+            // Result type and id only: see the module comment.
+            out.extend_from_slice(&[(3 << 16) | OP_CONSTANT_NULL, words[i + 1], words[i + 2]]);
         } else {
             out.extend_from_slice(&words[i..i + count]);
         }

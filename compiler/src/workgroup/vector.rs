@@ -3998,7 +3998,9 @@ fn lane_effects_supported(inst: &Inst) -> bool {
     let e = inst.effects;
     match inst.op() {
         Op::ConvertFToS | Op::ConvertFToU => true,
-        Op::UConvert | Op::SConvert => e.rounding.is_none(),
+        Op::UConvert | Op::SConvert | Op::SatConvertSToU | Op::SatConvertUToS => {
+            e.rounding.is_none()
+        }
         Op::ConvertSToF | Op::ConvertUToF | Op::FConvert => {
             !e.saturated && matches!(e.rounding, None | Some(M::RTE))
         }
