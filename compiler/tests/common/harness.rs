@@ -215,6 +215,9 @@ pub fn cl_to_spirv_with(
     })
 }
 
+/// What the driver feeds clang-14 before every source.
+const CLANG_14_PRELUDE: &str = include_str!("../../../runtime/src/program/clang14_prelude.cl");
+
 /// The major version in a clang name (`clang-22`) or its `--version` output.
 fn clang_major(clang: &str) -> u32 {
     if let Some(v) = clang.rsplit('-').next().and_then(|v| v.parse().ok()) {
@@ -247,14 +250,34 @@ fn compile_with_toolchain(
         let llvm_spirv = llvm_spirv.unwrap_or_else(|| format!("llvm-spirv-{major}"));
         let mut ext_flag = String::from("--spirv-ext=+SPV_INTEL_arbitrary_precision_integers");
         ext_flag.push_str(spirv_exts);
+        if major < 15 {
+            // llvm-spirv-14 does not know it (the driver leaves it out too).
+            ext_flag = ext_flag.replace(",+SPV_KHR_subgroup_rotate", "");
+        }
         let cl = scratch("cl");
         let bc = scratch("bc");
         let spv = scratch("spv");
-        std::fs::write(&cl, src).expect("write .cl");
+        // What the driver feeds clang-14 first (runtime/src/program/clc.rs), and its
+        // `-cl-ext`, which clang-14 takes only as a frontend option.
+        let mut args: Vec<String> = Vec::new();
+        let mut text = String::new();
+        if major < 15 {
+            text.push_str(CLANG_14_PRELUDE);
+            for a in clang_args {
+                if a.starts_with("-cl-ext=") && args.last().is_none_or(|l| l != "-Xclang") {
+                    args.push("-Xclang".into());
+                }
+                args.push(a.to_string());
+            }
+        } else {
+            args.extend(clang_args.iter().map(|a| a.to_string()));
+        }
+        text.push_str(src);
+        std::fs::write(&cl, text).expect("write .cl");
         let out = Command::new(clang)
             .args(CLANG_ARGS)
             .args([opt, "-cl-kernel-arg-info"])
-            .args(clang_args)
+            .args(&args)
             .arg("-emit-llvm")
             .arg(&cl)
             .arg("-o")

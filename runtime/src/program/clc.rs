@@ -194,18 +194,12 @@ pub const HEADER_DEFINED_MACROS: &[&str] = &[
     "__opencl_c_images",
 ];
 
-/// What clang-14 lacks of what the device claims, fed before its sources: it does not know
-/// the OpenCL C 3.0 feature `__opencl_c_work_group_collective_functions`, though it declares
-/// the work-group functions for OpenCL C 2.0 and later all the same. Measured limits of
-/// clang-14 that a prelude cannot mend: with `-fdeclare-opencl-builtins` it declares no
-/// sub-group function (`get_sub_group_size`, `sub_group_reduce_add`, …) whatever `-cl-ext`
-/// says, and neither it nor llvm-spirv-14 knows `cl_khr_subgroup_rotate`; kernels using
-/// them need clang 15 or newer (SPIR-V input needs no compiler).
-const CLANG_14_PRELUDE: &str = "\
-#if __OPENCL_C_VERSION__ >= 200
-#define __opencl_c_work_group_collective_functions 1
-#endif
-";
+/// What clang-14 lacks of what the device claims, fed before its sources: the OpenCL C 3.0
+/// feature `__opencl_c_work_group_collective_functions` it does not know (it declares the
+/// work-group functions for OpenCL C 2.0 and later all the same), and declarations of
+/// `cl_khr_subgroup_rotate`'s functions, which neither it nor llvm-spirv-14 knows (the
+/// compiler turns the calls into the SPIR-V instruction). The file says more.
+const CLANG_14_PRELUDE: &str = include_str!("clang14_prelude.cl");
 
 /// The text fed to clang before the source: `#undef` of every header-defined macro the
 /// device does not claim, then `#line 1` so diagnostics count the source's own lines.
