@@ -10,7 +10,8 @@ use crate::{expect_with, read_f32, uniform, Iteration};
 /// The classic all-pairs step: every body sums the pull of every body (itself included:
 /// its distance is 0, so the softening keeps the term finite and its direction zero), then
 /// velocity and position advance by `dt`. Positions carry the mass in `w`.
-const NBODY: &str = "kernel void nbody(global const float4* pos, global const float4* vel,
+pub(crate) const NBODY: &str =
+    "kernel void nbody(global const float4* pos, global const float4* vel,
                     global float4* new_pos, global float4* new_vel,
                     uint n, float dt, float eps2) {
     size_t i = get_global_id(0);
@@ -109,7 +110,7 @@ pub fn nbody(d: &Device) -> Result<Iteration<'_>> {
 }
 
 /// A 5×5 convolution; coordinates outside the image are clamped to its edge.
-const CONV5X5: &str = "kernel void conv5x5(global const float* in, global float* out,
+pub(crate) const CONV5X5: &str = "kernel void conv5x5(global const float* in, global float* out,
                       constant float* w, int width, int height) {
     int x = get_global_id(0), y = get_global_id(1);
     float acc = 0.0f;

@@ -227,6 +227,55 @@ fn build_source(d: &Device) -> Result<Iteration<'_>> {
     }))
 }
 
+/// The benchmark's own kernels, thirteen in one program (about 150 lines).
+fn bench_kernels_source() -> String {
+    [
+        VECADD,
+        SAXPY,
+        MANDELBROT,
+        MATMUL,
+        SGEMM_TILED,
+        REDUCE,
+        HISTOGRAM,
+        compute::NBODY,
+        compute::CONV5X5,
+        math::BLACKSCHOLES,
+        memory::GATHER,
+        memory::STRIDED,
+        memory::SAXPY4,
+    ]
+    .join("\n")
+}
+
+fn build_source_13(d: &Device) -> Result<Iteration<'_>> {
+    let src = bench_kernels_source();
+    let mut run = 0u64;
+    let stamp = Instant::now().elapsed().as_nanos() ^ u128::from(std::process::id());
+    Ok(Box::new(move || {
+        run += 1;
+        let p = d.program_from_source(&src, &format!("-D BENCH_RUN_{stamp}_{run}"))?;
+        // Every kernel made, as a program is before its first launch.
+        for k in [
+            "vecadd",
+            "saxpy",
+            "mandelbrot",
+            "matmul",
+            "sgemm",
+            "reduce",
+            "histogram",
+            "nbody",
+            "conv5x5",
+            "blackscholes",
+            "gather",
+            "strided",
+            "saxpy4",
+        ] {
+            p.kernel(k)?;
+        }
+        Ok(())
+    }))
+}
+
 fn build_il(d: &Device) -> Result<Iteration<'_>> {
     if !d.has_il {
         return Err("no SPIR-V input".into());
@@ -428,6 +477,12 @@ const CASES: &[Case] = &[
         kernel: "vecadd-source",
         size: "small",
         prepare: build_source,
+    },
+    Case {
+        area: "build",
+        kernel: "13-kernels-source",
+        size: "small",
+        prepare: build_source_13,
     },
     Case {
         area: "build",

@@ -7,7 +7,7 @@ use crate::cl::{bytes_of, Device, Result};
 use crate::{close, expect_with, read_f32, uniform, Iteration, M16};
 
 /// Call and put prices; the normal CDF is `0.5 erfc(-d / sqrt(2))`.
-const BLACKSCHOLES: &str = "float cnd(float d) { return 0.5f * erfc(-d * M_SQRT1_2_F); }
+pub(crate) const BLACKSCHOLES: &str = "float cnd(float d) { return 0.5f * erfc(-d * M_SQRT1_2_F); }
 kernel void blackscholes(global const float* price, global const float* strike,
                          global const float* years, global float* call, global float* put,
                          float r, float v) {

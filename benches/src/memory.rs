@@ -6,7 +6,7 @@
 use crate::cl::{bytes_of, Device, Result};
 use crate::{expect, floats, read_f32, Iteration, M16};
 
-const GATHER: &str =
+pub(crate) const GATHER: &str =
     "kernel void gather(global const float* in, global const uint* idx, global float* out) {
     size_t i = get_global_id(0);
     out[i] = in[idx[i]];
@@ -15,13 +15,14 @@ const GATHER: &str =
 /// `in[i * stride]` wrapped to the buffer: with an odd stride and a power-of-two length,
 /// `i * stride mod n` visits every element once (the `uint` product may wrap at 2^32,
 /// which `mask` then removes, since 2^32 is a multiple of n).
-const STRIDED: &str = "kernel void strided(global const float* in, global float* out,
+pub(crate) const STRIDED: &str = "kernel void strided(global const float* in, global float* out,
                       uint stride, uint mask) {
     uint i = get_global_id(0);
     out[i] = in[(i * stride) & mask];
 }";
 
-const SAXPY4: &str = "kernel void saxpy4(float a, global const float4* x, global float4* y) {
+pub(crate) const SAXPY4: &str =
+    "kernel void saxpy4(float a, global const float4* x, global float4* y) {
     size_t i = get_global_id(0);
     y[i] = a * x[i] + y[i];
 }";
