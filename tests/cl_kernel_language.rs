@@ -435,3 +435,50 @@ kernel void k(global const uint *a, global const uint *b, global int *out) {
         ]
     );
 }
+
+/// cl_khr_kernel_clock: claimed with every scope, its macros defined for OpenCL C (the
+/// prelude declares the functions where clang does not know them), and its clocks read
+/// one monotonic time in every work-item.
+#[test]
+fn kernel_clock_extension() {
+    const KERNEL_CLOCK_CAPABILITIES: cl_device_info = 0x1076;
+    if !require(
+        device_string(CL_DEVICE_EXTENSIONS).contains("cl_khr_kernel_clock"),
+        "cl_khr_kernel_clock",
+    ) {
+        return;
+    }
+    assert_eq!(device_get::<cl_bitfield>(KERNEL_CLOCK_CAPABILITIES), 0b111);
+    let env = Env::new();
+    let src = r#"
+#if !defined(cl_khr_kernel_clock) || !defined(__opencl_c_kernel_clock_scope_device) \
+    || !defined(__opencl_c_kernel_clock_scope_work_group) \
+    || !defined(__opencl_c_kernel_clock_scope_sub_group)
+#error the macros must follow the claim
+#endif
+kernel void k(global ulong *out) {
+    size_t i = get_global_id(0);
+    ulong a = clock_read_device();
+    uint2 h = clock_read_hilo_work_group();
+    ulong b = clock_read_sub_group();
+    uint2 d = clock_read_hilo_device();
+    out[4 * i] = a;
+    out[4 * i + 1] = upsample(h.hi, h.lo);
+    out[4 * i + 2] = b;
+    out[4 * i + 3] = as_ulong(d);
+}
+"#;
+    let n = 64;
+    let out = env.buffer_from(&vec![0u64; 4 * n]);
+    let k = env.build(src, "-cl-std=CL3.0").kernel("k");
+    k.buf(0, &out);
+    run_1d(&env.queue, &k, n, Some(n));
+    let t = out.read::<u64>(&env.queue, 4 * n);
+    for (i, w) in t.chunks_exact(4).enumerate() {
+        assert!(
+            w.windows(2).all(|p| p[0] <= p[1]),
+            "work-item {i}'s clock went back: {w:?}"
+        );
+    }
+    assert!(t[4 * n - 1] > 0, "the clock did not move");
+}

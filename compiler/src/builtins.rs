@@ -106,6 +106,18 @@ macro_rules! builtins {
 
 use math as m;
 
+/// Nanoseconds since the first read of the process's monotonic clock (`CLOCK_MONOTONIC`,
+/// one clock for every core, never going back): what `cl_khr_kernel_clock`'s clocks of
+/// every scope read.
+fn clock_now() -> u64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let nanos = START
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_nanos();
+    u64::try_from(nanos).unwrap_or(u64::MAX)
+}
+
 fn d(x: f32) -> f64 {
     f64::from(x)
 }
@@ -227,6 +239,8 @@ builtins! {
 
     // ---- generic casts of another work-item's address ---------------------------------
     ferrite_space_of(addr: u64) -> i32 = crate::spaces::space_of(addr);
+    // `OpReadClockKHR` (`codegen/clock.rs`).
+    ferrite_clock() -> u64 = clock_now();
 }
 
 /// Every built-in.

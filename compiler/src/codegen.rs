@@ -35,6 +35,7 @@ pub(crate) mod arith;
 pub(crate) mod atomic;
 mod builtins_ids;
 pub(crate) mod check;
+mod clock;
 mod composite;
 mod control;
 pub(crate) mod convert;
@@ -1236,6 +1237,7 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
             MemoryBarrier => self.memory_barrier(inst),
             _ if atomic::is_atomic(op) => self.atomic(inst),
             GroupAsyncCopy => self.async_copy(inst),
+            ReadClockKHR => self.read_clock(inst),
             _ if group::is_ballot_local(op) => self.ballot_local(inst),
             _ if group::is_block_io(op) => self.block_io(inst),
             Variable
@@ -1341,6 +1343,7 @@ pub fn opcode_supported(op: Op) -> bool {
             | SatConvertUToS
             | ExtInst
             | GroupAsyncCopy
+            | ReadClockKHR
     ) || arith::is_arith(op)
         || atomic::is_atomic(op)
         || dot::is_dot(op)

@@ -114,6 +114,7 @@ pub const SPIRV_EXTENSIONS: &[&str] = &[
     "SPV_KHR_subgroup_rotate",
     "SPV_KHR_uniform_group_instructions",
     "SPV_KHR_vulkan_memory_model",
+    "SPV_KHR_shader_clock",
     "SPV_EXT_shader_atomic_float_add",
     "SPV_EXT_shader_atomic_float_min_max",
     "SPV_INTEL_subgroups",
@@ -158,6 +159,8 @@ fn capability_supported(c: Capability) -> bool {
             | Capability::GroupNonUniformShuffleRelative
             | Capability::GroupNonUniformClustered
             | Capability::GroupNonUniformRotateKHR
+            // `OpReadClockKHR` (`codegen/clock.rs`).
+            | Capability::ShaderClockKHR
             // The `SubgroupSize` execution mode (checked against ours); its opcodes
             // (`OpGetKernel*SubGroup*`, device-side enqueue) are rejected one by one.
             | Capability::SubgroupDispatch
@@ -944,6 +947,7 @@ mod query_tests {
                 "SPV_KHR_subgroup_rotate",
             ),
             (Capability::BitInstructions, "SPV_KHR_bit_instructions"),
+            (Capability::ShaderClockKHR, "SPV_KHR_shader_clock"),
             (Capability::ExpectAssumeKHR, "SPV_KHR_expect_assume"),
             (
                 Capability::GroupUniformArithmeticKHR,

@@ -1,13 +1,13 @@
 //! Core SPIR-V instructions beyond the common ones: by-value struct arguments written by
 //! the kernel, explicit generic-pointer casts (`to_global`/`to_local`/`to_private`),
 //! specialization constants with `OpSpecConstantOp`, `OpIAddCarry` and friends, linkage,
-//! and the header's version word.
+//! the header's version word, and `OpReadClockKHR`.
 
 #[path = "common/harness.rs"]
 mod harness;
 
 use ferrite_compiler::Module;
-use harness::{kernel, run1, run1_local, spvasm, Args, TestModule};
+use harness::{kernel, run1, run1_local, spvasm, Args, Kernel, TestModule};
 use std::collections::HashMap;
 
 #[test]
@@ -166,4 +166,75 @@ fn version_word_is_checked() {
         spv[4..8].copy_from_slice(&(0x0001_0000 | minor << 8).to_le_bytes());
         assert!(Module::from_spirv(&spv).is_ok(), "SPIR-V 1.{minor}");
     }
+}
+
+/// `OpReadClockKHR` at the three scopes of `cl_khr_kernel_clock` (device, work-group as
+/// clang-22 writes it, sub-group), 64-bit and as `uint2`: one monotonic clock, so each
+/// work-item's three reads never go back, and later work-items never read earlier times
+/// (the group's work-items run in order on one thread). Run alone: no two runs read the
+/// same times.
+#[test]
+fn read_clock_at_every_scope() {
+    let Some(spv) = spvasm(
+        r#"
+        OpCapability Addresses
+        OpCapability Kernel
+        OpCapability Int64
+        OpCapability ShaderClockKHR
+        OpExtension "SPV_KHR_shader_clock"
+        OpMemoryModel Physical64 OpenCL
+        OpEntryPoint Kernel %clocks "clocks" %gid
+        OpDecorate %gid BuiltIn GlobalInvocationId
+        OpDecorate %gid Constant
+        %void = OpTypeVoid
+        %ulong = OpTypeInt 64 0
+        %uint = OpTypeInt 32 0
+        %uint2 = OpTypeVector %uint 2
+        %ulong3 = OpTypeVector %ulong 3
+        %ptr_out = OpTypePointer CrossWorkgroup %ulong
+        %ptr_in = OpTypePointer Input %ulong3
+        %fty = OpTypeFunction %void %ptr_out
+        %device = OpConstant %uint 1
+        %work_group = OpConstant %uint 2
+        %sub_group = OpConstant %uint 3
+        %ulong_1 = OpConstant %ulong 1
+        %ulong_2 = OpConstant %ulong 2
+        %ulong_3 = OpConstant %ulong 3
+        %gid = OpVariable %ptr_in Input
+        %clocks = OpFunction %void None %fty
+        %out = OpFunctionParameter %ptr_out
+        %entry = OpLabel
+        %ids = OpLoad %ulong3 %gid
+        %i = OpCompositeExtract %ulong %ids 0
+        %a = OpReadClockKHR %ulong %device
+        %h = OpReadClockKHR %uint2 %work_group
+        %b = OpReadClockKHR %ulong %sub_group
+        %hl = OpBitcast %ulong %h
+        %i3 = OpIMul %ulong %i %ulong_3
+        %p0 = OpInBoundsPtrAccessChain %ptr_out %out %i3
+        OpStore %p0 %a Aligned 8
+        %j1 = OpIAdd %ulong %i3 %ulong_1
+        %p1 = OpInBoundsPtrAccessChain %ptr_out %out %j1
+        OpStore %p1 %hl Aligned 8
+        %j2 = OpIAdd %ulong %i3 %ulong_2
+        %p2 = OpInBoundsPtrAccessChain %ptr_out %out %j2
+        OpStore %p2 %b Aligned 8
+        OpReturn
+        OpFunctionEnd
+"#,
+    ) else {
+        return;
+    };
+    let m = Module::from_spirv(&spv).expect("from_spirv");
+    let k = Kernel::alone(m.compile_kernel("clocks").expect("compile"), "clock reads");
+    let n = 8usize;
+    let mut out = vec![0u64; 3 * n];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut out);
+    run1(&k, &args, n as u64, n as u64);
+    assert!(
+        out.windows(2).all(|w| w[0] <= w[1]),
+        "the clock went back: {out:?}"
+    );
+    assert!(out[3 * n - 1] > 0, "the clock did not move: {out:?}");
 }

@@ -160,6 +160,8 @@ enum Builtin {
     ToSpace(StorageClass),
     /// `get_fence(p)`: `OpGenericPtrMemSemantics` shifted down to `CLK_*_MEM_FENCE`.
     GetFence,
+    /// `clock_read_<scope>` / `clock_read_hilo_<scope>` (`cl_khr_kernel_clock`): the scope.
+    Clock(u32),
 }
 
 fn builtin(linkage_name: &str) -> Option<Builtin> {
@@ -171,6 +173,20 @@ fn builtin(linkage_name: &str) -> Option<Builtin> {
         "__to_local" => return Some(Builtin::ToSpace(StorageClass::Workgroup)),
         "__to_private" => return Some(Builtin::ToSpace(StorageClass::Function)),
         _ => {}
+    }
+    // `cl_khr_kernel_clock`, which llvm-spirv (before 17) does not know: Ferrite's prelude
+    // declares the functions (`runtime/src/program/kernel_clock.cl`), mangled or not.
+    let plain = demangle(linkage_name).map_or(linkage_name, |(ident, _)| ident);
+    if let Some(scope) = plain
+        .strip_prefix("clock_read_hilo_")
+        .or(plain.strip_prefix("clock_read_"))
+    {
+        return match scope {
+            "device" => Some(Builtin::Clock(DEVICE)),
+            "work_group" => Some(Builtin::Clock(WORKGROUP)),
+            "sub_group" => Some(Builtin::Clock(SUBGROUP)),
+            _ => None,
+        };
     }
     let (ident, params) = demangle(linkage_name)?;
     if let Some((op, swap)) = integer_dot(ident, params) {
@@ -564,6 +580,12 @@ impl Program {
                 id,
                 vec![args.first()?.clone(), Operand::StorageClass(class)],
             ),
+            Builtin::Clock(scope) => Inst::new(
+                Op::ReadClockKHR,
+                ty,
+                id,
+                vec![Operand::IdScope(fresh.constant(self, scope))],
+            ),
             Builtin::GetFence => {
                 let sem = fresh.id();
                 let eight = fresh.constant(self, 8);
@@ -704,6 +726,12 @@ mod tests {
         );
         assert_eq!(builtin("_Z3dotDv4_fS_"), None);
         assert_eq!(builtin("_Z16sub_group_rotateii"), Some(Builtin::Rotate));
+        assert_eq!(builtin("clock_read_device"), Some(Builtin::Clock(1)));
+        assert_eq!(
+            builtin("_Z25clock_read_hilo_sub_groupv"),
+            Some(Builtin::Clock(3))
+        );
+        assert_eq!(builtin("clock_read_elsewhere"), None);
     }
 
     #[test]

@@ -375,6 +375,12 @@ pub unsafe extern "C" fn get_device_info(
             CL_DEVICE_SPIRV_CAPABILITIES_KHR => info(&ferrite_compiler::supported_capabilities()),
             // cl_khr_device_uuid: the identity Level-Zero reports too.
             CL_DEVICE_UUID_KHR => info(&rt::DEVICE_UUID),
+            // cl_khr_kernel_clock: one monotonic clock, readable at every scope.
+            CL_DEVICE_KERNEL_CLOCK_CAPABILITIES_KHR => info(
+                &(CL_DEVICE_KERNEL_CLOCK_SCOPE_DEVICE_KHR
+                    | CL_DEVICE_KERNEL_CLOCK_SCOPE_WORK_GROUP_KHR
+                    | CL_DEVICE_KERNEL_CLOCK_SCOPE_SUB_GROUP_KHR),
+            ),
             CL_DRIVER_UUID_KHR => info(&rt::DRIVER_UUID),
             // A LUID is a Windows adapter id; there is none, and so no node mask.
             CL_DEVICE_LUID_VALID_KHR => info(&cl_bool(false)),

@@ -85,6 +85,10 @@ pub const OPENCL_C_EXTENSIONS: &[&str] = &[
     "cl_khr_subgroup_non_uniform_vote",
     "cl_khr_subgroup_non_uniform_arithmetic",
     "cl_khr_subgroup_rotate",
+    // clock_read_{device,work_group,sub_group} and their _hilo forms: one monotonic clock
+    // in nanoseconds for every scope (compiler `codegen/clock.rs`), declared by
+    // `kernel_clock.cl` where the compiler does not know the extension.
+    "cl_khr_kernel_clock",
 ];
 
 /// The feature macros of OpenCL C extensions ([`OPENCL_C_EXTENSIONS`]) the device
@@ -106,6 +110,9 @@ pub const OPENCL_C_EXTENSION_FEATURES: &[&str] = &[
     "__opencl_c_ext_fp64_local_atomic_add",
     "__opencl_c_ext_fp64_global_atomic_min_max",
     "__opencl_c_ext_fp64_local_atomic_min_max",
+    "__opencl_c_kernel_clock_scope_device",
+    "__opencl_c_kernel_clock_scope_work_group",
+    "__opencl_c_kernel_clock_scope_sub_group",
 ];
 
 /// Whether a macro names something the device claims (an extension, a feature, or an
@@ -201,12 +208,18 @@ pub const HEADER_DEFINED_MACROS: &[&str] = &[
 /// compiler turns the calls into the SPIR-V instruction). The file says more.
 const CLANG_14_PRELUDE: &str = include_str!("clang14_prelude.cl");
 
+/// `cl_khr_kernel_clock` where the compiler does not know it (the file says more).
+const KERNEL_CLOCK_PRELUDE: &str = include_str!("kernel_clock.cl");
+
 /// The text fed to clang before the source: `#undef` of every header-defined macro the
 /// device does not claim, then `#line 1` so diagnostics count the source's own lines.
 fn source_prelude(toolchain: &Toolchain) -> String {
     let mut prelude = String::new();
     if toolchain.major != 0 && toolchain.major < 15 {
         prelude.push_str(CLANG_14_PRELUDE);
+    }
+    if claimed("cl_khr_kernel_clock") {
+        prelude.push_str(KERNEL_CLOCK_PRELUDE);
     }
     for m in HEADER_DEFINED_MACROS {
         if !claimed(m) {

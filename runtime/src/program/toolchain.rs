@@ -124,6 +124,12 @@ impl Toolchain {
         if self.major == 0 || self.major >= 15 {
             exts.push("SPV_KHR_subgroup_rotate");
         }
+        if self.kind == Kind::Native {
+            // cl_khr_kernel_clock's OpReadClockKHR (clang-22 refuses the built-ins
+            // without it; the translators before llvm-spirv-17 do not know it and leave
+            // the calls, which the compiler rewrites).
+            exts.push("SPV_KHR_shader_clock");
+        }
         exts
     }
 }
