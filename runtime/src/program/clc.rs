@@ -220,7 +220,8 @@ const KERNEL_CLOCK_PRELUDE: &str = include_str!("kernel_clock.cl");
 /// `convert_int_sat((short)-1)` 65535. The SPIR-V no longer says what the source was, so
 /// the compiler cannot mend it; the source can. Each `convert_<integer>[n][_sat][_<rounding>]`
 /// becomes a macro that, for a source of the destination's signedness, widens it to 64 bits
-/// with C casts (lane by lane for vectors), clamps where it saturates, and narrows with
+/// with C casts (lane by lane for vectors, through a temporary so that the argument is
+/// evaluated once), clamps where it saturates, and narrows with
 /// the built-in (a truncation, right either way); any other source goes to the built-in
 /// itself (a macro is not expanded inside itself). Macros only, no functions: the 480
 /// (300 KB) cost no measurable compile time (clang-22 on a one-line kernel: 0.03 s with and
@@ -248,14 +249,20 @@ fn make_integer_conversions_prelude() -> String {
     for (n, count) in [("", 1), ("2", 2), ("3", 3), ("4", 4), ("8", 8), ("16", 16)] {
         for (d, limit, signed) in INTS {
             let w = if signed { "long" } else { "ulong" };
+            // The argument is evaluated once: a vector goes through a temporary of its own
+            // type (`(x) - (x)` drops an address space `__typeof__` would keep, and is not
+            // evaluated there).
             let widened = if count == 1 {
                 format!("(({w})(x))")
             } else {
                 let lanes: Vec<String> = LANES[..count]
                     .iter()
-                    .map(|l| format!("({w})((x).s{l})"))
+                    .map(|l| format!("({w})(__ferrite_x.s{l})"))
                     .collect();
-                format!("(({w}{n})({}))", lanes.join(", "))
+                format!(
+                    "({{ __typeof__((x) - (x)) __ferrite_x = (x); ({w}{n})({}); }})",
+                    lanes.join(", ")
+                )
             };
             let clamped = if signed {
                 format!("clamp({widened}, ({w}{n})({limit}_MIN), ({w}{n})({limit}_MAX))")
