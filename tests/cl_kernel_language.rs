@@ -574,13 +574,22 @@ fn integer_saturating_conversions() {
     }
     // The argument of a conversion is evaluated once (the driver's macros for clang-22
     // must not repeat a vector argument's side effect).
+    // Sizes 3 and 16, nested conversions, and user names the driver's macros must not use.
+    body.push_str(
+        "int min = 1, clamp = 2;\n\
+         uchar16 u16 = convert_uchar16_sat(convert_int16(convert_short16((long16)(v))));\n\
+         short3 s3 = convert_short3_sat((int3)((int)v, min, clamp));\n\
+         more[2 * i] = u16.sF;\n\
+         more[2 * i + 1] = s3.x + s3.y + s3.z - 3;\n",
+    );
     body.push_str(
         "short j = 0;\n\
          int4 once = convert_int4((short4)(1, 2, 3, 4) + (short4)(j++));\n\
          if (i == 0) side[0] = j * 100 + once.w;\n",
     );
     let src = format!(
-        "kernel void k(global const long *x, global long *out, global int *side) {{\n\
+        "kernel void k(global const long *x, global long *out, global int *side,\n\
+         global long *more) {{\n\
          size_t i = get_global_id(0), n = get_global_size(0);\n\
          long v = x[i];\n{body}}}\n"
     );
@@ -589,8 +598,9 @@ fn integer_saturating_conversions() {
     let xb = env.buffer_from(&x);
     let out = env.buffer_from(&vec![0i64; want.len() * n]);
     let side = env.buffer_from(&[0i32]);
+    let more = env.buffer_from(&vec![0i64; 2 * n]);
     let k = env.build(&src, "").kernel("k");
-    k.buf(0, &xb).buf(1, &out).buf(2, &side);
+    k.buf(0, &xb).buf(1, &out).buf(2, &side).buf(3, &more);
     run_1d(&env.queue, &k, n, None);
     let got = out.read::<i64>(&env.queue, want.len() * n);
     let mut k = 0;

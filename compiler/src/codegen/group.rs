@@ -39,10 +39,18 @@ impl FnTx<'_, '_, '_> {
         }
         let dst_id = op_id(inst, 1)?;
         let src_id = op_id(inst, 2)?;
-        let (dst_class, mut elem) = self.p.pointer_type(self.type_of(dst_id)?)?;
+        let (dst_class, dst_elem) = self.p.pointer_type(self.type_of(dst_id)?)?;
+        let (_, src_elem) = self.p.pointer_type(self.type_of(src_id)?)?;
         // OpenCL C copies scalars and vectors only; clang's own SPIR-V target (clang-22)
         // passes a `local int t[16]` as a pointer to the whole array, which would copy
-        // 64-byte elements: the element is the array's innermost one.
+        // 64-byte elements. The element is then the other side's, or where both are
+        // arrays, the innermost one (a cast such as `(local int4 *)t` is gone by then).
+        let is_array = |t| matches!(self.p.ty(t), Ok(Type::Array { .. }));
+        let mut elem = if is_array(dst_elem) && !is_array(src_elem) {
+            src_elem
+        } else {
+            dst_elem
+        };
         while let Type::Array { elem: e, .. } = self.p.ty(elem)? {
             elem = *e;
         }

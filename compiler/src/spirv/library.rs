@@ -36,8 +36,8 @@ fn demangle(linkage_name: &str) -> Option<(&str, &str)> {
     let rest = linkage_name.strip_prefix("_Z")?;
     let digits = rest.chars().take_while(char::is_ascii_digit).count();
     let len: usize = rest[..digits].parse().ok()?;
-    let ident = rest.get(digits..digits + len)?;
-    Some((ident, &rest[digits + len..]))
+    let end = digits.checked_add(len)?;
+    Some((rest.get(digits..end)?, rest.get(end..)?))
 }
 
 /// The instruction a packed dot-product function stands for: `(opcode, swap the two
@@ -116,8 +116,11 @@ fn integer_dot(ident: &str, params: &str) -> Option<(Op, bool)> {
         "dot_acc_sat" => true,
         _ => return None,
     };
-    // Only vectors: `dot` of floats is `OpDot`, which compilers emit themselves.
-    if !params.starts_with("Dv") {
+    // Only vectors of 8- or 16-bit integers (the extension's inputs): `dot` of floats is
+    // `OpDot`, which compilers emit themselves, and a user's own `dot(int4, int4)` stays
+    // an import.
+    let elem = params.get(params.find('_')? + 1..)?;
+    if !params.starts_with("Dv") || !matches!(elem.chars().next(), Some('c' | 'h' | 's' | 't')) {
         return None;
     }
     let (plain, sat, swap) = match two_scalars(params)? {
@@ -320,7 +323,9 @@ struct Fresh {
 
 impl Fresh {
     fn id(&mut self) -> Word {
-        self.next += 1;
+        // Ids past the 32-bit range wrap to collide; `regions::Ids` reports an id bound
+        // that overflows, so saturating here ends in that error, not in aliasing.
+        self.next = self.next.saturating_add(1);
         self.next - 1
     }
 
@@ -725,6 +730,8 @@ mod tests {
             Some(Builtin::VectorDot(Op::SDot, false))
         );
         assert_eq!(builtin("_Z3dotDv4_fS_"), None);
+        assert_eq!(builtin("_Z3dotDv4_iS_"), None);
+        assert_eq!(builtin("_Z18446744073709551615x"), None);
         assert_eq!(builtin("_Z16sub_group_rotateii"), Some(Builtin::Rotate));
         assert_eq!(builtin("clock_read_device"), Some(Builtin::Clock(1)));
         assert_eq!(

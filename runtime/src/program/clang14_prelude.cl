@@ -26,8 +26,9 @@ __FERRITE_ROTATE(uint)
 __FERRITE_ROTATE(long)
 __FERRITE_ROTATE(ulong)
 __FERRITE_ROTATE(float)
-#ifdef cl_khr_fp64
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+// double needs no pragma from OpenCL C 1.2; before, a program enables it itself, and
+// these declarations are left out rather than enable it behind its back.
+#if defined(cl_khr_fp64) && __OPENCL_C_VERSION__ >= 120
 __FERRITE_ROTATE(double)
 #endif
 #ifdef cl_khr_fp16
@@ -44,7 +45,8 @@ __FERRITE_ROTATE(half)
 // the same instruction). `dot_acc_sat` keeps its types, and with a zero accumulator it is
 // `dot` (four products of 8-bit values cannot saturate 32 bits), so `dot` goes through it;
 // the floating-point `dot` is passed on unchanged.
-#ifdef cl_khr_integer_dot_product
+// From OpenCL C 1.2 only, where `double` needs no pragma (its `dot` must stay declared).
+#if defined(cl_khr_integer_dot_product) && __OPENCL_C_VERSION__ >= 120
 #define __FERRITE_DOT(R, A, B)                                                             \
     static inline R __attribute__((overloadable)) __ferrite_dot(A a, B b) {                \
         return dot_acc_sat(a, b, (R)0);                                                    \

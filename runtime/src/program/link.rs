@@ -286,6 +286,28 @@ fn match_import_types(modules: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
             {
                 continue;
             }
+            // Only pointer parameters may differ (they get casts at the calls); a return
+            // type or a pointer inside a struct would need more, so spirv-link judges.
+            let (Some(our_fn), Some(their_fn)) = (l.types.get(&ours), theirs.types.get(&ety))
+            else {
+                continue;
+            };
+            let strict = |a: &Linkage, x: u32, b: &Linkage, y: u32| {
+                type_key(&a.types, x, false, 0) == type_key(&b.types, y, false, 0)
+            };
+            let pointer = |t: &Linkage, x: u32| {
+                t.types
+                    .get(&x)
+                    .is_some_and(|i| i[0] & 0xffff == OP_TYPE_POINTER)
+            };
+            let only_pointers = our_fn.len() == their_fn.len()
+                && strict(l, our_fn[2], theirs, their_fn[2])
+                && our_fn[3..].iter().zip(&their_fn[3..]).all(|(&a, &b)| {
+                    strict(l, a, theirs, b) || (pointer(l, a) && pointer(theirs, b))
+                });
+            if !only_pointers {
+                continue;
+            }
             // Make (or find) the export's types here, components first.
             fn make(
                 theirs: &std::collections::HashMap<u32, Vec<u32>>,
@@ -554,6 +576,35 @@ mod tests {
         let unchanged = module(&[&linkage_f(5, LINKAGE_IMPORT)[..], &[VOID, 1]].concat());
         let r = match_import_types(vec![unchanged.clone(), c]);
         assert_eq!(r[0], unchanged);
+    }
+
+    #[test]
+    fn an_import_returning_another_pointer_type_is_left_for_spirv_link() {
+        const VOID: u32 = 2 << 16 | OP_TYPE_VOID;
+        const END: u32 = 1 << 16 | 56;
+        // `uchar *f(uchar *)` imported, `float *f(float *)` exported: the calls' results
+        // would keep the old type, so nothing is changed.
+        let decl = |elem: &[u32], linkage: u32, body: bool| {
+            let mut m = [
+                &linkage_f(5, linkage)[..],
+                &[VOID, 1],
+                elem,
+                &[4 << 16 | OP_TYPE_POINTER, 3, 5, 2],
+                &[4 << 16 | OP_TYPE_FUNCTION, 4, 3, 3],
+                &[5 << 16 | OP_FUNCTION, 3, 5, 0, 4],
+                &[3 << 16 | OP_FUNCTION_PARAMETER, 3, 6],
+            ]
+            .concat();
+            if body {
+                m.extend([2 << 16 | OP_LABEL, 7, 2 << 16 | 254, 6]);
+            }
+            m.push(END);
+            module(&m)
+        };
+        let a = decl(&[4 << 16 | OP_TYPE_INT, 2, 8, 0], LINKAGE_IMPORT, false);
+        let b = decl(&[3 << 16 | OP_TYPE_FLOAT, 2, 32], LINKAGE_EXPORT, true);
+        let out = match_import_types(vec![a.clone(), b.clone()]);
+        assert_eq!(out, [a, b]);
     }
 
     #[test]

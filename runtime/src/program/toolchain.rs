@@ -124,10 +124,12 @@ impl Toolchain {
         if self.major == 0 || self.major >= 15 {
             exts.push("SPV_KHR_subgroup_rotate");
         }
-        if self.kind == Kind::Native {
-            // cl_khr_kernel_clock's OpReadClockKHR (clang-22 refuses the built-ins
-            // without it; the translators before llvm-spirv-17 do not know it and leave
-            // the calls, which the compiler rewrites).
+        if self.kind == Kind::Native || self.major >= 19 {
+            // cl_khr_kernel_clock's OpReadClockKHR: clang-22's target refuses the built-ins
+            // without it, and so does llvm-spirv from 19 (SPIRV-LLVM-Translator learnt them
+            // in 2024; not measured here, no llvm-spirv-19 in Debian 12). Older
+            // translators do not know the name and leave the calls, which the compiler
+            // rewrites (measured with 14 and 15).
             exts.push("SPV_KHR_shader_clock");
         }
         exts
