@@ -619,3 +619,34 @@ fn integer_saturating_conversions() {
         "the argument evaluated once"
     );
 }
+
+/// A decimal literal above `LONG_MAX` (reikna's counter-based random numbers add
+/// 11400714819323198485 to a ulong key): clang types it `__int128`, which the driver's opt
+/// pipeline must narrow away (llvm-spirv would write `OpTypeInt 128`, which the compiler
+/// refuses) and the sum must wrap as a ulong's.
+#[test]
+fn decimal_literal_above_long_max() {
+    let env = Env::new();
+    let src = r#"
+kernel void k(global ulong *key) {
+    size_t i = get_global_id(0);
+    ulong k0 = key[i];
+    k0 += 11400714819323198485;
+    key[i] = k0 * 13503953896175478587;
+}
+"#;
+    let keys: Vec<u64> = vec![0, 1, u64::MAX, 1 << 63, 0x0123_4567_89ab_cdef];
+    let b = env.buffer_from(&keys);
+    let k = env.build(src, "").kernel("k");
+    k.buf(0, &b);
+    run_1d(&env.queue, &k, keys.len(), None);
+    let got = b.read::<u64>(&env.queue, keys.len());
+    let want: Vec<u64> = keys
+        .iter()
+        .map(|&v| {
+            v.wrapping_add(11_400_714_819_323_198_485)
+                .wrapping_mul(13_503_953_896_175_478_587)
+        })
+        .collect();
+    assert_eq!(got, want);
+}

@@ -23,7 +23,11 @@
 //! llvm-spirv's `SPIRVSwitch::validate`, and emits `freeze`, which it rejects). So clang runs
 //! with its passes disabled and `opt-15` (`FERRITE_OPT`) runs [`OPT_PIPELINE`]: promotion of
 //! locals to registers, inlining, CSE/GVN, LICM, constant propagation, CFG clean-up and
-//! full unrolling of loops with a small constant trip count, without `instcombine`. Loops
+//! full unrolling of loops with a small constant trip count, without `instcombine`, and
+//! last `aggressive-instcombine`, whose narrowing of `trunc(add(zext x, C))` chains takes
+//! away the `__int128` clang gives a decimal literal above `LONG_MAX` (`key += 11400714…`
+//! in reikna's random-number kernels; llvm-spirv writes it as `OpTypeInt 128`, which the
+//! compiler does not take). Loops
 //! are not rotated first (`loop-rotate`, which would let more of them unroll): measured
 //! with the benchmarks, rotation made n-body 1.5x and naive matmul 1.2x faster but
 //! mandelbrot 1.4x and the 5x5 convolution 1.4x slower, and unrolling tiled sgemm's
@@ -156,7 +160,8 @@ pub const OPENCL_C_FEATURES: &[&str] = &[
 /// it is not `-O2`).
 pub const OPT_PIPELINE: &str = "function(sroa,early-cse,simplifycfg),cgscc(inline),\
      function(sroa,early-cse,gvn,loop-mssa(licm),sccp,adce,simplifycfg),\
-     function(loop-simplify,lcssa,loop-unroll-full,sccp,early-cse,simplifycfg)";
+     function(loop-simplify,lcssa,loop-unroll-full,sccp,early-cse,simplifycfg),\
+     function(aggressive-instcombine)";
 
 /// Extension and feature macros clang-15's `opencl-c-base.h` defines unconditionally for
 /// SPIR targets (OpenCL C 2.0 and later), whatever `-cl-ext` says.
