@@ -415,7 +415,18 @@ impl Program {
         };
         let mut fids: Vec<Word> = self.functions.keys().copied().collect();
         fids.sort_unstable();
+        let calls_library = |i: &Inst| {
+            i.class.opcode == Op::FunctionCall
+                && matches!(i.operands.first(), Some(Operand::IdRef(c)) if library.contains_key(c))
+        };
         for fid in fids {
+            let calls = self
+                .functions
+                .get(&fid)
+                .is_some_and(|f| f.blocks.iter().flat_map(|b| &b.insts).any(calls_library));
+            if !calls {
+                continue;
+            }
             let Some(mut f) = self.functions.remove(&fid) else {
                 continue;
             };
@@ -431,16 +442,12 @@ impl Program {
             for b in &mut f.blocks {
                 let mut out = Vec::with_capacity(b.insts.len());
                 for inst in std::mem::take(&mut b.insts) {
-                    let callee = match (inst.class.opcode, inst.operands.first()) {
-                        (Op::FunctionCall, Some(Operand::IdRef(callee))) => *callee,
+                    let builtin = match inst.operands.first() {
+                        Some(Operand::IdRef(c)) if calls_library(&inst) => library[c],
                         _ => {
                             out.push(inst);
                             continue;
                         }
-                    };
-                    let Some(&builtin) = library.get(&callee) else {
-                        out.push(inst);
-                        continue;
                     };
                     let args: Vec<Operand> = inst.operands[1..].to_vec();
                     match self.rewrite(builtin, &inst, args, &local, &mut fresh) {

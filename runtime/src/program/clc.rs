@@ -655,7 +655,7 @@ fn cache_dir() -> Option<PathBuf> {
     Some(base.join("ferrite"))
 }
 
-fn cache_key(source: &str, args: &[String], toolchain: &Toolchain) -> String {
+fn cache_key(prelude: &str, source: &str, args: &[String], toolchain: &Toolchain) -> String {
     // Two differently seeded 64-bit hashes: a collision would need both to collide.
     let mut parts = [0u64; 2];
     for (seed, part) in parts.iter_mut().enumerate() {
@@ -663,7 +663,7 @@ fn cache_key(source: &str, args: &[String], toolchain: &Toolchain) -> String {
         seed.hash(&mut h);
         env!("CARGO_PKG_VERSION").hash(&mut h);
         // The prelude follows the device's claims, which change between versions.
-        source_prelude(toolchain).hash(&mut h);
+        prelude.hash(&mut h);
         source.hash(&mut h);
         args.hash(&mut h);
         toolchain.hash(&mut h);
@@ -712,6 +712,8 @@ pub fn compile_with(
         Kind::Translator { .. } => &bitcode,
     };
     let clang_args = opts.clang_command_args(&toolchain, clang_output, include_dir.as_deref());
+    // Made once per build: for clang's own target it holds 300 KB of conversion macros.
+    let prelude = source_prelude(&toolchain);
 
     let cache = (!opts.has_include_dirs && headers.is_empty())
         .then(cache_dir)
@@ -719,7 +721,12 @@ pub fn compile_with(
         .map(|dir| {
             dir.join(format!(
                 "{}.spv",
-                cache_key(source, &clang_args[..clang_args.len() - 2], &toolchain)
+                cache_key(
+                    &prelude,
+                    source,
+                    &clang_args[..clang_args.len() - 2],
+                    &toolchain
+                )
             ))
         });
     if let Some(path) = &cache {
@@ -731,7 +738,7 @@ pub fn compile_with(
         }
     }
 
-    let input = source_prelude(&toolchain) + source;
+    let input = prelude + source;
     let (mut ok, mut log) = run_tool(&toolchain.clang, &clang_args, input.as_bytes(), &scratch.0)?;
     if ok {
         if let Kind::Translator { llvm_spirv, opt } = &toolchain.kind {

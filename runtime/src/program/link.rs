@@ -321,24 +321,23 @@ fn match_import_types(modules: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
                     return Some(t);
                 }
                 let mut inst = theirs.get(&id)?.clone();
-                let operands: &[usize] = match inst[0] & 0xffff {
-                    OP_TYPE_VECTOR => &[2],
-                    OP_TYPE_POINTER => &[3],
-                    OP_TYPE_STRUCT | OP_TYPE_FUNCTION => &[],
-                    _ => &[],
+                // The operands that are type ids: a vector's component, a pointer's
+                // pointee, a struct's members, a function's return and parameters.
+                let types = match inst[0] & 0xffff {
+                    OP_TYPE_VECTOR => 2..3,
+                    OP_TYPE_POINTER => 3..4,
+                    OP_TYPE_STRUCT | OP_TYPE_FUNCTION => 2..inst.len(),
+                    _ => 0..0,
                 };
-                let all: Vec<usize> = match inst[0] & 0xffff {
-                    OP_TYPE_STRUCT | OP_TYPE_FUNCTION => (2..inst.len()).collect(),
-                    _ => operands.to_vec(),
-                };
-                for k in all {
+                for k in types {
                     inst[k] = make(theirs, inst[k], have, new_types, bound)?;
                 }
-                inst[1] = *bound;
+                let made = *bound;
+                inst[1] = made;
                 *bound += 1;
-                have.insert(key, inst[1]);
+                have.insert(key, made);
                 new_types.push(inst);
-                Some(have[&type_key(theirs, id, false, 0)?])
+                Some(made)
             }
             let Some(fn_ty) = make(&theirs.types, ety, &mut have, &mut new_types, &mut bound)
             else {
