@@ -217,6 +217,21 @@ mod tests {
     }
 
     #[test]
+    fn tight_pitches_overlap_where_the_ctss_width_pitches_would_not() {
+        // CTS `test_basic bufferreadwriterect`, one failing run: buffer 3 is 587×580×895
+        // bytes; copy origin (13,372,310) to (208,361,81), region 66×45×243, pitches 0.
+        // The test judged overlap with 587-byte rows (disjoint columns) and expected
+        // success; with the pitches it passed (tight: 66 and 66×45) the rectangles share
+        // bytes, so `CL_MEM_COPY_OVERLAP` is the specification's answer (OpenCL-CTS#2765).
+        let src = Rect::new([13, 372, 310], [66, 45, 243], 0, 0).unwrap();
+        let dst = Rect::new([208, 361, 81], [66, 45, 243], 0, 0).unwrap();
+        assert!(overlap(&src, 0, &dst, 0));
+        let src = Rect::new([13, 372, 310], [66, 45, 243], 587, 587 * 580).unwrap();
+        let dst = Rect::new([208, 361, 81], [66, 45, 243], 587, 587 * 580).unwrap();
+        assert!(!overlap(&src, 0, &dst, 0));
+    }
+
+    #[test]
     fn copies_rows() {
         let src: Vec<u8> = (0..64).collect();
         let mut dst = vec![0u8; 64];
