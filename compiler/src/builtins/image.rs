@@ -220,15 +220,17 @@ pub unsafe fn sample(d: &ImageDescriptor, s: u64, coord: [f32; 3]) -> Color {
         // SAFETY: every index was clamped into the image (or the border returned).
         return unsafe { texel(d, f, idx) };
     }
-    let axes: Vec<_> = (0..spatial)
-        .map(|k| linear(coord[k], d.size[k], normalized, addressing))
-        .collect();
+    // On the stack: this runs once per tap of every sampled read.
+    let mut axes = [(None, None, 0.0f32); 3];
+    for (k, axis) in axes.iter_mut().enumerate().take(spatial) {
+        *axis = linear(coord[k], d.size[k], normalized, addressing);
+    }
     let mut sum = [0.0f32; 4];
     for corner in 0..(1usize << spatial) {
         let mut w = 1.0f32;
         let mut at = idx;
         let mut outside = false;
-        for (k, (i0, i1, a)) in axes.iter().enumerate() {
+        for (k, (i0, i1, a)) in axes[..spatial].iter().enumerate() {
             let (i, wk) = if corner >> k & 1 == 0 {
                 (i0, 1.0 - a)
             } else {

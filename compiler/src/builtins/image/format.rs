@@ -531,6 +531,24 @@ fn packed_fields(t: ChannelType) -> [(u32, u32); 3] {
 /// Write `color` as one pixel of `format` into `out` (`element_size` bytes).
 pub fn encode(format: ImageFormat, color: Color, out: &mut [u8]) {
     let t = format.channel_type;
+    // The commonest formats first, with the general path's arithmetic.
+    if let (O::Rgba, Color::Float(f)) = (format.order, color) {
+        match t {
+            T::UnormInt8 => {
+                for (o, c) in out.iter_mut().zip(f) {
+                    *o = sat_rte(c * 255.0, 0.0, 255.0) as u8;
+                }
+                return;
+            }
+            T::Float => {
+                for (o, c) in out.chunks_exact_mut(4).zip(f) {
+                    o.copy_from_slice(&c.to_ne_bytes());
+                }
+                return;
+            }
+            _ => {}
+        }
+    }
     let mut f = color.floats();
     let ints = color.ints();
     if format.order.is_srgb() {
@@ -558,6 +576,21 @@ pub fn encode(format: ImageFormat, color: Color, out: &mut [u8]) {
 /// Read one pixel of `format` from `b` as the colour a kernel's `read_image{f,i,ui}` gets.
 pub fn decode(format: ImageFormat, b: &[u8]) -> Color {
     let t = format.channel_type;
+    // The commonest formats first, with the general path's arithmetic: a linear sample
+    // decodes four pixels per tap.
+    match (format.order, t) {
+        (O::Rgba, T::UnormInt8) => {
+            return Color::Float([b[0], b[1], b[2], b[3]].map(|x| f32::from(x) / 255.0))
+        }
+        (O::Rgba, T::Float) => {
+            let mut f = [0.0f32; 4];
+            for (c, w) in f.iter_mut().zip(b.chunks_exact(4)) {
+                *c = f32::from_bits(u32::from_ne_bytes([w[0], w[1], w[2], w[3]]));
+            }
+            return Color::Float(f);
+        }
+        _ => {}
+    }
     let class = t.class();
     if t.is_packed() {
         let mut w = [0u8; 4];
@@ -680,6 +713,32 @@ mod tests {
         let u16f = fmt(O::R, T::UnormInt16);
         let (b, _) = roundtrip(u16f, Color::Float([0.5, 0.0, 0.0, 0.0]));
         assert_eq!(u16::from_ne_bytes([b[0], b[1]]), 32768);
+    }
+
+    #[test]
+    fn rgba_fast_paths_agree_with_the_general_path() {
+        // BGRA takes the general path; the same colour must give the same bytes, swizzled.
+        let swap = |b: &[u8], size: usize| -> Vec<u8> {
+            let mut v = b.to_vec();
+            for k in 0..size {
+                v.swap(k, 2 * size + k);
+            }
+            v
+        };
+        for t in [T::UnormInt8, T::Float] {
+            let size = t.size();
+            let (rgba, bgra) = (fmt(O::Rgba, t), fmt(O::Bgra, t));
+            for i in 0..=1030u32 {
+                let x = i as f32 / 1024.0 - 0.003;
+                let c = Color::Float([x, 1.0 - x, f32::NAN, x * 255.5 / 255.0]);
+                let (mut a, mut b) = (vec![0u8; 4 * size], vec![0u8; 4 * size]);
+                encode(rgba, c, &mut a);
+                encode(bgra, c, &mut b);
+                assert_eq!(a, swap(&b, size), "{t:?} encode of {c:?}");
+                let (da, db) = (decode(rgba, &a), decode(bgra, &b));
+                assert_eq!(format!("{da:?}"), format!("{db:?}"), "{t:?} decode");
+            }
+        }
     }
 
     #[test]
