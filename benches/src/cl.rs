@@ -193,6 +193,95 @@ impl Device {
         Ok(program)
     }
 
+    /// Whether the device offers images (`CL_DEVICE_IMAGE_SUPPORT`).
+    pub fn has_images(&self) -> bool {
+        device_bytes(self.device, CL_DEVICE_IMAGE_SUPPORT)
+            .get(..4)
+            .is_some_and(|b| b.iter().any(|&x| x != 0))
+    }
+
+    /// A `width` × `height` 2D image of `format`, filled from `init` (tightly packed rows)
+    /// when given.
+    pub fn image2d(
+        &self,
+        format: cl_image_format,
+        width: usize,
+        height: usize,
+        init: Option<&[u8]>,
+    ) -> Result<Buffer> {
+        // SAFETY: an all-zero descriptor is a valid start (no pitches, no buffer).
+        let mut desc: cl_image_desc = unsafe { std::mem::zeroed() };
+        desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+        desc.image_width = width;
+        desc.image_height = height;
+        let (flags, host) = match init {
+            Some(data) => (
+                CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                data.as_ptr() as *mut c_void,
+            ),
+            None => (CL_MEM_READ_WRITE, ptr::null_mut()),
+        };
+        let mut err = CL_SUCCESS;
+        // SAFETY: with COPY_HOST_PTR, `host` holds `height` tightly packed rows (callers
+        // pass a slice of the image's size); otherwise it is NULL.
+        let mem = unsafe { clCreateImage(self.context, flags, &format, &desc, host, &mut err) };
+        check(err, "clCreateImage")?;
+        Ok(Buffer(mem))
+    }
+
+    /// Read all of a `width` × `height` 2D image into `out` (tightly packed rows).
+    pub fn read_image2d(
+        &self,
+        image: &Buffer,
+        width: usize,
+        height: usize,
+        out: &mut [u8],
+    ) -> Result<()> {
+        let (origin, region) = ([0usize; 3], [width, height, 1]);
+        check(
+            // SAFETY: a blocking read of the whole image into `out`, which callers size as
+            // the image's tightly packed bytes and which outlives the call.
+            unsafe {
+                clEnqueueReadImage(
+                    self.queue,
+                    image.0,
+                    CL_TRUE,
+                    origin.as_ptr(),
+                    region.as_ptr(),
+                    0,
+                    0,
+                    out.as_mut_ptr().cast(),
+                    0,
+                    ptr::null(),
+                    ptr::null_mut(),
+                )
+            },
+            "clEnqueueReadImage",
+        )
+    }
+
+    /// A sampler with unnormalised coordinates.
+    pub fn sampler(
+        &self,
+        addressing: cl_addressing_mode,
+        filter: cl_filter_mode,
+    ) -> Result<Sampler> {
+        let props: [cl_sampler_properties; 7] = [
+            CL_SAMPLER_NORMALIZED_COORDS as cl_sampler_properties,
+            CL_FALSE as cl_sampler_properties,
+            CL_SAMPLER_ADDRESSING_MODE as cl_sampler_properties,
+            addressing as cl_sampler_properties,
+            CL_SAMPLER_FILTER_MODE as cl_sampler_properties,
+            filter as cl_sampler_properties,
+            0,
+        ];
+        let mut err = CL_SUCCESS;
+        // SAFETY: a zero-terminated property list that outlives the call.
+        let s = unsafe { clCreateSamplerWithProperties(self.context, props.as_ptr(), &mut err) };
+        check(err, "clCreateSamplerWithProperties")?;
+        Ok(Sampler(s))
+    }
+
     /// Enqueue `k` over `global` (1–3 dims) with an optional local size; no wait.
     pub fn enqueue(&self, k: &Kernel, global: &[usize], local: Option<&[usize]>) -> Result<()> {
         let local_ptr = local.map_or(ptr::null(), <[usize]>::as_ptr);
@@ -232,6 +321,15 @@ impl Drop for Buffer {
     fn drop(&mut self) {
         // SAFETY: created by `Device::buffer`, released once.
         unsafe { clReleaseMemObject(self.0) };
+    }
+}
+
+pub struct Sampler(pub cl_sampler);
+
+impl Drop for Sampler {
+    fn drop(&mut self) {
+        // SAFETY: created by `Device::sampler`, released once.
+        unsafe { clReleaseSampler(self.0) };
     }
 }
 

@@ -12,6 +12,7 @@
 mod cl;
 mod compute;
 mod half;
+mod image;
 mod math;
 mod memory;
 
@@ -557,6 +558,18 @@ const CASES: &[Case] = &[
         kernel: "histogram",
         size: "16M",
         prepare: histogram,
+    },
+    Case {
+        area: "image",
+        kernel: "copy",
+        size: "2048x2048",
+        prepare: image::copy,
+    },
+    Case {
+        area: "image",
+        kernel: "blur5x5-linear",
+        size: "1024x1024",
+        prepare: image::blur,
     },
     Case {
         area: "half",
