@@ -1643,3 +1643,25 @@ fn kernels_sample_images() {
         "NULL sampler",
     );
 }
+
+/// Images migrate like buffers (a command that only orders, on one memory).
+#[test]
+fn images_migrate() {
+    let env = env();
+    let img = image(&env.ctx, &RGBA8, &desc(CL_MEM_OBJECT_IMAGE2D, 4, 4, 0, 0));
+    let m = img.raw();
+    // SAFETY: one valid image handle; no events.
+    let rc = unsafe {
+        clEnqueueMigrateMemObjects(
+            env.queue.raw(),
+            1,
+            &m,
+            CL_MIGRATE_MEM_OBJECT_HOST,
+            0,
+            ptr::null(),
+            ptr::null_mut(),
+        )
+    };
+    check(rc, "clEnqueueMigrateMemObjects(image)");
+    env.queue.finish();
+}

@@ -393,10 +393,12 @@ pub unsafe extern "C" fn enqueue_migrate_mem_objects(
             CL_INVALID_VALUE,
         )?;
         // CL_INVALID_MEM_OBJECT if any of the memory objects in mem_objects is not a valid
-        // memory object; CL_INVALID_CONTEXT if their context differs from the queue's.
+        // memory object (a buffer or an image); CL_INVALID_CONTEXT if their context
+        // differs from the queue's.
         // SAFETY: mem_objects points to num_mem_objects handles (API contract).
         for &h in unsafe { slice(mem_objects, num_mem_objects as usize) } {
-            buffer_of(&q, h)?;
+            let m = get::<Mem>(h)?;
+            check(Arc::ptr_eq(&m.context, &q.context), CL_INVALID_CONTEXT)?;
         }
         // SAFETY: API contract on the wait list.
         let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
