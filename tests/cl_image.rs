@@ -1644,6 +1644,69 @@ fn kernels_sample_images() {
     );
 }
 
+/// `read_imageh` rounds the colour to half; `write_imageh` stores halves.
+#[test]
+fn kernels_read_and_write_halves() {
+    let env = env();
+    let q = &env.queue;
+    let p = env.build(
+        "#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+kernel void halves(read_only image2d_t src, write_only image2d_t dst, global half4 *out) {
+    int2 p = (int2)(get_global_id(0), 0);
+    half4 h = read_imageh(src, p);
+    out[p.x] = h;
+    write_imageh(dst, p, h * (half)2);
+}",
+        "-cl-std=CL3.0",
+    );
+    let d = desc(CL_MEM_OBJECT_IMAGE2D, 2, 1, 0, 0);
+    let src = image(&env.ctx, &RGBA_F, &d);
+    let dst = image(&env.ctx, &RGBA_F, &d);
+    let colours: [f32; 8] = [1.0 / 3.0, -2.5, 70000.0, 1e-6, 0.1, 1.0, -0.0, 65504.0];
+    let bytes: Vec<u8> = colours.iter().flat_map(|f| f.to_ne_bytes()).collect();
+    check(write(q, &src, [0; 3], [2, 1, 1], 0, 0, &bytes), "write");
+    let outb = env.buffer_zeroed::<u16>(8);
+    let k = p.kernel("halves");
+    set_mem(&k, 0, src.raw());
+    set_mem(&k, 1, dst.raw());
+    k.buf(2, &outb);
+    run_1d(q, &k, 2, None);
+    // Each colour rounded to the nearest half (even on ties); beyond 65504 + 16, infinity.
+    let want: [u16; 8] = [
+        0x3555, 0xc100, 0x7c00, 0x0011, 0x2e66, 0x3c00, 0x8000, 0x7bff,
+    ];
+    assert_eq!(outb.read::<u16>(q, 8), want);
+    let mut got = vec![0u8; 32];
+    check(read(q, &dst, [0; 3], [2, 1, 1], 0, 0, &mut got), "read");
+    let twice: Vec<f32> = got
+        .chunks(4)
+        .map(|b| f32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    // 2 * the half, rounded to half again (65504 * 2 overflows to infinity).
+    let f = |bits: u16| -> f32 {
+        let s = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
+        let e = i32::from((bits >> 10) & 0x1f);
+        let m = f32::from(bits & 0x3ff);
+        s * match e {
+            0 => m * 2f32.powi(-24),
+            31 => f32::INFINITY,
+            _ => (1.0 + m / 1024.0) * 2f32.powi(e - 15),
+        }
+    };
+    let expect: Vec<f32> = want
+        .iter()
+        .map(|&b| {
+            let x = 2.0 * f(b);
+            if x.abs() > 65504.0 {
+                x.signum() * f32::INFINITY
+            } else {
+                x
+            }
+        })
+        .collect();
+    assert_eq!(twice, expect);
+}
+
 /// Images migrate like buffers (a command that only orders, on one memory).
 #[test]
 fn images_migrate() {

@@ -138,9 +138,11 @@ impl FnTx<'_, '_, '_> {
             Type::Vector { elem, count } => (*elem, *count as usize),
             _ => (rt, 1),
         };
-        let t = match self.p.ty(elem)? {
-            Type::Float { width: 32 } => types::F32,
-            Type::Int { width: 32, .. } => types::I32,
+        // `read_imageh`: the float colour rounded to half (a half lives in an `f32`).
+        let (t, half) = match self.p.ty(elem)? {
+            Type::Float { width: 32 } => (types::F32, false),
+            Type::Float { width: 16 } => (types::F32, true),
+            Type::Int { width: 32, .. } => (types::I32, false),
             t => {
                 return Err(CompileError::Unsupported(format!(
                     "image reads returning {t:?}"
@@ -148,7 +150,14 @@ impl FnTx<'_, '_, '_> {
             }
         };
         let vals: Vec<Value> = (0..n.min(4))
-            .map(|k| self.b.ins().stack_load(types::I64, t, slot, 4 * k as i32))
+            .map(|k| {
+                let v = self.b.ins().stack_load(types::I64, t, slot, 4 * k as i32);
+                if half {
+                    super::half::round(&mut self.b, v)
+                } else {
+                    v
+                }
+            })
             .collect();
         let v = self.unflatten(rt, vals)?;
         self.set_result(inst, v)
