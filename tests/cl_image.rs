@@ -3,8 +3,8 @@
 //! writes with host pitches, fills with the format's conversions, copies between images and
 //! with buffers, maps, samplers, and the error codes of each entry point.
 //!
-//! Ferrite offers images only with `FERRITE_IMAGES=1` until kernels can take image
-//! arguments: every test sets it (once, before the first OpenCL call of the process).
+//! Ferrite offers images unless `FERRITE_IMAGES=0`; every test sets `1` (once, before the
+//! first OpenCL call of the process) so that an environment hiding them cannot skip these.
 
 use ferrite_tests::*;
 use std::ffi::c_void;

@@ -84,9 +84,9 @@ pub const SWITCHES: &[Switch] = &[
     },
     Switch {
         name: "FERRITE_IMAGES",
-        default: "0",
-        effect: "1 offers images and samplers (CL_DEVICE_IMAGE_SUPPORT); image kernels run \
-                 scalar",
+        default: "1",
+        effect: "0 hides images and samplers (CL_DEVICE_IMAGE_SUPPORT false, no formats); \
+                 image kernels run scalar",
     },
     Switch {
         name: "FERRITE_CHECK",

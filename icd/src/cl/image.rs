@@ -3,9 +3,9 @@
 //! the runtime's (`runtime/src/mem/image.rs`); this file maps the API's constants to them
 //! and checks what only the API knows (flags, the descriptor's fields, handles).
 //!
-//! Images are offered only when [`image::enabled`] (`FERRITE_IMAGES=1`) until kernels can
-//! take image arguments: otherwise every creator is `CL_INVALID_OPERATION` and no format is
-//! listed, as the specification asks of a context whose devices do not support images.
+//! Images are offered unless `FERRITE_IMAGES=0` ([`image::enabled`]): then every creator is
+//! `CL_INVALID_OPERATION` and no format is listed, as the specification asks of a context
+//! whose devices do not support images.
 
 use super::handle::{self, get};
 use super::info::{info, write_info};

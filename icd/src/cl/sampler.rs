@@ -1,7 +1,7 @@
 //! Sampler entry points: `clCreateSampler` (1.x), `clCreateSamplerWithProperties`,
 //! `clGetSamplerInfo`, retain and release. The object (`runtime/src/sampler.rs`) only
-//! records the state; like images, samplers are offered only when images are
-//! (`FERRITE_IMAGES=1` until kernels take image arguments).
+//! records the state; like images, samplers are offered unless `FERRITE_IMAGES=0` hides
+//! them.
 
 use super::handle::{self, get};
 use super::info::{cl_bool, info, write_info};

@@ -52,12 +52,11 @@ pub const PITCH_ALIGNMENT: usize = 1;
 /// (`CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT`).
 pub const BASE_ADDRESS_ALIGNMENT: usize = 1;
 
-/// Whether the APIs offer images (`FERRITE_IMAGES=1`). Off by default until compiled
-/// kernels can take image and sampler arguments: until then a device claiming
-/// `CL_DEVICE_IMAGE_SUPPORT` would fail every program that uses one. Read once.
+/// Whether the APIs offer images: yes unless `FERRITE_IMAGES=0`, which makes a device
+/// without them (as a user hiding a feature from an application would want). Read once.
 pub fn enabled() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var("FERRITE_IMAGES").is_ok_and(|v| v == "1"))
+    *ON.get_or_init(|| std::env::var("FERRITE_IMAGES").map_or(true, |v| v != "0"))
 }
 
 /// The OpenCL C features (and the extensions clang ties to them) kernels get while images

@@ -325,7 +325,7 @@ fn source_prelude(toolchain: &Toolchain) -> String {
         );
     }
     // clang predefines `__IMAGE_SUPPORT__` for SPIR targets itself; OpenCL C defines it
-    // only where CL_DEVICE_IMAGE_SUPPORT is CL_TRUE (only with `FERRITE_IMAGES=1`).
+    // only where CL_DEVICE_IMAGE_SUPPORT is CL_TRUE (not with `FERRITE_IMAGES=0`).
     if !crate::mem::image::enabled() {
         prelude.push_str("#undef __IMAGE_SUPPORT__\n");
     }
@@ -928,10 +928,11 @@ mod tests {
         assert_eq!(&spirv[..4], &0x0723_0203u32.to_le_bytes());
 
         let claims = compile(
-            "#if defined(__opencl_c_read_write_images) || defined(__opencl_c_device_enqueue) \
-             || defined(__IMAGE_SUPPORT__)\n\
+            "#if defined(__opencl_c_device_enqueue) || defined(__opencl_c_pipes)\n\
              #error unclaimed feature visible\n#endif\n\
              #if !defined(__opencl_c_subgroups) || !defined(cl_khr_subgroup_ballot)\n\
+             #error claimed feature invisible\n#endif\n\
+             #if !defined(__opencl_c_read_write_images) || !defined(__IMAGE_SUPPORT__)\n\
              #error claimed feature invisible\n#endif\n\
              #if !defined(__OPENCL_VERSION__) || __OPENCL_VERSION__ != 300\n\
              #error no __OPENCL_VERSION__\n#endif\n\
