@@ -109,9 +109,28 @@ fn border(f: ImageFormat) -> Color {
     }
 }
 
+/// `x.floor()` without its call to `floorf` (x86-64 without SSE4.1 has no instruction
+/// for it): the same value for every input, signed zeros, infinities and NaN included.
+fn floor(x: f32) -> f32 {
+    if x.abs() < 8_388_608.0 {
+        // |x| < 2^23: truncation is exact and fits an i32.
+        let t = x as i32 as f32;
+        if t > x {
+            t - 1.0
+        } else if t == x {
+            x
+        } else {
+            t
+        }
+    } else {
+        // Already an integer, an infinity or NaN.
+        x
+    }
+}
+
 /// `floor(x)` as an index, saturating (NaN becomes 0).
 fn ifloor(x: f32) -> i32 {
-    x.floor() as i32
+    floor(x) as i32
 }
 
 /// The pixel along one coordinate for nearest filtering; `None`: the border.
@@ -119,7 +138,7 @@ fn nearest(s: f32, size: i32, normalized: bool, addressing: u32) -> Option<i32> 
     let n = size as f32;
     match addressing {
         ADDRESS_REPEAT if normalized => {
-            let i = ifloor((s - s.floor()) * n);
+            let i = ifloor((s - floor(s)) * n);
             Some(if i > size - 1 { i - size } else { i })
         }
         ADDRESS_MIRRORED_REPEAT if normalized => {
@@ -141,10 +160,10 @@ fn nearest(s: f32, size: i32, normalized: bool, addressing: u32) -> Option<i32> 
 /// a pixel outside the image (`CL_ADDRESS_CLAMP`) is `None`, the border.
 fn linear(s: f32, size: i32, normalized: bool, addressing: u32) -> (Option<i32>, Option<i32>, f32) {
     let n = size as f32;
-    let frac = |x: f32| x - x.floor();
+    let frac = |x: f32| x - floor(x);
     match addressing {
         ADDRESS_REPEAT if normalized => {
-            let u = (s - s.floor()) * n;
+            let u = (s - floor(s)) * n;
             let mut i0 = ifloor(u - 0.5);
             let mut i1 = i0 + 1;
             if i0 < 0 {
@@ -205,11 +224,71 @@ pub unsafe fn sample(d: &ImageDescriptor, s: u64, coord: [f32; 3]) -> Color {
     let normalized = s & 1 != 0;
     let addressing = ((s >> 1) & 7) as u32;
     let spatial = d.spatial.clamp(1, 3) as usize;
+    let filter_linear = s & 16 != 0 && f.channel_type.class() == ColorClass::Float;
+    if filter_linear && spatial == 2 && d.layered == 0 && addressing != ADDRESS_CLAMP {
+        // SAFETY: per this function's contract.
+        if let Some(c) = unsafe { sample_2d_linear(d, f, normalized, addressing, coord) } {
+            return c;
+        }
+    }
+    // SAFETY: per this function's contract.
+    unsafe { sample_general(d, f, normalized, addressing, filter_linear, coord) }
+}
+
+/// The commonest sampled read, a linearly filtered 2D image whose addressing mode keeps
+/// every texel inside (all but `CL_ADDRESS_CLAMP`), without the general path's border
+/// handling: the same arithmetic in the same order. `None` if a texel would fall outside.
+///
+/// # Safety
+/// `d` describes live image memory of format `f`.
+unsafe fn sample_2d_linear(
+    d: &ImageDescriptor,
+    f: ImageFormat,
+    normalized: bool,
+    addressing: u32,
+    coord: [f32; 3],
+) -> Option<Color> {
+    let (Some(x0), Some(x1), a) = linear(coord[0], d.size[0], normalized, addressing) else {
+        return None;
+    };
+    let (Some(y0), Some(y1), b) = linear(coord[1], d.size[1], normalized, addressing) else {
+        return None;
+    };
+    let corners = [
+        (x0, y0, (1.0 - a) * (1.0 - b)),
+        (x1, y0, a * (1.0 - b)),
+        (x0, y1, (1.0 - a) * b),
+        (x1, y1, a * b),
+    ];
+    let mut sum = [0.0f32; 4];
+    for (x, y, w) in corners {
+        // SAFETY: `linear` wraps or clamps every index into the image for these modes.
+        if let Color::Float(v) = unsafe { texel(d, f, [x, y, 0]) } {
+            for (acc, c) in sum.iter_mut().zip(v) {
+                *acc += w * c;
+            }
+        }
+    }
+    Some(Color::Float(sum))
+}
+
+/// Any sampled read.
+///
+/// # Safety
+/// `d` describes live image memory of format `f`.
+unsafe fn sample_general(
+    d: &ImageDescriptor,
+    f: ImageFormat,
+    normalized: bool,
+    addressing: u32,
+    filter_linear: bool,
+    coord: [f32; 3],
+) -> Color {
+    let spatial = d.spatial.clamp(1, 3) as usize;
     let mut idx = [0i32; 3];
     if d.layered != 0 && spatial < 3 {
         idx[spatial] = layer(coord[spatial], d.size[spatial]);
     }
-    let filter_linear = s & 16 != 0 && f.channel_type.class() == ColorClass::Float;
     if !filter_linear {
         for k in 0..spatial {
             match nearest(coord[k], d.size[k], normalized, addressing) {
@@ -285,8 +364,17 @@ pub unsafe fn write(d: &ImageDescriptor, idx: [i32; 3], color: Color) {
     let n = f.element_size();
     format::encode(f, color, &mut px[..n]);
     let addr = (d.base + d.offset(idx)) as *mut u8;
-    // SAFETY: the element lies inside the image's storage (checked above).
-    unsafe { std::ptr::copy_nonoverlapping(px.as_ptr(), addr, n) };
+    // SAFETY: the element (`n` bytes) lies inside the image's storage (checked above).
+    // The common sizes are single stores: a copy of a variable length is a call.
+    unsafe {
+        match n {
+            4 => addr
+                .cast::<[u8; 4]>()
+                .write_unaligned([px[0], px[1], px[2], px[3]]),
+            16 => addr.cast::<[u8; 16]>().write_unaligned(px),
+            _ => std::ptr::copy_nonoverlapping(px.as_ptr(), addr, n),
+        }
+    }
 }
 
 /// A colour as four 32-bit lanes (float bits or integers).
@@ -412,6 +500,73 @@ mod tests {
         match c {
             Color::Float(v) => v[0],
             _ => f32::NAN,
+        }
+    }
+
+    #[test]
+    fn floor_is_floorf() {
+        let mut x = 1.0e-3f32;
+        let specials = [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            8_388_607.5,
+            -8_388_608.0,
+            3.0e9,
+        ];
+        for v in specials
+            .into_iter()
+            .chain([f32::INFINITY, f32::NEG_INFINITY])
+        {
+            assert_eq!(floor(v).to_bits(), v.floor().to_bits(), "{v}");
+        }
+        assert!(floor(f32::NAN).is_nan());
+        while x < 1.0e10 {
+            for v in [x, -x, x + 0.5, -x - 0.5] {
+                assert_eq!(floor(v).to_bits(), v.floor().to_bits(), "{v}");
+            }
+            x *= 1.0003;
+        }
+    }
+
+    #[test]
+    fn the_2d_linear_path_is_the_general_one() {
+        let (_px, d) = image();
+        let f = d.format().unwrap();
+        let mut seed = 7u32;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            (seed % 20_000) as f32 / 1000.0 - 10.0
+        };
+        for addressing in [
+            ADDRESS_NONE,
+            ADDRESS_CLAMP_TO_EDGE,
+            ADDRESS_REPEAT,
+            ADDRESS_MIRRORED_REPEAT,
+        ] {
+            for normalized in [false, true] {
+                for _ in 0..2000 {
+                    let c = [next(), next(), 0.0];
+                    // SAFETY: d describes _px, alive for the test.
+                    let (fast, general) = unsafe {
+                        (
+                            sample_2d_linear(&d, f, normalized, addressing, c),
+                            sample_general(&d, f, normalized, addressing, true, c),
+                        )
+                    };
+                    let bits = |c: Color| match c {
+                        Color::Float(v) => v.map(f32::to_bits),
+                        _ => [0; 4],
+                    };
+                    let fast = fast.expect("every texel inside");
+                    assert_eq!(bits(fast), bits(general), "{c:?} {addressing} {normalized}");
+                }
+            }
         }
     }
 

@@ -390,7 +390,12 @@ fn sat_rte(v: f32, lo: f32, hi: f32) -> i64 {
     if v.is_nan() {
         return 0;
     }
-    v.clamp(lo, hi).round_ties_even() as i64
+    // Every bound is within 2^16, so adding and taking away 1.5 × 2^23 rounds to the
+    // nearest integer, ties to even, in the default rounding mode: the same result as
+    // `round_ties_even`, which is a call to `rintf` on x86-64 without SSE4.1.
+    const MAGIC: f32 = 12_582_912.0;
+    let c = v.clamp(lo, hi);
+    ((c + MAGIC) - MAGIC) as i64
 }
 
 /// Linear → sRGB transfer (the OpenCL C specification's `linear_to_sRGB`).
@@ -713,6 +718,27 @@ mod tests {
         let u16f = fmt(O::R, T::UnormInt16);
         let (b, _) = roundtrip(u16f, Color::Float([0.5, 0.0, 0.0, 0.0]));
         assert_eq!(u16::from_ne_bytes([b[0], b[1]]), 32768);
+    }
+
+    #[test]
+    fn sat_rte_rounds_ties_to_even() {
+        for i in -140_000..=140_000i32 {
+            // Every quarter between -35000 and 35000: integers, ties and the values between.
+            let v = i as f32 / 4.0;
+            for (lo, hi) in [
+                (0.0, 255.0),
+                (-128.0, 127.0),
+                (0.0, 65535.0),
+                (-32768.0, 32767.0),
+            ] {
+                let want = v.clamp(lo, hi).round_ties_even() as i64;
+                assert_eq!(sat_rte(v, lo, hi), want, "{v} in [{lo}, {hi}]");
+            }
+        }
+        assert_eq!(sat_rte(f32::NAN, 0.0, 255.0), 0);
+        assert_eq!(sat_rte(f32::INFINITY, 0.0, 255.0), 255);
+        assert_eq!(sat_rte(f32::NEG_INFINITY, -128.0, 127.0), -128);
+        assert_eq!(sat_rte(0.5 - f32::EPSILON / 4.0, 0.0, 255.0), 0);
     }
 
     #[test]
