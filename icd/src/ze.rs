@@ -28,6 +28,7 @@ mod error;
 mod event;
 mod fence;
 mod handle;
+mod image;
 mod kernel;
 mod mem;
 mod module;

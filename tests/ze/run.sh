@@ -37,9 +37,12 @@ fi
 "$CLANG" -c -target spir64 -cl-std=CL3.0 -O2 -emit-llvm \
     "$ROOT/tests/ze/fault_kernels.cl" -o "$OUT/fault_kernels.bc"
 "$LLVM_SPIRV" "$OUT/fault_kernels.bc" -o "$OUT/fault_kernels.spv"
+"$CLANG" -c -target spir64 -cl-std=CL1.2 -O2 -emit-llvm \
+    "$ROOT/tests/ze/image_kernels.cl" -o "$OUT/image_kernels.bc"
+"$LLVM_SPIRV" "$OUT/image_kernels.bc" -o "$OUT/image_kernels.spv"
 
 CFLAGS="-std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Wall -Wextra -Werror"
-for t in ze_basic ze_kernel ze_sync ze_fault; do
+for t in ze_basic ze_kernel ze_sync ze_fault ze_image; do
     gcc $CFLAGS -I"$ROOT/tests/ze" "$ROOT/tests/ze/$t.c" -o "$OUT/$t" -lze_loader -pthread
 done
 gcc $CFLAGS "$ROOT/examples/ze_vecadd.c" -o "$OUT/ze_vecadd" -lze_loader
@@ -66,6 +69,7 @@ run "$OUT/ze_basic"
 run "$OUT/ze_kernel" "$OUT/kernels.spv"
 run "$OUT/ze_sync"
 run "$OUT/ze_fault" "$OUT/fault_kernels.spv"
+run "$OUT/ze_image" "$OUT/image_kernels.spv"
 run "$OUT/ze_vecadd" "$OUT/kernels.spv"
 run env OCL_ICD_VENDORS="$OUT/vendors" "$OUT/both_apis" "$OUT/kernels.spv"
 run env OCL_ICD_VENDORS="$OUT/vendors" "$OUT/both_apis" "$OUT/kernels.spv" ze-first
@@ -75,4 +79,5 @@ run env ZE_ENABLE_VALIDATION_LAYER=1 "$OUT/ze_basic"
 run env ZE_ENABLE_VALIDATION_LAYER=1 "$OUT/ze_kernel" "$OUT/kernels.spv"
 run env ZE_ENABLE_VALIDATION_LAYER=1 "$OUT/ze_sync"
 run env ZE_ENABLE_VALIDATION_LAYER=1 "$OUT/ze_fault" "$OUT/fault_kernels.spv"
+run env ZE_ENABLE_VALIDATION_LAYER=1 "$OUT/ze_image" "$OUT/image_kernels.spv"
 exit $status

@@ -5,6 +5,10 @@
 
 use super::sys::*;
 use super::{check, context, device, handle, input, kernel, write_out, ze_call, ZeError, ZeResult};
+use ferrite_runtime::mem::image::ops::{self as image_ops, ImageOp};
+use ferrite_runtime::mem::image::{Image, ImageKind};
+use ferrite_runtime::mem::rect::Rect;
+use ferrite_runtime::mem::Mem;
 use ferrite_runtime::usm;
 use ferrite_runtime::ze::cmdlist::{Command, CommandList, ImmediateList, Op, Region};
 use ferrite_runtime::ze::event::ZeEvent;
@@ -539,6 +543,310 @@ pub(super) unsafe extern "C" fn zeCommandListAppendQueryKernelTimestamps(
             Command::new_memory(ev.wait, Op::WriteEventTimes { events: evs, dst }, ev.signal)
         };
         list.append(cmd)
+    })
+}
+
+/// An image region (NULL: the whole image) as the runtime's origin and size; a size of 0
+/// along a coordinate the image does not have counts as 1.
+///
+/// # Safety
+/// `r` is NULL or a valid region (API contract).
+unsafe fn image_region(img: &Image, r: *const ze_image_region_t) -> ([usize; 3], [usize; 3]) {
+    // SAFETY: per the caller.
+    match unsafe { r.as_ref() } {
+        None => ([0; 3], img.extent()),
+        Some(r) => {
+            let coords = img.kind.coords();
+            let mut size = [r.width, r.height, r.depth].map(|v| v as usize);
+            for s in size.iter_mut().skip(coords) {
+                *s = (*s).max(1);
+            }
+            ([r.originX, r.originY, r.originZ].map(|v| v as usize), size)
+        }
+    }
+}
+
+/// The runtime image behind an image handle.
+fn image_of(h: ze_image_handle_t) -> ZeResult<(Arc<Mem>, Image)> {
+    let mem = super::image::get(h)?.mem.clone();
+    let img = *mem
+        .image
+        .as_ref()
+        .ok_or(ZeError(ZE_RESULT_ERROR_INVALID_NULL_HANDLE))?;
+    Ok((mem, img))
+}
+
+/// Append an image command.
+///
+/// # Safety
+/// As [`events`]; for a read or write, the memory side stays valid until the command
+/// completed (the application's obligation under the API).
+unsafe fn append_image(
+    list: &CmdList,
+    op: ImageOp,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+) -> ZeResult<ze_result_t> {
+    // SAFETY: per the caller.
+    let ev = unsafe { events(h_signal, n_wait, ph_wait)? };
+    // SAFETY: per the caller; the images are held by the op.
+    let cmd = unsafe { Command::new_memory(ev.wait, Op::Image(op), ev.signal) };
+    list.append(cmd)
+}
+
+/// Copy a region of one image to a region of the same size of another (or the same one,
+/// without overlap); both of one format.
+///
+/// # Safety
+/// As [`events`]; the regions are NULL or valid.
+#[expect(clippy::too_many_arguments, reason = "the entry points' parameters")]
+unsafe fn image_copy(
+    h_list: ze_command_list_handle_t,
+    h_dst: ze_image_handle_t,
+    h_src: ze_image_handle_t,
+    dst_region: *const ze_image_region_t,
+    src_region: *const ze_image_region_t,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+) -> ZeResult<ze_result_t> {
+    let list = get(h_list)?;
+    let (dst, di) = image_of(h_dst)?;
+    let (src, si) = image_of(h_src)?;
+    check(di.format == si.format, ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+    // SAFETY: per the caller.
+    let ((so, sr), (dso, dr)) =
+        unsafe { (image_region(&si, src_region), image_region(&di, dst_region)) };
+    // "The region width and height for both src and dst must be same."
+    check(sr == dr, ZE_RESULT_ERROR_INVALID_SIZE)?;
+    let src_rect = si.rect(so, sr)?;
+    let dst_rect = di.rect(dso, sr)?;
+    if Arc::ptr_eq(&src, &dst) {
+        check(
+            !image_ops::overlap(&src_rect, &dst_rect),
+            ZE_RESULT_ERROR_OVERLAPPING_REGIONS,
+        )?;
+    }
+    let op = ImageOp::Copy {
+        src,
+        src_rect,
+        dst,
+        dst_rect,
+    };
+    // SAFETY: per the caller; no application memory is involved.
+    unsafe { append_image(&list, op, h_signal, n_wait, ph_wait) }
+}
+
+/// The memory side of an image copy: `size` pixels laid out with Level-Zero's pitches (0:
+/// packed). `rowPitch` is the distance between rows, or between the layers of a 1D array;
+/// `slicePitch` between the slices of a 3D image or the layers of a 2D array, at least a
+/// whole slice (not necessarily a multiple of the row pitch); other kinds ignore it.
+fn memory_rect(
+    i: &Image,
+    size: [usize; 3],
+    row_pitch: usize,
+    slice_pitch: usize,
+) -> ZeResult<Rect> {
+    let too_small = ZeError(ZE_RESULT_ERROR_INVALID_SIZE);
+    let row_bytes = size[0].checked_mul(i.element_size()).ok_or(too_small)?;
+    let row = match row_pitch {
+        0 => row_bytes,
+        p if p < row_bytes => return Err(too_small),
+        p => p,
+    };
+    let rows = size[1];
+    let (region, row_pitch, slice_pitch) = match i.kind {
+        ImageKind::D2Array | ImageKind::D3 => {
+            let whole = row.checked_mul(rows).ok_or(too_small)?;
+            let slice = match slice_pitch {
+                0 => whole,
+                p if p < whole => return Err(too_small),
+                p => p,
+            };
+            ([row_bytes, rows, size[2]], row, slice)
+        }
+        // 1D arrays: the layers are the rows.
+        _ => (
+            [row_bytes, rows, 1],
+            row,
+            row.checked_mul(rows).ok_or(too_small)?,
+        ),
+    };
+    Ok(Rect {
+        origin: [0; 3],
+        region,
+        row_pitch,
+        slice_pitch,
+    })
+}
+
+/// Copy between an image region and memory laid out with the given pitches (0: packed).
+///
+/// # Safety
+/// As [`events`]; the region is NULL or valid; `mem` is valid for the rectangle until the
+/// command completed (API contract).
+#[expect(clippy::too_many_arguments, reason = "the entry points' parameters")]
+unsafe fn image_memory(
+    h_list: ze_command_list_handle_t,
+    h_image: ze_image_handle_t,
+    mem: *const c_void,
+    region: *const ze_image_region_t,
+    row_pitch: u32,
+    slice_pitch: u32,
+    to_memory: bool,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+) -> ZeResult<ze_result_t> {
+    let list = get(h_list)?;
+    let (image, i) = image_of(h_image)?;
+    check(!mem.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+    // SAFETY: per the caller.
+    let (origin, size) = unsafe { image_region(&i, region) };
+    let rect = i.rect(origin, size)?;
+    let host_rect = memory_rect(&i, size, row_pitch as usize, slice_pitch as usize)?;
+    let extent = host_rect
+        .end()
+        .ok_or(ZeError(ZE_RESULT_ERROR_INVALID_SIZE))?;
+    let host = check_range(mem, extent)?;
+    let op = if to_memory {
+        ImageOp::Read {
+            image,
+            rect,
+            host,
+            host_rect,
+        }
+    } else {
+        ImageOp::Write {
+            image,
+            rect,
+            host,
+            host_rect,
+        }
+    };
+    // SAFETY: per the caller.
+    unsafe { append_image(&list, op, h_signal, n_wait, ph_wait) }
+}
+
+pub(super) unsafe extern "C" fn zeCommandListAppendImageCopy(
+    h_list: ze_command_list_handle_t,
+    h_dst: ze_image_handle_t,
+    h_src: ze_image_handle_t,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+) -> ze_result_t {
+    let none = std::ptr::null();
+    // SAFETY: whole images; the wait list per the API contract.
+    ze_call(|| unsafe { image_copy(h_list, h_dst, h_src, none, none, h_signal, n_wait, ph_wait) })
+}
+
+pub(super) unsafe extern "C" fn zeCommandListAppendImageCopyRegion(
+    h_list: ze_command_list_handle_t,
+    h_dst: ze_image_handle_t,
+    h_src: ze_image_handle_t,
+    dst_region: *const ze_image_region_t,
+    src_region: *const ze_image_region_t,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+) -> ze_result_t {
+    // SAFETY: regions and wait list per the API contract.
+    ze_call(|| unsafe {
+        image_copy(
+            h_list, h_dst, h_src, dst_region, src_region, h_signal, n_wait, ph_wait,
+        )
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandListAppendImageCopyToMemory(
+    h_list: ze_command_list_handle_t,
+    dstptr: *mut c_void,
+    h_src: ze_image_handle_t,
+    src_region: *const ze_image_region_t,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+) -> ze_result_t {
+    // SAFETY: per the API contract.
+    ze_call(|| unsafe {
+        image_memory(
+            h_list, h_src, dstptr, src_region, 0, 0, true, h_signal, n_wait, ph_wait,
+        )
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandListAppendImageCopyFromMemory(
+    h_list: ze_command_list_handle_t,
+    h_dst: ze_image_handle_t,
+    srcptr: *const c_void,
+    dst_region: *const ze_image_region_t,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+) -> ze_result_t {
+    // SAFETY: per the API contract.
+    ze_call(|| unsafe {
+        image_memory(
+            h_list, h_dst, srcptr, dst_region, 0, 0, false, h_signal, n_wait, ph_wait,
+        )
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandListAppendImageCopyToMemoryExt(
+    h_list: ze_command_list_handle_t,
+    dstptr: *mut c_void,
+    h_src: ze_image_handle_t,
+    src_region: *const ze_image_region_t,
+    row_pitch: u32,
+    slice_pitch: u32,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+) -> ze_result_t {
+    // SAFETY: per the API contract.
+    ze_call(|| unsafe {
+        image_memory(
+            h_list,
+            h_src,
+            dstptr,
+            src_region,
+            row_pitch,
+            slice_pitch,
+            true,
+            h_signal,
+            n_wait,
+            ph_wait,
+        )
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandListAppendImageCopyFromMemoryExt(
+    h_list: ze_command_list_handle_t,
+    h_dst: ze_image_handle_t,
+    srcptr: *const c_void,
+    dst_region: *const ze_image_region_t,
+    row_pitch: u32,
+    slice_pitch: u32,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+) -> ze_result_t {
+    // SAFETY: per the API contract.
+    ze_call(|| unsafe {
+        image_memory(
+            h_list,
+            h_dst,
+            srcptr,
+            dst_region,
+            row_pitch,
+            slice_pitch,
+            false,
+            h_signal,
+            n_wait,
+            ph_wait,
+        )
     })
 }
 

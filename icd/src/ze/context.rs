@@ -6,14 +6,36 @@
 use super::sys::*;
 use super::{check, device, driver, handle, input, write_out, ze_call, ZeResult};
 use std::ffi::c_void;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The object behind `ze_context_handle_t`.
 pub struct Context {
     pub driver: Arc<driver::Driver>,
+    /// The runtime context its images belong to, made with the first image.
+    runtime: OnceLock<Arc<ferrite_runtime::context::Context>>,
 }
 
 impl Context {
+    fn new(driver: Arc<driver::Driver>) -> Context {
+        Context {
+            driver,
+            runtime: OnceLock::new(),
+        }
+    }
+
+    /// The runtime context of this context's images.
+    pub fn runtime(&self) -> Arc<ferrite_runtime::context::Context> {
+        self.runtime
+            .get_or_init(|| {
+                ferrite_runtime::context::Context::new(
+                    vec![self.driver.device.clone()],
+                    Vec::new(),
+                    None,
+                )
+            })
+            .clone()
+    }
+
     /// The owner id of this context's USM allocations: the handle's address.
     pub fn owner(self: &Arc<Self>) -> usize {
         Arc::as_ptr(self) as usize
@@ -36,7 +58,7 @@ fn create(
     // ZE_RESULT_ERROR_INVALID_ENUMERATION: 0x1 < desc->flags
     check(desc.flags <= 0x1, ZE_RESULT_ERROR_INVALID_ENUMERATION)?;
     check(!ph_context.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
-    let h: ze_context_handle_t = handle::insert(Arc::new(Context { driver }));
+    let h: ze_context_handle_t = handle::insert(Arc::new(Context::new(driver)));
     // SAFETY: non-NULL, valid for writes (API contract).
     unsafe { write_out(ph_context, h)? };
     Ok(ZE_RESULT_SUCCESS)

@@ -25,7 +25,7 @@
 
 use super::sys::*;
 use super::{check, make_version, ze_call, ZeResult, API_VERSION};
-use super::{cmdlist, cmdqueue, context, device, driver, event, fence, kernel, mem, module};
+use super::{cmdlist, cmdqueue, context, device, driver, event, fence, image, kernel, mem, module};
 
 /// Check a getter's arguments: a table to fill and the same major version.
 fn negotiate(version: ze_api_version_t, table_is_null: bool) -> ZeResult<()> {
@@ -147,8 +147,8 @@ ddi_tables! {
         pfnSystemBarrier (1, 0) zeContextSystemBarrier(ze_context_handle_t, ze_device_handle_t) => context::zeContextSystemBarrier;
         pfnMakeMemoryResident (1, 0) zeContextMakeMemoryResident(ze_context_handle_t, ze_device_handle_t, *mut ::core::ffi::c_void, usize) => context::zeContextMakeMemoryResident;
         pfnEvictMemory (1, 0) zeContextEvictMemory(ze_context_handle_t, ze_device_handle_t, *mut ::core::ffi::c_void, usize) => context::zeContextEvictMemory;
-        pfnMakeImageResident (1, 0) zeContextMakeImageResident(ze_context_handle_t, ze_device_handle_t, ze_image_handle_t);
-        pfnEvictImage (1, 0) zeContextEvictImage(ze_context_handle_t, ze_device_handle_t, ze_image_handle_t);
+        pfnMakeImageResident (1, 0) zeContextMakeImageResident(ze_context_handle_t, ze_device_handle_t, ze_image_handle_t) => image::zeContextMakeImageResident;
+        pfnEvictImage (1, 0) zeContextEvictImage(ze_context_handle_t, ze_device_handle_t, ze_image_handle_t) => image::zeContextEvictImage;
         pfnCreateEx (1, 1) zeContextCreateEx(ze_driver_handle_t, *const ze_context_desc_t, u32, *mut ze_device_handle_t, *mut ze_context_handle_t) => context::zeContextCreateEx;
     }
     zeGetCommandQueueProcAddrTable(ze_command_queue_dditable_t) {
@@ -170,10 +170,10 @@ ddi_tables! {
         pfnAppendMemoryFill (1, 0) zeCommandListAppendMemoryFill(ze_command_list_handle_t, *mut ::core::ffi::c_void, *const ::core::ffi::c_void, usize, usize, ze_event_handle_t, u32, *mut ze_event_handle_t) => cmdlist::zeCommandListAppendMemoryFill;
         pfnAppendMemoryCopyRegion (1, 0) zeCommandListAppendMemoryCopyRegion(ze_command_list_handle_t, *mut ::core::ffi::c_void, *const ze_copy_region_t, u32, u32, *const ::core::ffi::c_void, *const ze_copy_region_t, u32, u32, ze_event_handle_t, u32, *mut ze_event_handle_t) => cmdlist::zeCommandListAppendMemoryCopyRegion;
         pfnAppendMemoryCopyFromContext (1, 0) zeCommandListAppendMemoryCopyFromContext(ze_command_list_handle_t, *mut ::core::ffi::c_void, ze_context_handle_t, *const ::core::ffi::c_void, usize, ze_event_handle_t, u32, *mut ze_event_handle_t) => cmdlist::zeCommandListAppendMemoryCopyFromContext;
-        pfnAppendImageCopy (1, 0) zeCommandListAppendImageCopy(ze_command_list_handle_t, ze_image_handle_t, ze_image_handle_t, ze_event_handle_t, u32, *mut ze_event_handle_t);
-        pfnAppendImageCopyRegion (1, 0) zeCommandListAppendImageCopyRegion(ze_command_list_handle_t, ze_image_handle_t, ze_image_handle_t, *const ze_image_region_t, *const ze_image_region_t, ze_event_handle_t, u32, *mut ze_event_handle_t);
-        pfnAppendImageCopyToMemory (1, 0) zeCommandListAppendImageCopyToMemory(ze_command_list_handle_t, *mut ::core::ffi::c_void, ze_image_handle_t, *const ze_image_region_t, ze_event_handle_t, u32, *mut ze_event_handle_t);
-        pfnAppendImageCopyFromMemory (1, 0) zeCommandListAppendImageCopyFromMemory(ze_command_list_handle_t, ze_image_handle_t, *const ::core::ffi::c_void, *const ze_image_region_t, ze_event_handle_t, u32, *mut ze_event_handle_t);
+        pfnAppendImageCopy (1, 0) zeCommandListAppendImageCopy(ze_command_list_handle_t, ze_image_handle_t, ze_image_handle_t, ze_event_handle_t, u32, *mut ze_event_handle_t) => cmdlist::zeCommandListAppendImageCopy;
+        pfnAppendImageCopyRegion (1, 0) zeCommandListAppendImageCopyRegion(ze_command_list_handle_t, ze_image_handle_t, ze_image_handle_t, *const ze_image_region_t, *const ze_image_region_t, ze_event_handle_t, u32, *mut ze_event_handle_t) => cmdlist::zeCommandListAppendImageCopyRegion;
+        pfnAppendImageCopyToMemory (1, 0) zeCommandListAppendImageCopyToMemory(ze_command_list_handle_t, *mut ::core::ffi::c_void, ze_image_handle_t, *const ze_image_region_t, ze_event_handle_t, u32, *mut ze_event_handle_t) => cmdlist::zeCommandListAppendImageCopyToMemory;
+        pfnAppendImageCopyFromMemory (1, 0) zeCommandListAppendImageCopyFromMemory(ze_command_list_handle_t, ze_image_handle_t, *const ::core::ffi::c_void, *const ze_image_region_t, ze_event_handle_t, u32, *mut ze_event_handle_t) => cmdlist::zeCommandListAppendImageCopyFromMemory;
         pfnAppendMemoryPrefetch (1, 0) zeCommandListAppendMemoryPrefetch(ze_command_list_handle_t, *const ::core::ffi::c_void, usize) => cmdlist::zeCommandListAppendMemoryPrefetch;
         pfnAppendMemAdvise (1, 0) zeCommandListAppendMemAdvise(ze_command_list_handle_t, ze_device_handle_t, *const ::core::ffi::c_void, usize, ze_memory_advice_t) => cmdlist::zeCommandListAppendMemAdvise;
         pfnAppendSignalEvent (1, 0) zeCommandListAppendSignalEvent(ze_command_list_handle_t, ze_event_handle_t) => cmdlist::zeCommandListAppendSignalEvent;
@@ -183,13 +183,13 @@ ddi_tables! {
         pfnAppendLaunchKernel (1, 0) zeCommandListAppendLaunchKernel(ze_command_list_handle_t, ze_kernel_handle_t, *const ze_group_count_t, ze_event_handle_t, u32, *mut ze_event_handle_t) => cmdlist::zeCommandListAppendLaunchKernel;
         pfnAppendLaunchCooperativeKernel (1, 0) zeCommandListAppendLaunchCooperativeKernel(ze_command_list_handle_t, ze_kernel_handle_t, *const ze_group_count_t, ze_event_handle_t, u32, *mut ze_event_handle_t);
         pfnAppendLaunchKernelIndirect (1, 0) zeCommandListAppendLaunchKernelIndirect(ze_command_list_handle_t, ze_kernel_handle_t, *const ze_group_count_t, ze_event_handle_t, u32, *mut ze_event_handle_t) => cmdlist::zeCommandListAppendLaunchKernelIndirect;
-        pfnAppendImageCopyToMemoryExt (1, 3) zeCommandListAppendImageCopyToMemoryExt(ze_command_list_handle_t, *mut ::core::ffi::c_void, ze_image_handle_t, *const ze_image_region_t, u32, u32, ze_event_handle_t, u32, *mut ze_event_handle_t);
-        pfnAppendImageCopyFromMemoryExt (1, 3) zeCommandListAppendImageCopyFromMemoryExt(ze_command_list_handle_t, ze_image_handle_t, *const ::core::ffi::c_void, *const ze_image_region_t, u32, u32, ze_event_handle_t, u32, *mut ze_event_handle_t);
+        pfnAppendImageCopyToMemoryExt (1, 3) zeCommandListAppendImageCopyToMemoryExt(ze_command_list_handle_t, *mut ::core::ffi::c_void, ze_image_handle_t, *const ze_image_region_t, u32, u32, ze_event_handle_t, u32, *mut ze_event_handle_t) => cmdlist::zeCommandListAppendImageCopyToMemoryExt;
+        pfnAppendImageCopyFromMemoryExt (1, 3) zeCommandListAppendImageCopyFromMemoryExt(ze_command_list_handle_t, ze_image_handle_t, *const ::core::ffi::c_void, *const ze_image_region_t, u32, u32, ze_event_handle_t, u32, *mut ze_event_handle_t) => cmdlist::zeCommandListAppendImageCopyFromMemoryExt;
     }
     zeGetImageProcAddrTable(ze_image_dditable_t) {
-        pfnGetProperties (1, 0) zeImageGetProperties(ze_device_handle_t, *const ze_image_desc_t, *mut ze_image_properties_t);
-        pfnCreate (1, 0) zeImageCreate(ze_context_handle_t, ze_device_handle_t, *const ze_image_desc_t, *mut ze_image_handle_t);
-        pfnDestroy (1, 0) zeImageDestroy(ze_image_handle_t);
+        pfnGetProperties (1, 0) zeImageGetProperties(ze_device_handle_t, *const ze_image_desc_t, *mut ze_image_properties_t) => image::zeImageGetProperties;
+        pfnCreate (1, 0) zeImageCreate(ze_context_handle_t, ze_device_handle_t, *const ze_image_desc_t, *mut ze_image_handle_t) => image::zeImageCreate;
+        pfnDestroy (1, 0) zeImageDestroy(ze_image_handle_t) => image::zeImageDestroy;
         pfnGetAllocPropertiesExt (1, 3) zeImageGetAllocPropertiesExt(ze_context_handle_t, ze_image_handle_t, *mut ze_image_allocation_ext_properties_t);
     }
     zeGetImageExpProcAddrTable(ze_image_exp_dditable_t) {
@@ -256,8 +256,8 @@ ddi_tables! {
         pfnSchedulingHintExp (1, 2) zeKernelSchedulingHintExp(ze_kernel_handle_t, *mut ze_scheduling_hint_exp_desc_t);
     }
     zeGetSamplerProcAddrTable(ze_sampler_dditable_t) {
-        pfnCreate (1, 0) zeSamplerCreate(ze_context_handle_t, ze_device_handle_t, *const ze_sampler_desc_t, *mut ze_sampler_handle_t);
-        pfnDestroy (1, 0) zeSamplerDestroy(ze_sampler_handle_t);
+        pfnCreate (1, 0) zeSamplerCreate(ze_context_handle_t, ze_device_handle_t, *const ze_sampler_desc_t, *mut ze_sampler_handle_t) => image::zeSamplerCreate;
+        pfnDestroy (1, 0) zeSamplerDestroy(ze_sampler_handle_t) => image::zeSamplerDestroy;
     }
     zeGetPhysicalMemProcAddrTable(ze_physical_mem_dditable_t) {
         pfnCreate (1, 0) zePhysicalMemCreate(ze_context_handle_t, ze_device_handle_t, *mut ze_physical_mem_desc_t, *mut ze_physical_mem_handle_t);
@@ -552,9 +552,15 @@ mod tests {
         let mut t: ze_image_dditable_t = unsafe_zeroed();
         // SAFETY: `t` is a whole table.
         unsafe { zeGetImageProcAddrTable(ZE_API_VERSION_1_4, &mut t) };
-        let destroy = t.pfnDestroy.expect("slot filled");
+        let alloc_props = t.pfnGetAllocPropertiesExt.expect("slot filled");
         // SAFETY: the stub ignores its arguments.
-        let r = unsafe { destroy(std::ptr::null_mut()) };
+        let r = unsafe {
+            alloc_props(
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            )
+        };
         assert_eq!(r, ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
     }
 

@@ -283,15 +283,27 @@ pub(super) unsafe extern "C" fn zeDeviceGetImageProperties(
         get(h_device)?;
         // SAFETY: `props` is NULL or the application's struct (API contract).
         let p = unsafe { output(props)? };
-        // No images yet: all zeros.
-        p.maxImageDims1D = 0;
-        p.maxImageDims2D = 0;
-        p.maxImageDims3D = 0;
+        // The limits OpenCL reports (`runtime/src/mem/image.rs`); buffer images are not
+        // offered (Level-Zero's descriptor has no buffer to alias).
+        use ferrite_runtime::mem::image as img;
+        if !img::enabled() {
+            // SAFETY: all-zero bytes are a valid value of this plain C struct.
+            let zero: ze_device_image_properties_t = unsafe { std::mem::zeroed() };
+            *p = ze_device_image_properties_t {
+                stype: p.stype,
+                pNext: p.pNext,
+                ..zero
+            };
+            return Ok(ZE_RESULT_SUCCESS);
+        }
+        p.maxImageDims1D = img::MAX_2D as u32;
+        p.maxImageDims2D = img::MAX_2D as u32;
+        p.maxImageDims3D = img::MAX_3D as u32;
         p.maxImageBufferSize = 0;
-        p.maxImageArraySlices = 0;
-        p.maxSamplers = 0;
-        p.maxReadImageArgs = 0;
-        p.maxWriteImageArgs = 0;
+        p.maxImageArraySlices = img::MAX_ARRAY as u32;
+        p.maxSamplers = img::MAX_SAMPLERS;
+        p.maxReadImageArgs = img::MAX_READ_IMAGE_ARGS;
+        p.maxWriteImageArgs = img::MAX_WRITE_IMAGE_ARGS;
         Ok(ZE_RESULT_SUCCESS)
     })
 }

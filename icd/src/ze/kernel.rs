@@ -137,6 +137,29 @@ pub(super) unsafe extern "C" fn zeKernelSetArgumentValue(
         let desc = args
             .get(index as usize)
             .ok_or(ZeError(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX))?;
+        // An image or a sampler: `pArgValue` points to its handle.
+        let image_or_sampler = matches!(
+            desc.kind,
+            ferrite_compiler::ArgKind::Image | ferrite_compiler::ArgKind::Sampler
+        );
+        if image_or_sampler {
+            check(!value.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+            check(
+                size == std::mem::size_of::<*mut c_void>(),
+                ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE,
+            )?;
+            // SAFETY: pArgValue points to a handle of argSize (= pointer) bytes (API
+            // contract, size checked above).
+            let h = unsafe { value.cast::<*mut c_void>().read_unaligned() };
+            if matches!(desc.kind, ferrite_compiler::ArgKind::Image) {
+                let image = super::image::get(h.cast())?;
+                k.rt.set_arg(index as usize, ArgInput::Image(&image.mem))?;
+            } else {
+                let sampler = super::image::get_sampler(h.cast())?;
+                k.rt.set_arg(index as usize, ArgInput::Sampler(sampler.state.bits()))?;
+            }
+            return Ok(ZE_RESULT_SUCCESS);
+        }
         let input = if value.is_null() {
             ArgInput::Null(size)
         } else {

@@ -13,6 +13,7 @@ use super::kernel::ZeLaunch;
 use crate::error::{Error, Result};
 use crate::event::now_ns;
 use crate::mem::fill_pattern;
+use crate::mem::image::ops::ImageOp;
 use parking_lot::Mutex;
 use std::sync::Arc;
 
@@ -58,6 +59,8 @@ pub enum Op {
     WriteTimestamp {
         dst: usize,
     },
+    /// An image copy (image to image, or between an image and memory by address).
+    Image(ImageOp),
 }
 
 /// The shape of a region copy.
@@ -110,6 +113,7 @@ impl Command {
                 | Op::CopyRegion { .. }
                 | Op::WriteEventTimes { .. }
                 | Op::LaunchIndirect { .. }
+                | Op::Image(_)
         ) {
             return Err(Error::InvalidOperation(
                 "memory commands are made with Command::new_memory",
@@ -125,7 +129,8 @@ impl Command {
     /// `dst` writable for `size` bytes; for `WriteTimestamp`, `dst` writable for 8 bytes
     /// (any alignment); for `CopyRegion`, the region's extents at `src` readable and at
     /// `dst` writable; for `WriteEventTimes`, each address writable for 32 bytes; for
-    /// `LaunchIndirect`, `counts` readable for 12 bytes — from the moment the command may
+    /// `LaunchIndirect`, `counts` readable for 12 bytes; for `Image`, the host side of a
+    /// read or write valid for its rectangle — from the moment the command may
     /// run until it completed. This is
     /// the application's obligation under the API; the front end checked the pointers
     /// are non-NULL and, when they fall in a USM allocation, that the range fits in it.
@@ -209,6 +214,14 @@ impl Command {
                     }
                     // SAFETY: per `new_memory`'s contract `d` is writable for 32 bytes.
                     unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), d as *mut u8, 32) };
+                }
+            }
+            Op::Image(op) => {
+                // SAFETY: per `new_memory`'s contract the memory side of a read or write
+                // is valid now; the images are held by the op.
+                if let Err(e) = unsafe { op.execute() } {
+                    eprintln!("ferrite: image copy failed: {e}");
+                    ok = false;
                 }
             }
             Op::ResetEvent(e) => e.reset(),

@@ -15,16 +15,22 @@ use crate::error::{Error, Result};
 use crate::executor::{self, KernelFault, Launch, NdRange};
 use crate::kernel::{LOCAL_ARG_ALIGN, MAX_FRAME_BYTES};
 use crate::mem::buffer::AlignedBuf;
+use crate::mem::Mem;
 use ferrite_compiler::{ArgKind, CompiledKernel, KernelInfo};
 use parking_lot::Mutex;
+use std::sync::Arc;
 
 /// What the application passed for one argument.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub enum ArgInput<'a> {
     /// `size` bytes at a non-NULL `pArgValue`.
     Bytes(&'a [u8]),
     /// A NULL `pArgValue` with this size: a NULL pointer, or a `__local` size.
     Null(usize),
+    /// An image (the front end resolved its handle); held while set and by launches.
+    Image(&'a Arc<Mem>),
+    /// A sampler's bits (`SamplerState::bits`).
+    Sampler(u64),
 }
 
 struct ArgState {
@@ -34,6 +40,8 @@ struct ArgState {
     set: Vec<bool>,
     /// Size of each `__local` argument (0 for the others).
     local: Vec<usize>,
+    /// The image of each image argument, kept alive while its descriptor is in `block`.
+    images: Vec<Option<Arc<Mem>>>,
     group_size: [u32; 3],
     /// `zeKernelSetGlobalOffsetExp`.
     global_offset: [u32; 3],
@@ -66,6 +74,7 @@ impl ZeKernel {
                 block: vec![0; block_size],
                 set: vec![false; n],
                 local: vec![0; n],
+                images: vec![None; n],
                 group_size,
                 global_offset: [0; 3],
             }),
@@ -87,6 +96,7 @@ impl ZeKernel {
         let size = match input {
             ArgInput::Bytes(b) => b.len(),
             ArgInput::Null(n) => n,
+            ArgInput::Image(_) | ArgInput::Sampler(_) => 8,
         };
         let mut st = self.state.lock();
         let slot = desc.offset;
@@ -107,6 +117,38 @@ impl ZeKernel {
                     reason: "a by-value argument needs a value",
                 })
             }
+            (ArgKind::Image, ArgInput::Image(m)) => {
+                let addr = m.image_descriptor_addr();
+                if addr == 0 {
+                    return Err(Error::InvalidArgValue {
+                        index,
+                        reason: "not an image",
+                    });
+                }
+                st.block[slot..slot + 8].copy_from_slice(&addr.to_ne_bytes());
+                st.images[index] = Some(m.clone());
+            }
+            (ArgKind::Sampler, ArgInput::Sampler(bits)) => {
+                st.block[slot..slot + 8].copy_from_slice(&bits.to_ne_bytes());
+            }
+            (ArgKind::Image, _) => {
+                return Err(Error::InvalidArgValue {
+                    index,
+                    reason: "an image argument needs an image",
+                })
+            }
+            (ArgKind::Sampler, _) => {
+                return Err(Error::InvalidArgValue {
+                    index,
+                    reason: "a sampler argument needs a sampler",
+                })
+            }
+            (_, ArgInput::Image(_) | ArgInput::Sampler(_)) => {
+                return Err(Error::InvalidArgValue {
+                    index,
+                    reason: "an image or sampler for an argument of another kind",
+                })
+            }
             (ArgKind::Buffer { .. }, _) => {
                 if size != 8 {
                     return Err(Error::InvalidArgSize {
@@ -117,7 +159,7 @@ impl ZeKernel {
                 }
                 let bytes = match input {
                     ArgInput::Bytes(b) => [b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]],
-                    ArgInput::Null(_) => [0; 8],
+                    _ => [0; 8],
                 };
                 st.block[slot..slot + 8].copy_from_slice(&bytes);
             }
@@ -130,12 +172,6 @@ impl ZeKernel {
                     });
                 }
                 st.local[index] = size;
-            }
-            (ArgKind::Sampler | ArgKind::Image, _) => {
-                return Err(Error::InvalidArgValue {
-                    index,
-                    reason: "images and samplers are not supported",
-                })
             }
         }
         st.set[index] = true;
@@ -223,6 +259,7 @@ impl ZeKernel {
             })?;
         Ok(ZeLaunch {
             kernel: self.compiled.clone(),
+            _images: st.images.iter().flatten().cloned().collect(),
             args,
             local_mem_size,
             range,
@@ -290,6 +327,8 @@ fn local_layout(static_size: usize, local: &[usize]) -> (Vec<Option<usize>>, usi
 /// One recorded kernel launch, independent of later API calls.
 pub struct ZeLaunch {
     kernel: CompiledKernel,
+    /// The images the argument block points into, alive until the launch is dropped.
+    _images: Vec<Arc<Mem>>,
     args: AlignedBuf,
     local_mem_size: usize,
     range: NdRange,
