@@ -38,6 +38,7 @@ static void test_properties(env_t *env) {
     EXPECT_OK(zeDeviceGetImageProperties(env->device, &dp));
     EXPECT(dp.maxImageDims2D >= 16384 && dp.maxImageDims3D >= 2048);
     EXPECT(dp.maxImageArraySlices >= 2048 && dp.maxSamplers >= 16);
+    EXPECT(dp.maxImageBufferSize >= 65536);
     EXPECT(dp.maxReadImageArgs >= 128 && dp.maxWriteImageArgs >= 64);
 
     ze_image_properties_t p = {.stype = ZE_STRUCTURE_TYPE_IMAGE_PROPERTIES};
@@ -281,6 +282,19 @@ static void test_array_pitches(env_t *env) {
                 bad += out[layer * 24 + y * 12 + b] != in[layer * 40 + y * 16 + b];
     EXPECT(bad == 0);
     EXPECT_OK(zeImageDestroy(a2));
+
+    /* A buffer image: 1D, 40 pixels, a round trip. */
+    d = desc2d(ZE_IMAGE_FORMAT_TYPE_UINT, 40, 1);
+    d.type = ZE_IMAGE_TYPE_BUFFER;
+    ze_image_handle_t b1;
+    EXPECT_OK(zeImageCreate(env->context, env->device, &d, &b1));
+    l = new_list(env);
+    EXPECT_OK(zeCommandListAppendImageCopyFromMemory(l, b1, in, NULL, NULL, 0, NULL));
+    EXPECT_OK(zeCommandListAppendBarrier(l, NULL, 0, NULL));
+    EXPECT_OK(zeCommandListAppendImageCopyToMemory(l, out, b1, NULL, NULL, 0, NULL));
+    run_list(l);
+    EXPECT(memcmp(out, in, 160) == 0);
+    EXPECT_OK(zeImageDestroy(b1));
     EXPECT_OK(zeMemFree(env->context, in));
     EXPECT_OK(zeMemFree(env->context, out));
 }

@@ -283,8 +283,8 @@ pub(super) unsafe extern "C" fn zeDeviceGetImageProperties(
         get(h_device)?;
         // SAFETY: `props` is NULL or the application's struct (API contract).
         let p = unsafe { output(props)? };
-        // The limits OpenCL reports (`runtime/src/mem/image.rs`); buffer images are not
-        // offered (Level-Zero's descriptor has no buffer to alias).
+        // The limits OpenCL reports (`runtime/src/mem/image.rs`); a buffer image's limit
+        // is in bytes, which the pixel limit bounds from below.
         use ferrite_runtime::mem::image as img;
         if !img::enabled() {
             // SAFETY: all-zero bytes are a valid value of this plain C struct.
@@ -299,7 +299,7 @@ pub(super) unsafe extern "C" fn zeDeviceGetImageProperties(
         p.maxImageDims1D = img::MAX_2D as u32;
         p.maxImageDims2D = img::MAX_2D as u32;
         p.maxImageDims3D = img::MAX_3D as u32;
-        p.maxImageBufferSize = 0;
+        p.maxImageBufferSize = img::MAX_BUFFER_PIXELS as u64;
         p.maxImageArraySlices = img::MAX_ARRAY as u32;
         p.maxSamplers = img::MAX_SAMPLERS;
         p.maxReadImageArgs = img::MAX_READ_IMAGE_ARGS;

@@ -130,8 +130,8 @@ fn shape_of(d: &ze_image_desc_t) -> ZeResult<(ImageFormat, ImageDesc)> {
         ZE_IMAGE_TYPE_2D => ImageKind::D2,
         ZE_IMAGE_TYPE_2DARRAY => ImageKind::D2Array,
         ZE_IMAGE_TYPE_3D => ImageKind::D3,
-        // A buffer image needs a buffer to alias, which Level-Zero's descriptor lacks.
-        ZE_IMAGE_TYPE_BUFFER => return Err(super::ZeError(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE)),
+        // A 1D buffer image with storage of its own (OpenCL's alias a buffer).
+        ZE_IMAGE_TYPE_BUFFER => ImageKind::D1Buffer,
         _ => return Err(super::ZeError(ZE_RESULT_ERROR_INVALID_ENUMERATION)),
     };
     // One level: no mipmaps.
