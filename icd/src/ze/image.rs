@@ -192,15 +192,7 @@ pub(super) unsafe extern "C" fn zeImageCreate(
         check(!ph_image.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
         let (format, shape) = shape_of(d)?;
         let create = ImageCreate {
-            flags: MemFlags {
-                device_read: true,
-                device_write: true,
-                host_read: true,
-                host_write: true,
-                use_host_ptr: false,
-                copy_host_ptr: false,
-                alloc_host_ptr: false,
-            },
+            flags: MemFlags::READ_WRITE,
             api_flags: 0,
             properties: Vec::new(),
             format,
