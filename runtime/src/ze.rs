@@ -18,6 +18,7 @@ pub mod event;
 pub mod fence;
 pub mod kernel;
 pub mod module;
+pub mod virtual_mem;
 
 use parking_lot::{Condvar, MutexGuard};
 use std::time::{Duration, Instant};

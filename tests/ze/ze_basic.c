@@ -126,9 +126,9 @@ static void test_device(env_t *env) {
     EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
                   zeDeviceGetProperties(env->device, NULL));
     /* Not implemented: a real function that says so. */
-    size_t page = 0;
+    ze_ipc_mem_handle_t ipc;
     EXPECT_RESULT(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
-                  zeVirtualMemQueryPageSize(env->context, env->device, 4096, &page));
+                  zeMemGetIpcHandle(env->context, &ipc, &ipc));
 }
 
 static void test_memory(env_t *env) {

@@ -440,6 +440,83 @@ static void test_global_pointer(env_t *env, ze_module_handle_t module) {
     EXPECT_OK(zeMemFree(env->context, out));
 }
 
+/* Virtual memory: two views of one physical page, written by a kernel through one view
+ * and read through the other; access attributes; the errors of each entry point. */
+static void test_virtual_memory(env_t *env, ze_module_handle_t module) {
+    size_t page = 0;
+    EXPECT_OK(zeVirtualMemQueryPageSize(env->context, env->device, 1, &page));
+    EXPECT(page >= 4096 && (page & (page - 1)) == 0);
+    if (page == 0) return;
+    ze_physical_mem_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_PHYSICAL_MEM_DESC, .size = 2 * page};
+    ze_physical_mem_handle_t phys = NULL;
+    pd.size = page + 1;
+    EXPECT_RESULT(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT,
+                  zePhysicalMemCreate(env->context, env->device, &pd, &phys));
+    pd.size = 2 * page;
+    EXPECT_OK(zePhysicalMemCreate(env->context, env->device, &pd, &phys));
+    void *va = NULL;
+    EXPECT_RESULT(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT,
+                  zeVirtualMemReserve(env->context, NULL, page / 2, &va));
+    EXPECT_OK(zeVirtualMemReserve(env->context, NULL, 4 * page, &va));
+    if (!va || !phys) return;
+    char *a = va, *b = (char *)va + 2 * page;
+    EXPECT_OK(zeVirtualMemMap(env->context, a, page, phys, page,
+                              ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE));
+    EXPECT_OK(zeVirtualMemMap(env->context, b, page, phys, page,
+                              ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  zeVirtualMemMap(env->context, a, page, phys, 0,
+                                  ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE)); /* mapped twice */
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  zeVirtualMemMap(env->context, a + page, page, phys, 2 * page,
+                                  ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE)); /* past the end */
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ENUMERATION,
+                  zeVirtualMemMap(env->context, a + page, page, phys, 0,
+                                  (ze_memory_access_attribute_t)7));
+
+    ze_kernel_handle_t k;
+    ze_kernel_desc_t kd = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .pKernelName = "global_ids"};
+    EXPECT_OK(zeKernelCreate(module, &kd, &k));
+    EXPECT_OK(zeKernelSetGroupSize(k, 64, 1, 1));
+    EXPECT_OK(zeKernelSetArgumentValue(k, 0, sizeof a, &a));
+    ze_command_list_handle_t list = new_list(env);
+    ze_group_count_t g = {(uint32_t)(page / 4 / 64), 1, 1};
+    EXPECT_OK(zeCommandListAppendLaunchKernel(list, k, &g, NULL, 0, NULL));
+    run_list(env, list);
+    EXPECT_OK(zeCommandListDestroy(list));
+    EXPECT_OK(zeKernelDestroy(k));
+    const uint32_t *seen = (const uint32_t *)b;
+    int bad = 0;
+    for (size_t i = 0; i < page / 4; i++) bad += seen[i] != i;
+    EXPECT(bad == 0);
+
+    ze_memory_access_attribute_t acc = 99;
+    size_t same = 0;
+    EXPECT_OK(zeVirtualMemGetAccessAttribute(env->context, a, 4 * page, &acc, &same));
+    EXPECT(acc == ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE && same == page);
+    EXPECT_OK(zeVirtualMemGetAccessAttribute(env->context, a + page, 2 * page, &acc, &same));
+    EXPECT(acc == ZE_MEMORY_ACCESS_ATTRIBUTE_NONE && same == page);
+    EXPECT_OK(zeVirtualMemSetAccessAttribute(env->context, b, page,
+                                             ZE_MEMORY_ACCESS_ATTRIBUTE_READONLY));
+    EXPECT_OK(zeVirtualMemGetAccessAttribute(env->context, b, page, &acc, &same));
+    EXPECT(acc == ZE_MEMORY_ACCESS_ATTRIBUTE_READONLY && same == page);
+    EXPECT(seen[7] == 7); /* still readable */
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  zeVirtualMemSetAccessAttribute(env->context, a + page, page,
+                                                 ZE_MEMORY_ACCESS_ATTRIBUTE_READONLY));
+    EXPECT_RESULT(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT,
+                  zeVirtualMemUnmap(env->context, a + 1, page));
+    EXPECT_OK(zeVirtualMemUnmap(env->context, a, page));
+    EXPECT_OK(zeVirtualMemUnmap(env->context, b, page));
+    EXPECT_OK(zeVirtualMemGetAccessAttribute(env->context, a, 4 * page, &acc, &same));
+    EXPECT(acc == ZE_MEMORY_ACCESS_ATTRIBUTE_NONE && same == 4 * page);
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeVirtualMemFree(env->context, va, page));
+    EXPECT_OK(zeVirtualMemFree(env->context, va, 4 * page));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeVirtualMemFree(env->context, va, 4 * page));
+    EXPECT_OK(zePhysicalMemDestroy(env->context, phys));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zePhysicalMemDestroy(env->context, phys));
+}
+
 int main(int argc, char **argv) {
     argv0 = "ze_kernel";
     if (argc < 2) {
@@ -470,6 +547,7 @@ int main(int argc, char **argv) {
     test_barrier(&env, module, 250, 4);
     test_launch_variants(&env, module);
     test_global_pointer(&env, module);
+    test_virtual_memory(&env, module);
     EXPECT_OK(zeModuleDestroy(module));
     EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zeModuleDestroy(module));
     EXPECT_OK(zeCommandQueueDestroy(queue));

@@ -25,7 +25,10 @@
 
 use super::sys::*;
 use super::{check, make_version, ze_call, ZeResult, API_VERSION};
-use super::{cmdlist, cmdqueue, context, device, driver, event, fence, image, kernel, mem, module};
+use super::{
+    cmdlist, cmdqueue, context, device, driver, event, fence, image, kernel, mem, module,
+    virtual_mem,
+};
 
 /// Check a getter's arguments: a table to fill and the same major version.
 fn negotiate(version: ze_api_version_t, table_is_null: bool) -> ZeResult<()> {
@@ -260,8 +263,8 @@ ddi_tables! {
         pfnDestroy (1, 0) zeSamplerDestroy(ze_sampler_handle_t) => image::zeSamplerDestroy;
     }
     zeGetPhysicalMemProcAddrTable(ze_physical_mem_dditable_t) {
-        pfnCreate (1, 0) zePhysicalMemCreate(ze_context_handle_t, ze_device_handle_t, *mut ze_physical_mem_desc_t, *mut ze_physical_mem_handle_t);
-        pfnDestroy (1, 0) zePhysicalMemDestroy(ze_context_handle_t, ze_physical_mem_handle_t);
+        pfnCreate (1, 0) zePhysicalMemCreate(ze_context_handle_t, ze_device_handle_t, *mut ze_physical_mem_desc_t, *mut ze_physical_mem_handle_t) => virtual_mem::zePhysicalMemCreate;
+        pfnDestroy (1, 0) zePhysicalMemDestroy(ze_context_handle_t, ze_physical_mem_handle_t) => virtual_mem::zePhysicalMemDestroy;
     }
     zeGetMemProcAddrTable(ze_mem_dditable_t) {
         pfnAllocShared (1, 0) zeMemAllocShared(ze_context_handle_t, *const ze_device_mem_alloc_desc_t, *const ze_host_mem_alloc_desc_t, usize, usize, ze_device_handle_t, *mut *mut ::core::ffi::c_void) => mem::zeMemAllocShared;
@@ -276,13 +279,13 @@ ddi_tables! {
         pfnFreeExt (1, 3) zeMemFreeExt(ze_context_handle_t, *const ze_memory_free_ext_desc_t, *mut ::core::ffi::c_void) => mem::zeMemFreeExt;
     }
     zeGetVirtualMemProcAddrTable(ze_virtual_mem_dditable_t) {
-        pfnReserve (1, 0) zeVirtualMemReserve(ze_context_handle_t, *const ::core::ffi::c_void, usize, *mut *mut ::core::ffi::c_void);
-        pfnFree (1, 0) zeVirtualMemFree(ze_context_handle_t, *const ::core::ffi::c_void, usize);
-        pfnQueryPageSize (1, 0) zeVirtualMemQueryPageSize(ze_context_handle_t, ze_device_handle_t, usize, *mut usize);
-        pfnMap (1, 0) zeVirtualMemMap(ze_context_handle_t, *const ::core::ffi::c_void, usize, ze_physical_mem_handle_t, usize, ze_memory_access_attribute_t);
-        pfnUnmap (1, 0) zeVirtualMemUnmap(ze_context_handle_t, *const ::core::ffi::c_void, usize);
-        pfnSetAccessAttribute (1, 0) zeVirtualMemSetAccessAttribute(ze_context_handle_t, *const ::core::ffi::c_void, usize, ze_memory_access_attribute_t);
-        pfnGetAccessAttribute (1, 0) zeVirtualMemGetAccessAttribute(ze_context_handle_t, *const ::core::ffi::c_void, usize, *mut ze_memory_access_attribute_t, *mut usize);
+        pfnReserve (1, 0) zeVirtualMemReserve(ze_context_handle_t, *const ::core::ffi::c_void, usize, *mut *mut ::core::ffi::c_void) => virtual_mem::zeVirtualMemReserve;
+        pfnFree (1, 0) zeVirtualMemFree(ze_context_handle_t, *const ::core::ffi::c_void, usize) => virtual_mem::zeVirtualMemFree;
+        pfnQueryPageSize (1, 0) zeVirtualMemQueryPageSize(ze_context_handle_t, ze_device_handle_t, usize, *mut usize) => virtual_mem::zeVirtualMemQueryPageSize;
+        pfnMap (1, 0) zeVirtualMemMap(ze_context_handle_t, *const ::core::ffi::c_void, usize, ze_physical_mem_handle_t, usize, ze_memory_access_attribute_t) => virtual_mem::zeVirtualMemMap;
+        pfnUnmap (1, 0) zeVirtualMemUnmap(ze_context_handle_t, *const ::core::ffi::c_void, usize) => virtual_mem::zeVirtualMemUnmap;
+        pfnSetAccessAttribute (1, 0) zeVirtualMemSetAccessAttribute(ze_context_handle_t, *const ::core::ffi::c_void, usize, ze_memory_access_attribute_t) => virtual_mem::zeVirtualMemSetAccessAttribute;
+        pfnGetAccessAttribute (1, 0) zeVirtualMemGetAccessAttribute(ze_context_handle_t, *const ::core::ffi::c_void, usize, *mut ze_memory_access_attribute_t, *mut usize) => virtual_mem::zeVirtualMemGetAccessAttribute;
     }
     zeGetFabricVertexExpProcAddrTable(ze_fabric_vertex_exp_dditable_t) {
         pfnGetExp (1, 4) zeFabricVertexGetExp(ze_driver_handle_t, *mut u32, *mut ze_fabric_vertex_handle_t);
