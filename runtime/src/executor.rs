@@ -311,12 +311,25 @@ impl Pool {
 /// (and every worker has stopped). Safe to call from many threads at once (each queue's
 /// thread calls it).
 pub fn run(launch: &Launch<'_>) -> Result<(), KernelFault> {
-    run_on(pool(), launch)
+    run_on(pool(), launch, false)
 }
 
 /// [`run`] on a sub-device's own pool.
 pub fn run_in(p: &Pool, launch: &Launch<'_>) -> Result<(), KernelFault> {
-    run_on(&p.0, launch)
+    run_on(&p.0, launch, false)
+}
+
+/// [`run`] for a cooperative launch (Level-Zero's): every work-group on a thread of its
+/// own, all started at once, so groups may wait for each other through global memory.
+/// The front end keeps the group count within [`max_cooperative_groups`].
+pub fn run_cooperative(launch: &Launch<'_>) -> Result<(), KernelFault> {
+    run_on(pool(), launch, true)
+}
+
+/// The most work-groups a cooperative launch may have: one per compute unit, so that
+/// groups waiting for each other do not compete for more cores than there are.
+pub fn max_cooperative_groups() -> u32 {
+    u32::try_from(num_workers()).unwrap_or(u32::MAX).max(1)
 }
 
 /// What the workers of one launch share: the stop flag and the first trap.
@@ -338,7 +351,11 @@ impl Outcome {
     }
 }
 
-fn run_on(pool: &rayon::ThreadPool, launch: &Launch<'_>) -> Result<(), KernelFault> {
+fn run_on(
+    pool: &rayon::ThreadPool,
+    launch: &Launch<'_>,
+    cooperative: bool,
+) -> Result<(), KernelFault> {
     let outcome = Outcome {
         stop: AtomicBool::new(false),
         first: parking_lot::Mutex::new(None),
@@ -348,10 +365,10 @@ fn run_on(pool: &rayon::ThreadPool, launch: &Launch<'_>) -> Result<(), KernelFau
     if launch.kernel.uses_printf {
         // `printf` output is collected per launch and printed when the kernel completes.
         let buffer = PrintfBuffer::new(crate::device::PRINTF_BUFFER_SIZE);
-        run_groups(pool, launch, &buffer, &outcome);
+        run_groups(pool, launch, &buffer, &outcome, cooperative);
         flush_printf(&buffer.take_output());
     } else {
-        run_groups(pool, launch, std::ptr::null(), &outcome);
+        run_groups(pool, launch, std::ptr::null(), &outcome, cooperative);
     }
     if let Some(w) = &outcome.watch {
         fault::unwatch(w);
@@ -480,6 +497,7 @@ fn run_groups(
     launch: &Launch<'_>,
     printf: *const PrintfBuffer,
     outcome: &Outcome,
+    cooperative: bool,
 ) {
     // Raw pointers are not `Sync`; the buffer behind this one is (a mutex), and it outlives
     // every group of the launch.
@@ -489,6 +507,18 @@ fn run_groups(
         return;
     }
     let need = stack_need(launch.kernel);
+    if cooperative {
+        // A thread per group: no group waits behind another on one thread.
+        let threads = usize::try_from(total).unwrap_or(usize::MAX);
+        run_on_own_threads(
+            threads,
+            need.max(WORKER_STACK_BYTES),
+            launch,
+            printf,
+            outcome,
+        );
+        return;
+    }
     if need > WORKER_STACK_BYTES / 2 {
         run_on_own_threads(pool.current_num_threads(), need, launch, printf, outcome);
         return;

@@ -54,3 +54,14 @@ global int ze_counter = 41;
 kernel void bump_counter(global int *out) {
     out[0] = ++ze_counter;
 }
+
+// Every group waits until all groups have arrived: only a cooperative launch, which runs
+// the groups at once, can finish it.
+kernel void coop_wait_all(volatile global int *arrived, global int *out) {
+    if (get_local_id(0) == 0) {
+        atomic_inc(arrived);
+        while (atomic_add(arrived, 0) < (int)get_num_groups(0)) {
+        }
+        out[get_group_id(0)] = atomic_add(arrived, 0);
+    }
+}

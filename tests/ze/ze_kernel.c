@@ -58,8 +58,8 @@ static void test_module_errors(env_t *env) {
 static void test_kernel_objects(env_t *env, ze_module_handle_t module) {
     uint32_t n = 0;
     EXPECT_OK(zeModuleGetKernelNames(module, &n, NULL));
-    EXPECT(n == 8);
-    const char *names[8] = {0};
+    EXPECT(n == 9);
+    const char *names[9] = {0};
     EXPECT_OK(zeModuleGetKernelNames(module, &n, names));
     int found = 0;
     for (uint32_t i = 0; i < n; i++) found += names[i] && strcmp(names[i], "vadd") == 0;
@@ -320,7 +320,7 @@ static void test_launch_variants(env_t *env, ze_module_handle_t module) {
     EXPECT_OK(zeModuleCreate(env->context, env->device, &nd, &again, NULL));
     uint32_t nk = 0;
     EXPECT_OK(zeModuleGetKernelNames(again, &nk, NULL));
-    EXPECT(nk == 8);
+    EXPECT(nk == 9);
     EXPECT_OK(zeModuleDestroy(again));
     free(bin);
 
@@ -517,6 +517,41 @@ static void test_virtual_memory(env_t *env, ze_module_handle_t module) {
     EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zePhysicalMemDestroy(env->context, phys));
 }
 
+/* A cooperative launch: every group waits for all the others, which only works if they
+ * all run at once; more groups than can run at once are refused. */
+static void test_cooperative(env_t *env, ze_module_handle_t module) {
+    ze_kernel_handle_t k;
+    ze_kernel_desc_t kd = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC,
+                           .pKernelName = "coop_wait_all"};
+    EXPECT_OK(zeKernelCreate(module, &kd, &k));
+    uint32_t max = 0;
+    EXPECT_OK(zeKernelSuggestMaxCooperativeGroupCount(k, &max));
+    EXPECT(max >= 1);
+    ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+    int *arrived, *out;
+    EXPECT_OK(zeMemAllocHost(env->context, &hd, sizeof(int), 0, (void **)&arrived));
+    EXPECT_OK(zeMemAllocHost(env->context, &hd, max * sizeof(int), 0, (void **)&out));
+    *arrived = 0;
+    EXPECT_OK(zeKernelSetGroupSize(k, 8, 1, 1));
+    EXPECT_OK(zeKernelSetArgumentValue(k, 0, sizeof arrived, &arrived));
+    EXPECT_OK(zeKernelSetArgumentValue(k, 1, sizeof out, &out));
+    ze_command_list_handle_t list = new_list(env);
+    ze_group_count_t too_many = {max + 1, 1, 1};
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  zeCommandListAppendLaunchCooperativeKernel(list, k, &too_many, NULL, 0, NULL));
+    ze_group_count_t g = {max, 1, 1};
+    EXPECT_OK(zeCommandListAppendLaunchCooperativeKernel(list, k, &g, NULL, 0, NULL));
+    run_list(env, list);
+    EXPECT(*arrived == (int)max);
+    int bad = 0;
+    for (uint32_t i = 0; i < max; i++) bad += out[i] != (int)max;
+    EXPECT(bad == 0);
+    EXPECT_OK(zeCommandListDestroy(list));
+    EXPECT_OK(zeKernelDestroy(k));
+    EXPECT_OK(zeMemFree(env->context, arrived));
+    EXPECT_OK(zeMemFree(env->context, out));
+}
+
 int main(int argc, char **argv) {
     argv0 = "ze_kernel";
     if (argc < 2) {
@@ -548,6 +583,7 @@ int main(int argc, char **argv) {
     test_launch_variants(&env, module);
     test_global_pointer(&env, module);
     test_virtual_memory(&env, module);
+    test_cooperative(&env, module);
     EXPECT_OK(zeModuleDestroy(module));
     EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zeModuleDestroy(module));
     EXPECT_OK(zeCommandQueueDestroy(queue));

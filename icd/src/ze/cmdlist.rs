@@ -404,6 +404,32 @@ pub(super) unsafe extern "C" fn zeCommandListAppendLaunchKernel(
     })
 }
 
+/// All groups run at once, each on a thread of its own, so they may wait for each other;
+/// at most `zeKernelSuggestMaxCooperativeGroupCount` groups.
+pub(super) unsafe extern "C" fn zeCommandListAppendLaunchCooperativeKernel(
+    h_list: ze_command_list_handle_t,
+    h_kernel: ze_kernel_handle_t,
+    p_launch_args: *const ze_group_count_t,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let k = kernel::get(h_kernel)?;
+        // SAFETY: NULL or a valid group count (API contract).
+        let g = unsafe { input(p_launch_args)? };
+        let counts = [g.groupCountX, g.groupCountY, g.groupCountZ];
+        // SAFETY: phWaitEvents is NULL or numWaitEvents handles (API contract).
+        unsafe {
+            append_op(h_list, h_signal, n_wait, ph_wait, || {
+                Ok(Op::Launch(Box::new(
+                    k.rt.launch(counts)?.into_cooperative()?,
+                )))
+            })
+        }
+    })
+}
+
 pub(super) unsafe extern "C" fn zeCommandListAppendLaunchKernelIndirect(
     h_list: ze_command_list_handle_t,
     h_kernel: ze_kernel_handle_t,

@@ -184,7 +184,7 @@ ddi_tables! {
         pfnAppendEventReset (1, 0) zeCommandListAppendEventReset(ze_command_list_handle_t, ze_event_handle_t) => cmdlist::zeCommandListAppendEventReset;
         pfnAppendQueryKernelTimestamps (1, 0) zeCommandListAppendQueryKernelTimestamps(ze_command_list_handle_t, u32, *mut ze_event_handle_t, *mut ::core::ffi::c_void, *const usize, ze_event_handle_t, u32, *mut ze_event_handle_t) => cmdlist::zeCommandListAppendQueryKernelTimestamps;
         pfnAppendLaunchKernel (1, 0) zeCommandListAppendLaunchKernel(ze_command_list_handle_t, ze_kernel_handle_t, *const ze_group_count_t, ze_event_handle_t, u32, *mut ze_event_handle_t) => cmdlist::zeCommandListAppendLaunchKernel;
-        pfnAppendLaunchCooperativeKernel (1, 0) zeCommandListAppendLaunchCooperativeKernel(ze_command_list_handle_t, ze_kernel_handle_t, *const ze_group_count_t, ze_event_handle_t, u32, *mut ze_event_handle_t);
+        pfnAppendLaunchCooperativeKernel (1, 0) zeCommandListAppendLaunchCooperativeKernel(ze_command_list_handle_t, ze_kernel_handle_t, *const ze_group_count_t, ze_event_handle_t, u32, *mut ze_event_handle_t) => cmdlist::zeCommandListAppendLaunchCooperativeKernel;
         pfnAppendLaunchKernelIndirect (1, 0) zeCommandListAppendLaunchKernelIndirect(ze_command_list_handle_t, ze_kernel_handle_t, *const ze_group_count_t, ze_event_handle_t, u32, *mut ze_event_handle_t) => cmdlist::zeCommandListAppendLaunchKernelIndirect;
         pfnAppendImageCopyToMemoryExt (1, 3) zeCommandListAppendImageCopyToMemoryExt(ze_command_list_handle_t, *mut ::core::ffi::c_void, ze_image_handle_t, *const ze_image_region_t, u32, u32, ze_event_handle_t, u32, *mut ze_event_handle_t) => cmdlist::zeCommandListAppendImageCopyToMemoryExt;
         pfnAppendImageCopyFromMemoryExt (1, 3) zeCommandListAppendImageCopyFromMemoryExt(ze_command_list_handle_t, ze_image_handle_t, *const ::core::ffi::c_void, *const ze_image_region_t, u32, u32, ze_event_handle_t, u32, *mut ze_event_handle_t) => cmdlist::zeCommandListAppendImageCopyFromMemoryExt;
@@ -246,7 +246,7 @@ ddi_tables! {
         pfnSetCacheConfig (1, 0) zeKernelSetCacheConfig(ze_kernel_handle_t, ze_cache_config_flags_t) => kernel::zeKernelSetCacheConfig;
         pfnSetGroupSize (1, 0) zeKernelSetGroupSize(ze_kernel_handle_t, u32, u32, u32) => kernel::zeKernelSetGroupSize;
         pfnSuggestGroupSize (1, 0) zeKernelSuggestGroupSize(ze_kernel_handle_t, u32, u32, u32, *mut u32, *mut u32, *mut u32) => kernel::zeKernelSuggestGroupSize;
-        pfnSuggestMaxCooperativeGroupCount (1, 0) zeKernelSuggestMaxCooperativeGroupCount(ze_kernel_handle_t, *mut u32);
+        pfnSuggestMaxCooperativeGroupCount (1, 0) zeKernelSuggestMaxCooperativeGroupCount(ze_kernel_handle_t, *mut u32) => kernel::zeKernelSuggestMaxCooperativeGroupCount;
         pfnSetArgumentValue (1, 0) zeKernelSetArgumentValue(ze_kernel_handle_t, u32, usize, *const ::core::ffi::c_void) => kernel::zeKernelSetArgumentValue;
         pfnSetIndirectAccess (1, 0) zeKernelSetIndirectAccess(ze_kernel_handle_t, ze_kernel_indirect_access_flags_t) => kernel::zeKernelSetIndirectAccess;
         pfnGetIndirectAccess (1, 0) zeKernelGetIndirectAccess(ze_kernel_handle_t, *mut ze_kernel_indirect_access_flags_t) => kernel::zeKernelGetIndirectAccess;

@@ -312,3 +312,16 @@ pub(super) unsafe extern "C" fn zeKernelGetSourceAttributes(
         Ok(ZE_RESULT_SUCCESS)
     })
 }
+
+pub(super) unsafe extern "C" fn zeKernelSuggestMaxCooperativeGroupCount(
+    h_kernel: ze_kernel_handle_t,
+    total_group_count: *mut u32,
+) -> ze_result_t {
+    ze_call(|| {
+        get(h_kernel)?;
+        let n = ferrite_runtime::executor::max_cooperative_groups();
+        // SAFETY: NULL or writable (API contract).
+        unsafe { write_out(total_group_count, n)? };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}

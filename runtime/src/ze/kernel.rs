@@ -259,6 +259,7 @@ impl ZeKernel {
             })?;
         Ok(ZeLaunch {
             kernel: self.compiled.clone(),
+            cooperative: false,
             _images: st.images.iter().flatten().cloned().collect(),
             args,
             local_mem_size,
@@ -327,6 +328,9 @@ fn local_layout(static_size: usize, local: &[usize]) -> (Vec<Option<usize>>, usi
 /// One recorded kernel launch, independent of later API calls.
 pub struct ZeLaunch {
     kernel: CompiledKernel,
+    /// Every group on a thread of its own, all at once
+    /// (`zeCommandListAppendLaunchCooperativeKernel`).
+    cooperative: bool,
     /// The images the argument block points into, alive until the launch is dropped.
     _images: Vec<Arc<Mem>>,
     args: AlignedBuf,
@@ -340,13 +344,32 @@ impl ZeLaunch {
         if self.range.global_size.contains(&0) {
             return Ok(());
         }
-        executor::run(&Launch {
+        let launch = Launch {
             kernel: &self.kernel,
             args: self.args.as_slice(),
             local_mem_size: self.local_mem_size,
             range: self.range,
             extents: &[],
-        })
+        };
+        if self.cooperative {
+            executor::run_cooperative(&launch)
+        } else {
+            executor::run(&launch)
+        }
+    }
+
+    /// Make this a cooperative launch: `Err` if it has more groups than can run at once
+    /// ([`executor::max_cooperative_groups`]).
+    pub fn into_cooperative(mut self) -> Result<ZeLaunch> {
+        if self.range.num_groups().iter().product::<u64>()
+            > u64::from(executor::max_cooperative_groups())
+        {
+            return Err(Error::InvalidValue(
+                "more groups than a cooperative launch can run at once",
+            ));
+        }
+        self.cooperative = true;
+        Ok(self)
     }
 
     pub fn range(&self) -> &NdRange {
