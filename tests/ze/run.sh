@@ -66,6 +66,7 @@ run() {
     fi
 }
 run "$OUT/ze_basic"
+run env FERRITE_IMAGES=0 "$OUT/ze_basic"
 run "$OUT/ze_kernel" "$OUT/kernels.spv"
 run "$OUT/ze_sync"
 run "$OUT/ze_fault" "$OUT/fault_kernels.spv"
