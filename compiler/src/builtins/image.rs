@@ -357,6 +357,15 @@ pub unsafe fn read(d: &ImageDescriptor, idx: [i32; 3]) -> Color {
 /// `d` describes live, writable image memory.
 pub unsafe fn write(d: &ImageDescriptor, idx: [i32; 3], color: Color) {
     let Some(f) = d.format() else { return };
+    // SAFETY: per this function's contract; `f` is `d`'s format.
+    unsafe { write_as(d, f, idx, color) }
+}
+
+/// [`write`] with `d`'s format already decoded (once per pixel, by the caller).
+///
+/// # Safety
+/// As [`write`]; `f` is `d.format()`.
+unsafe fn write_as(d: &ImageDescriptor, f: ImageFormat, idx: [i32; 3], color: Color) {
     if !d.inside(idx) {
         return;
     }
@@ -422,11 +431,8 @@ extern "C" fn ferrite_image_write(desc: i64, x: i32, y: i32, z: i32, texel: i64)
         let mut raw = [0u8; 16];
         std::ptr::copy_nonoverlapping(texel as *const u8, raw.as_mut_ptr(), 16);
         if let Some(f) = d.format() {
-            write(
-                d,
-                [x, y, z],
-                Color::from_bytes(f.channel_type.class(), &raw),
-            );
+            let color = Color::from_bytes(f.channel_type.class(), &raw);
+            write_as(d, f, [x, y, z], color);
         }
     }
     0

@@ -382,6 +382,38 @@ pub(super) unsafe extern "C" fn zeCommandListAppendMemAdvise(
     })
 }
 
+/// Append a launch of the kernel's current arguments and group size; a cooperative one
+/// runs every group at once (at most `zeKernelSuggestMaxCooperativeGroupCount` groups).
+///
+/// # Safety
+/// As [`events`]; `p_launch_args` is NULL or a valid group count (API contract).
+unsafe fn append_launch(
+    h_list: ze_command_list_handle_t,
+    h_kernel: ze_kernel_handle_t,
+    p_launch_args: *const ze_group_count_t,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+    cooperative: bool,
+) -> ZeResult<ze_result_t> {
+    let k = kernel::get(h_kernel)?;
+    // SAFETY: per the caller.
+    let g = unsafe { input(p_launch_args)? };
+    let counts = [g.groupCountX, g.groupCountY, g.groupCountZ];
+    // SAFETY: per the caller.
+    unsafe {
+        append_op(h_list, h_signal, n_wait, ph_wait, || {
+            let launch = k.rt.launch(counts)?;
+            let launch = if cooperative {
+                launch.into_cooperative()?
+            } else {
+                launch
+            };
+            Ok(Op::Launch(Box::new(launch)))
+        })
+    }
+}
+
 pub(super) unsafe extern "C" fn zeCommandListAppendLaunchKernel(
     h_list: ze_command_list_handle_t,
     h_kernel: ze_kernel_handle_t,
@@ -390,22 +422,20 @@ pub(super) unsafe extern "C" fn zeCommandListAppendLaunchKernel(
     n_wait: u32,
     ph_wait: *mut ze_event_handle_t,
 ) -> ze_result_t {
-    ze_call(|| {
-        let k = kernel::get(h_kernel)?;
-        // SAFETY: NULL or a valid group count (API contract).
-        let g = unsafe { input(p_launch_args)? };
-        let counts = [g.groupCountX, g.groupCountY, g.groupCountZ];
-        // SAFETY: phWaitEvents is NULL or numWaitEvents handles (API contract).
-        unsafe {
-            append_op(h_list, h_signal, n_wait, ph_wait, || {
-                Ok(Op::Launch(Box::new(k.rt.launch(counts)?)))
-            })
-        }
+    // SAFETY: the group count and wait list per the API contract.
+    ze_call(|| unsafe {
+        append_launch(
+            h_list,
+            h_kernel,
+            p_launch_args,
+            h_signal,
+            n_wait,
+            ph_wait,
+            false,
+        )
     })
 }
 
-/// All groups run at once, each on a thread of its own, so they may wait for each other;
-/// at most `zeKernelSuggestMaxCooperativeGroupCount` groups.
 pub(super) unsafe extern "C" fn zeCommandListAppendLaunchCooperativeKernel(
     h_list: ze_command_list_handle_t,
     h_kernel: ze_kernel_handle_t,
@@ -414,19 +444,17 @@ pub(super) unsafe extern "C" fn zeCommandListAppendLaunchCooperativeKernel(
     n_wait: u32,
     ph_wait: *mut ze_event_handle_t,
 ) -> ze_result_t {
-    ze_call(|| {
-        let k = kernel::get(h_kernel)?;
-        // SAFETY: NULL or a valid group count (API contract).
-        let g = unsafe { input(p_launch_args)? };
-        let counts = [g.groupCountX, g.groupCountY, g.groupCountZ];
-        // SAFETY: phWaitEvents is NULL or numWaitEvents handles (API contract).
-        unsafe {
-            append_op(h_list, h_signal, n_wait, ph_wait, || {
-                Ok(Op::Launch(Box::new(
-                    k.rt.launch(counts)?.into_cooperative()?,
-                )))
-            })
-        }
+    // SAFETY: the group count and wait list per the API contract.
+    ze_call(|| unsafe {
+        append_launch(
+            h_list,
+            h_kernel,
+            p_launch_args,
+            h_signal,
+            n_wait,
+            ph_wait,
+            true,
+        )
     })
 }
 
