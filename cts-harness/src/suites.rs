@@ -184,6 +184,16 @@ pub const SUITES: &[Suite] = &[
         "extensions/cl_khr_kernel_clock/test_cl_khr_kernel_clock",
         300,
     ),
+    suite(
+        "cl_khr_command_buffer",
+        "extensions/cl_khr_command_buffer/test_cl_khr_command_buffer",
+        900,
+    ),
+    suite(
+        "cl_khr_mutable_dispatch",
+        "extensions/cl_khr_command_buffer/cl_khr_command_buffer_mutable_dispatch/test_cl_khr_mutable_dispatch",
+        900,
+    ),
 ];
 
 /// The suite called `name` (`test_api` works as well as `api`).

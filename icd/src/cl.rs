@@ -7,6 +7,7 @@
 //! Handles are checked against the registry of live handles ([`handle`]) before anything
 //! is read through them.
 
+pub mod command_buffer;
 pub mod context;
 pub mod device;
 pub mod dispatch;

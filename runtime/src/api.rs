@@ -28,6 +28,8 @@ pub enum ObjectType {
     Program = 0x4652_0007,
     Kernel = 0x4652_0008,
     Sampler = 0x4652_0009,
+    CommandBuffer = 0x4652_000A,
+    MutableCommand = 0x4652_000B,
 }
 
 /// Address of the front end's dispatch table (0 until registered).

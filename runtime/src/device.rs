@@ -79,6 +79,13 @@ const API_EXTENSIONS: &[&str] = &[
     // the compiler's own lists (`ferrite_compiler::supported_capabilities`). CTS `api
     // spirv_query_requirements`, `spirv_query_dependencies`.
     "cl_khr_spirv_queries",
+    // Command buffers (icd `cl/command_buffer.rs`, runtime `command/buffer.rs`): commands
+    // recorded once as data and run at every enqueue, on in-order and out-of-order queues,
+    // simultaneously enqueued.
+    "cl_khr_command_buffer",
+    // Launches recorded with a mutable handle take new arguments and geometry after
+    // finalisation (icd `cl/command_buffer/mutable.rs`).
+    "cl_khr_command_buffer_mutable_dispatch",
 ];
 
 const N_EXTENSIONS: usize = clc::OPENCL_C_EXTENSIONS.len() + API_EXTENSIONS.len();
@@ -118,6 +125,9 @@ const EXTENSION_VERSIONS: &[(&str, Version)] = &[
     ("cl_intel_unified_shared_memory", v(1, 1, 0)),
     // The revision the CTS suite is written against (it skips every test for another).
     ("cl_ext_buffer_device_address", v(1, 0, 2)),
+    // The provisional revision the CTS suite checks (it skips every test for another).
+    ("cl_khr_command_buffer", v(0, 9, 8)),
+    ("cl_khr_command_buffer_mutable_dispatch", v(0, 9, 5)),
 ];
 
 const fn with_versions<const N: usize>(mut list: [NameVersion; N]) -> [NameVersion; N] {

@@ -55,6 +55,8 @@ pub enum CommandType {
     MemcpyIntel,
     MigrateMemIntel,
     MemAdviseIntel,
+    /// A command buffer's recorded commands (`cl_khr_command_buffer`).
+    CommandBuffer,
 }
 
 /// Why a command did not complete.

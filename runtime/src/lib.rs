@@ -13,12 +13,14 @@
 //!   thread each, events with status, callbacks and profiling timestamps.
 //! - `mem/`: buffers (host memory: aligned allocations, zero-copy host pointers, maps).
 //! - `program/`: programs (OpenCL C through `clc`, SPIR-V directly), build logs.
+//! - `command/`: commands as data ([`command::Op`]) and command buffers of them.
 //! - `kernel`: kernels, argument values, the argument block.
 //! - `executor`: the persistent worker pool that runs an NDRange as chunks of work-groups.
 //! - `switches`: every `FERRITE_*` environment variable (printed by `ferrite-info`).
 
 pub mod api;
 pub mod check;
+pub mod command;
 pub mod context;
 pub mod device;
 pub mod error;

@@ -382,6 +382,16 @@ pub unsafe extern "C" fn get_device_info(
                     | CL_DEVICE_KERNEL_CLOCK_SCOPE_SUB_GROUP_KHR),
             ),
             CL_DRIVER_UUID_KHR => info(&rt::DRIVER_UUID),
+            // cl_khr_command_buffer: printf works in recorded kernels; any queue this
+            // device makes can record and replay.
+            CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR => info(&super::command_buffer::CAPABILITIES),
+            CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR => {
+                info(&super::command_buffer::SUPPORTED_QUEUE_PROPERTIES)
+            }
+            CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR => info(&(0 as cl_bitfield)),
+            CL_DEVICE_MUTABLE_DISPATCH_CAPABILITIES_KHR => {
+                info(&super::command_buffer::MUTABLE_DISPATCH_CAPABILITIES)
+            }
             // A LUID is a Windows adapter id; there is none, and so no node mask.
             CL_DEVICE_LUID_VALID_KHR => info(&cl_bool(false)),
             CL_DEVICE_LUID_KHR => info(&[0u8; 8]),

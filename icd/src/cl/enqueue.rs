@@ -11,17 +11,22 @@ mod image;
 mod native;
 mod rect;
 
+pub(super) use image::{
+    copy_buffer_to_image_op, copy_image_op, copy_image_to_buffer_op, fill_image_op,
+};
 pub use image::{
     enqueue_copy_buffer_to_image, enqueue_copy_image, enqueue_copy_image_to_buffer,
     enqueue_fill_image, enqueue_map_image, enqueue_read_image, enqueue_write_image,
 };
 pub use native::enqueue_native_kernel;
+pub(super) use rect::copy_buffer_rect_op;
 pub use rect::{enqueue_copy_buffer_rect, enqueue_read_buffer_rect, enqueue_write_buffer_rect};
 
 use super::event::wait_list;
 use super::handle::{self, get};
 use super::{check, cl_call, cl_create, slice, SendPtr};
 use crate::error::{ClError, ClResult};
+use ferrite_runtime::command::Op;
 use ferrite_runtime::device::{MAX_WORK_GROUP_SIZE, MAX_WORK_ITEM_SIZES};
 use ferrite_runtime::event::{CommandType, Event, ExecError, Status};
 use ferrite_runtime::executor::{self, NdRange};
@@ -56,6 +61,23 @@ pub(super) unsafe fn submit(
             blocking,
         )
     }
+}
+
+/// [`submit`] a command given as data; it runs on the queue's device.
+///
+/// # Safety
+/// `event` is NULL or valid for a write; the addresses `op` holds stay valid until the
+/// command completes (the application's promise when it enqueued the command).
+pub(super) unsafe fn submit_op(
+    q: &Arc<Queue>,
+    command_type: CommandType,
+    wait: Vec<Arc<Event>>,
+    op: Op,
+    event: *mut cl_event,
+    blocking: bool,
+) -> ClResult<()> {
+    // SAFETY: per the caller.
+    unsafe { submit(q, command_type, wait, op.into_work(q), event, blocking) }
 }
 
 /// [`submit`] with the command's synchronisation (markers, barriers).
@@ -210,29 +232,45 @@ pub unsafe extern "C" fn enqueue_copy_buffer(
 ) -> cl_int {
     cl_call(|| {
         let q = get::<Queue>(command_queue)?;
-        let src = buffer_of(&q, src_buffer)?;
-        let dst = buffer_of(&q, dst_buffer)?;
-        // CL_INVALID_VALUE if src_offset, dst_offset, size, src_offset + size or
-        // dst_offset + size require accessing elements outside the src_buffer and
-        // dst_buffer buffer objects respectively; if size is 0.
-        check_region(&src, src_offset, size)?;
-        check_region(&dst, dst_offset, size)?;
-        // CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same buffer or
-        // sub-buffer object and the source and destination regions overlap or if
-        // src_buffer and dst_buffer are different sub-buffers of the same associated
-        // buffer object and they overlap.
-        check(
-            !src.overlaps(src_offset, size, &dst, dst_offset, size),
-            CL_MEM_COPY_OVERLAP,
-        )?;
+        let op = copy_buffer_op(&q, src_buffer, dst_buffer, src_offset, dst_offset, size)?;
         // SAFETY: API contract on the wait list.
         let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
-        let work: Work = Box::new(move || {
-            src.copy_to(src_offset, &dst, dst_offset, size)
-                .map_err(|_| ExecError::OutOfResources)
-        });
-        // SAFETY: event is NULL or writable (API contract).
-        unsafe { submit(&q, CommandType::CopyBuffer, wait, work, event, false) }
+        // SAFETY: the op holds no address; event is NULL or writable (API contract).
+        unsafe { submit_op(&q, CommandType::CopyBuffer, wait, op, event, false) }
+    })
+}
+
+/// The command of `clEnqueueCopyBuffer` (and `clCommandCopyBufferKHR`) for a queue `q`,
+/// checked.
+pub(super) fn copy_buffer_op(
+    q: &Queue,
+    src_buffer: cl_mem,
+    dst_buffer: cl_mem,
+    src_offset: usize,
+    dst_offset: usize,
+    size: usize,
+) -> ClResult<Op> {
+    let src = buffer_of(q, src_buffer)?;
+    let dst = buffer_of(q, dst_buffer)?;
+    // CL_INVALID_VALUE if src_offset, dst_offset, size, src_offset + size or
+    // dst_offset + size require accessing elements outside the src_buffer and
+    // dst_buffer buffer objects respectively; if size is 0.
+    check_region(&src, src_offset, size)?;
+    check_region(&dst, dst_offset, size)?;
+    // CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same buffer or
+    // sub-buffer object and the source and destination regions overlap or if
+    // src_buffer and dst_buffer are different sub-buffers of the same associated
+    // buffer object and they overlap.
+    check(
+        !src.overlaps(src_offset, size, &dst, dst_offset, size),
+        CL_MEM_COPY_OVERLAP,
+    )?;
+    Ok(Op::CopyBuffer {
+        src,
+        src_offset,
+        dst,
+        dst_offset,
+        size,
     })
 }
 
@@ -249,32 +287,51 @@ pub unsafe extern "C" fn enqueue_fill_buffer(
 ) -> cl_int {
     cl_call(|| {
         let q = get::<Queue>(command_queue)?;
-        let m = buffer_of(&q, buffer)?;
-        // CL_INVALID_VALUE if offset or offset + size require accessing elements outside
-        // the buffer object respectively.
-        check_region(&m, offset, size)?;
-        // CL_INVALID_VALUE if pattern is NULL or if pattern_size is 0 or if pattern_size is
-        // not one of { 1, 2, 4, 8, 16, 32, 64, 128 }.
-        check(
-            !pattern.is_null() && pattern_size.is_power_of_two() && pattern_size <= 128,
-            CL_INVALID_VALUE,
-        )?;
-        // CL_INVALID_VALUE if offset and size are not a multiple of pattern_size.
-        check(
-            offset.is_multiple_of(pattern_size) && size.is_multiple_of(pattern_size),
-            CL_INVALID_VALUE,
-        )?;
+        // SAFETY: pattern follows the API contract.
+        let op = unsafe { fill_buffer_op(&q, buffer, pattern, pattern_size, offset, size) }?;
         // SAFETY: API contract on the wait list.
         let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
-        // The pattern is copied now: the application may reuse its memory at once.
-        // SAFETY: pattern points to pattern_size bytes (API contract).
-        let pattern = unsafe { slice(pattern as *const u8, pattern_size) }.to_vec();
-        let work: Work = Box::new(move || {
-            m.fill(&pattern, offset, size)
-                .map_err(|_| ExecError::OutOfResources)
-        });
-        // SAFETY: event is NULL or writable (API contract).
-        unsafe { submit(&q, CommandType::FillBuffer, wait, work, event, false) }
+        // SAFETY: the op holds no address; event is NULL or writable (API contract).
+        unsafe { submit_op(&q, CommandType::FillBuffer, wait, op, event, false) }
+    })
+}
+
+/// The command of `clEnqueueFillBuffer` (and `clCommandFillBufferKHR`) for a queue `q`,
+/// checked; the pattern is copied.
+///
+/// # Safety
+/// `pattern` is NULL or points to `pattern_size` bytes.
+pub(super) unsafe fn fill_buffer_op(
+    q: &Queue,
+    buffer: cl_mem,
+    pattern: *const c_void,
+    pattern_size: usize,
+    offset: usize,
+    size: usize,
+) -> ClResult<Op> {
+    let m = buffer_of(q, buffer)?;
+    // CL_INVALID_VALUE if offset or offset + size require accessing elements outside
+    // the buffer object respectively.
+    check_region(&m, offset, size)?;
+    // CL_INVALID_VALUE if pattern is NULL or if pattern_size is 0 or if pattern_size is
+    // not one of { 1, 2, 4, 8, 16, 32, 64, 128 }.
+    check(
+        !pattern.is_null() && pattern_size.is_power_of_two() && pattern_size <= 128,
+        CL_INVALID_VALUE,
+    )?;
+    // CL_INVALID_VALUE if offset and size are not a multiple of pattern_size.
+    check(
+        offset.is_multiple_of(pattern_size) && size.is_multiple_of(pattern_size),
+        CL_INVALID_VALUE,
+    )?;
+    // The pattern is copied now: the application may reuse its memory at once.
+    // SAFETY: pattern points to pattern_size bytes (per the caller).
+    let pattern = unsafe { slice(pattern as *const u8, pattern_size) }.to_vec();
+    Ok(Op::FillBuffer {
+        mem: m,
+        pattern,
+        offset,
+        size,
     })
 }
 
@@ -553,7 +610,7 @@ pub unsafe extern "C" fn enqueue_wait_for_events(
 ///
 /// # Safety
 /// The three pointers are NULL or point to `work_dim` `size_t`s.
-unsafe fn nd_range(
+pub(super) unsafe fn nd_range(
     kernel: &Kernel,
     work_dim: cl_uint,
     global_work_offset: *const usize,
@@ -710,25 +767,18 @@ unsafe fn enqueue_kernel(
     }?;
     // SAFETY: API contract on the wait list.
     let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
+    let op = launch_op(&k, range)?;
+    // SAFETY: a launch holds no host address; event is NULL or writable (API contract).
+    unsafe { submit_op(&q, command_type, wait, op, event, false) }
+}
+
+/// A launch of `k` over `range` (checked by [`nd_range`]), its arguments snapshotted now:
+/// later `clSetKernelArg` calls do not affect it.
+pub(super) fn launch_op(k: &Kernel, range: NdRange) -> ClResult<Op> {
     // CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified.
     check(k.all_args_set(), CL_INVALID_KERNEL_ARGS)?;
-    // The arguments are snapshotted now: later clSetKernelArg calls do not affect this
-    // command. CL_OUT_OF_RESOURCES if the local memory needed exceeds the device's.
-    let launch = k.snapshot(range)?;
-    // A sub-device's kernels run on its own share of the workers.
-    let device = q.device.clone();
-    let context = q.context.clone();
-    let work: Work = Box::new(move || {
-        // A fault or the time limit in the kernel fails this command (and so the commands
-        // waiting for it); the report goes to stderr and the context's callback.
-        launch.run_on(&device).map_err(|fault| {
-            eprintln!("{fault}");
-            context.notify(&fault.report);
-            ExecError::OutOfResources
-        })
-    });
-    // SAFETY: event is NULL or writable (API contract).
-    unsafe { submit(&q, command_type, wait, work, event, false) }
+    // CL_OUT_OF_RESOURCES if the local memory needed exceeds the device's.
+    Ok(Op::Launch(Box::new(k.snapshot(range)?)))
 }
 
 /// `clGetKernelSuggestedLocalWorkSizeKHR` (`cl_khr_suggested_local_work_size`): the local

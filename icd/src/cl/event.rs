@@ -48,6 +48,7 @@ pub fn command_type(t: CommandType) -> cl_command_type {
         CommandType::MemcpyIntel => CL_COMMAND_MEMCPY_INTEL,
         CommandType::MigrateMemIntel => CL_COMMAND_MIGRATEMEM_INTEL,
         CommandType::MemAdviseIntel => CL_COMMAND_MEMADVISE_INTEL,
+        CommandType::CommandBuffer => CL_COMMAND_COMMAND_BUFFER_KHR,
     }
 }
 

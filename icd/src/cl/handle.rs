@@ -10,6 +10,7 @@
 
 use crate::error::{ClError, ClResult};
 use ferrite_runtime::api::{ApiType, ObjectType};
+use ferrite_runtime::command::buffer::{CommandBuffer, MutableLaunch};
 use ferrite_runtime::context::Context;
 use ferrite_runtime::device::Device;
 use ferrite_runtime::event::Event;
@@ -58,6 +59,12 @@ impl ClObject for Kernel {
 }
 impl ClObject for Sampler {
     const INVALID: cl_int = CL_INVALID_SAMPLER;
+}
+impl ClObject for CommandBuffer {
+    const INVALID: cl_int = CL_INVALID_COMMAND_BUFFER_KHR;
+}
+impl ClObject for MutableLaunch {
+    const INVALID: cl_int = CL_INVALID_MUTABLE_COMMAND_KHR;
 }
 
 struct Entry {
@@ -138,6 +145,20 @@ pub unsafe fn get_list<T: ClObject>(
         .iter()
         .map(|&h| get::<T>(h).map_err(|_| ClError(invalid)))
         .collect()
+}
+
+/// Unregister a handle whose object is gone with its owner (a mutable command of a
+/// released command buffer: such handles have no release of their own).
+pub fn forget<T: ClObject>(h: *mut c_void) {
+    let removed = {
+        let mut map = REGISTRY.write();
+        match lookup::<T>(&map, h) {
+            Ok(_) => map.remove(&(h as usize)),
+            Err(_) => None,
+        }
+    };
+    // Dropped outside the lock, as in `release`.
+    drop(removed);
 }
 
 /// `clRetain*`.

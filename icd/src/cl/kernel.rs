@@ -201,14 +201,29 @@ pub unsafe extern "C" fn set_kernel_arg(
     cl_call(|| {
         // CL_INVALID_KERNEL if kernel is not a valid kernel object.
         let k = get::<Kernel>(kernel)?;
-        // CL_INVALID_ARG_INDEX if arg_index is not a valid argument index.
-        let arg = k.arg(arg_index as usize)?;
-        let (kind, access) = (arg.kind.clone(), arg.image_access);
         // SAFETY: arg_value is NULL or points to arg_size bytes (API contract).
-        let value = unsafe { arg_value(&kind, access, arg_size, arg_value_ptr) }?;
-        k.set_arg(arg_index as usize, value)?;
-        Ok(())
+        unsafe { set_arg(&k, arg_index, arg_size, arg_value_ptr) }
     })
+}
+
+/// `clSetKernelArg` on a kernel object (also a mutable launch's own copy of the
+/// arguments, `clUpdateMutableCommandsKHR`).
+///
+/// # Safety
+/// `arg_value_ptr` is NULL or points to `arg_size` bytes.
+pub(super) unsafe fn set_arg(
+    k: &Kernel,
+    arg_index: cl_uint,
+    arg_size: usize,
+    arg_value_ptr: *const c_void,
+) -> ClResult<()> {
+    // CL_INVALID_ARG_INDEX if arg_index is not a valid argument index.
+    let arg = k.arg(arg_index as usize)?;
+    let (kind, access) = (arg.kind.clone(), arg.image_access);
+    // SAFETY: per the caller.
+    let value = unsafe { arg_value(&kind, access, arg_size, arg_value_ptr) }?;
+    k.set_arg(arg_index as usize, value)?;
+    Ok(())
 }
 
 pub unsafe extern "C" fn get_kernel_info(

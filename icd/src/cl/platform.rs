@@ -113,10 +113,12 @@ fn extension_function(name: &CStr) -> *mut c_void {
         }
         b"clGetKernelSubGroupInfoKHR" => super::kernel::get_kernel_sub_group_info as *const (),
         b"clSetKernelArgDevicePointerEXT" => super::svm::set_kernel_arg_device_pointer as *const (),
-        other => match super::usm::function(other) {
-            Some(f) => f,
-            None => return std::ptr::null_mut(),
-        },
+        other => {
+            match super::usm::function(other).or_else(|| super::command_buffer::function(other)) {
+                Some(f) => f,
+                None => return std::ptr::null_mut(),
+            }
+        }
     };
     f as *mut c_void
 }

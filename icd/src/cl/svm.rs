@@ -9,14 +9,15 @@
 //! pointer — inside an SVM allocation or, with fine-grain system SVM, anywhere in the
 //! process — goes into a kernel's argument slot as is.
 
-use super::enqueue::submit;
+use super::enqueue::{submit, submit_op};
 use super::event::wait_list;
 use super::handle::{self, get};
 use super::{check, cl_call, slice, SendPtr};
 use crate::error::{ClError, ClResult};
 use ferrite_compiler::{AddressSpace, ArgKind};
+use ferrite_runtime::command::Op;
 use ferrite_runtime::context::Context;
-use ferrite_runtime::event::{CommandType, ExecError};
+use ferrite_runtime::event::CommandType;
 use ferrite_runtime::kernel::{ArgValue, Kernel};
 use ferrite_runtime::mem::svm;
 use ferrite_runtime::queue::{Queue, Work};
@@ -235,30 +236,22 @@ pub(super) unsafe fn enqueue_memcpy(
         // SAFETY: the wait list follows the API contract.
         let (q, wait) =
             unsafe { queue_and_wait(command_queue, num_events_in_wait_list, event_wait_list) }?;
-        // CL_INVALID_VALUE if dst_ptr or src_ptr is NULL.
-        check(!dst_ptr.is_null() && !src_ptr.is_null(), CL_INVALID_VALUE)?;
-        let (dst, src) = (dst_ptr as usize, src_ptr as usize);
-        // CL_MEM_COPY_OVERLAP if the values specified for dst_ptr, src_ptr and size result
-        // in an overlapping copy.
-        check(!svm::overlaps(dst, src, size), CL_MEM_COPY_OVERLAP)?;
-        let work: Work = Box::new(move || {
-            // SAFETY: the application guarantees both ranges are valid for size bytes
-            // until the command completes (API contract).
-            unsafe { svm::copy(dst, src, size) };
-            Ok(())
-        });
-        // SAFETY: event is NULL or writable (API contract).
-        unsafe {
-            submit(
-                &q,
-                command_type,
-                wait,
-                work,
-                event,
-                blocking_copy != CL_FALSE,
-            )
-        }
+        let op = memcpy_op(dst_ptr, src_ptr, size)?;
+        // SAFETY: the application guarantees both ranges are valid for size bytes until
+        // the command completes (API contract); event is NULL or writable.
+        unsafe { submit_op(&q, command_type, wait, op, event, blocking_copy != CL_FALSE) }
     })
+}
+
+/// The command of `clEnqueueSVMMemcpy` (and `clCommandSVMMemcpyKHR`), checked.
+pub(super) fn memcpy_op(dst_ptr: *mut c_void, src_ptr: *const c_void, size: usize) -> ClResult<Op> {
+    // CL_INVALID_VALUE if dst_ptr or src_ptr is NULL.
+    check(!dst_ptr.is_null() && !src_ptr.is_null(), CL_INVALID_VALUE)?;
+    let (dst, src) = (dst_ptr as usize, src_ptr as usize);
+    // CL_MEM_COPY_OVERLAP if the values specified for dst_ptr, src_ptr and size result
+    // in an overlapping copy.
+    check(!svm::overlaps(dst, src, size), CL_MEM_COPY_OVERLAP)?;
+    Ok(Op::MemCopy { dst, src, size })
 }
 
 pub unsafe extern "C" fn enqueue_svm_mem_fill(
@@ -311,30 +304,42 @@ pub(super) unsafe fn enqueue_fill(
         // SAFETY: the wait list follows the API contract.
         let (q, wait) =
             unsafe { queue_and_wait(command_queue, num_events_in_wait_list, event_wait_list) }?;
-        // CL_INVALID_VALUE if svm_ptr is NULL.
-        check(!svm_ptr.is_null(), CL_INVALID_VALUE)?;
-        // CL_INVALID_VALUE if pattern is NULL or if pattern_size is 0 or if pattern_size
-        // is not one of {1, 2, 4, 8, 16, 32, 64, 128}.
-        check(
-            !pattern.is_null() && pattern_size.is_power_of_two() && pattern_size <= 128,
-            CL_INVALID_VALUE,
-        )?;
-        // CL_INVALID_VALUE if svm_ptr is not aligned to pattern_size bytes.
-        let dst = svm_ptr as usize;
-        check(dst.is_multiple_of(pattern_size), CL_INVALID_VALUE)?;
-        // CL_INVALID_VALUE if size is not a multiple of pattern_size.
-        check(size.is_multiple_of(pattern_size), CL_INVALID_VALUE)?;
-        // The pattern is copied now: the application may reuse its memory at once.
-        // SAFETY: pattern points to pattern_size bytes (API contract).
-        let pattern = unsafe { slice(pattern as *const u8, pattern_size) }.to_vec();
-        let work: Work = Box::new(move || {
-            // SAFETY: the application guarantees [svm_ptr, svm_ptr + size) is valid until
-            // the command completes (API contract).
-            unsafe { svm::fill(dst, &pattern, size) }.map_err(|_| ExecError::OutOfResources)
-        });
-        // SAFETY: event is NULL or writable (API contract).
-        unsafe { submit(&q, command_type, wait, work, event, false) }
+        // SAFETY: pattern follows the API contract.
+        let op = unsafe { fill_op(svm_ptr, pattern, pattern_size, size) }?;
+        // SAFETY: the application guarantees [svm_ptr, svm_ptr + size) is valid until the
+        // command completes (API contract); event is NULL or writable.
+        unsafe { submit_op(&q, command_type, wait, op, event, false) }
     })
+}
+
+/// The command of `clEnqueueSVMMemFill` (and `clCommandSVMMemFillKHR`), checked; the
+/// pattern is copied.
+///
+/// # Safety
+/// `pattern` is NULL or points to `pattern_size` bytes.
+pub(super) unsafe fn fill_op(
+    svm_ptr: *mut c_void,
+    pattern: *const c_void,
+    pattern_size: usize,
+    size: usize,
+) -> ClResult<Op> {
+    // CL_INVALID_VALUE if svm_ptr is NULL.
+    check(!svm_ptr.is_null(), CL_INVALID_VALUE)?;
+    // CL_INVALID_VALUE if pattern is NULL or if pattern_size is 0 or if pattern_size
+    // is not one of {1, 2, 4, 8, 16, 32, 64, 128}.
+    check(
+        !pattern.is_null() && pattern_size.is_power_of_two() && pattern_size <= 128,
+        CL_INVALID_VALUE,
+    )?;
+    // CL_INVALID_VALUE if svm_ptr is not aligned to pattern_size bytes.
+    let dst = svm_ptr as usize;
+    check(dst.is_multiple_of(pattern_size), CL_INVALID_VALUE)?;
+    // CL_INVALID_VALUE if size is not a multiple of pattern_size.
+    check(size.is_multiple_of(pattern_size), CL_INVALID_VALUE)?;
+    // The pattern is copied now: the application may reuse its memory at once.
+    // SAFETY: pattern points to pattern_size bytes (per the caller).
+    let pattern = unsafe { slice(pattern as *const u8, pattern_size) }.to_vec();
+    Ok(Op::MemFill { dst, pattern, size })
 }
 
 pub unsafe extern "C" fn enqueue_svm_map(
@@ -452,22 +457,32 @@ pub unsafe extern "C" fn set_kernel_arg_svm_pointer(
     cl_call(|| {
         // CL_INVALID_KERNEL if kernel is not a valid kernel object.
         let k = get::<Kernel>(kernel)?;
-        // CL_INVALID_ARG_INDEX if arg_index is not a valid argument index.
-        let kind = k.arg(arg_index as usize)?.kind.clone();
-        // CL_INVALID_ARG_VALUE if arg_value specified is not a valid value: only a
-        // __global or __constant pointer argument takes an SVM pointer. Any address is
-        // valid (inside an SVM allocation, or any host memory with fine-grain system SVM),
-        // and so is NULL.
-        let pointer = matches!(
-            kind,
-            ArgKind::Buffer {
-                space: AddressSpace::Global | AddressSpace::Constant
-            }
-        );
-        check(pointer, CL_INVALID_ARG_VALUE)?;
-        k.set_arg(arg_index as usize, ArgValue::Pointer(arg_value as u64))?;
-        Ok(())
+        set_arg_pointer(&k, arg_index, arg_value)
     })
+}
+
+/// `clSetKernelArgSVMPointer` on a kernel object (also a mutable launch's own copy of the
+/// arguments).
+pub(super) fn set_arg_pointer(
+    k: &Kernel,
+    arg_index: cl_uint,
+    arg_value: *const c_void,
+) -> ClResult<()> {
+    // CL_INVALID_ARG_INDEX if arg_index is not a valid argument index.
+    let kind = k.arg(arg_index as usize)?.kind.clone();
+    // CL_INVALID_ARG_VALUE if arg_value specified is not a valid value: only a
+    // __global or __constant pointer argument takes an SVM pointer. Any address is
+    // valid (inside an SVM allocation, or any host memory with fine-grain system SVM),
+    // and so is NULL.
+    let pointer = matches!(
+        kind,
+        ArgKind::Buffer {
+            space: AddressSpace::Global | AddressSpace::Constant
+        }
+    );
+    check(pointer, CL_INVALID_ARG_VALUE)?;
+    k.set_arg(arg_index as usize, ArgValue::Pointer(arg_value as u64))?;
+    Ok(())
 }
 
 /// `clSetKernelArgDevicePointerEXT` (`cl_ext_buffer_device_address`): a device address
@@ -504,38 +519,48 @@ pub unsafe extern "C" fn set_kernel_exec_info(
     cl_call(|| {
         // CL_INVALID_KERNEL if kernel is not a valid kernel object.
         get::<Kernel>(kernel)?;
-        match param_name {
-            // The SVM (or USM) pointers a kernel reaches other than through its arguments:
-            // every address is reachable on a CPU, so the list changes nothing. A size of 0
-            // with a NULL list unsets an earlier list. CL_INVALID_VALUE if param_value_size
-            // is not a multiple of the size of a pointer, or param_value is NULL for a
-            // non-empty list.
-            CL_KERNEL_EXEC_INFO_SVM_PTRS
-            | CL_KERNEL_EXEC_INFO_USM_PTRS_INTEL
-            | CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT => {
-                check(
-                    param_value_size.is_multiple_of(std::mem::size_of::<*const c_void>()),
-                    CL_INVALID_VALUE,
-                )?;
-                check(
-                    param_value_size == 0 || !param_value.is_null(),
-                    CL_INVALID_VALUE,
-                )
-            }
-            // Fine-grain system SVM is always on, and so is indirect access to every kind of
-            // USM allocation (the device supports all three: `usm.rs`); CL_INVALID_VALUE if
-            // param_value is NULL or param_value_size is not the size of a cl_bool.
-            CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM
-            | CL_KERNEL_EXEC_INFO_INDIRECT_HOST_ACCESS_INTEL
-            | CL_KERNEL_EXEC_INFO_INDIRECT_DEVICE_ACCESS_INTEL
-            | CL_KERNEL_EXEC_INFO_INDIRECT_SHARED_ACCESS_INTEL => check(
-                !param_value.is_null() && param_value_size == std::mem::size_of::<cl_bool>(),
-                CL_INVALID_VALUE,
-            ),
-            // CL_INVALID_VALUE if param_name is not valid.
-            _ => Err(ClError(CL_INVALID_VALUE)),
-        }
+        check_exec_info(param_name, param_value_size, param_value)
     })
+}
+
+/// The checks of `clSetKernelExecInfo`, whose settings change nothing on this device (also
+/// a mutable launch's exec-info updates).
+pub(super) fn check_exec_info(
+    param_name: cl_kernel_exec_info,
+    param_value_size: usize,
+    param_value: *const c_void,
+) -> ClResult<()> {
+    match param_name {
+        // The SVM (or USM) pointers a kernel reaches other than through its arguments:
+        // every address is reachable on a CPU, so the list changes nothing. A size of 0
+        // with a NULL list unsets an earlier list. CL_INVALID_VALUE if param_value_size
+        // is not a multiple of the size of a pointer, or param_value is NULL for a
+        // non-empty list.
+        CL_KERNEL_EXEC_INFO_SVM_PTRS
+        | CL_KERNEL_EXEC_INFO_USM_PTRS_INTEL
+        | CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT => {
+            check(
+                param_value_size.is_multiple_of(std::mem::size_of::<*const c_void>()),
+                CL_INVALID_VALUE,
+            )?;
+            check(
+                param_value_size == 0 || !param_value.is_null(),
+                CL_INVALID_VALUE,
+            )
+        }
+        // Fine-grain system SVM is always on, and so is indirect access to every kind of
+        // USM allocation (the device supports all three: `usm.rs`); CL_INVALID_VALUE if
+        // param_value is NULL or param_value_size is not the size of a cl_bool.
+        CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM
+        | CL_KERNEL_EXEC_INFO_INDIRECT_HOST_ACCESS_INTEL
+        | CL_KERNEL_EXEC_INFO_INDIRECT_DEVICE_ACCESS_INTEL
+        | CL_KERNEL_EXEC_INFO_INDIRECT_SHARED_ACCESS_INTEL => check(
+            !param_value.is_null() && param_value_size == std::mem::size_of::<cl_bool>(),
+            CL_INVALID_VALUE,
+        ),
+        // CL_INVALID_VALUE if param_name is not valid.
+        _ => Err(ClError(CL_INVALID_VALUE)),
+    }
 }
 
 #[cfg(test)]

@@ -8,15 +8,16 @@ use super::super::event::wait_list;
 use super::super::handle::get;
 use super::super::image::image_of;
 use super::super::{check, cl_call, cl_create, slice, write_out};
-use super::{buffer_of, no_op, submit};
+use super::{buffer_of, no_op, submit, submit_op};
 use crate::error::{ClError, ClResult};
-use ferrite_runtime::event::{CommandType, ExecError};
+use ferrite_runtime::command::Op;
+use ferrite_runtime::event::CommandType;
 use ferrite_runtime::mem::image::format::{self, Color};
 use ferrite_runtime::mem::image::ops::{self, ImageOp};
 use ferrite_runtime::mem::image::{Image, ImageKind};
 use ferrite_runtime::mem::rect::Rect;
 use ferrite_runtime::mem::Mem;
-use ferrite_runtime::queue::{Queue, Work};
+use ferrite_runtime::queue::Queue;
 use opencl_sys::*;
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -47,16 +48,6 @@ fn image_on(q: &Queue, mem: cl_mem) -> ClResult<(Arc<Mem>, Image)> {
 fn region_rect(i: &Image, origin: [usize; 3], region: [usize; 3]) -> ClResult<Rect> {
     i.rect(origin, region)
         .map_err(|_| ClError(CL_INVALID_VALUE))
-}
-
-/// Turn a runtime op into the queue's work.
-fn work_of(op: ImageOp) -> Work {
-    Box::new(move || {
-        // SAFETY: host addresses in the op were given by the application, which keeps
-        // them valid until the command completes (API contract, checked non-NULL at
-        // enqueue).
-        unsafe { op.execute() }.map_err(|_| ExecError::OutOfResources)
-    })
 }
 
 /// Read or write between an image region and host memory.
@@ -118,13 +109,14 @@ unsafe fn host_transfer(
         };
         (op, CommandType::WriteImage)
     };
-    // SAFETY: event is NULL or writable (API contract).
+    // SAFETY: the application keeps ptr valid until the command completes (API contract,
+    // checked non-NULL); event is NULL or writable.
     unsafe {
-        submit(
+        submit_op(
             &q,
             command_type,
             wait,
-            work_of(op),
+            Op::Image(op),
             event,
             blocking != CL_FALSE,
         )
@@ -212,35 +204,53 @@ pub unsafe extern "C" fn enqueue_copy_image(
 ) -> cl_int {
     cl_call(|| {
         let q = get::<Queue>(command_queue)?;
-        let (src, si) = image_on(&q, src_image)?;
-        let (dst, di) = image_on(&q, dst_image)?;
-        // CL_IMAGE_FORMAT_MISMATCH if src_image and dst_image do not use the same image
-        // format.
-        check(si.format == di.format, CL_IMAGE_FORMAT_MISMATCH)?;
-        // CL_INVALID_VALUE if src_origin, dst_origin or region is NULL, or if the 2D or 3D
-        // rectangular region specified by src_origin and src_origin + region refers to a
-        // region outside src_image, or if the region specified by dst_origin and
-        // dst_origin + region refers to a region outside dst_image.
-        // SAFETY: NULL or 3 size_t each (API contract).
-        let (so, dso, r) = unsafe { (triple(src_origin)?, triple(dst_origin)?, triple(region)?) };
-        let src_rect = region_rect(&si, so, r)?;
-        let dst_rect = region_rect(&di, dso, r)?;
-        // CL_MEM_COPY_OVERLAP if src_image and dst_image are the same image object and the
-        // source and destination regions overlap.
-        if Arc::ptr_eq(&src, &dst) {
-            check(!ops::overlap(&src_rect, &dst_rect), CL_MEM_COPY_OVERLAP)?;
-        }
+        // SAFETY: the arrays follow the API contract.
+        let op =
+            unsafe { copy_image_op(&q, src_image, dst_image, src_origin, dst_origin, region) }?;
         // SAFETY: API contract on the wait list.
         let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
-        let op = ImageOp::Copy {
-            src,
-            src_rect,
-            dst,
-            dst_rect,
-        };
-        // SAFETY: event is NULL or writable (API contract).
-        unsafe { submit(&q, CommandType::CopyImage, wait, work_of(op), event, false) }
+        // SAFETY: the op holds no address; event is NULL or writable (API contract).
+        unsafe { submit_op(&q, CommandType::CopyImage, wait, op, event, false) }
     })
+}
+
+/// The command of `clEnqueueCopyImage` (and `clCommandCopyImageKHR`) for a queue `q`,
+/// checked.
+///
+/// # Safety
+/// The three arrays are NULL or point to 3 `size_t`s.
+pub(in crate::cl) unsafe fn copy_image_op(
+    q: &Queue,
+    src_image: cl_mem,
+    dst_image: cl_mem,
+    src_origin: *const usize,
+    dst_origin: *const usize,
+    region: *const usize,
+) -> ClResult<Op> {
+    let (src, si) = image_on(q, src_image)?;
+    let (dst, di) = image_on(q, dst_image)?;
+    // CL_IMAGE_FORMAT_MISMATCH if src_image and dst_image do not use the same image
+    // format.
+    check(si.format == di.format, CL_IMAGE_FORMAT_MISMATCH)?;
+    // CL_INVALID_VALUE if src_origin, dst_origin or region is NULL, or if the 2D or 3D
+    // rectangular region specified by src_origin and src_origin + region refers to a
+    // region outside src_image, or if the region specified by dst_origin and
+    // dst_origin + region refers to a region outside dst_image.
+    // SAFETY: NULL or 3 size_t each (per the caller).
+    let (so, dso, r) = unsafe { (triple(src_origin)?, triple(dst_origin)?, triple(region)?) };
+    let src_rect = region_rect(&si, so, r)?;
+    let dst_rect = region_rect(&di, dso, r)?;
+    // CL_MEM_COPY_OVERLAP if src_image and dst_image are the same image object and the
+    // source and destination regions overlap.
+    if Arc::ptr_eq(&src, &dst) {
+        check(!ops::overlap(&src_rect, &dst_rect), CL_MEM_COPY_OVERLAP)?;
+    }
+    Ok(Op::Image(ImageOp::Copy {
+        src,
+        src_rect,
+        dst,
+        dst_rect,
+    }))
 }
 
 /// A buffer's side of a copy with an image: `rows` rows of `row` bytes, tightly packed,
@@ -272,33 +282,43 @@ pub unsafe extern "C" fn enqueue_copy_image_to_buffer(
 ) -> cl_int {
     cl_call(|| {
         let q = get::<Queue>(command_queue)?;
-        let (src, si) = image_on(&q, src_image)?;
-        // CL_INVALID_MEM_OBJECT if dst_buffer is not a valid buffer object.
-        let dst = buffer_of(&q, dst_buffer)?;
-        // SAFETY: NULL or 3 size_t each (API contract).
-        let (so, r) = unsafe { (triple(src_origin)?, triple(region)?) };
-        let src_rect = region_rect(&si, so, r)?;
-        let dst_rect = packed_buffer_rect(&dst, dst_offset, &src_rect)?;
+        // SAFETY: the arrays follow the API contract.
+        let op = unsafe {
+            copy_image_to_buffer_op(&q, src_image, dst_buffer, src_origin, region, dst_offset)
+        }?;
         // SAFETY: API contract on the wait list.
         let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
-        let op = ImageOp::Copy {
-            src,
-            src_rect,
-            dst,
-            dst_rect,
-        };
-        // SAFETY: event is NULL or writable (API contract).
-        unsafe {
-            submit(
-                &q,
-                CommandType::CopyImageToBuffer,
-                wait,
-                work_of(op),
-                event,
-                false,
-            )
-        }
+        // SAFETY: the op holds no address; event is NULL or writable (API contract).
+        unsafe { submit_op(&q, CommandType::CopyImageToBuffer, wait, op, event, false) }
     })
+}
+
+/// The command of `clEnqueueCopyImageToBuffer` (and `clCommandCopyImageToBufferKHR`) for
+/// a queue `q`, checked.
+///
+/// # Safety
+/// The two arrays are NULL or point to 3 `size_t`s.
+pub(in crate::cl) unsafe fn copy_image_to_buffer_op(
+    q: &Queue,
+    src_image: cl_mem,
+    dst_buffer: cl_mem,
+    src_origin: *const usize,
+    region: *const usize,
+    dst_offset: usize,
+) -> ClResult<Op> {
+    let (src, si) = image_on(q, src_image)?;
+    // CL_INVALID_MEM_OBJECT if dst_buffer is not a valid buffer object.
+    let dst = buffer_of(q, dst_buffer)?;
+    // SAFETY: NULL or 3 size_t each (per the caller).
+    let (so, r) = unsafe { (triple(src_origin)?, triple(region)?) };
+    let src_rect = region_rect(&si, so, r)?;
+    let dst_rect = packed_buffer_rect(&dst, dst_offset, &src_rect)?;
+    Ok(Op::Image(ImageOp::Copy {
+        src,
+        src_rect,
+        dst,
+        dst_rect,
+    }))
 }
 
 pub unsafe extern "C" fn enqueue_copy_buffer_to_image(
@@ -314,33 +334,43 @@ pub unsafe extern "C" fn enqueue_copy_buffer_to_image(
 ) -> cl_int {
     cl_call(|| {
         let q = get::<Queue>(command_queue)?;
-        // CL_INVALID_MEM_OBJECT if src_buffer is not a valid buffer object.
-        let src = buffer_of(&q, src_buffer)?;
-        let (dst, di) = image_on(&q, dst_image)?;
-        // SAFETY: NULL or 3 size_t each (API contract).
-        let (dso, r) = unsafe { (triple(dst_origin)?, triple(region)?) };
-        let dst_rect = region_rect(&di, dso, r)?;
-        let src_rect = packed_buffer_rect(&src, src_offset, &dst_rect)?;
+        // SAFETY: the arrays follow the API contract.
+        let op = unsafe {
+            copy_buffer_to_image_op(&q, src_buffer, dst_image, src_offset, dst_origin, region)
+        }?;
         // SAFETY: API contract on the wait list.
         let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
-        let op = ImageOp::Copy {
-            src,
-            src_rect,
-            dst,
-            dst_rect,
-        };
-        // SAFETY: event is NULL or writable (API contract).
-        unsafe {
-            submit(
-                &q,
-                CommandType::CopyBufferToImage,
-                wait,
-                work_of(op),
-                event,
-                false,
-            )
-        }
+        // SAFETY: the op holds no address; event is NULL or writable (API contract).
+        unsafe { submit_op(&q, CommandType::CopyBufferToImage, wait, op, event, false) }
     })
+}
+
+/// The command of `clEnqueueCopyBufferToImage` (and `clCommandCopyBufferToImageKHR`) for
+/// a queue `q`, checked.
+///
+/// # Safety
+/// The two arrays are NULL or point to 3 `size_t`s.
+pub(in crate::cl) unsafe fn copy_buffer_to_image_op(
+    q: &Queue,
+    src_buffer: cl_mem,
+    dst_image: cl_mem,
+    src_offset: usize,
+    dst_origin: *const usize,
+    region: *const usize,
+) -> ClResult<Op> {
+    // CL_INVALID_MEM_OBJECT if src_buffer is not a valid buffer object.
+    let src = buffer_of(q, src_buffer)?;
+    let (dst, di) = image_on(q, dst_image)?;
+    // SAFETY: NULL or 3 size_t each (per the caller).
+    let (dso, r) = unsafe { (triple(dst_origin)?, triple(region)?) };
+    let dst_rect = region_rect(&di, dso, r)?;
+    let src_rect = packed_buffer_rect(&src, src_offset, &dst_rect)?;
+    Ok(Op::Image(ImageOp::Copy {
+        src,
+        src_rect,
+        dst,
+        dst_rect,
+    }))
 }
 
 pub unsafe extern "C" fn enqueue_fill_image(
@@ -355,31 +385,48 @@ pub unsafe extern "C" fn enqueue_fill_image(
 ) -> cl_int {
     cl_call(|| {
         let q = get::<Queue>(command_queue)?;
-        let (m, i) = image_on(&q, image)?;
-        // CL_INVALID_VALUE if fill_color is NULL, if origin or region is NULL, or if the
-        // region being filled as specified by origin and region is out of bounds.
-        check(!fill_color.is_null(), CL_INVALID_VALUE)?;
-        // SAFETY: NULL or 3 size_t each (API contract).
-        let (o, r) = unsafe { (triple(origin)?, triple(region)?) };
-        let rect = region_rect(&i, o, r)?;
-        // The fill colour is a four-component float, signed or unsigned integer vector,
-        // as the image's channel type says.
-        let mut bytes = [0u8; 16];
-        // SAFETY: fill_color points to 16 readable bytes (API contract).
-        unsafe { std::ptr::copy_nonoverlapping(fill_color as *const u8, bytes.as_mut_ptr(), 16) };
-        let color = Color::from_bytes(i.format.channel_type.class(), &bytes);
-        let mut pixel = vec![0u8; i.element_size()];
-        format::encode(i.format, color, &mut pixel);
+        // SAFETY: the pointers follow the API contract.
+        let op = unsafe { fill_image_op(&q, image, fill_color, origin, region) }?;
         // SAFETY: API contract on the wait list.
         let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
-        let op = ImageOp::Fill {
-            image: m,
-            rect,
-            pixel,
-        };
-        // SAFETY: event is NULL or writable (API contract).
-        unsafe { submit(&q, CommandType::FillImage, wait, work_of(op), event, false) }
+        // SAFETY: the op holds no address; event is NULL or writable (API contract).
+        unsafe { submit_op(&q, CommandType::FillImage, wait, op, event, false) }
     })
+}
+
+/// The command of `clEnqueueFillImage` (and `clCommandFillImageKHR`) for a queue `q`,
+/// checked; the colour is encoded now.
+///
+/// # Safety
+/// `fill_color` is NULL or points to 16 bytes; the two arrays are NULL or point to 3
+/// `size_t`s.
+pub(in crate::cl) unsafe fn fill_image_op(
+    q: &Queue,
+    image: cl_mem,
+    fill_color: *const c_void,
+    origin: *const usize,
+    region: *const usize,
+) -> ClResult<Op> {
+    let (m, i) = image_on(q, image)?;
+    // CL_INVALID_VALUE if fill_color is NULL, if origin or region is NULL, or if the
+    // region being filled as specified by origin and region is out of bounds.
+    check(!fill_color.is_null(), CL_INVALID_VALUE)?;
+    // SAFETY: NULL or 3 size_t each (per the caller).
+    let (o, r) = unsafe { (triple(origin)?, triple(region)?) };
+    let rect = region_rect(&i, o, r)?;
+    // The fill colour is a four-component float, signed or unsigned integer vector,
+    // as the image's channel type says.
+    let mut bytes = [0u8; 16];
+    // SAFETY: fill_color points to 16 readable bytes (per the caller).
+    unsafe { std::ptr::copy_nonoverlapping(fill_color as *const u8, bytes.as_mut_ptr(), 16) };
+    let color = Color::from_bytes(i.format.channel_type.class(), &bytes);
+    let mut pixel = vec![0u8; i.element_size()];
+    format::encode(i.format, color, &mut pixel);
+    Ok(Op::Image(ImageOp::Fill {
+        image: m,
+        rect,
+        pixel,
+    }))
 }
 
 pub unsafe extern "C" fn enqueue_map_image(

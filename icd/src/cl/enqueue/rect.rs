@@ -4,9 +4,11 @@
 use super::super::event::wait_list;
 use super::super::handle::get;
 use super::super::{check, cl_call, slice, SendPtr};
-use super::{buffer_of, submit};
+use super::{buffer_of, submit, submit_op};
 use crate::error::{ClError, ClResult};
+use ferrite_runtime::command::Op;
 use ferrite_runtime::event::{CommandType, ExecError};
+use ferrite_runtime::mem::image::ops::ImageOp;
 use ferrite_runtime::mem::rect::{self, Rect};
 use ferrite_runtime::mem::Mem;
 use ferrite_runtime::queue::{Queue, Work};
@@ -221,49 +223,86 @@ pub unsafe extern "C" fn enqueue_copy_buffer_rect(
     cl_call(|| {
         // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
         let q = get::<Queue>(command_queue)?;
-        // CL_INVALID_CONTEXT if the context associated with command_queue, src_buffer and
-        // dst_buffer are not the same. CL_INVALID_MEM_OBJECT if src_buffer and dst_buffer
-        // are not valid buffer objects.
-        let src = buffer_of(&q, src_buffer)?;
-        let dst = buffer_of(&q, dst_buffer)?;
-        // CL_INVALID_VALUE if src_origin, dst_origin, or region is NULL.
-        // SAFETY: each is NULL or 3 size_t (API contract).
-        let (so, dso, reg) = unsafe { (triple(src_origin)?, triple(dst_origin)?, triple(region)?) };
-        // CL_INVALID_VALUE if (src_origin, region, src_row_pitch, src_slice_pitch) or
-        // (dst_origin, region, dst_row_pitch, dst_slice_pitch) require accessing elements
-        // outside the src_buffer and dst_buffer buffer objects respectively; the pitch
-        // rules as for the read and write commands.
-        let srect = buffer_side(&src, so, reg, src_row_pitch, src_slice_pitch)?;
-        let drect = buffer_side(&dst, dso, reg, dst_row_pitch, dst_slice_pitch)?;
-        let same = std::ptr::eq(&*src, &*dst);
-        if same {
-            // CL_INVALID_VALUE if src_buffer and dst_buffer are the same buffer object and
-            // src_slice_pitch is not equal to dst_slice_pitch and src_row_pitch is not
-            // equal to dst_row_pitch.
-            check(
-                srect.slice_pitch == drect.slice_pitch || srect.row_pitch == drect.row_pitch,
-                CL_INVALID_VALUE,
-            )?;
-        }
-        // CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same buffer or
-        // sub-buffer object and the source and destination regions overlap or if
-        // src_buffer and dst_buffer are different sub-buffers of the same associated
-        // buffer object and they overlap.
-        let (sroot, sbase, _) = src.root_range();
-        let (droot, dbase, _) = dst.root_range();
-        if sroot == droot {
-            check(
-                !rect::overlap(&srect, sbase, &drect, dbase),
-                CL_MEM_COPY_OVERLAP,
-            )?;
-        }
+        // SAFETY: the arrays follow the API contract.
+        let op = unsafe {
+            copy_buffer_rect_op(
+                &q,
+                src_buffer,
+                dst_buffer,
+                src_origin,
+                dst_origin,
+                region,
+                [
+                    src_row_pitch,
+                    src_slice_pitch,
+                    dst_row_pitch,
+                    dst_slice_pitch,
+                ],
+            )
+        }?;
         // SAFETY: API contract on the wait list.
         let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
-        let work: Work = Box::new(move || {
-            src.copy_rect_to(&srect, &dst, &drect)
-                .map_err(|_| ExecError::OutOfResources)
-        });
-        // SAFETY: event is NULL or writable (API contract).
-        unsafe { submit(&q, CommandType::CopyBufferRect, wait, work, event, false) }
+        // SAFETY: the op holds no address; event is NULL or writable (API contract).
+        unsafe { submit_op(&q, CommandType::CopyBufferRect, wait, op, event, false) }
     })
+}
+
+/// The command of `clEnqueueCopyBufferRect` (and `clCommandCopyBufferRectKHR`) for a
+/// queue `q`, checked; `pitches` are the source's row and slice pitch, then the
+/// destination's.
+///
+/// # Safety
+/// The three arrays are NULL or point to 3 `size_t`s.
+pub(in crate::cl) unsafe fn copy_buffer_rect_op(
+    q: &Queue,
+    src_buffer: cl_mem,
+    dst_buffer: cl_mem,
+    src_origin: *const usize,
+    dst_origin: *const usize,
+    region: *const usize,
+    pitches: [usize; 4],
+) -> ClResult<Op> {
+    let [src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch] = pitches;
+    // CL_INVALID_CONTEXT if the context associated with command_queue, src_buffer and
+    // dst_buffer are not the same. CL_INVALID_MEM_OBJECT if src_buffer and dst_buffer
+    // are not valid buffer objects.
+    let src = buffer_of(q, src_buffer)?;
+    let dst = buffer_of(q, dst_buffer)?;
+    // CL_INVALID_VALUE if src_origin, dst_origin, or region is NULL.
+    // SAFETY: each is NULL or 3 size_t (per the caller).
+    let (so, dso, reg) = unsafe { (triple(src_origin)?, triple(dst_origin)?, triple(region)?) };
+    // CL_INVALID_VALUE if (src_origin, region, src_row_pitch, src_slice_pitch) or
+    // (dst_origin, region, dst_row_pitch, dst_slice_pitch) require accessing elements
+    // outside the src_buffer and dst_buffer buffer objects respectively; the pitch
+    // rules as for the read and write commands.
+    let srect = buffer_side(&src, so, reg, src_row_pitch, src_slice_pitch)?;
+    let drect = buffer_side(&dst, dso, reg, dst_row_pitch, dst_slice_pitch)?;
+    let same = std::ptr::eq(&*src, &*dst);
+    if same {
+        // CL_INVALID_VALUE if src_buffer and dst_buffer are the same buffer object and
+        // src_slice_pitch is not equal to dst_slice_pitch and src_row_pitch is not
+        // equal to dst_row_pitch.
+        check(
+            srect.slice_pitch == drect.slice_pitch || srect.row_pitch == drect.row_pitch,
+            CL_INVALID_VALUE,
+        )?;
+    }
+    // CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same buffer or
+    // sub-buffer object and the source and destination regions overlap or if
+    // src_buffer and dst_buffer are different sub-buffers of the same associated
+    // buffer object and they overlap.
+    let (sroot, sbase, _) = src.root_range();
+    let (droot, dbase, _) = dst.root_range();
+    if sroot == droot {
+        check(
+            !rect::overlap(&srect, sbase, &drect, dbase),
+            CL_MEM_COPY_OVERLAP,
+        )?;
+    }
+    Ok(Op::Image(ImageOp::Copy {
+        src,
+        src_rect: srect,
+        dst,
+        dst_rect: drect,
+    }))
 }

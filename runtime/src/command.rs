@@ -1,0 +1,111 @@
+//! Commands as data: what an OpenCL command does once its dependencies are done, validated
+//! and resolved by the front end into an [`Op`], with one [`Op::execute`].
+//!
+//! A queue runs an `Op` once ([`Op::into_work`]); a
+//! command buffer ([`buffer`]) records many and runs them at every enqueue. An `Op` holds
+//! what it touches (`Arc`s of memory objects, a snapshot of kernel arguments), so running
+//! it again gives the same command.
+
+pub mod buffer;
+
+use crate::context::Context;
+use crate::device::Device;
+use crate::event::ExecError;
+use crate::kernel::LaunchData;
+use crate::mem::image::ops::ImageOp;
+use crate::mem::{svm, Mem};
+use crate::queue::{Queue, Work};
+use std::sync::Arc;
+
+/// One command.
+pub enum Op {
+    /// Nothing to do: markers, barriers, migrations and unmaps of host memory.
+    Nothing,
+    /// A kernel over an NDRange, its arguments snapshotted.
+    Launch(Box<LaunchData>),
+    /// `size` bytes from one buffer to another.
+    CopyBuffer {
+        src: Arc<Mem>,
+        src_offset: usize,
+        dst: Arc<Mem>,
+        dst_offset: usize,
+        size: usize,
+    },
+    /// `size` bytes of a buffer from `offset` filled by repeating `pattern`.
+    FillBuffer {
+        mem: Arc<Mem>,
+        pattern: Vec<u8>,
+        offset: usize,
+        size: usize,
+    },
+    /// Image commands, and rectangle copies between any two memory objects.
+    Image(ImageOp),
+    /// `size` bytes from address `src` to address `dst` (SVM and USM).
+    MemCopy { dst: usize, src: usize, size: usize },
+    /// `size` bytes at address `dst` filled by repeating `pattern` (SVM and USM).
+    MemFill {
+        dst: usize,
+        pattern: Vec<u8>,
+        size: usize,
+    },
+}
+
+impl Op {
+    /// The work of a queue's command that performs this op once.
+    ///
+    /// # Safety
+    /// As [`execute`](Self::execute), until the command completes.
+    pub unsafe fn into_work(self, queue: &Queue) -> Work {
+        let device = queue.device.clone();
+        let context = queue.context.clone();
+        // SAFETY: per this function's contract.
+        Box::new(move || unsafe { self.execute(&device, &context) })
+    }
+
+    /// Perform the command on `device` (a launch uses its workers); a kernel's fault is
+    /// reported to stderr and `context`'s callback, and fails the command.
+    ///
+    /// # Safety
+    /// Every address the op holds (`MemCopy`, `MemFill`, an image read or write's host
+    /// side) is valid for what the op does with it until this returns: the application's
+    /// promise when it enqueued or recorded the command; the front end checked them
+    /// non-NULL.
+    pub unsafe fn execute(&self, device: &Device, context: &Context) -> Result<(), ExecError> {
+        let failed = |_| ExecError::OutOfResources;
+        match self {
+            Op::Nothing => Ok(()),
+            Op::Launch(launch) => launch.run_on(device).map_err(|fault| {
+                eprintln!("{fault}");
+                context.notify(&fault.report);
+                ExecError::OutOfResources
+            }),
+            Op::CopyBuffer {
+                src,
+                src_offset,
+                dst,
+                dst_offset,
+                size,
+            } => src
+                .copy_to(*src_offset, dst, *dst_offset, *size)
+                .map_err(failed),
+            Op::FillBuffer {
+                mem,
+                pattern,
+                offset,
+                size,
+            } => mem.fill(pattern, *offset, *size).map_err(failed),
+            // SAFETY: per this function's contract.
+            Op::Image(op) => unsafe { op.execute() }.map_err(failed),
+            Op::MemCopy { dst, src, size } => {
+                // SAFETY: per this function's contract.
+                unsafe { svm::copy(*dst, *src, *size) };
+                Ok(())
+            }
+            Op::MemFill { dst, pattern, size } => {
+                // SAFETY: per this function's contract.
+                let filled = unsafe { svm::fill(*dst, pattern, *size) };
+                filled.map_err(failed)
+            }
+        }
+    }
+}
