@@ -224,6 +224,31 @@ impl Queue {
         wait: Vec<Arc<Event>>,
         work: Work,
     ) -> Result<Arc<Event>> {
+        self.submit(command_type, sync, wait, work, false)
+    }
+
+    /// Enqueue a command that runs on the calling thread if nothing it waits for is
+    /// unfinished (else as [`enqueue_sync`](Self::enqueue_sync)): for blocking commands,
+    /// whose caller waits anyway, and for commands with nothing to do (a zero-copy map or
+    /// unmap), which then cost no hand-over to a worker.
+    pub fn enqueue_inline(
+        self: &Arc<Self>,
+        command_type: CommandType,
+        sync: CommandSync,
+        wait: Vec<Arc<Event>>,
+        work: Work,
+    ) -> Result<Arc<Event>> {
+        self.submit(command_type, sync, wait, work, true)
+    }
+
+    fn submit(
+        self: &Arc<Self>,
+        command_type: CommandType,
+        sync: CommandSync,
+        wait: Vec<Arc<Event>>,
+        work: Work,
+        inline: bool,
+    ) -> Result<Arc<Event>> {
         let event = Event::new_command(self, command_type);
         let implicit = {
             let mut st = self.submit.lock();
@@ -266,7 +291,13 @@ impl Queue {
             );
         }
         // The enqueue's own count: the command may start from here on.
-        pending.dep_done(false);
+        if inline {
+            if let Some(cmd) = pending.release(false) {
+                run_command(cmd);
+            }
+        } else {
+            pending.dep_done(false);
+        }
         Ok(event)
     }
 
@@ -335,23 +366,30 @@ struct Pending {
 }
 
 impl Pending {
-    /// One dependency finished (`failed`: an event of the wait list failed).
+    /// One dependency finished (`failed`: an event of the wait list failed); the command
+    /// goes to the workers when it was the last.
     fn dep_done(&self, failed: bool) {
+        if let Some(cmd) = self.release(failed) {
+            self.ready.push(cmd);
+        }
+    }
+
+    /// One dependency finished: the command if it was the last and none failed (a failed
+    /// explicit dependency fails the command here).
+    fn release(&self, failed: bool) -> Option<Command> {
         if failed {
             self.failed.store(true, Ordering::Release);
         }
         if self.remaining.fetch_sub(1, Ordering::AcqRel) != 1 {
-            return;
+            return None;
         }
-        let Some(cmd) = self.command.lock().take() else {
-            return;
-        };
+        let cmd = self.command.lock().take()?;
         if self.failed.load(Ordering::Acquire) {
             cmd.event
                 .set_status(Status::Failed(ExecError::WaitListFailed));
-        } else {
-            self.ready.push(cmd);
+            return None;
         }
+        Some(cmd)
     }
 }
 
@@ -570,6 +608,60 @@ mod tests {
             .enqueue(CommandType::Marker, Vec::new(), Box::new(|| Ok(())))
             .unwrap();
         assert_eq!(next.wait(), Status::Complete);
+    }
+
+    /// An inline command runs on the caller's thread when nothing it waits for is
+    /// unfinished, and on a worker, after its dependency, otherwise.
+    #[test]
+    fn inline_commands_run_on_the_caller_when_ready() {
+        let q = queue(false, false);
+        let here = std::thread::current().id();
+        let ran_on = Arc::new(Mutex::new(None));
+        let r = ran_on.clone();
+        let e = q
+            .enqueue_inline(
+                CommandType::MapBuffer,
+                CommandSync::Command,
+                Vec::new(),
+                Box::new(move || {
+                    *r.lock() = Some(std::thread::current().id());
+                    Ok(())
+                }),
+            )
+            .unwrap();
+        assert_eq!(e.status(), Status::Complete, "done before enqueue returns");
+        assert_eq!(*ran_on.lock(), Some(here));
+
+        let gate = Event::new_user(q.context.clone());
+        let r = ran_on.clone();
+        let e = q
+            .enqueue_inline(
+                CommandType::MapBuffer,
+                CommandSync::Command,
+                vec![gate.clone()],
+                Box::new(move || {
+                    *r.lock() = Some(std::thread::current().id());
+                    Ok(())
+                }),
+            )
+            .unwrap();
+        assert!(!e.status().is_final(), "waits for its wait list");
+        gate.set_user_status(Status::Complete).unwrap();
+        assert_eq!(e.wait(), Status::Complete);
+        assert_ne!(*ran_on.lock(), Some(here));
+        // A failed wait list fails it without running it.
+        let gate = Event::new_user(q.context.clone());
+        gate.set_user_status(Status::Failed(ExecError::User(-1)))
+            .unwrap();
+        let e = q
+            .enqueue_inline(
+                CommandType::MapBuffer,
+                CommandSync::Command,
+                vec![gate],
+                Box::new(|| panic!("must not run")),
+            )
+            .unwrap();
+        assert_eq!(e.wait(), Status::Failed(ExecError::WaitListFailed));
     }
 
     #[test]

@@ -80,6 +80,24 @@ pub(super) unsafe fn submit_op(
     unsafe { submit(q, command_type, wait, op.into_work(q), event, blocking) }
 }
 
+/// [`submit`] a command with next to nothing to do (a zero-copy map or unmap): when it need
+/// not wait it completes on the calling thread, blocking or not.
+///
+/// # Safety
+/// `event` is NULL or valid for a write.
+pub(super) unsafe fn submit_light(
+    q: &Arc<Queue>,
+    command_type: CommandType,
+    wait: Vec<Arc<Event>>,
+    work: Work,
+    event: *mut cl_event,
+    blocking: bool,
+) -> ClResult<()> {
+    let e = q.enqueue_inline(command_type, CommandSync::Command, wait, work)?;
+    // SAFETY: per the caller.
+    unsafe { finish_submit(e, event, blocking) }
+}
+
 /// [`submit`] with the command's synchronisation (markers, barriers).
 ///
 /// # Safety
@@ -93,7 +111,22 @@ unsafe fn submit_sync(
     event: *mut cl_event,
     blocking: bool,
 ) -> ClResult<()> {
-    let e = q.enqueue_sync(command_type, sync, wait, work)?;
+    // A blocking command runs on the calling thread when it need not wait: its caller
+    // waits anyway, and a hand-over to a worker would only add latency.
+    let e = if blocking {
+        q.enqueue_inline(command_type, sync, wait, work)?
+    } else {
+        q.enqueue_sync(command_type, sync, wait, work)?
+    };
+    // SAFETY: per the caller.
+    unsafe { finish_submit(e, event, blocking) }
+}
+
+/// Hand the command's event to the application and wait for it if `blocking`.
+///
+/// # Safety
+/// `event` is NULL or valid for a write.
+unsafe fn finish_submit(e: Arc<Event>, event: *mut cl_event, blocking: bool) -> ClResult<()> {
     if !event.is_null() {
         // SAFETY: per the caller.
         unsafe { *event = handle::new_handle(e.clone()) };
@@ -380,7 +413,7 @@ pub unsafe extern "C" fn enqueue_map_buffer(
         m.add_map(ptr as usize);
         // SAFETY: event is NULL or writable (API contract).
         let r = unsafe {
-            submit(
+            submit_light(
                 &q,
                 CommandType::MapBuffer,
                 wait,
@@ -424,7 +457,7 @@ pub unsafe extern "C" fn enqueue_unmap_mem_object(
             Ok(())
         });
         // SAFETY: event is NULL or writable (API contract).
-        unsafe { submit(&q, CommandType::UnmapMemObject, wait, work, event, false) }
+        unsafe { submit_light(&q, CommandType::UnmapMemObject, wait, work, event, false) }
     })
 }
 

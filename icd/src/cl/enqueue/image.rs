@@ -8,7 +8,7 @@ use super::super::event::wait_list;
 use super::super::handle::get;
 use super::super::image::image_of;
 use super::super::{check, cl_call, cl_create, slice, write_out};
-use super::{buffer_of, no_op, submit, submit_op};
+use super::{buffer_of, no_op, submit_light, submit_op};
 use crate::error::{ClError, ClResult};
 use ferrite_runtime::command::Op;
 use ferrite_runtime::event::CommandType;
@@ -494,7 +494,7 @@ pub unsafe extern "C" fn enqueue_map_image(
         m.add_map(ptr as usize);
         // SAFETY: event is NULL or writable (API contract).
         let res = unsafe {
-            submit(
+            submit_light(
                 &q,
                 CommandType::MapImage,
                 wait,
