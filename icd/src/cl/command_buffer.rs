@@ -55,6 +55,38 @@ const KNOWN_FLAGS: cl_command_buffer_flags_khr = 0b111;
 const SUPPORTED_FLAGS: cl_command_buffer_flags_khr =
     CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR | CL_COMMAND_BUFFER_MUTABLE_KHR;
 
+/// A property list's (name, value) pairs and the list as given.
+type PropertyList = (Vec<(cl_properties, cl_properties)>, Vec<cl_properties>);
+
+/// A zero-terminated property list as (name, value) pairs, and as given (zero-terminated;
+/// empty when NULL): `CL_INVALID_VALUE` for a name given twice.
+///
+/// # Safety
+/// `properties` is NULL or a zero-terminated list of (name, value) pairs.
+pub(super) unsafe fn property_list(properties: *const cl_properties) -> ClResult<PropertyList> {
+    let (mut pairs, mut list) = (Vec::new(), Vec::new());
+    if properties.is_null() {
+        return Ok((pairs, list));
+    }
+    let mut p = properties;
+    loop {
+        // SAFETY: per the caller: a name, then its value unless it is the terminating 0.
+        let name = unsafe { *p };
+        list.push(name);
+        if name == 0 {
+            return Ok((pairs, list));
+        }
+        // SAFETY: as above.
+        let value = unsafe { *p.add(1) };
+        list.push(value);
+        // CL_INVALID_VALUE if the same property name is specified more than once.
+        check(pairs.iter().all(|&(n, _)| n != name), CL_INVALID_VALUE)?;
+        pairs.push((name, value));
+        // SAFETY: past the pair, still inside the list.
+        p = unsafe { p.add(2) };
+    }
+}
+
 /// The queue of a one-queue list: `CL_INVALID_VALUE` unless it has exactly one entry.
 ///
 /// # Safety
@@ -80,29 +112,14 @@ pub unsafe extern "C" fn create_command_buffer(
         let q = unsafe { one_queue(num_queues, queues) }?;
         // CL_INVALID_VALUE if values specified in properties are not valid, or the same
         // property name is specified more than once.
-        let mut list = Vec::new();
+        // SAFETY: NULL or zero-terminated pairs (API contract).
+        let (pairs, list) = unsafe { property_list(properties) }?;
         let (mut flags, mut asserts) = (None, None);
-        if !properties.is_null() {
-            let mut p = properties;
-            loop {
-                // SAFETY: a zero-terminated list of (name, value) pairs (API contract).
-                let name = unsafe { *p };
-                list.push(name);
-                if name == 0 {
-                    break;
-                }
-                // SAFETY: as above: a name is followed by its value.
-                let value = unsafe { *p.add(1) };
-                list.push(value);
-                let slot = match name {
-                    CL_COMMAND_BUFFER_FLAGS_KHR => &mut flags,
-                    mutable::COMMAND_BUFFER_MUTABLE_DISPATCH_ASSERTS => &mut asserts,
-                    _ => return Err(ClError(CL_INVALID_VALUE)),
-                };
-                check(slot.is_none(), CL_INVALID_VALUE)?;
-                *slot = Some(value);
-                // SAFETY: past the pair, still inside the list.
-                p = unsafe { p.add(2) };
+        for (name, value) in pairs {
+            match name {
+                CL_COMMAND_BUFFER_FLAGS_KHR => flags = Some(value),
+                mutable::COMMAND_BUFFER_MUTABLE_DISPATCH_ASSERTS => asserts = Some(value),
+                _ => return Err(ClError(CL_INVALID_VALUE)),
             }
         }
         let flags = flags.unwrap_or(0);
@@ -330,252 +347,143 @@ unsafe fn command(
     })
 }
 
-pub unsafe extern "C" fn command_barrier_with_wait_list(
-    command_buffer: cl_command_buffer_khr,
-    command_queue: cl_command_queue,
-    properties: *const cl_command_properties_khr,
-    num_sync_points_in_wait_list: cl_uint,
-    sync_point_wait_list: *const cl_sync_point_khr,
-    sync_point: *mut cl_sync_point_khr,
-    mutable_handle: *mut cl_mutable_command_khr,
-) -> cl_int {
-    // SAFETY: the pointers follow the API contract.
-    unsafe {
-        command(
-            command_buffer,
-            command_queue,
-            properties,
-            num_sync_points_in_wait_list,
-            sync_point_wait_list,
-            sync_point,
-            mutable_handle,
-            // Recorded commands run in order: every command already waits for those before
-            // it, which is what a barrier asks.
-            |_| Ok(Op::Nothing),
-        )
-    }
-}
-
-pub unsafe extern "C" fn command_copy_buffer(
-    command_buffer: cl_command_buffer_khr,
-    command_queue: cl_command_queue,
-    properties: *const cl_command_properties_khr,
-    src_buffer: cl_mem,
-    dst_buffer: cl_mem,
-    src_offset: usize,
-    dst_offset: usize,
-    size: usize,
-    num_sync_points_in_wait_list: cl_uint,
-    sync_point_wait_list: *const cl_sync_point_khr,
-    sync_point: *mut cl_sync_point_khr,
-    mutable_handle: *mut cl_mutable_command_khr,
-) -> cl_int {
-    // SAFETY: the pointers follow the API contract.
-    unsafe {
-        command(
-            command_buffer,
-            command_queue,
-            properties,
-            num_sync_points_in_wait_list,
-            sync_point_wait_list,
-            sync_point,
-            mutable_handle,
-            |q| copy_buffer_op(q, src_buffer, dst_buffer, src_offset, dst_offset, size),
-        )
-    }
-}
-
-pub unsafe extern "C" fn command_copy_buffer_rect(
-    command_buffer: cl_command_buffer_khr,
-    command_queue: cl_command_queue,
-    properties: *const cl_command_properties_khr,
-    src_buffer: cl_mem,
-    dst_buffer: cl_mem,
-    src_origin: *const usize,
-    dst_origin: *const usize,
-    region: *const usize,
-    src_row_pitch: usize,
-    src_slice_pitch: usize,
-    dst_row_pitch: usize,
-    dst_slice_pitch: usize,
-    num_sync_points_in_wait_list: cl_uint,
-    sync_point_wait_list: *const cl_sync_point_khr,
-    sync_point: *mut cl_sync_point_khr,
-    mutable_handle: *mut cl_mutable_command_khr,
-) -> cl_int {
-    // SAFETY: the pointers follow the API contract.
-    unsafe {
-        command(
-            command_buffer,
-            command_queue,
-            properties,
-            num_sync_points_in_wait_list,
-            sync_point_wait_list,
-            sync_point,
-            mutable_handle,
-            |q| {
-                copy_buffer_rect_op(
-                    q,
-                    src_buffer,
-                    dst_buffer,
-                    src_origin,
-                    dst_origin,
-                    region,
-                    [
-                        src_row_pitch,
-                        src_slice_pitch,
-                        dst_row_pitch,
-                        dst_slice_pitch,
-                    ],
+/// A `clCommand*KHR` entry point: the parameters every one has (command buffer, queue,
+/// properties; sync-point list, sync point, mutable handle) around its own, and the body
+/// [`command`] runs to build its op for the buffer's queue `$q`.
+macro_rules! recorded_command {
+    ($(#[$doc:meta])* $name:ident($($p:ident: $t:ty),* $(,)?), |$q:ident| $build:expr) => {
+        $(#[$doc])*
+        pub unsafe extern "C" fn $name(
+            command_buffer: cl_command_buffer_khr,
+            command_queue: cl_command_queue,
+            properties: *const cl_command_properties_khr,
+            $($p: $t,)*
+            num_sync_points_in_wait_list: cl_uint,
+            sync_point_wait_list: *const cl_sync_point_khr,
+            sync_point: *mut cl_sync_point_khr,
+            mutable_handle: *mut cl_mutable_command_khr,
+        ) -> cl_int {
+            // SAFETY: the pointers follow the API contract.
+            unsafe {
+                command(
+                    command_buffer,
+                    command_queue,
+                    properties,
+                    num_sync_points_in_wait_list,
+                    sync_point_wait_list,
+                    sync_point,
+                    mutable_handle,
+                    |$q: &Arc<Queue>| $build,
                 )
-            },
-        )
-    }
+            }
+        }
+    };
 }
 
-pub unsafe extern "C" fn command_copy_buffer_to_image(
-    command_buffer: cl_command_buffer_khr,
-    command_queue: cl_command_queue,
-    properties: *const cl_command_properties_khr,
-    src_buffer: cl_mem,
-    dst_image: cl_mem,
-    src_offset: usize,
-    dst_origin: *const usize,
-    region: *const usize,
-    num_sync_points_in_wait_list: cl_uint,
-    sync_point_wait_list: *const cl_sync_point_khr,
-    sync_point: *mut cl_sync_point_khr,
-    mutable_handle: *mut cl_mutable_command_khr,
-) -> cl_int {
-    // SAFETY: the pointers follow the API contract.
-    unsafe {
-        command(
-            command_buffer,
-            command_queue,
-            properties,
-            num_sync_points_in_wait_list,
-            sync_point_wait_list,
-            sync_point,
-            mutable_handle,
-            |q| copy_buffer_to_image_op(q, src_buffer, dst_image, src_offset, dst_origin, region),
-        )
-    }
-}
+recorded_command!(
+    /// Recorded commands run in order: every command already waits for those before it,
+    /// which is what a barrier asks.
+    command_barrier_with_wait_list(),
+    |_q| Ok(Op::Nothing)
+);
 
-pub unsafe extern "C" fn command_copy_image(
-    command_buffer: cl_command_buffer_khr,
-    command_queue: cl_command_queue,
-    properties: *const cl_command_properties_khr,
-    src_image: cl_mem,
-    dst_image: cl_mem,
-    src_origin: *const usize,
-    dst_origin: *const usize,
-    region: *const usize,
-    num_sync_points_in_wait_list: cl_uint,
-    sync_point_wait_list: *const cl_sync_point_khr,
-    sync_point: *mut cl_sync_point_khr,
-    mutable_handle: *mut cl_mutable_command_khr,
-) -> cl_int {
-    // SAFETY: the pointers follow the API contract.
-    unsafe {
-        command(
-            command_buffer,
-            command_queue,
-            properties,
-            num_sync_points_in_wait_list,
-            sync_point_wait_list,
-            sync_point,
-            mutable_handle,
-            |q| copy_image_op(q, src_image, dst_image, src_origin, dst_origin, region),
-        )
-    }
-}
+recorded_command!(
+    command_copy_buffer(
+        src_buffer: cl_mem,
+        dst_buffer: cl_mem,
+        src_offset: usize,
+        dst_offset: usize,
+        size: usize,
+    ),
+    |q| copy_buffer_op(q, src_buffer, dst_buffer, src_offset, dst_offset, size)
+);
 
-pub unsafe extern "C" fn command_copy_image_to_buffer(
-    command_buffer: cl_command_buffer_khr,
-    command_queue: cl_command_queue,
-    properties: *const cl_command_properties_khr,
-    src_image: cl_mem,
-    dst_buffer: cl_mem,
-    src_origin: *const usize,
-    region: *const usize,
-    dst_offset: usize,
-    num_sync_points_in_wait_list: cl_uint,
-    sync_point_wait_list: *const cl_sync_point_khr,
-    sync_point: *mut cl_sync_point_khr,
-    mutable_handle: *mut cl_mutable_command_khr,
-) -> cl_int {
-    // SAFETY: the pointers follow the API contract.
-    unsafe {
-        command(
-            command_buffer,
-            command_queue,
-            properties,
-            num_sync_points_in_wait_list,
-            sync_point_wait_list,
-            sync_point,
-            mutable_handle,
-            |q| copy_image_to_buffer_op(q, src_image, dst_buffer, src_origin, region, dst_offset),
-        )
+recorded_command!(
+    command_copy_buffer_rect(
+        src_buffer: cl_mem,
+        dst_buffer: cl_mem,
+        src_origin: *const usize,
+        dst_origin: *const usize,
+        region: *const usize,
+        src_row_pitch: usize,
+        src_slice_pitch: usize,
+        dst_row_pitch: usize,
+        dst_slice_pitch: usize,
+    ),
+    |q| {
+        let pitches = [src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch];
+        copy_buffer_rect_op(q, src_buffer, dst_buffer, src_origin, dst_origin, region, pitches)
     }
-}
+);
 
-pub unsafe extern "C" fn command_fill_buffer(
-    command_buffer: cl_command_buffer_khr,
-    command_queue: cl_command_queue,
-    properties: *const cl_command_properties_khr,
-    buffer: cl_mem,
-    pattern: *const c_void,
-    pattern_size: usize,
-    offset: usize,
-    size: usize,
-    num_sync_points_in_wait_list: cl_uint,
-    sync_point_wait_list: *const cl_sync_point_khr,
-    sync_point: *mut cl_sync_point_khr,
-    mutable_handle: *mut cl_mutable_command_khr,
-) -> cl_int {
-    // SAFETY: the pointers follow the API contract.
-    unsafe {
-        command(
-            command_buffer,
-            command_queue,
-            properties,
-            num_sync_points_in_wait_list,
-            sync_point_wait_list,
-            sync_point,
-            mutable_handle,
-            |q| fill_buffer_op(q, buffer, pattern, pattern_size, offset, size),
-        )
-    }
-}
+recorded_command!(
+    command_copy_buffer_to_image(
+        src_buffer: cl_mem,
+        dst_image: cl_mem,
+        src_offset: usize,
+        dst_origin: *const usize,
+        region: *const usize,
+    ),
+    |q| copy_buffer_to_image_op(q, src_buffer, dst_image, src_offset, dst_origin, region)
+);
 
-pub unsafe extern "C" fn command_fill_image(
-    command_buffer: cl_command_buffer_khr,
-    command_queue: cl_command_queue,
-    properties: *const cl_command_properties_khr,
-    image: cl_mem,
-    fill_color: *const c_void,
-    origin: *const usize,
-    region: *const usize,
-    num_sync_points_in_wait_list: cl_uint,
-    sync_point_wait_list: *const cl_sync_point_khr,
-    sync_point: *mut cl_sync_point_khr,
-    mutable_handle: *mut cl_mutable_command_khr,
-) -> cl_int {
-    // SAFETY: the pointers follow the API contract.
-    unsafe {
-        command(
-            command_buffer,
-            command_queue,
-            properties,
-            num_sync_points_in_wait_list,
-            sync_point_wait_list,
-            sync_point,
-            mutable_handle,
-            |q| fill_image_op(q, image, fill_color, origin, region),
-        )
-    }
-}
+recorded_command!(
+    command_copy_image(
+        src_image: cl_mem,
+        dst_image: cl_mem,
+        src_origin: *const usize,
+        dst_origin: *const usize,
+        region: *const usize,
+    ),
+    |q| copy_image_op(q, src_image, dst_image, src_origin, dst_origin, region)
+);
+
+recorded_command!(
+    command_copy_image_to_buffer(
+        src_image: cl_mem,
+        dst_buffer: cl_mem,
+        src_origin: *const usize,
+        region: *const usize,
+        dst_offset: usize,
+    ),
+    |q| copy_image_to_buffer_op(q, src_image, dst_buffer, src_origin, region, dst_offset)
+);
+
+recorded_command!(
+    command_fill_buffer(
+        buffer: cl_mem,
+        pattern: *const c_void,
+        pattern_size: usize,
+        offset: usize,
+        size: usize,
+    ),
+    |q| fill_buffer_op(q, buffer, pattern, pattern_size, offset, size)
+);
+
+recorded_command!(
+    command_fill_image(
+        image: cl_mem,
+        fill_color: *const c_void,
+        origin: *const usize,
+        region: *const usize,
+    ),
+    |q| fill_image_op(q, image, fill_color, origin, region)
+);
+
+recorded_command!(
+    command_svm_memcpy(dst_ptr: *mut c_void, src_ptr: *const c_void, size: usize),
+    |_q| memcpy_op(dst_ptr, src_ptr, size)
+);
+
+recorded_command!(
+    command_svm_mem_fill(
+        svm_ptr: *mut c_void,
+        pattern: *const c_void,
+        pattern_size: usize,
+        size: usize,
+    ),
+    |_q| fill_op(svm_ptr, pattern, pattern_size, size)
+);
 
 pub unsafe extern "C" fn command_nd_range_kernel(
     command_buffer: cl_command_buffer_khr,
@@ -659,61 +567,6 @@ pub unsafe extern "C" fn command_nd_range_kernel(
         }
         Ok(())
     })
-}
-
-pub unsafe extern "C" fn command_svm_memcpy(
-    command_buffer: cl_command_buffer_khr,
-    command_queue: cl_command_queue,
-    properties: *const cl_command_properties_khr,
-    dst_ptr: *mut c_void,
-    src_ptr: *const c_void,
-    size: usize,
-    num_sync_points_in_wait_list: cl_uint,
-    sync_point_wait_list: *const cl_sync_point_khr,
-    sync_point: *mut cl_sync_point_khr,
-    mutable_handle: *mut cl_mutable_command_khr,
-) -> cl_int {
-    // SAFETY: the pointers follow the API contract.
-    unsafe {
-        command(
-            command_buffer,
-            command_queue,
-            properties,
-            num_sync_points_in_wait_list,
-            sync_point_wait_list,
-            sync_point,
-            mutable_handle,
-            |_| memcpy_op(dst_ptr, src_ptr, size),
-        )
-    }
-}
-
-pub unsafe extern "C" fn command_svm_mem_fill(
-    command_buffer: cl_command_buffer_khr,
-    command_queue: cl_command_queue,
-    properties: *const cl_command_properties_khr,
-    svm_ptr: *mut c_void,
-    pattern: *const c_void,
-    pattern_size: usize,
-    size: usize,
-    num_sync_points_in_wait_list: cl_uint,
-    sync_point_wait_list: *const cl_sync_point_khr,
-    sync_point: *mut cl_sync_point_khr,
-    mutable_handle: *mut cl_mutable_command_khr,
-) -> cl_int {
-    // SAFETY: the pointers follow the API contract.
-    unsafe {
-        command(
-            command_buffer,
-            command_queue,
-            properties,
-            num_sync_points_in_wait_list,
-            sync_point_wait_list,
-            sync_point,
-            mutable_handle,
-            |_| fill_op(svm_ptr, pattern, pattern_size, size),
-        )
-    }
 }
 
 /// `f` as the extension's function-pointer typedef `$t` (an `Option` of the header's

@@ -43,30 +43,17 @@ pub const ASSERTS: cl_mutable_dispatch_asserts_khr =
 pub(super) unsafe fn launch_properties(
     properties: *const cl_command_properties_khr,
 ) -> ClResult<(cl_mutable_dispatch_fields_khr, Vec<u64>)> {
-    let mut list = Vec::new();
+    // SAFETY: per the caller.
+    let (pairs, list) = unsafe { super::property_list(properties) }?;
     let (mut fields, mut asserts) = (None, None);
-    if !properties.is_null() {
-        let mut p = properties;
-        loop {
-            // SAFETY: per the caller.
-            let name = unsafe { *p };
-            list.push(name);
-            if name == 0 {
-                break;
-            }
-            // SAFETY: a name is followed by its value (per the caller).
-            let value = unsafe { *p.add(1) };
-            list.push(value);
-            let (slot, allowed) = match name {
-                CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR => (&mut fields, CAPABILITIES),
-                CL_MUTABLE_DISPATCH_ASSERTS_KHR => (&mut asserts, ASSERTS),
-                _ => return Err(ClError(CL_INVALID_VALUE)),
-            };
-            check(slot.is_none() && value & !allowed == 0, CL_INVALID_VALUE)?;
-            *slot = Some(value);
-            // SAFETY: past the pair, still inside the list.
-            p = unsafe { p.add(2) };
-        }
+    for (name, value) in pairs {
+        let (slot, allowed) = match name {
+            CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR => (&mut fields, CAPABILITIES),
+            CL_MUTABLE_DISPATCH_ASSERTS_KHR => (&mut asserts, ASSERTS),
+            _ => return Err(ClError(CL_INVALID_VALUE)),
+        };
+        check(value & !allowed == 0, CL_INVALID_VALUE)?;
+        *slot = Some(value);
     }
     // Without the property every field the device can update may be updated.
     Ok((fields.unwrap_or(CAPABILITIES), list))
