@@ -18,6 +18,7 @@ fn check(code: cl_int, what: &str) -> Result<()> {
 
 /// A platform's first device, with a context and a queue on it.
 pub struct Device {
+    pub platform: cl_platform_id,
     pub platform_name: String,
     pub device: cl_device_id,
     pub context: cl_context,
@@ -93,6 +94,7 @@ fn open_device(p: cl_platform_id) -> Result<Device> {
         .map_or(0, |b| u32::from_ne_bytes([b[0], b[1], b[2], b[3]]));
     let il = device_bytes(device, CL_DEVICE_IL_VERSION);
     Ok(Device {
+        platform: p,
         platform_name,
         device,
         context,
@@ -191,6 +193,36 @@ impl Device {
         let program = Program(p);
         program.build(self.device, "")?;
         Ok(program)
+    }
+
+    /// A blocking map of the whole buffer for reading and writing, then its unmap; the
+    /// first byte read through the mapping.
+    pub fn map_unmap(&self, b: &Buffer, bytes: usize) -> Result<u8> {
+        let mut err = CL_SUCCESS;
+        // SAFETY: a valid queue and buffer of `bytes` bytes; blocking, no events.
+        let p = unsafe {
+            clEnqueueMapBuffer(
+                self.queue,
+                b.0,
+                CL_TRUE,
+                CL_MAP_READ | CL_MAP_WRITE,
+                0,
+                bytes,
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+                &mut err,
+            )
+        };
+        check(err, "clEnqueueMapBuffer")?;
+        // SAFETY: a blocking map returned a pointer to `bytes` readable bytes.
+        let first = unsafe { *(p as *const u8) };
+        check(
+            // SAFETY: the pointer this map returned; no events.
+            unsafe { clEnqueueUnmapMemObject(self.queue, b.0, p, 0, ptr::null(), ptr::null_mut()) },
+            "clEnqueueUnmapMemObject",
+        )?;
+        Ok(first)
     }
 
     /// Whether the device offers images (`CL_DEVICE_IMAGE_SUPPORT`).
@@ -436,4 +468,157 @@ pub fn bytes_of<T: Copy>(data: &[T]) -> &[u8] {
     // SAFETY: any initialised `Copy` numbers may be viewed as bytes; the length is the
     // slice's size in bytes.
     unsafe { std::slice::from_raw_parts(data.as_ptr().cast(), std::mem::size_of_val(data)) }
+}
+
+/// The `cl_khr_command_buffer` functions the benchmarks use (the header's signatures).
+struct CommandBufferFns {
+    create: unsafe extern "C" fn(
+        cl_uint,
+        *const cl_command_queue,
+        *const cl_command_buffer_properties_khr,
+        *mut cl_int,
+    ) -> cl_command_buffer_khr,
+    ndrange: unsafe extern "C" fn(
+        cl_command_buffer_khr,
+        cl_command_queue,
+        *const cl_command_properties_khr,
+        cl_kernel,
+        cl_uint,
+        *const usize,
+        *const usize,
+        *const usize,
+        cl_uint,
+        *const cl_sync_point_khr,
+        *mut cl_sync_point_khr,
+        *mut *mut c_void,
+    ) -> cl_int,
+    finalize: unsafe extern "C" fn(cl_command_buffer_khr) -> cl_int,
+    enqueue: unsafe extern "C" fn(
+        cl_uint,
+        *mut cl_command_queue,
+        cl_command_buffer_khr,
+        cl_uint,
+        *const cl_event,
+        *mut cl_event,
+    ) -> cl_int,
+    release: unsafe extern "C" fn(cl_command_buffer_khr) -> cl_int,
+}
+
+/// A command buffer recording on a device's queue (`cl_khr_command_buffer`).
+pub struct CommandBuffer<'a> {
+    device: &'a Device,
+    fns: CommandBufferFns,
+    handle: cl_command_buffer_khr,
+}
+
+impl Device {
+    /// The platform's function `name` as `F`, or an error if it has none.
+    ///
+    /// # Safety
+    /// `F` is the function-pointer type the extension's header gives `name`.
+    unsafe fn extension_fn<F: Copy>(&self, name: &str) -> Result<F> {
+        let c = std::ffi::CString::new(name).map_err(|e| e.to_string())?;
+        // SAFETY: a valid platform and a NUL-terminated name.
+        let p = unsafe { clGetExtensionFunctionAddressForPlatform(self.platform, c.as_ptr()) };
+        if p.is_null() || std::mem::size_of::<F>() != std::mem::size_of_val(&p) {
+            return Err(format!("no {name}"));
+        }
+        // SAFETY: a non-NULL function of the driver, of type `F` (per the caller).
+        Ok(unsafe { std::mem::transmute_copy(&p) })
+    }
+
+    /// An empty command buffer on the device's queue, or an error if the device has no
+    /// `cl_khr_command_buffer`.
+    pub fn command_buffer(&self) -> Result<CommandBuffer<'_>> {
+        let exts =
+            String::from_utf8_lossy(&device_bytes(self.device, CL_DEVICE_EXTENSIONS)).to_string();
+        if !exts
+            .split_whitespace()
+            .any(|e| e == "cl_khr_command_buffer")
+        {
+            return Err("no cl_khr_command_buffer".into());
+        }
+        // SAFETY: each field's type is the header's signature for the name.
+        let fns = unsafe {
+            CommandBufferFns {
+                create: self.extension_fn("clCreateCommandBufferKHR")?,
+                ndrange: self.extension_fn("clCommandNDRangeKernelKHR")?,
+                finalize: self.extension_fn("clFinalizeCommandBufferKHR")?,
+                enqueue: self.extension_fn("clEnqueueCommandBufferKHR")?,
+                release: self.extension_fn("clReleaseCommandBufferKHR")?,
+            }
+        };
+        let mut err = CL_SUCCESS;
+        // SAFETY: one valid queue, no properties.
+        let handle = unsafe { (fns.create)(1, &self.queue, ptr::null(), &mut err) };
+        check(err, "clCreateCommandBufferKHR")?;
+        Ok(CommandBuffer {
+            device: self,
+            fns,
+            handle,
+        })
+    }
+}
+
+impl CommandBuffer<'_> {
+    /// Record a launch of `k` over `global`.
+    pub fn ndrange(&self, k: &Kernel, global: &[usize]) -> Result<()> {
+        check(
+            // SAFETY: a recording buffer, a valid kernel; `global` holds its dimensions.
+            unsafe {
+                (self.fns.ndrange)(
+                    self.handle,
+                    ptr::null_mut(),
+                    ptr::null(),
+                    k.0,
+                    global.len() as cl_uint,
+                    ptr::null(),
+                    global.as_ptr(),
+                    ptr::null(),
+                    0,
+                    ptr::null(),
+                    ptr::null_mut(),
+                    ptr::null_mut(),
+                )
+            },
+            "clCommandNDRangeKernelKHR",
+        )
+    }
+
+    pub fn finalize(&self) -> Result<()> {
+        // SAFETY: a valid command buffer.
+        check(
+            unsafe { (self.fns.finalize)(self.handle) },
+            "clFinalizeCommandBufferKHR",
+        )
+    }
+
+    /// Enqueue on the device's queue.
+    pub fn enqueue(&self) -> Result<()> {
+        check(
+            // SAFETY: a finalized buffer; no queues, wait list or event.
+            unsafe {
+                (self.fns.enqueue)(
+                    0,
+                    ptr::null_mut(),
+                    self.handle,
+                    0,
+                    ptr::null(),
+                    ptr::null_mut(),
+                )
+            },
+            "clEnqueueCommandBufferKHR",
+        )
+    }
+
+    pub fn device(&self) -> &Device {
+        self.device
+    }
+}
+
+impl Drop for CommandBuffer<'_> {
+    fn drop(&mut self) {
+        // SAFETY: created by `command_buffer`, released once.
+        unsafe { (self.fns.release)(self.handle) };
+    }
 }

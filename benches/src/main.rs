@@ -10,6 +10,7 @@
 //! Usage: `ferrite-bench [FILTER]` runs the cases whose name contains FILTER.
 
 mod cl;
+mod cmdbuf;
 mod compute;
 mod half;
 mod image;
@@ -480,6 +481,24 @@ const CASES: &[Case] = &[
         kernel: "empty-x100",
         size: "1",
         prepare: launch_empty,
+    },
+    Case {
+        area: "mem",
+        kernel: "map-unmap-x100",
+        size: "1M",
+        prepare: memory::map_unmap,
+    },
+    Case {
+        area: "launch",
+        kernel: "enqueue-100x1000",
+        size: "64",
+        prepare: cmdbuf::enqueue,
+    },
+    Case {
+        area: "launch",
+        kernel: "cmdbuf-replay-100x1000",
+        size: "64",
+        prepare: cmdbuf::replay,
     },
     Case {
         area: "mem",

@@ -112,3 +112,19 @@ pub fn saxpy_float4(d: &Device) -> Result<Iteration<'_>> {
         d.finish()
     }))
 }
+
+/// 100 blocking maps (and unmaps) of a 1 MiB buffer: the cost of a map where the buffer is
+/// the host's memory already (clpeak's map test, on a buffer the device allocated).
+pub fn map_unmap(d: &Device) -> Result<Iteration<'_>> {
+    const BYTES: usize = 1 << 20;
+    let b = d.buffer(BYTES, Some(&vec![7u8; BYTES]))?;
+    Ok(Box::new(move || {
+        for _ in 0..100 {
+            expect(
+                d.map_unmap(&b, BYTES)? == 7,
+                "the mapped buffer's first byte",
+            )?;
+        }
+        d.finish()
+    }))
+}
