@@ -13,7 +13,8 @@ use crate::device::Device;
 use crate::event::ExecError;
 use crate::kernel::LaunchData;
 use crate::mem::image::ops::ImageOp;
-use crate::mem::{svm, Mem};
+use crate::mem::rect::{self, Rect};
+use crate::mem::{fill_pattern, svm, Mem};
 use crate::queue::{Queue, Work};
 use std::sync::Arc;
 
@@ -42,11 +43,20 @@ pub enum Op {
     Image(ImageOp),
     /// `size` bytes from address `src` to address `dst` (SVM and USM).
     MemCopy { dst: usize, src: usize, size: usize },
-    /// `size` bytes at address `dst` filled by repeating `pattern` (SVM and USM).
+    /// `size` bytes at address `dst` filled by repeating `pattern` (SVM and USM; the last
+    /// copy may be partial, as Level-Zero allows).
     MemFill {
         dst: usize,
         pattern: Vec<u8>,
         size: usize,
+    },
+    /// A rectangle of memory at address `src` to one at address `dst` (Level-Zero region
+    /// copies).
+    MemRect {
+        dst: usize,
+        dst_rect: Rect,
+        src: usize,
+        src_rect: Rect,
     },
 }
 
@@ -59,24 +69,30 @@ impl Op {
         let device = queue.device.clone();
         let context = queue.context.clone();
         // SAFETY: per this function's contract.
-        Box::new(move || unsafe { self.execute(&device, &context) })
+        Box::new(move || unsafe { self.execute(&device, Some(&context)) })
     }
 
     /// Perform the command on `device` (a launch uses its workers); a kernel's fault is
-    /// reported to stderr and `context`'s callback, and fails the command.
+    /// reported to stderr and to `context`'s callback (OpenCL), and fails the command.
     ///
     /// # Safety
-    /// Every address the op holds (`MemCopy`, `MemFill`, an image read or write's host
-    /// side) is valid for what the op does with it until this returns: the application's
-    /// promise when it enqueued or recorded the command; the front end checked them
-    /// non-NULL.
-    pub unsafe fn execute(&self, device: &Device, context: &Context) -> Result<(), ExecError> {
+    /// Every address the op holds (`MemCopy`, `MemFill`, `MemRect`, an image read or
+    /// write's host side) is valid for what the op does with it until this returns: the
+    /// application's promise when it enqueued or recorded the command; the front end
+    /// checked them non-NULL.
+    pub unsafe fn execute(
+        &self,
+        device: &Device,
+        context: Option<&Context>,
+    ) -> Result<(), ExecError> {
         let failed = |_| ExecError::OutOfResources;
         match self {
             Op::Nothing => Ok(()),
             Op::Launch(launch) => launch.run_on(device).map_err(|fault| {
                 eprintln!("{fault}");
-                context.notify(&fault.report);
+                if let Some(c) = context {
+                    c.notify(&fault.report);
+                }
                 ExecError::OutOfResources
             }),
             Op::CopyBuffer {
@@ -102,9 +118,21 @@ impl Op {
                 Ok(())
             }
             Op::MemFill { dst, pattern, size } => {
-                // SAFETY: per this function's contract.
-                let filled = unsafe { svm::fill(*dst, pattern, *size) };
-                filled.map_err(failed)
+                // SAFETY: per this function's contract `dst` is writable for `size` bytes
+                // while the command runs, and nothing of ours aliases it.
+                let out = unsafe { std::slice::from_raw_parts_mut(*dst as *mut u8, *size) };
+                fill_pattern(out, pattern);
+                Ok(())
+            }
+            Op::MemRect {
+                dst,
+                dst_rect,
+                src,
+                src_rect,
+            } => {
+                // SAFETY: per this function's contract both rectangles are valid.
+                unsafe { rect::copy(*src as *const u8, src_rect, *dst as *mut u8, dst_rect) };
+                Ok(())
             }
         }
     }

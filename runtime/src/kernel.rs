@@ -291,37 +291,7 @@ impl Kernel {
                 None => {}
             }
         }
-        if local > LOCAL_MEM_SIZE {
-            return Err(Error::LocalMemoryExceeded {
-                requested: local,
-                max: LOCAL_MEM_SIZE,
-            });
-        }
-        // Work-item frames of a kernel with barriers: one per work-item of the enqueued
-        // group size, in each worker's frame arena.
-        let items: u64 = range.local_size.iter().product();
-        usize::try_from(items)
-            .ok()
-            .and_then(|n| n.checked_mul(self.compiled.frame_size_per_item))
-            .filter(|&b| b <= MAX_FRAME_BYTES)
-            .ok_or_else(|| {
-                Error::OutOfResources(format!(
-                    "kernel {} keeps {} bytes per work-item across barriers; {} work-items \
-                     need more than the {} MiB allowed per work-group",
-                    self.compiled.info.name,
-                    self.compiled.frame_size_per_item,
-                    items,
-                    MAX_FRAME_BYTES >> 20
-                ))
-            })?;
-        check_stack(&self.compiled)?;
-        Ok(LaunchData {
-            kernel: self.compiled.clone(),
-            args: block,
-            local_mem_size: local,
-            buffers,
-            range,
-        })
+        LaunchData::new(self.compiled.clone(), block, local, buffers, range)
     }
 }
 
@@ -331,43 +301,123 @@ impl Drop for Kernel {
     }
 }
 
-/// Everything one enqueued NDRange needs, independent of later API calls.
+/// Everything one launch needs, independent of later API calls: the one launch of both
+/// APIs (an OpenCL NDRange, a Level-Zero group count), checked once by [`LaunchData::new`].
 pub struct LaunchData {
     kernel: CompiledKernel,
     args: AlignedBuf,
     local_mem_size: usize,
-    /// Keeps the buffers alive until the command has run.
+    /// Keeps the memory objects the argument block points into alive until the launch is
+    /// dropped (OpenCL buffers and images, Level-Zero images).
     buffers: Vec<Arc<Mem>>,
     range: NdRange,
+    /// Every group on a thread of its own, all at once (Level-Zero cooperative launches).
+    cooperative: bool,
 }
 
 impl LaunchData {
-    /// Run every work-group (on the calling thread and the executor's workers).
-    pub fn run(&self) -> std::result::Result<(), KernelFault> {
-        if self.range.global_size.contains(&0) {
-            return Ok(());
+    /// A launch of `kernel` with the argument block `args` (pointers and local offsets
+    /// filled in) over `range`, after the checks every launch needs: local memory within
+    /// the device's, a work-item count that fits 64 bits, the stack the work-items need,
+    /// and the frames a barrier kernel keeps per work-group.
+    pub fn new(
+        kernel: CompiledKernel,
+        args: AlignedBuf,
+        local_mem_size: usize,
+        buffers: Vec<Arc<Mem>>,
+        range: NdRange,
+    ) -> Result<LaunchData> {
+        if local_mem_size > LOCAL_MEM_SIZE {
+            return Err(Error::LocalMemoryExceeded {
+                requested: local_mem_size,
+                max: LOCAL_MEM_SIZE,
+            });
         }
-        executor::run(&Launch {
-            kernel: &self.kernel,
-            args: self.args.as_slice(),
-            local_mem_size: self.local_mem_size,
-            range: self.range,
-            extents: &self.extents(),
+        check_total(&range)?;
+        check_stack(&kernel)?;
+        // Work-item frames of a kernel with barriers: one per work-item of the group size,
+        // in each worker's frame arena.
+        let items: u64 = range.local_size.iter().product();
+        usize::try_from(items)
+            .ok()
+            .and_then(|n| n.checked_mul(kernel.frame_size_per_item))
+            .filter(|&b| b <= MAX_FRAME_BYTES)
+            .ok_or_else(|| {
+                Error::OutOfResources(format!(
+                    "kernel {} keeps {} bytes per work-item across barriers; {} work-items \
+                     need more than the {} MiB allowed per work-group",
+                    kernel.info.name,
+                    kernel.frame_size_per_item,
+                    items,
+                    MAX_FRAME_BYTES >> 20
+                ))
+            })?;
+        Ok(LaunchData {
+            kernel,
+            args,
+            local_mem_size,
+            buffers,
+            range,
+            cooperative: false,
         })
+    }
+
+    /// Make this a cooperative launch: `Err` if it has more groups than can run at once
+    /// ([`executor::max_cooperative_groups`]).
+    pub fn into_cooperative(mut self) -> Result<LaunchData> {
+        if self.range.num_groups().iter().product::<u64>()
+            > u64::from(executor::max_cooperative_groups())
+        {
+            return Err(Error::InvalidValue(
+                "more groups than a cooperative launch can run at once",
+            ));
+        }
+        self.cooperative = true;
+        Ok(self)
+    }
+
+    /// Run every work-group on the executor's workers; returns when all are done.
+    pub fn run(&self) -> std::result::Result<(), KernelFault> {
+        self.run_range_on(self.range, None)
     }
 
     /// Run every work-group on `device`'s workers (a sub-device uses its own share).
     pub fn run_on(&self, device: &crate::device::Device) -> std::result::Result<(), KernelFault> {
-        if self.range.global_size.contains(&0) {
+        self.run_range_on(self.range, Some(device))
+    }
+
+    /// Run over another range of the same group size (a Level-Zero indirect launch reads
+    /// its group count when it runs); refused if its work-items do not fit 64 bits.
+    pub fn run_range(&self, range: NdRange) -> std::result::Result<(), KernelFault> {
+        if !range.global_size.contains(&0) && check_total(&range).is_err() {
+            return Err(KernelFault::refused(
+                &self.kernel.info.name,
+                "the group counts times the group size exceed 2^64 work-items",
+            ));
+        }
+        self.run_range_on(range, None)
+    }
+
+    fn run_range_on(
+        &self,
+        range: NdRange,
+        device: Option<&crate::device::Device>,
+    ) -> std::result::Result<(), KernelFault> {
+        if range.global_size.contains(&0) {
             return Ok(());
         }
-        device.run(&Launch {
+        let launch = Launch {
             kernel: &self.kernel,
             args: self.args.as_slice(),
             local_mem_size: self.local_mem_size,
-            range: self.range,
+            range,
             extents: &self.extents(),
-        })
+        };
+        match device {
+            _ if self.cooperative => executor::run_cooperative(&launch),
+            Some(d) => d.run(&launch),
+            None => executor::run(&launch),
+        }
     }
 
     /// Address and size of every buffer the launch uses, for the fault report.
@@ -382,6 +432,25 @@ impl LaunchData {
     pub fn buffers(&self) -> &[Arc<Mem>] {
         &self.buffers
     }
+
+    /// The launch's geometry.
+    pub fn range(&self) -> &NdRange {
+        &self.range
+    }
+}
+
+/// `InvalidValue` for a launch whose number of work-items does not fit 64 bits (three
+/// Level-Zero group counts of up to 2^32 - 1 each; OpenCL's front end refuses such a range
+/// first): it could never finish, and the linear group index would wrap.
+pub(crate) fn check_total(range: &NdRange) -> Result<()> {
+    range
+        .global_size
+        .iter()
+        .try_fold(1u64, |a, &g| a.checked_mul(g))
+        .map(|_| ())
+        .ok_or(Error::InvalidValue(
+            "the group counts times the group size exceed 2^64 work-items",
+        ))
 }
 
 /// `CL_OUT_OF_RESOURCES` for a kernel whose work-items need more stack than a thread may

@@ -5,6 +5,7 @@
 
 use super::sys::*;
 use super::{check, context, device, handle, input, kernel, write_out, ze_call, ZeError, ZeResult};
+use ferrite_runtime::command::Op as CommonOp;
 use ferrite_runtime::mem::image::ops::{self as image_ops, ImageOp};
 use ferrite_runtime::mem::image::{Image, ImageKind};
 use ferrite_runtime::mem::rect::Rect;
@@ -185,7 +186,7 @@ pub(super) unsafe extern "C" fn zeCommandListAppendBarrier(
 ) -> ze_result_t {
     // Commands of a list already run in order: a barrier only waits and signals.
     // SAFETY: phWaitEvents is NULL or numWaitEvents handles (API contract).
-    ze_call(|| unsafe { append_op(h_list, h_signal, n_wait, ph_wait, || Ok(Op::Nothing)) })
+    ze_call(|| unsafe { append_op(h_list, h_signal, n_wait, ph_wait, || Ok(Op::NOTHING)) })
 }
 
 pub(super) unsafe extern "C" fn zeCommandListAppendMemoryRangesBarrier(
@@ -204,7 +205,7 @@ pub(super) unsafe extern "C" fn zeCommandListAppendMemoryRangesBarrier(
         )?;
         // Memory is coherent: the ranges need no flushing; as a barrier it waits.
         // SAFETY: phWaitEvents is NULL or numWaitEvents handles (API contract).
-        unsafe { append_op(h_list, h_signal, n_wait, ph_wait, || Ok(Op::Nothing)) }
+        unsafe { append_op(h_list, h_signal, n_wait, ph_wait, || Ok(Op::NOTHING)) }
     })
 }
 
@@ -215,7 +216,7 @@ pub(super) unsafe extern "C" fn zeCommandListAppendSignalEvent(
     ze_call(|| {
         check(!h_event.is_null(), ZE_RESULT_ERROR_INVALID_NULL_HANDLE)?;
         // SAFETY: no wait list.
-        unsafe { append_op(h_list, h_event, 0, std::ptr::null_mut(), || Ok(Op::Nothing)) }
+        unsafe { append_op(h_list, h_event, 0, std::ptr::null_mut(), || Ok(Op::NOTHING)) }
     })
 }
 
@@ -229,7 +230,7 @@ pub(super) unsafe extern "C" fn zeCommandListAppendWaitOnEvents(
         // SAFETY: phEvents points to numEvents handles (API contract).
         unsafe {
             append_op(h_list, std::ptr::null_mut(), n_events, ph_events, || {
-                Ok(Op::Nothing)
+                Ok(Op::NOTHING)
             })
         }
     })
@@ -271,7 +272,13 @@ pub(super) unsafe extern "C" fn zeCommandListAppendMemoryCopy(
         let ev = unsafe { events(h_signal, n_wait, ph_wait)? };
         // SAFETY: the application guarantees both ranges stay valid until the command
         // completed (API contract); they are non-NULL and fit their allocations.
-        let cmd = unsafe { Command::new_memory(ev.wait, Op::Copy { dst, src, size }, ev.signal) };
+        let cmd = unsafe {
+            Command::new_memory(
+                ev.wait,
+                Op::Do(CommonOp::MemCopy { dst, src, size }),
+                ev.signal,
+            )
+        };
         list.append(cmd)
     })
 }
@@ -324,8 +331,13 @@ pub(super) unsafe extern "C" fn zeCommandListAppendMemoryFill(
         let ev = unsafe { events(h_signal, n_wait, ph_wait)? };
         // SAFETY: the application guarantees `size` bytes at `ptr` stay valid until the
         // command completed (API contract); non-NULL and inside its allocation.
-        let cmd =
-            unsafe { Command::new_memory(ev.wait, Op::Fill { dst, pattern, size }, ev.signal) };
+        let cmd = unsafe {
+            Command::new_memory(
+                ev.wait,
+                Op::Do(CommonOp::MemFill { dst, pattern, size }),
+                ev.signal,
+            )
+        };
         list.append(cmd)
     })
 }
@@ -409,7 +421,7 @@ unsafe fn append_launch(
             } else {
                 launch
             };
-            Ok(Op::Launch(Box::new(launch)))
+            Ok(Op::Do(CommonOp::Launch(Box::new(launch))))
         })
     }
 }
@@ -548,8 +560,7 @@ pub(super) unsafe extern "C" fn zeCommandListAppendMemoryCopyRegion(
         // SAFETY: the application guarantees both regions stay valid until the command
         // completed (API contract); their extents were computed without overflow and
         // fit their allocations.
-        let cmd =
-            unsafe { Command::new_memory(ev.wait, Op::CopyRegion { dst, src, region }, ev.signal) };
+        let cmd = unsafe { Command::new_memory(ev.wait, Op::Do(region.op(dst, src)), ev.signal) };
         list.append(cmd)
     })
 }
@@ -645,7 +656,7 @@ unsafe fn append_image(
     // SAFETY: per the caller.
     let ev = unsafe { events(h_signal, n_wait, ph_wait)? };
     // SAFETY: per the caller; the images are held by the op.
-    let cmd = unsafe { Command::new_memory(ev.wait, Op::Image(op), ev.signal) };
+    let cmd = unsafe { Command::new_memory(ev.wait, Op::Do(CommonOp::Image(op)), ev.signal) };
     list.append(cmd)
 }
 

@@ -173,7 +173,7 @@ impl CommandBuffer {
                     // SAFETY: the addresses in recorded commands were given by the
                     // application, which keeps them valid while the command buffer may
                     // run (API contract); the front end checked them non-NULL.
-                    unsafe { op.execute(&device, &context) }?;
+                    unsafe { op.execute(&device, Some(&context)) }?;
                 }
                 Ok::<(), ExecError>(())
             }),

@@ -9,42 +9,26 @@
 
 use super::cmdqueue::{Batch, CmdQueue};
 use super::event::ZeEvent;
-use super::kernel::ZeLaunch;
+use super::kernel::indirect_range;
+use crate::command;
 use crate::error::{Error, Result};
 use crate::event::now_ns;
-use crate::mem::fill_pattern;
-use crate::mem::image::ops::ImageOp;
+use crate::kernel::LaunchData;
+use crate::mem::rect::Rect;
+use crate::platform::Platform;
 use parking_lot::Mutex;
 use std::sync::Arc;
 
 /// What a command does once its wait events are signalled.
 pub enum Op {
-    /// Nothing: barriers, `AppendSignalEvent`, `AppendWaitOnEvents`.
-    Nothing,
-    Launch(Box<ZeLaunch>),
+    /// A command both APIs have ([`command::Op`]): a launch, a copy or fill by address, a
+    /// region copy, an image copy, or nothing (barriers, `AppendSignalEvent`,
+    /// `AppendWaitOnEvents`).
+    Do(command::Op),
     /// A launch whose group count (three `u32`s at `counts`) is read when it runs.
     LaunchIndirect {
-        launch: Box<ZeLaunch>,
+        launch: Box<LaunchData>,
         counts: usize,
-    },
-    /// `size` bytes from `src` to `dst` (addresses).
-    Copy {
-        dst: usize,
-        src: usize,
-        size: usize,
-    },
-    /// `size` bytes at `dst` filled by repeating `pattern` (the last copy may be partial).
-    Fill {
-        dst: usize,
-        pattern: Vec<u8>,
-        size: usize,
-    },
-    /// A 3-D region: `depth` slices of `height` rows of `width` bytes, rows `*_pitch` and
-    /// slices `*_slice_pitch` bytes apart, from the first byte at `src` to that at `dst`.
-    CopyRegion {
-        dst: usize,
-        src: usize,
-        region: Region,
     },
     /// For each event, its (start, end) times written as four `u64`s
     /// (start, end, start, end: Level-Zero's global and context timestamps) at the
@@ -56,11 +40,12 @@ pub enum Op {
     /// Reset an event.
     ResetEvent(Arc<ZeEvent>),
     /// Write the current timestamp (ns, 8 bytes) to `dst`.
-    WriteTimestamp {
-        dst: usize,
-    },
-    /// An image copy (image to image, or between an image and memory by address).
-    Image(ImageOp),
+    WriteTimestamp { dst: usize },
+}
+
+impl Op {
+    /// A command with nothing to do.
+    pub const NOTHING: Op = Op::Do(command::Op::Nothing);
 }
 
 /// The shape of a region copy.
@@ -76,6 +61,22 @@ pub struct Region {
 }
 
 impl Region {
+    /// The copy of this region from address `src` to address `dst`.
+    pub fn op(&self, dst: usize, src: usize) -> command::Op {
+        let rect = |pitch, slice_pitch| Rect {
+            origin: [0; 3],
+            region: [self.width, self.height, self.depth],
+            row_pitch: pitch,
+            slice_pitch,
+        };
+        command::Op::MemRect {
+            dst,
+            dst_rect: rect(self.dst_pitch, self.dst_slice_pitch),
+            src,
+            src_rect: rect(self.src_pitch, self.src_slice_pitch),
+        }
+    }
+
     /// Bytes from the first to one past the last byte touched at the destination and the
     /// source (0 for an empty region).
     pub fn extents(&self) -> Option<(usize, usize)> {
@@ -107,13 +108,14 @@ impl Command {
     pub fn new(wait: Vec<Arc<ZeEvent>>, op: Op, signal: Option<Arc<ZeEvent>>) -> Result<Command> {
         if matches!(
             op,
-            Op::Copy { .. }
-                | Op::Fill { .. }
-                | Op::WriteTimestamp { .. }
-                | Op::CopyRegion { .. }
+            Op::Do(
+                command::Op::MemCopy { .. }
+                    | command::Op::MemFill { .. }
+                    | command::Op::MemRect { .. }
+                    | command::Op::Image(_)
+            ) | Op::WriteTimestamp { .. }
                 | Op::WriteEventTimes { .. }
                 | Op::LaunchIndirect { .. }
-                | Op::Image(_)
         ) {
             return Err(Error::InvalidOperation(
                 "memory commands are made with Command::new_memory",
@@ -161,23 +163,10 @@ impl Command {
         }
         let mut ok = true;
         match &self.op {
-            Op::Nothing => {}
-            Op::Launch(l) => {
-                if let Err(f) = l.run() {
-                    eprintln!("{f}");
-                    ok = false;
-                }
-            }
-            Op::Copy { dst, src, size } => {
-                // SAFETY: per `new_memory`'s contract both ranges are valid now; `copy`
-                // (memmove) is defined even if the application made them overlap.
-                unsafe { std::ptr::copy(*src as *const u8, *dst as *mut u8, *size) };
-            }
-            Op::Fill { dst, pattern, size } => {
-                // SAFETY: per `new_memory`'s contract, `dst` is writable for `size` bytes
-                // for the duration of the command and nothing else of ours aliases it.
-                let out = unsafe { std::slice::from_raw_parts_mut(*dst as *mut u8, *size) };
-                fill_pattern(out, pattern);
+            Op::Do(op) => {
+                // SAFETY: per `new_memory`'s contract every address the op holds is valid
+                // now; memory objects are held by the op.
+                ok = unsafe { op.execute(&Platform::get().device, None) }.is_ok();
             }
             Op::LaunchIndirect { launch, counts } => {
                 let mut c = [0u32; 3];
@@ -186,23 +175,11 @@ impl Command {
                 unsafe {
                     std::ptr::copy_nonoverlapping(*counts as *const u8, c.as_mut_ptr().cast(), 12)
                 };
-                // The recorded launch is shared by every execution of the list: run a
-                // copy of its geometry.
-                if let Err(f) = launch.run_with_group_count(c) {
+                // The recorded launch is shared by every execution of the list: run it
+                // over the range the counts give.
+                if let Err(f) = launch.run_range(indirect_range(launch, c)) {
                     eprintln!("{f}");
                     ok = false;
-                }
-            }
-            Op::CopyRegion { dst, src, region } => {
-                for z in 0..region.depth {
-                    for y in 0..region.height {
-                        let d = dst + z * region.dst_slice_pitch + y * region.dst_pitch;
-                        let s = src + z * region.src_slice_pitch + y * region.src_pitch;
-                        // SAFETY: every row lies within the region's extents, which per
-                        // `new_memory`'s contract are valid at `src` (reads) and `dst`
-                        // (writes); `copy` tolerates overlap.
-                        unsafe { std::ptr::copy(s as *const u8, d as *mut u8, region.width) };
-                    }
                 }
             }
             Op::WriteEventTimes { events, dst } => {
@@ -214,14 +191,6 @@ impl Command {
                     }
                     // SAFETY: per `new_memory`'s contract `d` is writable for 32 bytes.
                     unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), d as *mut u8, 32) };
-                }
-            }
-            Op::Image(op) => {
-                // SAFETY: per `new_memory`'s contract the memory side of a read or write
-                // is valid now; the images are held by the op.
-                if let Err(e) = unsafe { op.execute() } {
-                    eprintln!("ferrite: image copy failed: {e}");
-                    ok = false;
                 }
             }
             Op::ResetEvent(e) => e.reset(),
@@ -375,11 +344,7 @@ mod tests {
         let cmd = unsafe {
             Command::new_memory(
                 vec![],
-                Op::CopyRegion {
-                    dst: dst.as_mut_ptr() as usize,
-                    src: src.as_ptr() as usize,
-                    region,
-                },
+                Op::Do(region.op(dst.as_mut_ptr() as usize, src.as_ptr() as usize)),
                 None,
             )
         };
@@ -395,12 +360,12 @@ mod tests {
     fn lists_open_close_reset() {
         let l = CommandList::new();
         assert!(l.commands().is_err());
-        l.append(Command::new(vec![], Op::Nothing, None).unwrap())
+        l.append(Command::new(vec![], Op::NOTHING, None).unwrap())
             .unwrap();
         l.close().unwrap();
         assert_eq!(l.commands().unwrap().len(), 1);
         assert!(l
-            .append(Command::new(vec![], Op::Nothing, None).unwrap())
+            .append(Command::new(vec![], Op::NOTHING, None).unwrap())
             .is_err());
         assert!(l.close().is_err());
         l.reset();

@@ -169,7 +169,7 @@ mod tests {
         });
         let gate = Arc::new(ZeEvent::new(pool, 0));
         let fence = Arc::new(Fence::new(false));
-        let cmd = Command::new(vec![gate.clone()], Op::Nothing, None).unwrap();
+        let cmd = Command::new(vec![gate.clone()], Op::NOTHING, None).unwrap();
         q.submit(Batch {
             lists: vec![Arc::new(vec![cmd])],
             fence: Some(fence.clone()),

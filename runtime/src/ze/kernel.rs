@@ -10,10 +10,9 @@
 //! Appending a launch snapshots the arguments (Level-Zero semantics: later
 //! `zeKernelSetArgumentValue` calls do not change recorded launches).
 
-use crate::device::LOCAL_MEM_SIZE;
 use crate::error::{Error, Result};
-use crate::executor::{self, KernelFault, Launch, NdRange};
-use crate::kernel::{LOCAL_ARG_ALIGN, MAX_FRAME_BYTES};
+use crate::executor::{self, NdRange};
+use crate::kernel::{LaunchData, LOCAL_ARG_ALIGN};
 use crate::mem::buffer::AlignedBuf;
 use crate::mem::Mem;
 use ferrite_compiler::{ArgKind, CompiledKernel, KernelInfo};
@@ -216,7 +215,7 @@ impl ZeKernel {
     }
 
     /// Snapshot the arguments for a launch of `group_count` groups of the current size.
-    pub fn launch(&self, group_count: [u32; 3]) -> Result<ZeLaunch> {
+    pub fn launch(&self, group_count: [u32; 3]) -> Result<LaunchData> {
         let st = self.state.lock();
         let missing: Vec<usize> = (0..st.set.len()).filter(|&i| !st.set[i]).collect();
         if !missing.is_empty() {
@@ -231,55 +230,21 @@ impl ZeKernel {
                 bytes[desc.offset..desc.offset + 8].copy_from_slice(&(off as u64).to_ne_bytes());
             }
         }
-        if local_mem_size > LOCAL_MEM_SIZE {
-            return Err(Error::LocalMemoryExceeded {
-                requested: local_mem_size,
-                max: LOCAL_MEM_SIZE,
-            });
-        }
         let range = range(group_count, st.group_size, st.global_offset);
-        check_total(&range)?;
-        crate::kernel::check_stack(&self.compiled)?;
-        // Work-item frames of a kernel with barriers: one per work-item of the group, in
-        // each worker's frame arena.
-        let items: u64 = range.local_size.iter().product();
-        usize::try_from(items)
-            .ok()
-            .and_then(|n| n.checked_mul(self.compiled.frame_size_per_item))
-            .filter(|&b| b <= MAX_FRAME_BYTES)
-            .ok_or_else(|| {
-                Error::OutOfResources(format!(
-                    "kernel {} keeps {} bytes per work-item across barriers; {} work-items \
-                     need more than the {} MiB allowed per work-group",
-                    self.compiled.info.name,
-                    self.compiled.frame_size_per_item,
-                    items,
-                    MAX_FRAME_BYTES >> 20
-                ))
-            })?;
-        Ok(ZeLaunch {
-            kernel: self.compiled.clone(),
-            cooperative: false,
-            _images: st.images.iter().flatten().cloned().collect(),
-            args,
-            local_mem_size,
-            range,
-        })
+        let images = st.images.iter().flatten().cloned().collect();
+        LaunchData::new(self.compiled.clone(), args, local_mem_size, images, range)
     }
 }
 
-/// `ZE_RESULT_ERROR_INVALID_ARGUMENT` for a launch whose number of work-items does not
-/// fit 64 bits (three group counts of up to 2^32 - 1 each): it could never finish, and
-/// the linear group index would wrap.
-fn check_total(range: &NdRange) -> Result<()> {
-    range
-        .global_size
-        .iter()
-        .try_fold(1u64, |a, &g| a.checked_mul(g))
-        .map(|_| ())
-        .ok_or(Error::InvalidValue(
-            "the group counts times the group size exceed 2^64 work-items",
-        ))
+/// The range an indirect launch runs: `count` groups of the recorded launch's size and
+/// offset (read from memory when the command runs).
+pub fn indirect_range(launch: &LaunchData, count: [u32; 3]) -> NdRange {
+    let r = launch.range();
+    range(
+        count,
+        r.local_size.map(|s| s as u32),
+        r.global_offset.map(|o| o as u32),
+    )
 }
 
 /// The NDRange of `count` groups of `size` work-items: `work_dim` is the highest
@@ -325,86 +290,10 @@ fn local_layout(static_size: usize, local: &[usize]) -> (Vec<Option<usize>>, usi
     (offsets, total)
 }
 
-/// One recorded kernel launch, independent of later API calls.
-pub struct ZeLaunch {
-    kernel: CompiledKernel,
-    /// Every group on a thread of its own, all at once
-    /// (`zeCommandListAppendLaunchCooperativeKernel`).
-    cooperative: bool,
-    /// The images the argument block points into, alive until the launch is dropped.
-    _images: Vec<Arc<Mem>>,
-    args: AlignedBuf,
-    local_mem_size: usize,
-    range: NdRange,
-}
-
-impl ZeLaunch {
-    /// Run every work-group on the executor; returns when all are done.
-    pub fn run(&self) -> std::result::Result<(), KernelFault> {
-        if self.range.global_size.contains(&0) {
-            return Ok(());
-        }
-        let launch = Launch {
-            kernel: &self.kernel,
-            args: self.args.as_slice(),
-            local_mem_size: self.local_mem_size,
-            range: self.range,
-            extents: &[],
-        };
-        if self.cooperative {
-            executor::run_cooperative(&launch)
-        } else {
-            executor::run(&launch)
-        }
-    }
-
-    /// Make this a cooperative launch: `Err` if it has more groups than can run at once
-    /// ([`executor::max_cooperative_groups`]).
-    pub fn into_cooperative(mut self) -> Result<ZeLaunch> {
-        if self.range.num_groups().iter().product::<u64>()
-            > u64::from(executor::max_cooperative_groups())
-        {
-            return Err(Error::InvalidValue(
-                "more groups than a cooperative launch can run at once",
-            ));
-        }
-        self.cooperative = true;
-        Ok(self)
-    }
-
-    pub fn range(&self) -> &NdRange {
-        &self.range
-    }
-
-    /// Run the launch with another group count (an indirect launch reads it when it
-    /// runs).
-    pub fn run_with_group_count(&self, count: [u32; 3]) -> std::result::Result<(), KernelFault> {
-        let size = self.range.local_size.map(|s| s as u32);
-        let offset = self.range.global_offset.map(|o| o as u32);
-        let range = range(count, size, offset);
-        if range.global_size.contains(&0) {
-            return Ok(());
-        }
-        if check_total(&range).is_err() {
-            return Err(executor::KernelFault::refused(
-                &self.kernel.info.name,
-                "the group counts read by the indirect launch times the group size exceed \
-                 2^64 work-items",
-            ));
-        }
-        executor::run(&Launch {
-            kernel: &self.kernel,
-            args: self.args.as_slice(),
-            local_mem_size: self.local_mem_size,
-            range,
-            extents: &[],
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernel::check_total;
 
     #[test]
     fn launches_beyond_2_pow_64_work_items_are_refused() {
