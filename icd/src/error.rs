@@ -1,5 +1,6 @@
 //! The one place where Ferrite's typed errors become OpenCL error codes.
 
+use ferrite_runtime::error::Geometry;
 use ferrite_runtime::event::{ExecError, Status};
 use ferrite_runtime::Error;
 use opencl_sys::*;
@@ -50,6 +51,13 @@ impl From<Error> for ClError {
             Error::InvalidImageSize(_) => CL_INVALID_IMAGE_SIZE,
             Error::InvalidImageDescriptor(_) => CL_INVALID_IMAGE_DESCRIPTOR,
             Error::ImageFormatMismatch => CL_IMAGE_FORMAT_MISMATCH,
+            Error::InvalidGeometry(g) => match g {
+                Geometry::WorkDimension => CL_INVALID_WORK_DIMENSION,
+                Geometry::GlobalWorkSize => CL_INVALID_GLOBAL_WORK_SIZE,
+                Geometry::GlobalOffset => CL_INVALID_GLOBAL_OFFSET,
+                Geometry::WorkGroupSize(_) => CL_INVALID_WORK_GROUP_SIZE,
+                Geometry::WorkItemSize => CL_INVALID_WORK_ITEM_SIZE,
+            },
         })
     }
 }

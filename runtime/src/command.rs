@@ -7,6 +7,7 @@
 //! it again gives the same command.
 
 pub mod buffer;
+pub mod geometry;
 
 use crate::context::Context;
 use crate::device::Device;

@@ -70,6 +70,24 @@ pub enum Error {
     InvalidImageDescriptor(&'static str),
     /// Two images that must have the same format do not.
     ImageFormatMismatch,
+    /// An NDRange the kernel or the device cannot run (which rule, named).
+    InvalidGeometry(Geometry),
+}
+
+/// The NDRange rule a launch broke (`command::geometry`), each its own OpenCL code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Geometry {
+    /// `work_dim` is not 1, 2 or 3.
+    WorkDimension,
+    /// The global size spans more work-items than a `size_t` counts.
+    GlobalWorkSize,
+    /// Global size plus offset overflows a `size_t`.
+    GlobalOffset,
+    /// The work-group size is 0, not the required one, too large for the kernel, or does
+    /// not divide the global size where groups must be uniform.
+    WorkGroupSize(&'static str),
+    /// A local size exceeds the device's most work-items in its dimension.
+    WorkItemSize,
 }
 
 /// Result type of the runtime.
@@ -132,6 +150,7 @@ impl fmt::Display for Error {
             Error::InvalidImageSize(m) => write!(f, "invalid image size: {m}"),
             Error::InvalidImageDescriptor(m) => write!(f, "invalid image description: {m}"),
             Error::ImageFormatMismatch => write!(f, "image formats differ"),
+            Error::InvalidGeometry(g) => write!(f, "invalid NDRange: {g:?}"),
         }
     }
 }

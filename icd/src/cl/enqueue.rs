@@ -26,10 +26,10 @@ use super::event::wait_list;
 use super::handle::{self, get};
 use super::{check, cl_call, cl_create, slice, SendPtr};
 use crate::error::{ClError, ClResult};
+use ferrite_runtime::command::geometry::{self, KernelLimits};
 use ferrite_runtime::command::Op;
-use ferrite_runtime::device::{MAX_WORK_GROUP_SIZE, MAX_WORK_ITEM_SIZES};
 use ferrite_runtime::event::{CommandType, Event, ExecError, Status};
-use ferrite_runtime::executor::{self, NdRange};
+use ferrite_runtime::executor::NdRange;
 use ferrite_runtime::kernel::Kernel;
 use ferrite_runtime::mem::{Mem, MemType};
 use ferrite_runtime::queue::{CommandSync, Queue, Work};
@@ -639,7 +639,8 @@ pub unsafe extern "C" fn enqueue_wait_for_events(
     })
 }
 
-/// Validate an NDRange for `kernel` and choose the local size; spec order of checks.
+/// Validate an NDRange for `kernel` and choose the local size
+/// ([`geometry::nd_range`]: the rules, in the specification's order).
 ///
 /// # Safety
 /// The three pointers are NULL or point to `work_dim` `size_t`s.
@@ -650,104 +651,24 @@ pub(super) unsafe fn nd_range(
     global_work_size: *const usize,
     local_work_size: *const usize,
 ) -> ClResult<NdRange> {
-    // CL_INVALID_WORK_DIMENSION if work_dim is not a valid value (i.e. a value between 1
-    // and CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS).
+    // CL_INVALID_WORK_DIMENSION before any array of work_dim values is read.
     check((1..=3).contains(&work_dim), CL_INVALID_WORK_DIMENSION)?;
     let dims = work_dim as usize;
-    // If global_work_size is NULL, or the value in any passed dimension is 0 then the
-    // kernel command will trivially succeed after its event dependencies are satisfied and
-    // subsequently update its completion event. (CL_INVALID_GLOBAL_WORK_SIZE for those is
-    // deprecated by version 2.1.)
-    let zeros = [0usize; 3];
-    let global_work_size = if global_work_size.is_null() {
-        zeros.as_ptr()
-    } else {
-        global_work_size
-    };
-    // SAFETY: per the caller (or our own three zeros).
-    let (gws, gwo, lws) = unsafe {
+    // SAFETY: per the caller (NULL gives an empty slice).
+    let (offset, global, local) = unsafe {
         (
-            slice(global_work_size, dims),
             slice(global_work_offset, dims),
+            slice(global_work_size, dims),
             slice(local_work_size, dims),
         )
     };
-    // CL_INVALID_GLOBAL_WORK_SIZE if any of the values specified in global_work_size[0], ...
-    // global_work_size[work_dim - 1] exceed the maximum value representable by size_t on the
-    // device on which the kernel-instance will be enqueued.
-    // Each value is a size_t already; what can exceed size_t is the NDRange they span: the
-    // number of work-items (and get_global_linear_id) must be a size_t too. A range of
-    // 2^22 x 2^22 x 2^22 work-items wraps to 0 in 64 bits and would run for ever.
-    if !gws.contains(&0) {
-        let total = gws.iter().try_fold(1usize, |n, &g| n.checked_mul(g));
-        check(total.is_some(), CL_INVALID_GLOBAL_WORK_SIZE)?;
-    }
-    let mut range = NdRange {
+    Ok(geometry::nd_range(
+        &KernelLimits::of(kernel),
         work_dim,
-        global_offset: [0; 3],
-        global_size: [1; 3],
-        local_size: [1; 3],
-    };
-    for d in 0..dims {
-        range.global_size[d] = gws[d] as u64;
-        if !gwo.is_empty() {
-            // CL_INVALID_GLOBAL_OFFSET if the value specified in global_work_size + the
-            // corresponding values in global_work_offset for any dimensions is greater
-            // than the maximum value representable by size_t on the device.
-            check(
-                gws[d].checked_add(gwo[d]).is_some(),
-                CL_INVALID_GLOBAL_OFFSET,
-            )?;
-            range.global_offset[d] = gwo[d] as u64;
-        }
-    }
-    let empty = range.global_size.contains(&0);
-    let reqd = kernel.info().reqd_work_group_size;
-    let uniform = kernel.built.uniform_work_groups;
-    let max_wg = kernel.max_work_group_size().min(MAX_WORK_GROUP_SIZE);
-    if !lws.is_empty() {
-        for (slot, &l) in range.local_size.iter_mut().zip(lws) {
-            // A local size of 0 is not a valid work-group.
-            check(l > 0, CL_INVALID_WORK_GROUP_SIZE)?;
-            *slot = l as u64;
-        }
-        // CL_INVALID_WORK_GROUP_SIZE if local_work_size is specified and does not match
-        // the required work-group size for kernel in the program source.
-        if let Some(r) = reqd {
-            let matches = (0..3).all(|d| range.local_size[d] == r[d] as u64);
-            check(matches, CL_INVALID_WORK_GROUP_SIZE)?;
-        }
-        // CL_INVALID_WORK_GROUP_SIZE if local_work_size is specified and the total number
-        // of work-items in the work-group ... is greater than the value specified by
-        // CL_KERNEL_WORK_GROUP_SIZE.
-        let total: u64 = range.local_size.iter().product();
-        check(total <= max_wg as u64, CL_INVALID_WORK_GROUP_SIZE)?;
-        // CL_INVALID_WORK_GROUP_SIZE if the work-group size must be uniform and ... the
-        // global_work_size is not evenly divisible by the local_work_size.
-        if uniform {
-            let divisible =
-                (0..3).all(|d| range.global_size[d].is_multiple_of(range.local_size[d]));
-            check(divisible, CL_INVALID_WORK_GROUP_SIZE)?;
-        }
-        // CL_INVALID_WORK_ITEM_SIZE if the number of work-items specified in any of
-        // local_work_size[0], ... local_work_size[work_dim - 1] is greater than the
-        // corresponding values specified by CL_DEVICE_MAX_WORK_ITEM_SIZES.
-        for (l, max) in lws.iter().zip(MAX_WORK_ITEM_SIZES) {
-            check(*l <= max, CL_INVALID_WORK_ITEM_SIZE)?;
-        }
-    } else if let Some(r) = reqd {
-        // No local size given: the required one.
-        range.local_size = [r[0] as u64, r[1] as u64, r[2] as u64];
-        if uniform {
-            let divisible =
-                (0..3).all(|d| range.global_size[d].is_multiple_of(range.local_size[d]));
-            check(divisible, CL_INVALID_WORK_GROUP_SIZE)?;
-        }
-    } else if !empty {
-        let independent = executor::items_independent(&kernel.compiled);
-        range.local_size = executor::pick_local_size(&range, max_wg as u64, !uniform, independent);
-    }
-    Ok(range)
+        offset,
+        global,
+        local,
+    )?)
 }
 
 /// The queue and kernel of a kernel command, checked: each valid, and of one context.

@@ -44,6 +44,8 @@ impl From<Error> for ZeError {
             Error::InvalidImageDescriptor(_) | Error::ImageFormatMismatch => {
                 ZE_RESULT_ERROR_INVALID_ARGUMENT
             }
+            // OpenCL's NDRange rules (Level-Zero checks its group sizes itself).
+            Error::InvalidGeometry(_) => ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION,
         })
     }
 }
