@@ -13,7 +13,7 @@ use crate::context::Context;
 use crate::device::Device;
 use crate::event::ExecError;
 use crate::kernel::LaunchData;
-use crate::mem::image::ops::ImageOp;
+use crate::mem::rect::RectOp;
 use crate::mem::rect::{self, Rect};
 use crate::mem::{fill_pattern, svm, Mem};
 use crate::queue::{Queue, Work};
@@ -25,6 +25,20 @@ pub enum Op {
     Nothing,
     /// A kernel over an NDRange, its arguments snapshotted.
     Launch(Box<LaunchData>),
+    /// `size` bytes of a buffer from `offset` to host memory at address `host`.
+    Read {
+        mem: Arc<Mem>,
+        offset: usize,
+        host: usize,
+        size: usize,
+    },
+    /// `size` bytes of host memory at address `host` to a buffer from `offset`.
+    Write {
+        mem: Arc<Mem>,
+        offset: usize,
+        host: usize,
+        size: usize,
+    },
     /// `size` bytes from one buffer to another.
     CopyBuffer {
         src: Arc<Mem>,
@@ -40,8 +54,9 @@ pub enum Op {
         offset: usize,
         size: usize,
     },
-    /// Image commands, and rectangle copies between any two memory objects.
-    Image(ImageOp),
+    /// Image commands and rectangle transfers: reads and writes of an object's rectangle
+    /// from host memory, copies between two objects, pixel fills.
+    Rect(RectOp),
     /// `size` bytes from address `src` to address `dst` (SVM and USM).
     MemCopy { dst: usize, src: usize, size: usize },
     /// `size` bytes at address `dst` filled by repeating `pattern` (SVM and USM; the last
@@ -77,7 +92,7 @@ impl Op {
     /// reported to stderr and to `context`'s callback (OpenCL), and fails the command.
     ///
     /// # Safety
-    /// Every address the op holds (`MemCopy`, `MemFill`, `MemRect`, an image read or
+    /// Every address the op holds (`Read`, `Write`, `MemCopy`, `MemFill`, `MemRect`, a rectangle read or
     /// write's host side) is valid for what the op does with it until this returns: the
     /// application's promise when it enqueued or recorded the command; the front end
     /// checked them non-NULL.
@@ -96,6 +111,24 @@ impl Op {
                 }
                 ExecError::OutOfResources
             }),
+            Op::Read {
+                mem,
+                offset,
+                host,
+                size,
+            } => {
+                // SAFETY: per this function's contract `host` is writable for `size` bytes.
+                unsafe { mem.read(*offset, *host as *mut u8, *size) }.map_err(failed)
+            }
+            Op::Write {
+                mem,
+                offset,
+                host,
+                size,
+            } => {
+                // SAFETY: per this function's contract `host` is readable for `size` bytes.
+                unsafe { mem.write(*offset, *host as *const u8, *size) }.map_err(failed)
+            }
             Op::CopyBuffer {
                 src,
                 src_offset,
@@ -112,7 +145,7 @@ impl Op {
                 size,
             } => mem.fill(pattern, *offset, *size).map_err(failed),
             // SAFETY: per this function's contract.
-            Op::Image(op) => unsafe { op.execute() }.map_err(failed),
+            Op::Rect(op) => unsafe { op.execute() }.map_err(failed),
             Op::MemCopy { dst, src, size } => {
                 // SAFETY: per this function's contract.
                 unsafe { svm::copy(*dst, *src, *size) };

@@ -24,11 +24,11 @@ pub use rect::{enqueue_copy_buffer_rect, enqueue_read_buffer_rect, enqueue_write
 
 use super::event::wait_list;
 use super::handle::{self, get};
-use super::{check, cl_call, cl_create, slice, SendPtr};
+use super::{check, cl_call, cl_create, slice};
 use crate::error::{ClError, ClResult};
 use ferrite_runtime::command::geometry::{self, KernelLimits};
 use ferrite_runtime::command::Op;
-use ferrite_runtime::event::{CommandType, Event, ExecError, Status};
+use ferrite_runtime::event::{CommandType, Event, Status};
 use ferrite_runtime::executor::NdRange;
 use ferrite_runtime::kernel::Kernel;
 use ferrite_runtime::mem::{Mem, MemType};
@@ -188,20 +188,20 @@ pub unsafe extern "C" fn enqueue_read_buffer(
         // CL_INVALID_OPERATION if clEnqueueReadBuffer is called on buffer which has been
         // created with CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS.
         check(m.flags.host_read, CL_INVALID_OPERATION)?;
-        let dst = SendPtr(ptr);
-        let work: Work = Box::new(move || {
-            // SAFETY: the application guarantees ptr is valid for size bytes until the
-            // command completes (API contract).
-            unsafe { m.read(offset, dst.get() as *mut u8, size) }
-                .map_err(|_| ExecError::OutOfResources)
-        });
-        // SAFETY: event is NULL or writable (API contract).
+        let op = Op::Read {
+            mem: m,
+            offset,
+            host: ptr as usize,
+            size,
+        };
+        // SAFETY: the application keeps ptr valid for size bytes until the command
+        // completes (API contract); event is NULL or writable.
         unsafe {
-            submit(
+            submit_op(
                 &q,
                 CommandType::ReadBuffer,
                 wait,
-                work,
+                op,
                 event,
                 blocking_read != CL_FALSE,
             )
@@ -231,20 +231,20 @@ pub unsafe extern "C" fn enqueue_write_buffer(
         // CL_INVALID_OPERATION if clEnqueueWriteBuffer is called on buffer which has been
         // created with CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS.
         check(m.flags.host_write, CL_INVALID_OPERATION)?;
-        let src = SendPtr(ptr as *mut c_void);
-        let work: Work = Box::new(move || {
-            // SAFETY: the application guarantees ptr is valid for size bytes until the
-            // command completes (API contract).
-            unsafe { m.write(offset, src.get() as *const u8, size) }
-                .map_err(|_| ExecError::OutOfResources)
-        });
-        // SAFETY: event is NULL or writable (API contract).
+        let op = Op::Write {
+            mem: m,
+            offset,
+            host: ptr as usize,
+            size,
+        };
+        // SAFETY: the application keeps ptr valid for size bytes until the command
+        // completes (API contract); event is NULL or writable.
         unsafe {
-            submit(
+            submit_op(
                 &q,
                 CommandType::WriteBuffer,
                 wait,
-                work,
+                op,
                 event,
                 blocking_write != CL_FALSE,
             )

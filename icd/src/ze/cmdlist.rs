@@ -6,9 +6,10 @@
 use super::sys::*;
 use super::{check, context, device, handle, input, kernel, write_out, ze_call, ZeError, ZeResult};
 use ferrite_runtime::command::Op as CommonOp;
-use ferrite_runtime::mem::image::ops::{self as image_ops, ImageOp};
+use ferrite_runtime::mem::image::ops as image_ops;
 use ferrite_runtime::mem::image::{Image, ImageKind};
 use ferrite_runtime::mem::rect::Rect;
+use ferrite_runtime::mem::rect::RectOp;
 use ferrite_runtime::mem::Mem;
 use ferrite_runtime::usm;
 use ferrite_runtime::ze::cmdlist::{Command, CommandList, ImmediateList, Op, Region};
@@ -648,7 +649,7 @@ fn image_of(h: ze_image_handle_t) -> ZeResult<(Arc<Mem>, Image)> {
 /// completed (the application's obligation under the API).
 unsafe fn append_image(
     list: &CmdList,
-    op: ImageOp,
+    op: RectOp,
     h_signal: ze_event_handle_t,
     n_wait: u32,
     ph_wait: *mut ze_event_handle_t,
@@ -656,7 +657,7 @@ unsafe fn append_image(
     // SAFETY: per the caller.
     let ev = unsafe { events(h_signal, n_wait, ph_wait)? };
     // SAFETY: per the caller; the images are held by the op.
-    let cmd = unsafe { Command::new_memory(ev.wait, Op::Do(CommonOp::Image(op)), ev.signal) };
+    let cmd = unsafe { Command::new_memory(ev.wait, Op::Do(CommonOp::Rect(op)), ev.signal) };
     list.append(cmd)
 }
 
@@ -693,7 +694,7 @@ unsafe fn image_copy(
             ZE_RESULT_ERROR_OVERLAPPING_REGIONS,
         )?;
     }
-    let op = ImageOp::Copy {
+    let op = RectOp::Copy {
         src,
         src_rect,
         dst,
@@ -776,15 +777,15 @@ unsafe fn image_memory(
         .ok_or(ZeError(ZE_RESULT_ERROR_INVALID_SIZE))?;
     let host = check_range(mem, extent)?;
     let op = if to_memory {
-        ImageOp::Read {
-            image,
+        RectOp::Read {
+            mem: image,
             rect,
             host,
             host_rect,
         }
     } else {
-        ImageOp::Write {
-            image,
+        RectOp::Write {
+            mem: image,
             rect,
             host,
             host_rect,

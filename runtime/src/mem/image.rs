@@ -9,7 +9,7 @@
 //! sub-buffer does).
 //!
 //! Every transfer maps an image region to a byte rectangle ([`Image::rect`]) and reuses the
-//! rectangle copies of [`super::rect`]; the commands are plain data ([`ops::ImageOp`]) with
+//! rectangle copies of [`super::rect`]; the commands are plain data ([`super::rect::RectOp`]) with
 //! one `execute`, so a queue, a command buffer or a Level-Zero list can all hold them.
 
 pub mod ops;
@@ -497,8 +497,8 @@ pub unsafe fn create(context: &Arc<Context>, c: ImageCreate) -> Result<Arc<Mem>>
 #[cfg(test)]
 mod tests {
     use super::format::{ChannelOrder, ChannelType, Color};
-    use super::ops::ImageOp;
     use super::*;
+    use crate::mem::rect::RectOp;
     use crate::platform::Platform;
 
     fn ctx() -> Arc<Context> {
@@ -611,8 +611,8 @@ mod tests {
         let i = m.image.unwrap();
         assert_eq!((i.row_pitch, i.slice_pitch), (12, 24));
         let mut out = vec![0u8; 24];
-        let op = ImageOp::Read {
-            image: m.clone(),
+        let op = RectOp::Read {
+            mem: m.clone(),
             rect: i.rect([0, 0, 1], [3, 2, 1]).unwrap(),
             host: out.as_mut_ptr() as usize,
             host_rect: i.host_rect([3, 2, 1], 0, 0).unwrap(),
@@ -635,8 +635,8 @@ mod tests {
         let i = m.image.unwrap();
         let mut px = [0u8; 4];
         format::encode(RGBA8, Color::Float([1.0, 0.0, 0.0, 1.0]), &mut px);
-        let op = ImageOp::Fill {
-            image: m.clone(),
+        let op = RectOp::Fill {
+            mem: m.clone(),
             rect: i.rect([1, 1, 0], [1, 1, 1]).unwrap(),
             pixel: px.to_vec(),
         };
@@ -689,7 +689,7 @@ mod tests {
         .unwrap();
         let dst = make(desc(ImageKind::D2Array, 4, 4, 0, 2), ImageSource::Alloc).unwrap();
         let (si, di) = (src.image.unwrap(), dst.image.unwrap());
-        let op = ImageOp::Copy {
+        let op = RectOp::Copy {
             src: src.clone(),
             src_rect: si.rect([1, 1, 0], [2, 2, 1]).unwrap(),
             dst: dst.clone(),
@@ -698,8 +698,8 @@ mod tests {
         // SAFETY: no host memory is named.
         unsafe { op.execute() }.unwrap();
         let mut out = vec![0u8; 16];
-        let op = ImageOp::Read {
-            image: dst.clone(),
+        let op = RectOp::Read {
+            mem: dst.clone(),
             rect: di.rect([0, 0, 1], [2, 2, 1]).unwrap(),
             host: out.as_mut_ptr() as usize,
             host_rect: di.host_rect([2, 2, 1], 0, 0).unwrap(),

@@ -1,6 +1,6 @@
-//! Rectangular (2-D/3-D) regions of a buffer or of host memory, for
-//! `clEnqueue{Read,Write,Copy}BufferRect`: the pitch rules, bounds, the overlap test and
-//! the row-by-row copies.
+//! Rectangular (2-D/3-D) regions of a buffer, an image's storage or host memory, for the
+//! `*Rect` and image commands: the pitch rules, bounds, the overlap test, the row-by-row
+//! copies, and the commands on rectangles as data ([`RectOp`]).
 //!
 //! A rectangle is `region[0]` bytes × `region[1]` rows × `region[2]` slices starting at
 //! `origin` (bytes, rows, slices), rows `row_pitch` bytes apart and slices `slice_pitch`
@@ -8,6 +8,7 @@
 
 use super::Mem;
 use crate::error::{Error, Result};
+use std::sync::Arc;
 
 /// One side (buffer or host) of a rectangular transfer, pitches resolved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,6 +140,78 @@ pub unsafe fn copy(src: *const u8, src_rect: &Rect, dst: *mut u8, dst_rect: &Rec
         // SAFETY: both rows lie in their rectangles (caller's contract); `copy` tolerates
         // overlap.
         unsafe { std::ptr::copy(src.add(s), dst.add(d), len) };
+    }
+}
+
+/// A command on rectangles of memory objects, as data: an image or buffer rectangle read
+/// to or written from host memory, a copy between two objects (image to image, image to
+/// buffer with a tightly packed rectangle on the buffer's side, buffer to buffer), a fill
+/// with one encoded pixel. The front end validated and resolved it to byte rectangles.
+pub enum RectOp {
+    /// Object rectangle → host memory at `host` (an address).
+    Read {
+        mem: Arc<Mem>,
+        rect: Rect,
+        host: usize,
+        host_rect: Rect,
+    },
+    /// Host memory at `host` → object rectangle.
+    Write {
+        mem: Arc<Mem>,
+        rect: Rect,
+        host: usize,
+        host_rect: Rect,
+    },
+    /// Rectangle of one memory object (image or buffer) → rectangle of another.
+    Copy {
+        src: Arc<Mem>,
+        src_rect: Rect,
+        dst: Arc<Mem>,
+        dst_rect: Rect,
+    },
+    /// Every pixel of the rectangle becomes `pixel` (one encoded element).
+    Fill {
+        mem: Arc<Mem>,
+        rect: Rect,
+        pixel: Vec<u8>,
+    },
+}
+
+impl RectOp {
+    /// Perform the command.
+    ///
+    /// # Safety
+    /// For `Read` and `Write`, `host` is valid for writes (reads) of every byte of
+    /// `host_rect` until this returns: the application's promise when it enqueued the
+    /// command.
+    pub unsafe fn execute(&self) -> Result<()> {
+        match self {
+            RectOp::Read {
+                mem,
+                rect,
+                host,
+                host_rect,
+            } => {
+                // SAFETY: per this function's contract.
+                unsafe { mem.read_rect(rect, *host as *mut u8, host_rect) }
+            }
+            RectOp::Write {
+                mem,
+                rect,
+                host,
+                host_rect,
+            } => {
+                // SAFETY: per this function's contract.
+                unsafe { mem.write_rect(rect, *host as *const u8, host_rect) }
+            }
+            RectOp::Copy {
+                src,
+                src_rect,
+                dst,
+                dst_rect,
+            } => src.copy_rect_to(src_rect, dst, dst_rect),
+            RectOp::Fill { mem, rect, pixel } => mem.fill_rect(rect, pixel),
+        }
     }
 }
 

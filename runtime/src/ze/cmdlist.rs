@@ -112,7 +112,7 @@ impl Command {
                 command::Op::MemCopy { .. }
                     | command::Op::MemFill { .. }
                     | command::Op::MemRect { .. }
-                    | command::Op::Image(_)
+                    | command::Op::Rect(_)
             ) | Op::WriteTimestamp { .. }
                 | Op::WriteEventTimes { .. }
                 | Op::LaunchIndirect { .. }

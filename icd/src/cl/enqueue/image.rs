@@ -1,6 +1,6 @@
 //! Image commands: `clEnqueue{Read,Write,Copy,Fill}Image`, `clEnqueueCopyImageToBuffer`,
 //! `clEnqueueCopyBufferToImage`, `clEnqueueMapImage`. Each validates its arguments, builds
-//! a runtime [`ImageOp`] (plain data: memory objects and byte rectangles) and enqueues its
+//! a runtime [`RectOp`] (plain data: memory objects and byte rectangles) and enqueues its
 //! `execute`; maps are zero-copy like buffer maps and unmap through
 //! `clEnqueueUnmapMemObject`.
 
@@ -13,9 +13,10 @@ use crate::error::{ClError, ClResult};
 use ferrite_runtime::command::Op;
 use ferrite_runtime::event::CommandType;
 use ferrite_runtime::mem::image::format::{self, Color};
-use ferrite_runtime::mem::image::ops::{self, ImageOp};
+use ferrite_runtime::mem::image::ops;
 use ferrite_runtime::mem::image::{Image, ImageKind};
 use ferrite_runtime::mem::rect::Rect;
+use ferrite_runtime::mem::rect::RectOp;
 use ferrite_runtime::mem::Mem;
 use ferrite_runtime::queue::Queue;
 use opencl_sys::*;
@@ -90,8 +91,8 @@ unsafe fn host_transfer(
         // CL_INVALID_OPERATION if clEnqueueReadImage is called on image which has been
         // created with CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS.
         check(m.flags.host_read, CL_INVALID_OPERATION)?;
-        let op = ImageOp::Read {
-            image: m,
+        let op = RectOp::Read {
+            mem: m,
             rect,
             host,
             host_rect,
@@ -101,8 +102,8 @@ unsafe fn host_transfer(
         // CL_INVALID_OPERATION if clEnqueueWriteImage is called on image which has been
         // created with CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS.
         check(m.flags.host_write, CL_INVALID_OPERATION)?;
-        let op = ImageOp::Write {
-            image: m,
+        let op = RectOp::Write {
+            mem: m,
             rect,
             host,
             host_rect,
@@ -116,7 +117,7 @@ unsafe fn host_transfer(
             &q,
             command_type,
             wait,
-            Op::Image(op),
+            Op::Rect(op),
             event,
             blocking != CL_FALSE,
         )
@@ -245,7 +246,7 @@ pub(in crate::cl) unsafe fn copy_image_op(
     if Arc::ptr_eq(&src, &dst) {
         check(!ops::overlap(&src_rect, &dst_rect), CL_MEM_COPY_OVERLAP)?;
     }
-    Ok(Op::Image(ImageOp::Copy {
+    Ok(Op::Rect(RectOp::Copy {
         src,
         src_rect,
         dst,
@@ -313,7 +314,7 @@ pub(in crate::cl) unsafe fn copy_image_to_buffer_op(
     let (so, r) = unsafe { (triple(src_origin)?, triple(region)?) };
     let src_rect = region_rect(&si, so, r)?;
     let dst_rect = packed_buffer_rect(&dst, dst_offset, &src_rect)?;
-    Ok(Op::Image(ImageOp::Copy {
+    Ok(Op::Rect(RectOp::Copy {
         src,
         src_rect,
         dst,
@@ -365,7 +366,7 @@ pub(in crate::cl) unsafe fn copy_buffer_to_image_op(
     let (dso, r) = unsafe { (triple(dst_origin)?, triple(region)?) };
     let dst_rect = region_rect(&di, dso, r)?;
     let src_rect = packed_buffer_rect(&src, src_offset, &dst_rect)?;
-    Ok(Op::Image(ImageOp::Copy {
+    Ok(Op::Rect(RectOp::Copy {
         src,
         src_rect,
         dst,
@@ -422,8 +423,8 @@ pub(in crate::cl) unsafe fn fill_image_op(
     let color = Color::from_bytes(i.format.channel_type.class(), &bytes);
     let mut pixel = vec![0u8; i.element_size()];
     format::encode(i.format, color, &mut pixel);
-    Ok(Op::Image(ImageOp::Fill {
-        image: m,
+    Ok(Op::Rect(RectOp::Fill {
+        mem: m,
         rect,
         pixel,
     }))

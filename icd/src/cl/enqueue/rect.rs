@@ -3,15 +3,15 @@
 
 use super::super::event::wait_list;
 use super::super::handle::get;
-use super::super::{check, cl_call, slice, SendPtr};
-use super::{buffer_of, submit, submit_op};
+use super::super::{check, cl_call, slice};
+use super::{buffer_of, submit_op};
 use crate::error::{ClError, ClResult};
 use ferrite_runtime::command::Op;
-use ferrite_runtime::event::{CommandType, ExecError};
-use ferrite_runtime::mem::image::ops::ImageOp;
+use ferrite_runtime::event::CommandType;
+use ferrite_runtime::mem::rect::RectOp;
 use ferrite_runtime::mem::rect::{self, Rect};
 use ferrite_runtime::mem::Mem;
-use ferrite_runtime::queue::{Queue, Work};
+use ferrite_runtime::queue::Queue;
 use opencl_sys::*;
 use std::ffi::c_void;
 
@@ -98,31 +98,42 @@ unsafe fn host_rect(
     check(!ptr.is_null(), CL_INVALID_VALUE)?;
     // SAFETY: API contract on the wait list.
     let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
-    let host = SendPtr(ptr);
-    let (work, command_type): (Work, _) = if read {
+    let host = ptr as usize;
+    let (op, command_type) = if read {
         // CL_INVALID_OPERATION if clEnqueueReadBufferRect is called on buffer which has
         // been created with CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS.
         check(m.flags.host_read, CL_INVALID_OPERATION)?;
-        let work: Work = Box::new(move || {
-            // SAFETY: the application keeps ptr valid for the host rectangle until the
-            // command completes (API contract).
-            unsafe { m.read_rect(&brect, host.get() as *mut u8, &hrect) }
-                .map_err(|_| ExecError::OutOfResources)
-        });
-        (work, CommandType::ReadBufferRect)
+        let op = RectOp::Read {
+            mem: m,
+            rect: brect,
+            host,
+            host_rect: hrect,
+        };
+        (op, CommandType::ReadBufferRect)
     } else {
         // CL_INVALID_OPERATION if clEnqueueWriteBufferRect is called on buffer which has
         // been created with CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS.
         check(m.flags.host_write, CL_INVALID_OPERATION)?;
-        let work: Work = Box::new(move || {
-            // SAFETY: as above, for reads of the host rectangle.
-            unsafe { m.write_rect(&brect, host.get() as *const u8, &hrect) }
-                .map_err(|_| ExecError::OutOfResources)
-        });
-        (work, CommandType::WriteBufferRect)
+        let op = RectOp::Write {
+            mem: m,
+            rect: brect,
+            host,
+            host_rect: hrect,
+        };
+        (op, CommandType::WriteBufferRect)
     };
-    // SAFETY: event is NULL or writable (API contract).
-    unsafe { submit(&q, command_type, wait, work, event, blocking != CL_FALSE) }
+    // SAFETY: the application keeps ptr valid for the host rectangle until the command
+    // completes (API contract); event is NULL or writable.
+    unsafe {
+        submit_op(
+            &q,
+            command_type,
+            wait,
+            Op::Rect(op),
+            event,
+            blocking != CL_FALSE,
+        )
+    }
 }
 
 pub unsafe extern "C" fn enqueue_read_buffer_rect(
@@ -299,7 +310,7 @@ pub(in crate::cl) unsafe fn copy_buffer_rect_op(
             CL_MEM_COPY_OVERLAP,
         )?;
     }
-    Ok(Op::Image(ImageOp::Copy {
+    Ok(Op::Rect(RectOp::Copy {
         src,
         src_rect: srect,
         dst,
