@@ -32,8 +32,8 @@ use crate::api::{api_type, ApiObject, ObjectType};
 use crate::context::Context;
 use crate::device::Device;
 use crate::error::Result;
-use crate::event::{CallbackTrigger, CommandType, Event, ExecError, Status};
-use parking_lot::{Condvar, Mutex};
+use crate::event::{spin_until, CallbackTrigger, CommandType, Event, ExecError, Status};
+use parking_lot::{Condvar, Mutex, MutexGuard};
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -83,6 +83,9 @@ pub struct QueueProperties {
 struct Ready {
     state: Mutex<ReadyState>,
     cv: Condvar,
+    /// How many commands `state.commands` holds, readable without the lock (an in-order
+    /// queue's worker spins on it before it sleeps).
+    queued: AtomicUsize,
 }
 
 struct ReadyState {
@@ -106,6 +109,7 @@ impl Ready {
     fn push(self: &Arc<Self>, cmd: Command) {
         let mut st = self.state.lock();
         st.commands.push_back(cmd);
+        self.queued.fetch_add(1, Ordering::Release);
         if st.idle > st.wakeups {
             st.wakeups += 1;
             drop(st);
@@ -126,6 +130,7 @@ impl Ready {
             st.alive -= 1;
             if st.alive == 0 {
                 let stranded: Vec<Command> = st.commands.drain(..).collect();
+                self.queued.fetch_sub(stranded.len(), Ordering::Release);
                 drop(st);
                 for c in stranded {
                     c.event
@@ -186,6 +191,7 @@ impl Queue {
                 },
             }),
             cv: Condvar::new(),
+            queued: AtomicUsize::new(0),
         });
         let queue = Arc::new(Queue {
             api: ApiObject::new(ObjectType::Queue),
@@ -414,11 +420,22 @@ fn worker(ready: &Ready) {
             let mut st = ready.state.lock();
             loop {
                 if let Some(c) = st.commands.pop_front() {
+                    ready.queued.fetch_sub(1, Ordering::Release);
                     break c;
                 }
                 if st.closed {
                     st.alive -= 1;
                     return;
+                }
+                // An in-order queue's next command often comes at once (enqueue, finish,
+                // enqueue): spin for it, without the lock, before sleeping. (An
+                // out-of-order queue's push would start another worker meanwhile.)
+                if st.max == 1
+                    && MutexGuard::unlocked(&mut st, || {
+                        spin_until(|| ready.queued.load(Ordering::Acquire) > 0)
+                    })
+                {
+                    continue;
                 }
                 st.idle += 1;
                 let timed_out = ready.cv.wait_for(&mut st, WORKER_IDLE).timed_out();
