@@ -63,6 +63,32 @@ pub(super) unsafe fn submit(
     }
 }
 
+/// The body of a `clEnqueue*` whose command is data: the queue, the command `build` makes
+/// for it (with its checks), the wait list, then the submission.
+///
+/// # Safety
+/// The wait list and `event` follow the API contract; the addresses the op holds stay
+/// valid until the command completes (the application's promise).
+pub(super) unsafe fn enqueue_with(
+    command_queue: cl_command_queue,
+    command_type: CommandType,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+    blocking: bool,
+    build: impl FnOnce(&Arc<Queue>) -> ClResult<Op>,
+) -> cl_int {
+    cl_call(|| {
+        // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
+        let q = get::<Queue>(command_queue)?;
+        let op = build(&q)?;
+        // SAFETY: per the caller.
+        let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
+        // SAFETY: per the caller.
+        unsafe { submit_op(&q, command_type, wait, op, event, blocking) }
+    })
+}
+
 /// [`submit`] a command given as data; it runs on the queue's device.
 ///
 /// # Safety
@@ -177,36 +203,19 @@ pub unsafe extern "C" fn enqueue_read_buffer(
     event_wait_list: *const cl_event,
     event: *mut cl_event,
 ) -> cl_int {
-    cl_call(|| {
-        let q = get::<Queue>(command_queue)?;
-        let m = buffer_of(&q, buffer)?;
-        check_region(&m, offset, size)?;
-        // CL_INVALID_VALUE if ... ptr is a NULL value.
-        check(!ptr.is_null(), CL_INVALID_VALUE)?;
-        // SAFETY: API contract on the wait list.
-        let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
-        // CL_INVALID_OPERATION if clEnqueueReadBuffer is called on buffer which has been
-        // created with CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS.
-        check(m.flags.host_read, CL_INVALID_OPERATION)?;
-        let op = Op::Read {
-            mem: m,
-            offset,
-            host: ptr as usize,
-            size,
-        };
-        // SAFETY: the application keeps ptr valid for size bytes until the command
-        // completes (API contract); event is NULL or writable.
-        unsafe {
-            submit_op(
-                &q,
-                CommandType::ReadBuffer,
-                wait,
-                op,
-                event,
-                blocking_read != CL_FALSE,
-            )
-        }
-    })
+    // SAFETY: the application keeps ptr valid for size bytes until the command completes;
+    // the wait list and event follow the API contract.
+    unsafe {
+        enqueue_with(
+            command_queue,
+            CommandType::ReadBuffer,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+            blocking_read != CL_FALSE,
+            |q| transfer_op(q, buffer, offset, size, ptr, true),
+        )
+    }
 }
 
 pub unsafe extern "C" fn enqueue_write_buffer(
@@ -220,34 +229,54 @@ pub unsafe extern "C" fn enqueue_write_buffer(
     event_wait_list: *const cl_event,
     event: *mut cl_event,
 ) -> cl_int {
-    cl_call(|| {
-        let q = get::<Queue>(command_queue)?;
-        let m = buffer_of(&q, buffer)?;
-        check_region(&m, offset, size)?;
-        // CL_INVALID_VALUE if ... ptr is a NULL value.
-        check(!ptr.is_null(), CL_INVALID_VALUE)?;
-        // SAFETY: API contract on the wait list.
-        let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
+    // SAFETY: as for clEnqueueReadBuffer, with reads of ptr.
+    unsafe {
+        enqueue_with(
+            command_queue,
+            CommandType::WriteBuffer,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+            blocking_write != CL_FALSE,
+            |q| transfer_op(q, buffer, offset, size, ptr as *mut c_void, false),
+        )
+    }
+}
+
+/// The command of `clEnqueueReadBuffer` (`read`) or `clEnqueueWriteBuffer`, checked.
+fn transfer_op(
+    q: &Queue,
+    buffer: cl_mem,
+    offset: usize,
+    size: usize,
+    ptr: *mut c_void,
+    read: bool,
+) -> ClResult<Op> {
+    let m = buffer_of(q, buffer)?;
+    // CL_INVALID_VALUE if the region being read or written specified by (offset, size) is
+    // out of bounds or if ptr is a NULL value.
+    check_region(&m, offset, size)?;
+    check(!ptr.is_null(), CL_INVALID_VALUE)?;
+    let (mem, host) = (m, ptr as usize);
+    Ok(if read {
+        // CL_INVALID_OPERATION if clEnqueueReadBuffer is called on buffer which has been
+        // created with CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS.
+        check(mem.flags.host_read, CL_INVALID_OPERATION)?;
+        Op::Read {
+            mem,
+            offset,
+            host,
+            size,
+        }
+    } else {
         // CL_INVALID_OPERATION if clEnqueueWriteBuffer is called on buffer which has been
         // created with CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS.
-        check(m.flags.host_write, CL_INVALID_OPERATION)?;
-        let op = Op::Write {
-            mem: m,
+        check(mem.flags.host_write, CL_INVALID_OPERATION)?;
+        Op::Write {
+            mem,
             offset,
-            host: ptr as usize,
+            host,
             size,
-        };
-        // SAFETY: the application keeps ptr valid for size bytes until the command
-        // completes (API contract); event is NULL or writable.
-        unsafe {
-            submit_op(
-                &q,
-                CommandType::WriteBuffer,
-                wait,
-                op,
-                event,
-                blocking_write != CL_FALSE,
-            )
         }
     })
 }
@@ -263,14 +292,18 @@ pub unsafe extern "C" fn enqueue_copy_buffer(
     event_wait_list: *const cl_event,
     event: *mut cl_event,
 ) -> cl_int {
-    cl_call(|| {
-        let q = get::<Queue>(command_queue)?;
-        let op = copy_buffer_op(&q, src_buffer, dst_buffer, src_offset, dst_offset, size)?;
-        // SAFETY: API contract on the wait list.
-        let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
-        // SAFETY: the op holds no address; event is NULL or writable (API contract).
-        unsafe { submit_op(&q, CommandType::CopyBuffer, wait, op, event, false) }
-    })
+    // SAFETY: the op holds no address; the wait list and event follow the API contract.
+    unsafe {
+        enqueue_with(
+            command_queue,
+            CommandType::CopyBuffer,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+            false,
+            |q| copy_buffer_op(q, src_buffer, dst_buffer, src_offset, dst_offset, size),
+        )
+    }
 }
 
 /// The command of `clEnqueueCopyBuffer` (and `clCommandCopyBufferKHR`) for a queue `q`,
@@ -318,15 +351,19 @@ pub unsafe extern "C" fn enqueue_fill_buffer(
     event_wait_list: *const cl_event,
     event: *mut cl_event,
 ) -> cl_int {
-    cl_call(|| {
-        let q = get::<Queue>(command_queue)?;
-        // SAFETY: pattern follows the API contract.
-        let op = unsafe { fill_buffer_op(&q, buffer, pattern, pattern_size, offset, size) }?;
-        // SAFETY: API contract on the wait list.
-        let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
-        // SAFETY: the op holds no address; event is NULL or writable (API contract).
-        unsafe { submit_op(&q, CommandType::FillBuffer, wait, op, event, false) }
-    })
+    // SAFETY: the op holds no address (the pattern is copied); the pointers follow the
+    // API contract.
+    unsafe {
+        enqueue_with(
+            command_queue,
+            CommandType::FillBuffer,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+            false,
+            |q| fill_buffer_op(q, buffer, pattern, pattern_size, offset, size),
+        )
+    }
 }
 
 /// The command of `clEnqueueFillBuffer` (and `clCommandFillBufferKHR`) for a queue `q`,

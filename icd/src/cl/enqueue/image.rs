@@ -7,8 +7,9 @@
 use super::super::event::wait_list;
 use super::super::handle::get;
 use super::super::image::image_of;
-use super::super::{check, cl_call, cl_create, slice, write_out};
-use super::{buffer_of, no_op, submit_light, submit_op};
+use super::super::{check, cl_create, slice, write_out};
+use super::rect::host_op;
+use super::{buffer_of, enqueue_with, no_op, submit_light};
 use crate::error::{ClError, ClResult};
 use ferrite_runtime::command::Op;
 use ferrite_runtime::event::CommandType;
@@ -57,22 +58,16 @@ fn region_rect(i: &Image, origin: [usize; 3], region: [usize; 3]) -> ClResult<Re
 /// The pointers follow `clEnqueueReadImage`'s contract.
 #[allow(clippy::too_many_arguments)] // The API's own parameter list.
 unsafe fn host_transfer(
+    q: &Queue,
     read: bool,
-    command_queue: cl_command_queue,
     image: cl_mem,
-    blocking: cl_bool,
     origin: *const usize,
     region: *const usize,
     row_pitch: usize,
     slice_pitch: usize,
     ptr: *mut c_void,
-    num_events_in_wait_list: cl_uint,
-    event_wait_list: *const cl_event,
-    event: *mut cl_event,
-) -> ClResult<()> {
-    // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
-    let q = get::<Queue>(command_queue)?;
-    let (m, i) = image_on(&q, image)?;
+) -> ClResult<Op> {
+    let (m, i) = image_on(q, image)?;
     // CL_INVALID_VALUE if origin or region is NULL, if the region being read or written
     // specified by origin and region is out of bounds, or if ptr is a NULL value.
     // SAFETY: NULL or 3 size_t each (API contract).
@@ -84,44 +79,7 @@ unsafe fn host_transfer(
     let host_rect = i
         .host_rect(r, row_pitch, slice_pitch)
         .map_err(|_| ClError(CL_INVALID_VALUE))?;
-    // SAFETY: API contract on the wait list.
-    let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
-    let host = ptr as usize;
-    let (op, command_type) = if read {
-        // CL_INVALID_OPERATION if clEnqueueReadImage is called on image which has been
-        // created with CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS.
-        check(m.flags.host_read, CL_INVALID_OPERATION)?;
-        let op = RectOp::Read {
-            mem: m,
-            rect,
-            host,
-            host_rect,
-        };
-        (op, CommandType::ReadImage)
-    } else {
-        // CL_INVALID_OPERATION if clEnqueueWriteImage is called on image which has been
-        // created with CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS.
-        check(m.flags.host_write, CL_INVALID_OPERATION)?;
-        let op = RectOp::Write {
-            mem: m,
-            rect,
-            host,
-            host_rect,
-        };
-        (op, CommandType::WriteImage)
-    };
-    // SAFETY: the application keeps ptr valid until the command completes (API contract,
-    // checked non-NULL); event is NULL or writable.
-    unsafe {
-        submit_op(
-            &q,
-            command_type,
-            wait,
-            Op::Rect(op),
-            event,
-            blocking != CL_FALSE,
-        )
-    }
+    host_op(read, m, rect, ptr, host_rect)
 }
 
 pub unsafe extern "C" fn enqueue_read_image(
@@ -137,25 +95,19 @@ pub unsafe extern "C" fn enqueue_read_image(
     event_wait_list: *const cl_event,
     event: *mut cl_event,
 ) -> cl_int {
-    cl_call(|| {
-        // SAFETY: the application's pointers follow the API contract.
-        unsafe {
-            host_transfer(
-                true,
-                command_queue,
-                image,
-                blocking_read,
-                origin,
-                region,
-                row_pitch,
-                slice_pitch,
-                ptr,
-                num_events_in_wait_list,
-                event_wait_list,
-                event,
-            )
-        }
-    })
+    // SAFETY: the application keeps ptr valid for the host rectangle until the command
+    // completes; the pointers follow the API contract.
+    unsafe {
+        enqueue_with(
+            command_queue,
+            CommandType::ReadImage,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+            blocking_read != CL_FALSE,
+            |q| host_transfer(q, true, image, origin, region, row_pitch, slice_pitch, ptr),
+        )
+    }
 }
 
 pub unsafe extern "C" fn enqueue_write_image(
@@ -171,25 +123,30 @@ pub unsafe extern "C" fn enqueue_write_image(
     event_wait_list: *const cl_event,
     event: *mut cl_event,
 ) -> cl_int {
-    cl_call(|| {
-        // SAFETY: the application's pointers follow the API contract.
-        unsafe {
-            host_transfer(
-                false,
-                command_queue,
-                image,
-                blocking_write,
-                origin,
-                region,
-                input_row_pitch,
-                input_slice_pitch,
-                ptr as *mut c_void,
-                num_events_in_wait_list,
-                event_wait_list,
-                event,
-            )
-        }
-    })
+    // SAFETY: the application keeps ptr valid for the host rectangle until the command
+    // completes; the pointers follow the API contract.
+    unsafe {
+        enqueue_with(
+            command_queue,
+            CommandType::WriteImage,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+            blocking_write != CL_FALSE,
+            |q| {
+                host_transfer(
+                    q,
+                    false,
+                    image,
+                    origin,
+                    region,
+                    input_row_pitch,
+                    input_slice_pitch,
+                    ptr as *mut c_void,
+                )
+            },
+        )
+    }
 }
 
 pub unsafe extern "C" fn enqueue_copy_image(
@@ -203,16 +160,18 @@ pub unsafe extern "C" fn enqueue_copy_image(
     event_wait_list: *const cl_event,
     event: *mut cl_event,
 ) -> cl_int {
-    cl_call(|| {
-        let q = get::<Queue>(command_queue)?;
-        // SAFETY: the arrays follow the API contract.
-        let op =
-            unsafe { copy_image_op(&q, src_image, dst_image, src_origin, dst_origin, region) }?;
-        // SAFETY: API contract on the wait list.
-        let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
-        // SAFETY: the op holds no address; event is NULL or writable (API contract).
-        unsafe { submit_op(&q, CommandType::CopyImage, wait, op, event, false) }
-    })
+    // SAFETY: the op holds no address; the pointers follow the API contract.
+    unsafe {
+        enqueue_with(
+            command_queue,
+            CommandType::CopyImage,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+            false,
+            |q| copy_image_op(q, src_image, dst_image, src_origin, dst_origin, region),
+        )
+    }
 }
 
 /// The command of `clEnqueueCopyImage` (and `clCommandCopyImageKHR`) for a queue `q`,
@@ -281,17 +240,18 @@ pub unsafe extern "C" fn enqueue_copy_image_to_buffer(
     event_wait_list: *const cl_event,
     event: *mut cl_event,
 ) -> cl_int {
-    cl_call(|| {
-        let q = get::<Queue>(command_queue)?;
-        // SAFETY: the arrays follow the API contract.
-        let op = unsafe {
-            copy_image_to_buffer_op(&q, src_image, dst_buffer, src_origin, region, dst_offset)
-        }?;
-        // SAFETY: API contract on the wait list.
-        let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
-        // SAFETY: the op holds no address; event is NULL or writable (API contract).
-        unsafe { submit_op(&q, CommandType::CopyImageToBuffer, wait, op, event, false) }
-    })
+    // SAFETY: the op holds no address; the pointers follow the API contract.
+    unsafe {
+        enqueue_with(
+            command_queue,
+            CommandType::CopyImageToBuffer,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+            false,
+            |q| copy_image_to_buffer_op(q, src_image, dst_buffer, src_origin, region, dst_offset),
+        )
+    }
 }
 
 /// The command of `clEnqueueCopyImageToBuffer` (and `clCommandCopyImageToBufferKHR`) for
@@ -333,17 +293,18 @@ pub unsafe extern "C" fn enqueue_copy_buffer_to_image(
     event_wait_list: *const cl_event,
     event: *mut cl_event,
 ) -> cl_int {
-    cl_call(|| {
-        let q = get::<Queue>(command_queue)?;
-        // SAFETY: the arrays follow the API contract.
-        let op = unsafe {
-            copy_buffer_to_image_op(&q, src_buffer, dst_image, src_offset, dst_origin, region)
-        }?;
-        // SAFETY: API contract on the wait list.
-        let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
-        // SAFETY: the op holds no address; event is NULL or writable (API contract).
-        unsafe { submit_op(&q, CommandType::CopyBufferToImage, wait, op, event, false) }
-    })
+    // SAFETY: the op holds no address; the pointers follow the API contract.
+    unsafe {
+        enqueue_with(
+            command_queue,
+            CommandType::CopyBufferToImage,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+            false,
+            |q| copy_buffer_to_image_op(q, src_buffer, dst_image, src_offset, dst_origin, region),
+        )
+    }
 }
 
 /// The command of `clEnqueueCopyBufferToImage` (and `clCommandCopyBufferToImageKHR`) for
@@ -384,15 +345,18 @@ pub unsafe extern "C" fn enqueue_fill_image(
     event_wait_list: *const cl_event,
     event: *mut cl_event,
 ) -> cl_int {
-    cl_call(|| {
-        let q = get::<Queue>(command_queue)?;
-        // SAFETY: the pointers follow the API contract.
-        let op = unsafe { fill_image_op(&q, image, fill_color, origin, region) }?;
-        // SAFETY: API contract on the wait list.
-        let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
-        // SAFETY: the op holds no address; event is NULL or writable (API contract).
-        unsafe { submit_op(&q, CommandType::FillImage, wait, op, event, false) }
-    })
+    // SAFETY: the op holds no address; the pointers follow the API contract.
+    unsafe {
+        enqueue_with(
+            command_queue,
+            CommandType::FillImage,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+            false,
+            |q| fill_image_op(q, image, fill_color, origin, region),
+        )
+    }
 }
 
 /// The command of `clEnqueueFillImage` (and `clCommandFillImageKHR`) for a queue `q`,

@@ -1,10 +1,8 @@
 //! `clEnqueueReadBufferRect`, `clEnqueueWriteBufferRect`, `clEnqueueCopyBufferRect`: the
 //! pitch rules and errors here, the geometry and copies in `runtime/src/mem/rect.rs`.
 
-use super::super::event::wait_list;
-use super::super::handle::get;
-use super::super::{check, cl_call, slice};
-use super::{buffer_of, submit_op};
+use super::super::{check, slice};
+use super::{buffer_of, enqueue_with};
 use crate::error::{ClError, ClResult};
 use ferrite_runtime::command::Op;
 use ferrite_runtime::event::CommandType;
@@ -14,6 +12,7 @@ use ferrite_runtime::mem::Mem;
 use ferrite_runtime::queue::Queue;
 use opencl_sys::*;
 use std::ffi::c_void;
+use std::sync::Arc;
 
 /// A 3-element `size_t` array of the API, or `CL_INVALID_VALUE` when NULL.
 ///
@@ -62,27 +61,19 @@ fn buffer_side(
 /// The pointers follow `clEnqueueReadBufferRect`'s contract.
 #[allow(clippy::too_many_arguments)] // The API's own parameter list.
 unsafe fn host_rect(
+    q: &Queue,
     read: bool,
-    command_queue: cl_command_queue,
     buffer: cl_mem,
-    blocking: cl_bool,
     buffer_origin: *const usize,
     host_origin: *const usize,
     region: *const usize,
-    buffer_row_pitch: usize,
-    buffer_slice_pitch: usize,
-    host_row_pitch: usize,
-    host_slice_pitch: usize,
+    pitches: [usize; 4],
     ptr: *mut c_void,
-    num_events_in_wait_list: cl_uint,
-    event_wait_list: *const cl_event,
-    event: *mut cl_event,
-) -> ClResult<()> {
-    // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
-    let q = get::<Queue>(command_queue)?;
+) -> ClResult<Op> {
+    let [buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch] = pitches;
     // CL_INVALID_CONTEXT if the context associated with command_queue and buffer are not
     // the same. CL_INVALID_MEM_OBJECT if buffer is not a valid buffer object.
-    let m = buffer_of(&q, buffer)?;
+    let m = buffer_of(q, buffer)?;
     // CL_INVALID_VALUE if buffer_origin, host_origin, or region is NULL.
     // SAFETY: each is NULL or 3 size_t (API contract).
     let (bo, ho, reg) = unsafe {
@@ -96,44 +87,41 @@ unsafe fn host_rect(
     let hrect = side(ho, reg, host_row_pitch, host_slice_pitch)?;
     // CL_INVALID_VALUE if ptr is NULL.
     check(!ptr.is_null(), CL_INVALID_VALUE)?;
-    // SAFETY: API contract on the wait list.
-    let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
+    host_op(read, m, brect, ptr, hrect)
+}
+
+/// A read (`read`) or write between the rectangle `rect` of `mem` and the rectangle
+/// `host_rect` of host memory at `ptr` (checked non-NULL), after the host-access checks:
+/// the tail of the buffer-rect and image read and write commands.
+pub(in crate::cl) fn host_op(
+    read: bool,
+    mem: Arc<Mem>,
+    rect: Rect,
+    ptr: *mut c_void,
+    host_rect: Rect,
+) -> ClResult<Op> {
     let host = ptr as usize;
-    let (op, command_type) = if read {
-        // CL_INVALID_OPERATION if clEnqueueReadBufferRect is called on buffer which has
-        // been created with CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS.
-        check(m.flags.host_read, CL_INVALID_OPERATION)?;
-        let op = RectOp::Read {
-            mem: m,
-            rect: brect,
+    Ok(Op::Rect(if read {
+        // CL_INVALID_OPERATION if clEnqueueRead{Buffer,}Rect/clEnqueueReadImage is called
+        // on an object created with CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS.
+        check(mem.flags.host_read, CL_INVALID_OPERATION)?;
+        RectOp::Read {
+            mem,
+            rect,
             host,
-            host_rect: hrect,
-        };
-        (op, CommandType::ReadBufferRect)
+            host_rect,
+        }
     } else {
-        // CL_INVALID_OPERATION if clEnqueueWriteBufferRect is called on buffer which has
-        // been created with CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS.
-        check(m.flags.host_write, CL_INVALID_OPERATION)?;
-        let op = RectOp::Write {
-            mem: m,
-            rect: brect,
+        // CL_INVALID_OPERATION if clEnqueueWrite{Buffer,}Rect/clEnqueueWriteImage is called
+        // on an object created with CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS.
+        check(mem.flags.host_write, CL_INVALID_OPERATION)?;
+        RectOp::Write {
+            mem,
+            rect,
             host,
-            host_rect: hrect,
-        };
-        (op, CommandType::WriteBufferRect)
-    };
-    // SAFETY: the application keeps ptr valid for the host rectangle until the command
-    // completes (API contract); event is NULL or writable.
-    unsafe {
-        submit_op(
-            &q,
-            command_type,
-            wait,
-            Op::Rect(op),
-            event,
-            blocking != CL_FALSE,
-        )
-    }
+            host_rect,
+        }
+    }))
 }
 
 pub unsafe extern "C" fn enqueue_read_buffer_rect(
@@ -152,28 +140,35 @@ pub unsafe extern "C" fn enqueue_read_buffer_rect(
     event_wait_list: *const cl_event,
     event: *mut cl_event,
 ) -> cl_int {
-    cl_call(|| {
-        // SAFETY: the application's pointers follow the API contract.
-        unsafe {
-            host_rect(
-                true,
-                command_queue,
-                buffer,
-                blocking_read,
-                buffer_origin,
-                host_origin,
-                region,
-                buffer_row_pitch,
-                buffer_slice_pitch,
-                host_row_pitch,
-                host_slice_pitch,
-                ptr,
-                num_events_in_wait_list,
-                event_wait_list,
-                event,
-            )
-        }
-    })
+    // SAFETY: the application keeps ptr valid for the host rectangle until the command
+    // completes; the pointers follow the API contract.
+    unsafe {
+        enqueue_with(
+            command_queue,
+            CommandType::ReadBufferRect,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+            blocking_read != CL_FALSE,
+            |q| {
+                host_rect(
+                    q,
+                    true,
+                    buffer,
+                    buffer_origin,
+                    host_origin,
+                    region,
+                    [
+                        buffer_row_pitch,
+                        buffer_slice_pitch,
+                        host_row_pitch,
+                        host_slice_pitch,
+                    ],
+                    ptr,
+                )
+            },
+        )
+    }
 }
 
 pub unsafe extern "C" fn enqueue_write_buffer_rect(
@@ -192,28 +187,35 @@ pub unsafe extern "C" fn enqueue_write_buffer_rect(
     event_wait_list: *const cl_event,
     event: *mut cl_event,
 ) -> cl_int {
-    cl_call(|| {
-        // SAFETY: the application's pointers follow the API contract.
-        unsafe {
-            host_rect(
-                false,
-                command_queue,
-                buffer,
-                blocking_write,
-                buffer_origin,
-                host_origin,
-                region,
-                buffer_row_pitch,
-                buffer_slice_pitch,
-                host_row_pitch,
-                host_slice_pitch,
-                ptr as *mut c_void,
-                num_events_in_wait_list,
-                event_wait_list,
-                event,
-            )
-        }
-    })
+    // SAFETY: the application keeps ptr valid for the host rectangle until the command
+    // completes; the pointers follow the API contract.
+    unsafe {
+        enqueue_with(
+            command_queue,
+            CommandType::WriteBufferRect,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+            blocking_write != CL_FALSE,
+            |q| {
+                host_rect(
+                    q,
+                    false,
+                    buffer,
+                    buffer_origin,
+                    host_origin,
+                    region,
+                    [
+                        buffer_row_pitch,
+                        buffer_slice_pitch,
+                        host_row_pitch,
+                        host_slice_pitch,
+                    ],
+                    ptr as *mut c_void,
+                )
+            },
+        )
+    }
 }
 
 pub unsafe extern "C" fn enqueue_copy_buffer_rect(
@@ -231,31 +233,33 @@ pub unsafe extern "C" fn enqueue_copy_buffer_rect(
     event_wait_list: *const cl_event,
     event: *mut cl_event,
 ) -> cl_int {
-    cl_call(|| {
-        // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
-        let q = get::<Queue>(command_queue)?;
-        // SAFETY: the arrays follow the API contract.
-        let op = unsafe {
-            copy_buffer_rect_op(
-                &q,
-                src_buffer,
-                dst_buffer,
-                src_origin,
-                dst_origin,
-                region,
-                [
-                    src_row_pitch,
-                    src_slice_pitch,
-                    dst_row_pitch,
-                    dst_slice_pitch,
-                ],
-            )
-        }?;
-        // SAFETY: API contract on the wait list.
-        let wait = unsafe { wait_list(&q.context, num_events_in_wait_list, event_wait_list) }?;
-        // SAFETY: the op holds no address; event is NULL or writable (API contract).
-        unsafe { submit_op(&q, CommandType::CopyBufferRect, wait, op, event, false) }
-    })
+    // SAFETY: the op holds no address; the pointers follow the API contract.
+    unsafe {
+        enqueue_with(
+            command_queue,
+            CommandType::CopyBufferRect,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+            false,
+            |q| {
+                copy_buffer_rect_op(
+                    q,
+                    src_buffer,
+                    dst_buffer,
+                    src_origin,
+                    dst_origin,
+                    region,
+                    [
+                        src_row_pitch,
+                        src_slice_pitch,
+                        dst_row_pitch,
+                        dst_slice_pitch,
+                    ],
+                )
+            },
+        )
+    }
 }
 
 /// The command of `clEnqueueCopyBufferRect` (and `clCommandCopyBufferRectKHR`) for a
