@@ -1021,3 +1021,90 @@ fn mutable_launches() {
         "a command of a released buffer",
     );
 }
+
+/// A mutable launch whose buffer the application released still updates (the launch holds
+/// it), and a deferred launch's arguments may come over several updates.
+#[test]
+fn mutable_launches_hold_buffers_and_take_arguments_in_steps() {
+    let Some(cb) = cb() else { return };
+    let ctx = Context::new();
+    let q = Queue::new(&ctx, 0);
+    let prog = build(&ctx, SRC, "");
+    let k = prog.kernel("put");
+    let out = Buffer::new(&ctx, CL_MEM_READ_WRITE, N * 4);
+    let raw = out.0;
+    k.buf(0, &out).arg(1, &3i32);
+    let b = cb.make(&q, CL_COMMAND_BUFFER_MUTABLE_KHR);
+    let mut m = ptr::null_mut();
+    cb.launch(b, &k, N / 2, &[], Some(&mut m)).unwrap();
+    // SAFETY: a live buffer.
+    check(unsafe { (cb.finalize)(b) }, "clFinalizeCommandBufferKHR");
+    // The application's last reference to the buffer goes; the launch keeps it.
+    // SAFETY: one retain for the read below, then the wrapper's release.
+    check(unsafe { clRetainMemObject(raw) }, "clRetainMemObject");
+    drop(out);
+    drop(k);
+    let global = [N];
+    let mut c = config(m);
+    c.global_work_size = global.as_ptr();
+    check(
+        cb.update(b, &[c]),
+        "a geometry update after the buffer's release",
+    );
+    wait(&cb.run(b, None, &[]).unwrap());
+    let out = Buffer(raw);
+    assert!(out.read::<i32>(&q, N).iter().all(|&v| v == 3));
+
+    // Deferred: argument 0 in one update, argument 1 in another; the buffer of the first
+    // (a sub-buffer of `out`, which the test keeps to read) is released in between.
+    let unset = prog.kernel("put");
+    let b2 = cb.make(&q, CL_COMMAND_BUFFER_MUTABLE_KHR);
+    let mut m2 = ptr::null_mut();
+    cb.launch(b2, &unset, N, &[], Some(&mut m2)).unwrap();
+    // SAFETY: a live buffer.
+    check(unsafe { (cb.finalize)(b2) }, "clFinalizeCommandBufferKHR");
+    let whole = cl_buffer_region {
+        origin: 0,
+        size: N * 4,
+    };
+    let mut rc = 0;
+    // SAFETY: a live buffer and a region inside it.
+    let sub = unsafe {
+        clCreateSubBuffer(
+            out.0,
+            CL_MEM_READ_WRITE,
+            CL_BUFFER_CREATE_TYPE_REGION,
+            (&whole as *const cl_buffer_region).cast(),
+            &mut rc,
+        )
+    };
+    check(rc, "clCreateSubBuffer");
+    let first = cl_mutable_dispatch_arg_khr {
+        arg_index: 0,
+        arg_size: std::mem::size_of::<cl_mem>(),
+        arg_value: (&sub as *const cl_mem).cast(),
+    };
+    let mut c = config(m2);
+    c.num_args = 1;
+    c.arg_list = &first;
+    check(cb.update(b2, &[c]), "the first of two deferred arguments");
+    assert_eq!(cb.state(b2), STATE_FINALIZED, "one argument still unset");
+    // SAFETY: the application's only reference; the launch's copy holds the sub-buffer.
+    check(unsafe { clReleaseMemObject(sub) }, "clReleaseMemObject");
+    let nine = 9i32;
+    let second = cl_mutable_dispatch_arg_khr {
+        arg_index: 1,
+        arg_size: 4,
+        arg_value: (&nine as *const i32).cast(),
+    };
+    c.arg_list = &second;
+    check(cb.update(b2, &[c]), "the second deferred argument");
+    assert_eq!(cb.state(b2), CL_COMMAND_BUFFER_STATE_EXECUTABLE_KHR);
+    wait(&cb.run(b2, None, &[]).unwrap());
+    assert!(out.read::<i32>(&q, N).iter().all(|&v| v == 9));
+    // SAFETY: live buffers, released once each.
+    unsafe {
+        check((cb.release)(b), "clReleaseCommandBufferKHR");
+        check((cb.release)(b2), "clReleaseCommandBufferKHR");
+    }
+}

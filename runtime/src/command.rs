@@ -15,7 +15,7 @@ use crate::event::ExecError;
 use crate::kernel::LaunchData;
 use crate::mem::rect::RectOp;
 use crate::mem::rect::{self, Rect};
-use crate::mem::{fill_pattern, svm, Mem};
+use crate::mem::{fill_pattern_at, svm, Mem};
 use crate::queue::{Queue, Work};
 use std::sync::Arc;
 
@@ -153,9 +153,8 @@ impl Op {
             }
             Op::MemFill { dst, pattern, size } => {
                 // SAFETY: per this function's contract `dst` is writable for `size` bytes
-                // while the command runs, and nothing of ours aliases it.
-                let out = unsafe { std::slice::from_raw_parts_mut(*dst as *mut u8, *size) };
-                fill_pattern(out, pattern);
+                // while the command runs.
+                unsafe { fill_pattern_at(*dst as *mut u8, *size, pattern) };
                 Ok(())
             }
             Op::MemRect {

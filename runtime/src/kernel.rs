@@ -233,6 +233,18 @@ impl Kernel {
         }
     }
 
+    /// The memory objects the arguments name that are still alive.
+    pub fn arg_buffers(&self) -> Vec<Arc<Mem>> {
+        self.args
+            .lock()
+            .iter()
+            .filter_map(|a| match a {
+                Some(ArgValue::Buffer(Some(w))) => w.upgrade(),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Whether every argument has been set (checked on every enqueue: no allocation).
     pub fn all_args_set(&self) -> bool {
         self.args.lock().iter().all(Option::is_some)

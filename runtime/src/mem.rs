@@ -187,6 +187,29 @@ pub fn fill_pattern(out: &mut [u8], pattern: &[u8]) {
     }
 }
 
+/// [`fill_pattern`] over `len` bytes at `dst` through the raw pointer: for memory the
+/// application owns (SVM, USM, Level-Zero), which two commands may fill at once (a command
+/// buffer enqueued twice), so no `&mut` slice over it may be made.
+///
+/// # Safety
+/// `dst` is valid for writes of `len` bytes while this runs.
+pub unsafe fn fill_pattern_at(dst: *mut u8, len: usize, pattern: &[u8]) {
+    if pattern.is_empty() {
+        return;
+    }
+    let first = pattern.len().min(len);
+    // SAFETY: `first <= len` bytes at `dst` (per the caller) from the pattern.
+    unsafe { std::ptr::copy_nonoverlapping(pattern.as_ptr(), dst, first) };
+    let mut filled = first;
+    while filled < len {
+        let n = filled.min(len - filled);
+        // SAFETY: `[0, filled)` and `[filled, filled + n)` lie inside `len` bytes and do
+        // not overlap; the prefix is whole copies of the pattern.
+        unsafe { std::ptr::copy_nonoverlapping(dst, dst.add(filled), n) };
+        filled += n;
+    }
+}
+
 impl Drop for Mem {
     fn drop(&mut self) {
         let callbacks = std::mem::take(self.destructors.get_mut());
@@ -199,7 +222,21 @@ impl Drop for Mem {
 
 #[cfg(test)]
 mod tests {
-    use super::fill_pattern;
+    use super::{fill_pattern, fill_pattern_at};
+
+    #[test]
+    fn raw_fills_match_slice_fills() {
+        for pattern in [&[7u8][..], &[1, 2, 3], &[1, 2, 3, 4, 5, 6, 7, 8]] {
+            for len in [0, 1, 2, 5, 64, 1000] {
+                let mut a = vec![0u8; len];
+                let mut b = vec![0u8; len];
+                fill_pattern(&mut a, pattern);
+                // SAFETY: `b` holds `len` bytes.
+                unsafe { fill_pattern_at(b.as_mut_ptr(), len, pattern) };
+                assert_eq!(a, b, "{pattern:?} over {len}");
+            }
+        }
+    }
 
     #[test]
     fn fill_repeats_and_truncates() {

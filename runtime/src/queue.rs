@@ -418,6 +418,7 @@ fn worker(ready: &Ready) {
     loop {
         let cmd = {
             let mut st = ready.state.lock();
+            let mut spun = false;
             loop {
                 if let Some(c) = st.commands.pop_front() {
                     ready.queued.fetch_sub(1, Ordering::Release);
@@ -428,13 +429,14 @@ fn worker(ready: &Ready) {
                     return;
                 }
                 // An in-order queue's next command often comes at once (enqueue, finish,
-                // enqueue): spin for it, without the lock, before sleeping. (An
+                // enqueue): spin for it, without the lock, before sleeping, then look again
+                // under the lock (a push in between found no idle worker to wake). (An
                 // out-of-order queue's push would start another worker meanwhile.)
-                if st.max == 1
-                    && MutexGuard::unlocked(&mut st, || {
+                if st.max == 1 && !spun {
+                    spun = true;
+                    MutexGuard::unlocked(&mut st, || {
                         spin_until(|| ready.queued.load(Ordering::Acquire) > 0)
-                    })
-                {
+                    });
                     continue;
                 }
                 st.idle += 1;

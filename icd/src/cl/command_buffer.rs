@@ -59,11 +59,15 @@ const SUPPORTED_FLAGS: cl_command_buffer_flags_khr =
 type PropertyList = (Vec<(cl_properties, cl_properties)>, Vec<cl_properties>);
 
 /// A zero-terminated property list as (name, value) pairs, and as given (zero-terminated;
-/// empty when NULL): `CL_INVALID_VALUE` for a name given twice.
+/// empty when NULL): `CL_INVALID_VALUE` for a name not in `known` (before its value is
+/// read) or given twice.
 ///
 /// # Safety
 /// `properties` is NULL or a zero-terminated list of (name, value) pairs.
-pub(super) unsafe fn property_list(properties: *const cl_properties) -> ClResult<PropertyList> {
+pub(super) unsafe fn property_list(
+    properties: *const cl_properties,
+    known: &[cl_properties],
+) -> ClResult<PropertyList> {
     let (mut pairs, mut list) = (Vec::new(), Vec::new());
     if properties.is_null() {
         return Ok((pairs, list));
@@ -76,6 +80,8 @@ pub(super) unsafe fn property_list(properties: *const cl_properties) -> ClResult
         if name == 0 {
             return Ok((pairs, list));
         }
+        // CL_INVALID_VALUE if values specified in properties are not valid.
+        check(known.contains(&name), CL_INVALID_VALUE)?;
         // SAFETY: as above.
         let value = unsafe { *p.add(1) };
         list.push(value);
@@ -113,7 +119,15 @@ pub unsafe extern "C" fn create_command_buffer(
         // CL_INVALID_VALUE if values specified in properties are not valid, or the same
         // property name is specified more than once.
         // SAFETY: NULL or zero-terminated pairs (API contract).
-        let (pairs, list) = unsafe { property_list(properties) }?;
+        let (pairs, list) = unsafe {
+            property_list(
+                properties,
+                &[
+                    CL_COMMAND_BUFFER_FLAGS_KHR,
+                    mutable::COMMAND_BUFFER_MUTABLE_DISPATCH_ASSERTS,
+                ],
+            )
+        }?;
         let (mut flags, mut asserts) = (None, None);
         for (name, value) in pairs {
             match name {
@@ -556,10 +570,12 @@ pub unsafe extern "C" fn command_nd_range_kernel(
         // SAFETY: sync_point is NULL or writable (API contract).
         unsafe { write_out(sync_point, point) };
         if let Some(args) = args {
+            let held = args.arg_buffers();
             let state = LaunchState {
                 args,
                 range,
                 local_given: !local_work_size.is_null(),
+                held,
             };
             let h = mutable::make_handle(&cb, index, k, fields, list, state);
             // SAFETY: non-NULL and writable (API contract).

@@ -42,6 +42,8 @@ pub struct CommandBuffer {
     recording: Mutex<Recording>,
     /// The launches recorded as mutable (they live as long as the buffer).
     mutable: Mutex<Vec<Arc<MutableLaunch>>>,
+    /// Serialises `clUpdateMutableCommandsKHR` calls ([`CommandBuffer::updating`]).
+    update: Mutex<()>,
 }
 api_type!(CommandBuffer, CommandBuffer);
 
@@ -60,6 +62,7 @@ impl CommandBuffer {
                 executable: None,
             }),
             mutable: Mutex::new(Vec::new()),
+            update: Mutex::new(()),
         })
     }
 
@@ -94,6 +97,15 @@ impl CommandBuffer {
     /// Record `op` after the commands of `wait` (already checked with
     /// [`check_sync_points`](Self::check_sync_points)); returns its index and sync point.
     pub fn record(&self, op: Op) -> Result<(usize, u32)> {
+        self.record_with(op, false)
+    }
+
+    /// Record a command whose op comes later, with [`replace_all`](Self::replace_all).
+    pub fn record_incomplete(&self) -> Result<(usize, u32)> {
+        self.record_with(Op::Nothing, true)
+    }
+
+    fn record_with(&self, op: Op, incomplete: bool) -> Result<(usize, u32)> {
         let mut r = self.recording.lock();
         if r.executable.is_some() {
             return Err(Error::InvalidOperation("the command buffer is finalized"));
@@ -102,13 +114,9 @@ impl CommandBuffer {
         let point = u32::try_from(index + 1)
             .map_err(|_| Error::OutOfResources("too many recorded commands".into()))?;
         r.ops.push(Arc::new(op));
-        Ok((index, point))
-    }
-
-    /// Record a command whose op comes later, with [`replace`](Self::replace).
-    pub fn record_incomplete(&self) -> Result<(usize, u32)> {
-        let (index, point) = self.record(Op::Nothing)?;
-        self.recording.lock().incomplete.push(index);
+        if incomplete {
+            r.incomplete.push(index);
+        }
         Ok((index, point))
     }
 
@@ -133,20 +141,31 @@ impl CommandBuffer {
         self.recording.lock().ops.get(index).cloned()
     }
 
-    /// Replace the recorded command at `index` (a finalised buffer's later enqueues run the
-    /// new one; enqueues already made keep the old one).
-    pub fn replace(&self, index: usize, op: Op) -> Result<()> {
+    /// Replace recorded commands, all at once: each `(index, Some(op))` puts `op` at
+    /// `index` (completing it if it was incomplete); `None` leaves the command as it is. A
+    /// finalised buffer's later enqueues run the new ops; enqueues already made keep the
+    /// old ones.
+    pub fn replace_all(&self, ops: Vec<(usize, Option<Op>)>) -> Result<()> {
         let mut r = self.recording.lock();
-        let slot = r
-            .ops
-            .get_mut(index)
-            .ok_or(Error::InvalidValue("no such recorded command"))?;
-        *slot = Arc::new(op);
-        r.incomplete.retain(|&i| i != index);
+        if ops.iter().any(|(i, _)| *i >= r.ops.len()) {
+            return Err(Error::InvalidValue("no such recorded command"));
+        }
+        for (index, op) in ops {
+            if let Some(op) = op {
+                r.ops[index] = Arc::new(op);
+                r.incomplete.retain(|&i| i != index);
+            }
+        }
         if r.executable.is_some() {
             r.executable = Some(r.ops.iter().cloned().collect());
         }
         Ok(())
+    }
+
+    /// Hold while updating mutable launches: updates of one buffer build on each other's
+    /// results, one call at a time.
+    pub fn updating(&self) -> parking_lot::MutexGuard<'_, ()> {
+        self.update.lock()
     }
 
     /// Enqueue every recorded command on `queue` (the recording queue or a compatible
@@ -211,6 +230,9 @@ pub struct LaunchState {
     pub range: NdRange,
     /// Whether the local size was given (else an update of the global size chooses again).
     pub local_given: bool,
+    /// The memory objects `args` names, held: the copy keeps weak references, as a
+    /// kernel does, and the application may release a buffer the launch still uses.
+    pub held: Vec<Arc<crate::mem::Mem>>,
 }
 
 impl MutableLaunch {

@@ -166,7 +166,12 @@ impl Command {
             Op::Do(op) => {
                 // SAFETY: per `new_memory`'s contract every address the op holds is valid
                 // now; memory objects are held by the op.
-                ok = unsafe { op.execute(&Platform::get().device, None) }.is_ok();
+                let done = unsafe { op.execute(&Platform::get().device, None) };
+                // A launch's fault is reported where it happens; say what else failed.
+                if done.is_err() && !matches!(op, command::Op::Launch(_)) {
+                    eprintln!("ferrite: a Level-Zero copy or fill failed");
+                }
+                ok = done.is_ok();
             }
             Op::LaunchIndirect { launch, counts } => {
                 let mut c = [0u32; 3];

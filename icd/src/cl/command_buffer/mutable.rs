@@ -44,7 +44,15 @@ pub(super) unsafe fn launch_properties(
     properties: *const cl_command_properties_khr,
 ) -> ClResult<(cl_mutable_dispatch_fields_khr, Vec<u64>)> {
     // SAFETY: per the caller.
-    let (pairs, list) = unsafe { super::property_list(properties) }?;
+    let (pairs, list) = unsafe {
+        super::property_list(
+            properties,
+            &[
+                CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR,
+                CL_MUTABLE_DISPATCH_ASSERTS_KHR,
+            ],
+        )
+    }?;
     let (mut fields, mut asserts) = (None, None);
     for (name, value) in pairs {
         let (slot, allowed) = match name {
@@ -81,11 +89,12 @@ pub(super) fn forget_handles(cb: &CommandBuffer) {
     }
 }
 
-/// One update, checked and built but not applied.
+/// One update, checked and built but not applied: its new op, or `None` while some of a
+/// deferred launch's arguments are still unset.
 struct Update {
     launch: Arc<MutableLaunch>,
     state: LaunchState,
-    op: Op,
+    op: Option<Op>,
 }
 
 /// Check and build the update of `config` for `cb`; `pending` are the updates built so far
@@ -197,13 +206,23 @@ unsafe fn build(
             ptr(&local),
         )
     }?;
-    let op = launch_op(&args, range)?;
+    // A launch recorded with arguments unset may get them over several updates; it runs
+    // once all are set.
+    let op = if args.all_args_set() {
+        Some(launch_op(&args, range)?)
+    } else {
+        None
+    };
+    // The base state holds the memory objects the old arguments named: the new copy's
+    // are all alive here.
+    let held = args.arg_buffers();
     Ok(Update {
         launch,
         state: LaunchState {
             args,
             range,
             local_given,
+            held,
         },
         op,
     })
@@ -218,6 +237,8 @@ pub unsafe extern "C" fn update_mutable_commands(
     cl_call(|| {
         // CL_INVALID_COMMAND_BUFFER_KHR if command_buffer is not a valid command-buffer.
         let cb = get::<CommandBuffer>(command_buffer)?;
+        // One update of a buffer at a time: each builds on the last one's state.
+        let _updating = cb.updating();
         // CL_INVALID_OPERATION if command_buffer has not been finalized, or was not
         // created with CL_COMMAND_BUFFER_MUTABLE_KHR.
         check(cb.is_finalized(), CL_INVALID_OPERATION)?;
@@ -250,10 +271,17 @@ pub unsafe extern "C" fn update_mutable_commands(
             let u = unsafe { build(&cb, config, &updates) }?;
             updates.push(u);
         }
-        // Every update is valid: apply them all.
+        // Every update is valid: apply them all, the ops at once (an enqueue sees all of
+        // them or none), then the states they were built from.
+        let mut ops = Vec::with_capacity(updates.len());
+        let mut states = Vec::with_capacity(updates.len());
         for u in updates {
-            cb.replace(u.launch.index, u.op)?;
-            *u.launch.state.lock() = u.state;
+            ops.push((u.launch.index, u.op));
+            states.push((u.launch, u.state));
+        }
+        cb.replace_all(ops)?;
+        for (launch, state) in states {
+            *launch.state.lock() = state;
         }
         Ok(())
     })
