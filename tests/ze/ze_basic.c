@@ -18,11 +18,12 @@ static void test_driver(env_t *env) {
 
     uint32_t n = 0;
     EXPECT_OK(zeDriverGetExtensionProperties(env->driver, &n, NULL));
-    EXPECT(n == 2);
+    EXPECT(n == 3);
     ze_driver_extension_properties_t ext[4];
     EXPECT_OK(zeDriverGetExtensionProperties(env->driver, &n, ext));
-    EXPECT(n == 2 && strcmp(ext[0].name, ZE_GLOBAL_OFFSET_EXP_NAME) == 0);
+    EXPECT(n == 3 && strcmp(ext[0].name, ZE_GLOBAL_OFFSET_EXP_NAME) == 0);
     EXPECT(strcmp(ext[1].name, ZE_FLOAT_ATOMICS_EXT_NAME) == 0);
+    EXPECT(strcmp(ext[2].name, ZE_LINKAGE_INSPECTION_EXT_NAME) == 0);
     void *fn = NULL;
     EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT,
                   zeDriverGetExtensionFunctionAddress(env->driver, "zexNothing", &fn));

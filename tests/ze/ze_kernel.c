@@ -304,6 +304,30 @@ static void test_launch_variants(env_t *env, ze_module_handle_t module) {
     EXPECT_OK(zeModuleDynamicLink(1, &module, &log));
     EXPECT_OK(zeModuleBuildLogDestroy(log));
 
+    /* Linkage inspection: the program-scope variable the module exports, and no
+       built-in variable taken for an import. */
+    ze_linkage_inspection_ext_desc_t insp = {
+        .stype = ZE_STRUCTURE_TYPE_LINKAGE_INSPECTION_EXT_DESC,
+        .flags = ZE_LINKAGE_INSPECTION_EXT_FLAG_IMPORTS |
+                 ZE_LINKAGE_INSPECTION_EXT_FLAG_UNRESOLVABLE_IMPORTS |
+                 ZE_LINKAGE_INSPECTION_EXT_FLAG_EXPORTS};
+    log = NULL;
+    EXPECT_OK(zeModuleInspectLinkageExt(&insp, 1, &module, &log));
+    char linkage[2048] = {0};
+    size_t linkage_size = sizeof linkage;
+    EXPECT_OK(zeModuleBuildLogGetString(log, &linkage_size, linkage));
+    EXPECT(strstr(linkage, "Import Symbol Names:\nUnresolvable Import Symbol Names:\n"
+                           "Export Symbol Names:\n") != NULL);
+    EXPECT(strstr(linkage, "\nze_counter\n") != NULL);
+    EXPECT(strstr(linkage, "__spirv_BuiltIn") == NULL);
+    EXPECT_OK(zeModuleBuildLogDestroy(log));
+    insp.flags = 8;
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ENUMERATION,
+                  zeModuleInspectLinkageExt(&insp, 1, &module, &log));
+    insp.flags = ZE_LINKAGE_INSPECTION_EXT_FLAG_EXPORTS;
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+                  zeModuleInspectLinkageExt(&insp, 1, &module, NULL));
+
     /* A native binary builds the same module again. */
     size_t bin_size = 0;
     EXPECT_OK(zeModuleGetNativeBinary(module, &bin_size, NULL));

@@ -123,6 +123,11 @@ const EXTENSIONS: &[(&str, u32)] = &[
         "ZE_extension_float_atomics",
         ZE_FLOAT_ATOMICS_EXT_VERSION_1_0,
     ),
+    // zeModuleInspectLinkageExt
+    (
+        "ZE_extension_linkage_inspection",
+        ZE_LINKAGE_INSPECTION_EXT_VERSION_1_0,
+    ),
 ];
 
 pub(super) unsafe extern "C" fn zeDriverGetExtensionProperties(

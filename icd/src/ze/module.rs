@@ -233,6 +233,65 @@ pub(super) unsafe extern "C" fn zeModuleDynamicLink(
     })
 }
 
+/// `zeModuleInspectLinkageExt` (`ZE_extension_linkage_inspection`): a log listing, as the
+/// flags ask, the modules' imports, the imports no module of the set exports, and the
+/// exports. (A module with imports does not build, so the import lists are empty today.)
+pub(super) unsafe extern "C" fn zeModuleInspectLinkageExt(
+    p_inspect_desc: *mut ze_linkage_inspection_ext_desc_t,
+    n_modules: u32,
+    ph_modules: *mut ze_module_handle_t,
+    ph_log: *mut ze_module_build_log_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        check(
+            !p_inspect_desc.is_null() && !ph_modules.is_null() && !ph_log.is_null(),
+            ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+        )?;
+        // SAFETY: a non-NULL descriptor (API contract).
+        let flags = unsafe { (*p_inspect_desc).flags };
+        check(flags <= 0x7, ZE_RESULT_ERROR_INVALID_ENUMERATION)?;
+        // SAFETY: phModules points to numModules handles (API contract).
+        let modules = unsafe { handle::get_list::<Module, _>(ph_modules, n_modules)? };
+        let (mut imports, mut exports) = (Vec::new(), Vec::new());
+        for m in &modules {
+            let (i, e) = m.rt.linkage();
+            imports.extend(i);
+            exports.extend(e);
+        }
+        imports.sort();
+        imports.dedup();
+        exports.sort();
+        exports.dedup();
+        let mut log = String::new();
+        let mut list = |title: &str, names: &[String]| {
+            log.push_str(title);
+            log.push('\n');
+            for n in names {
+                log.push_str(n);
+                log.push('\n');
+            }
+        };
+        if flags & ZE_LINKAGE_INSPECTION_EXT_FLAG_IMPORTS != 0 {
+            list("Import Symbol Names:", &imports);
+        }
+        if flags & ZE_LINKAGE_INSPECTION_EXT_FLAG_UNRESOLVABLE_IMPORTS != 0 {
+            let unresolved: Vec<String> = imports
+                .iter()
+                .filter(|i| exports.binary_search(i).is_err())
+                .cloned()
+                .collect();
+            list("Unresolvable Import Symbol Names:", &unresolved);
+        }
+        if flags & ZE_LINKAGE_INSPECTION_EXT_FLAG_EXPORTS != 0 {
+            list("Export Symbol Names:", &exports);
+        }
+        let h: ze_module_build_log_handle_t = handle::insert(Arc::new(BuildLog(log)));
+        // SAFETY: a non-NULL output (API contract).
+        unsafe { write_out(ph_log, h)? };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
 pub(super) unsafe extern "C" fn zeModuleGetNativeBinary(
     h_module: ze_module_handle_t,
     p_size: *mut usize,

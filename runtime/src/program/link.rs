@@ -190,6 +190,36 @@ fn read_linkage(words: &[u32]) -> Option<Linkage> {
     Some(l)
 }
 
+/// The names a SPIR-V module imports and exports (`LinkageAttributes`), each sorted; empty
+/// lists for bytes that are not a readable module.
+pub fn linkage_symbols(spirv: &[u8]) -> (Vec<String>, Vec<String>) {
+    let words: Vec<u32> = spirv
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let ok = spirv.len().is_multiple_of(4) && words.len() >= 5 && words[0] == 0x0723_0203;
+    let Some(l) = ok.then(|| read_linkage(&words)).flatten() else {
+        return (Vec::new(), Vec::new());
+    };
+    let (mut imports, mut exports) = (Vec::new(), Vec::new());
+    for (name, &(_, export)) in &l.symbols {
+        let name = String::from_utf8_lossy(name).into_owned();
+        // llvm-spirv marks the built-in variables it declares (`__spirv_BuiltIn*`) as
+        // imports; they are built-ins, which the compiler provides, not imports.
+        if !export && name.starts_with("__spirv_BuiltIn") {
+            continue;
+        }
+        if export {
+            exports.push(name);
+        } else {
+            imports.push(name);
+        }
+    }
+    imports.sort();
+    exports.sort();
+    (imports, exports)
+}
+
 /// A type's structure as text: `loose` writes every pointer's pointee as `?`.
 fn type_key(
     types: &std::collections::HashMap<u32, Vec<u32>>,

@@ -127,6 +127,11 @@ impl ZeModule {
     }
 
     /// Kernel names in `OpEntryPoint` order.
+    /// The names the module imports and exports (`zeModuleInspectLinkageExt`).
+    pub fn linkage(&self) -> (Vec<String>, Vec<String>) {
+        crate::program::link::linkage_symbols(&self.spirv)
+    }
+
     pub fn kernel_names(&self) -> impl Iterator<Item = &str> {
         self.kernels.iter().map(|k| k.info.name.as_str())
     }
