@@ -10,9 +10,11 @@ use super::cmdlist::Command;
 use super::fence::Fence;
 use super::wait_until;
 use crate::error::{Error, Result};
-use parking_lot::{Condvar, Mutex};
+use crate::event::{spin_until, SPIN_BEFORE_SLEEP};
+use parking_lot::{Condvar, Mutex, MutexGuard};
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -39,6 +41,11 @@ struct Shared {
     work: Condvar,
     /// Wakes waiters: a batch completed.
     done: Condvar,
+    /// `state.pending.len()` and `state.completed`, readable without the lock: the queue's
+    /// thread and a waiter spin on them before they sleep (as OpenCL's queues do,
+    /// `crate::event::spin_until`).
+    pending_n: AtomicUsize,
+    completed_n: AtomicU64,
 }
 
 pub struct CmdQueue {
@@ -68,6 +75,7 @@ impl CmdQueue {
             let mut st = self.shared.state.lock();
             st.submitted += 1;
             st.pending.push_back(batch);
+            self.shared.pending_n.fetch_add(1, Ordering::Release);
             self.shared.work.notify_one();
             st.submitted
         };
@@ -79,6 +87,11 @@ impl CmdQueue {
 
     /// Wait until batch `ticket` completed; false on timeout.
     pub fn wait_for(&self, ticket: u64, timeout_ns: u64) -> bool {
+        // A batch usually completes soon: spin before sleeping, unless the caller gave a
+        // shorter time than the spin.
+        if timeout_ns >= SPIN_BEFORE_SLEEP.as_nanos() as u64 {
+            spin_until(|| self.shared.completed_n.load(Ordering::Acquire) >= ticket);
+        }
         let mut st = self.shared.state.lock();
         wait_until(&self.shared.done, &mut st, timeout_ns, |s| {
             s.completed >= ticket
@@ -117,12 +130,23 @@ fn run(shared: &Shared) {
     loop {
         let batch = {
             let mut st = shared.state.lock();
+            let mut spun = false;
             loop {
                 if let Some(b) = st.pending.pop_front() {
+                    shared.pending_n.fetch_sub(1, Ordering::Release);
                     break b;
                 }
                 if st.shutdown {
                     return;
+                }
+                // The next batch often follows at once: spin for it without the lock,
+                // then look again under the lock before sleeping.
+                if !spun {
+                    spun = true;
+                    MutexGuard::unlocked(&mut st, || {
+                        spin_until(|| shared.pending_n.load(Ordering::Acquire) > 0)
+                    });
+                    continue;
                 }
                 shared.work.wait(&mut st);
             }
@@ -149,6 +173,7 @@ fn run(shared: &Shared) {
         let mut st = shared.state.lock();
         st.failed |= !ok;
         st.completed += 1;
+        shared.completed_n.store(st.completed, Ordering::Release);
         shared.done.notify_all();
     }
 }

@@ -7,7 +7,9 @@
 //! pool are independent objects; the pool only bounds their indices and carries flags.
 
 use super::wait_until;
+use crate::event::{spin_until, SPIN_BEFORE_SLEEP};
 use parking_lot::{Condvar, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// An event pool: `count` slots, and whether its events record timestamps.
@@ -33,6 +35,8 @@ pub struct ZeEvent {
     pub index: u32,
     state: Mutex<State>,
     cv: Condvar,
+    /// `state.signaled`, readable without the lock: a host wait spins on it first.
+    signaled: AtomicBool,
 }
 
 impl ZeEvent {
@@ -42,6 +46,7 @@ impl ZeEvent {
             index,
             state: Mutex::new(State::default()),
             cv: Condvar::new(),
+            signaled: AtomicBool::new(false),
         }
     }
 
@@ -67,6 +72,7 @@ impl ZeEvent {
         st.signaled = true;
         st.failed = failed;
         st.times = Some((start, end));
+        self.signaled.store(true, Ordering::Release);
         self.cv.notify_all();
     }
 
@@ -78,6 +84,7 @@ impl ZeEvent {
     pub fn reset(&self) {
         let mut st = self.state.lock();
         st.signaled = false;
+        self.signaled.store(false, Ordering::Release);
         st.failed = false;
         st.times = None;
     }
@@ -88,6 +95,10 @@ impl ZeEvent {
 
     /// Wait until signalled; false if the timeout passed first.
     pub fn wait(&self, timeout_ns: u64) -> bool {
+        // Spin before sleeping, unless the caller gave a shorter time than the spin.
+        if timeout_ns >= SPIN_BEFORE_SLEEP.as_nanos() as u64 {
+            spin_until(|| self.signaled.load(Ordering::Acquire));
+        }
         let mut st = self.state.lock();
         wait_until(&self.cv, &mut st, timeout_ns, |s| s.signaled)
     }
