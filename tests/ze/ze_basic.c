@@ -165,6 +165,21 @@ static void test_memory(env_t *env) {
     memset(h, 2, 4096);
     memset(s, 3, 64);
 
+    /* Memory advice, including the two system-memory advices of newer headers (8, 9,
+       which ze_peak passes): accepted, nothing to do; beyond them an invalid enumeration. */
+    {
+        ze_command_list_desc_t ld = {.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC};
+        ze_command_list_handle_t advise = NULL;
+        EXPECT_OK(zeCommandListCreate(env->context, env->device, &ld, &advise));
+        for (int a = ZE_MEMORY_ADVICE_SET_READ_MOSTLY; a <= 9; a++)
+            EXPECT_OK(zeCommandListAppendMemAdvise(advise, env->device, s, 64,
+                                                   (ze_memory_advice_t)a));
+        EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ENUMERATION,
+                      zeCommandListAppendMemAdvise(advise, env->device, s, 64,
+                                                   (ze_memory_advice_t)10));
+        EXPECT_OK(zeCommandListDestroy(advise));
+    }
+
     ze_memory_allocation_properties_t mp = {
         .stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES};
     ze_device_handle_t dev = NULL;

@@ -374,6 +374,9 @@ pub(super) unsafe extern "C" fn zeCommandListAppendMemoryPrefetch(
     })
 }
 
+/// `ZE_MEMORY_ADVICE_CLEAR_SYSTEM_MEMORY_PREFERRED_LOCATION` (Level-Zero 1.9+).
+const CLEAR_SYSTEM_MEMORY_PREFERRED_LOCATION: ze_memory_advice_t = 9;
+
 pub(super) unsafe extern "C" fn zeCommandListAppendMemAdvise(
     h_list: ze_command_list_handle_t,
     h_device: ze_device_handle_t,
@@ -385,12 +388,16 @@ pub(super) unsafe extern "C" fn zeCommandListAppendMemAdvise(
         get(h_list)?;
         device::get(h_device)?;
         check(!ptr.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
-        // ZE_RESULT_ERROR_INVALID_ENUMERATION: ZE_MEMORY_ADVICE_BIAS_UNCACHED < advice
+        // ZE_RESULT_ERROR_INVALID_ENUMERATION:
+        // ZE_MEMORY_ADVICE_CLEAR_SYSTEM_MEMORY_PREFERRED_LOCATION < advice (the two system
+        // memory advices, 8 and 9, are newer than the 1.8 headers Ferrite builds against;
+        // current loaders and ze_peak pass them).
         check(
-            advice <= ZE_MEMORY_ADVICE_BIAS_UNCACHED,
+            advice <= CLEAR_SYSTEM_MEMORY_PREFERRED_LOCATION,
             ZE_RESULT_ERROR_INVALID_ENUMERATION,
         )?;
-        // Advice about migration and caching: nothing to do for host memory.
+        // Advice about migration, caching and preferred location: every allocation is in
+        // system memory already, so there is nothing to do.
         Ok(ZE_RESULT_SUCCESS)
     })
 }
