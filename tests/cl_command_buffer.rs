@@ -106,20 +106,12 @@ struct Cb {
     ) -> cl_int,
 }
 
-fn function(name: &str) -> *mut c_void {
-    let c = std::ffi::CString::new(name).expect("no NUL");
-    // SAFETY: a valid platform and a NUL-terminated name.
-    let f = unsafe { clGetExtensionFunctionAddressForPlatform(dev().platform, c.as_ptr()) };
-    assert!(!f.is_null(), "{name} is not reachable");
-    f
-}
-
 /// The driver's function `name` as `F`.
 ///
 /// # Safety
 /// `F` is the function-pointer type the extension's header gives `name`.
 unsafe fn func<F: Copy>(name: &str) -> F {
-    let p = function(name);
+    let p = extension_function(name);
     assert_eq!(std::mem::size_of::<F>(), std::mem::size_of_val(&p));
     // SAFETY: a non-NULL function pointer of the driver, of type `F` (per the caller).
     unsafe { std::mem::transmute_copy(&p) }
@@ -204,11 +196,7 @@ impl Cb {
                 &n,
                 ptr::null(),
                 wait.len() as cl_uint,
-                if wait.is_empty() {
-                    ptr::null()
-                } else {
-                    wait.as_ptr()
-                },
+                list_ptr(wait),
                 &mut point,
                 handle,
             )
@@ -242,11 +230,7 @@ impl Cb {
                 0,
                 bytes,
                 wait.len() as cl_uint,
-                if wait.is_empty() {
-                    ptr::null()
-                } else {
-                    wait.as_ptr()
-                },
+                list_ptr(wait),
                 &mut point,
                 ptr::null_mut(),
             )
@@ -278,11 +262,7 @@ impl Cb {
                 },
                 b,
                 wait.len() as cl_uint,
-                if wait.is_empty() {
-                    ptr::null()
-                } else {
-                    wait.as_ptr()
-                },
+                list_ptr(wait),
                 &mut ev,
             )
         };

@@ -101,14 +101,6 @@ struct Usm {
     advise: Advise,
 }
 
-fn function(name: &str) -> *mut c_void {
-    let c = std::ffi::CString::new(name).expect("no NUL");
-    // SAFETY: a valid platform and a NUL-terminated name.
-    let f = unsafe { clGetExtensionFunctionAddressForPlatform(dev().platform, c.as_ptr()) };
-    assert!(!f.is_null(), "{name} is not reachable");
-    f
-}
-
 /// The functions, or `None` (a skip, where allowed) if the device does not claim USM.
 fn usm() -> Option<Usm> {
     let exts = device_string(CL_DEVICE_EXTENSIONS);
@@ -122,22 +114,40 @@ fn usm() -> Option<Usm> {
     // into that function's signature, as the extension defines it.
     unsafe {
         Some(Usm {
-            host: std::mem::transmute::<*mut c_void, HostAlloc>(function("clHostMemAllocINTEL")),
-            device: std::mem::transmute::<*mut c_void, DevAlloc>(function("clDeviceMemAllocINTEL")),
-            shared: std::mem::transmute::<*mut c_void, DevAlloc>(function("clSharedMemAllocINTEL")),
-            free: std::mem::transmute::<*mut c_void, Free>(function("clMemFreeINTEL")),
-            blocking_free: std::mem::transmute::<*mut c_void, Free>(function(
+            host: std::mem::transmute::<*mut c_void, HostAlloc>(extension_function(
+                "clHostMemAllocINTEL",
+            )),
+            device: std::mem::transmute::<*mut c_void, DevAlloc>(extension_function(
+                "clDeviceMemAllocINTEL",
+            )),
+            shared: std::mem::transmute::<*mut c_void, DevAlloc>(extension_function(
+                "clSharedMemAllocINTEL",
+            )),
+            free: std::mem::transmute::<*mut c_void, Free>(extension_function("clMemFreeINTEL")),
+            blocking_free: std::mem::transmute::<*mut c_void, Free>(extension_function(
                 "clMemBlockingFreeINTEL",
             )),
-            info: std::mem::transmute::<*mut c_void, AllocInfo>(function("clGetMemAllocInfoINTEL")),
-            set_arg: std::mem::transmute::<*mut c_void, SetArgPtr>(function(
+            info: std::mem::transmute::<*mut c_void, AllocInfo>(extension_function(
+                "clGetMemAllocInfoINTEL",
+            )),
+            set_arg: std::mem::transmute::<*mut c_void, SetArgPtr>(extension_function(
                 "clSetKernelArgMemPointerINTEL",
             )),
-            fill: std::mem::transmute::<*mut c_void, Fill>(function("clEnqueueMemFillINTEL")),
-            memset: std::mem::transmute::<*mut c_void, Memset>(function("clEnqueueMemsetINTEL")),
-            memcpy: std::mem::transmute::<*mut c_void, Memcpy>(function("clEnqueueMemcpyINTEL")),
-            migrate: std::mem::transmute::<*mut c_void, Hint>(function("clEnqueueMigrateMemINTEL")),
-            advise: std::mem::transmute::<*mut c_void, Advise>(function("clEnqueueMemAdviseINTEL")),
+            fill: std::mem::transmute::<*mut c_void, Fill>(extension_function(
+                "clEnqueueMemFillINTEL",
+            )),
+            memset: std::mem::transmute::<*mut c_void, Memset>(extension_function(
+                "clEnqueueMemsetINTEL",
+            )),
+            memcpy: std::mem::transmute::<*mut c_void, Memcpy>(extension_function(
+                "clEnqueueMemcpyINTEL",
+            )),
+            migrate: std::mem::transmute::<*mut c_void, Hint>(extension_function(
+                "clEnqueueMigrateMemINTEL",
+            )),
+            advise: std::mem::transmute::<*mut c_void, Advise>(extension_function(
+                "clEnqueueMemAdviseINTEL",
+            )),
         })
     }
 }
@@ -168,11 +178,7 @@ impl Usm {
         size: usize,
         align: cl_uint,
     ) -> (*mut c_void, cl_int) {
-        let props = if props.is_empty() {
-            ptr::null()
-        } else {
-            props.as_ptr()
-        };
+        let props = list_ptr(props);
         let mut rc = 1;
         // SAFETY: live or deliberately invalid handles, a zero-terminated list or NULL.
         let p = unsafe {

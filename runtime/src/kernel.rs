@@ -322,6 +322,9 @@ pub struct LaunchData {
     /// Keeps the memory objects the argument block points into alive until the launch is
     /// dropped (OpenCL buffers and images, Level-Zero images).
     buffers: Vec<Arc<Mem>>,
+    /// Address and size of each of `buffers`, for a fault report (made once: a replayed
+    /// launch runs many times).
+    extents: Vec<(u64, u64)>,
     range: NdRange,
     /// Every group on a thread of its own, all at once (Level-Zero cooperative launches).
     cooperative: bool,
@@ -364,11 +367,16 @@ impl LaunchData {
                     MAX_FRAME_BYTES >> 20
                 ))
             })?;
+        let extents = buffers
+            .iter()
+            .map(|m| (m.base() as u64, m.size as u64))
+            .collect();
         Ok(LaunchData {
             kernel,
             args,
             local_mem_size,
             buffers,
+            extents,
             range,
             cooperative: false,
         })
@@ -423,21 +431,13 @@ impl LaunchData {
             args: self.args.as_slice(),
             local_mem_size: self.local_mem_size,
             range,
-            extents: &self.extents(),
+            extents: &self.extents,
         };
         match device {
             _ if self.cooperative => executor::run_cooperative(&launch),
             Some(d) => d.run(&launch),
             None => executor::run(&launch),
         }
-    }
-
-    /// Address and size of every buffer the launch uses, for the fault report.
-    fn extents(&self) -> Vec<(u64, u64)> {
-        self.buffers
-            .iter()
-            .map(|m| (m.base() as u64, m.size as u64))
-            .collect()
     }
 
     /// The buffers the launch uses.

@@ -164,38 +164,29 @@ impl Mem {
 }
 
 /// Fill `out` with copies of `pattern`, the last one truncated (an empty pattern writes
-/// nothing). Every fill command — buffer, SVM and Level-Zero — goes through here.
-///
-/// The pattern is written once and the filled prefix then doubled with `memcpy`, so a 4-byte
-/// pattern over a megabyte is 18 large copies, not 262,144 small ones.
+/// nothing): [`fill_pattern_at`] over a slice.
 pub fn fill_pattern(out: &mut [u8], pattern: &[u8]) {
-    match pattern {
-        [] => {}
-        [b] => out.fill(*b),
-        _ => {
-            let first = pattern.len().min(out.len());
-            out[..first].copy_from_slice(&pattern[..first]);
-            let mut filled = first;
-            while filled < out.len() {
-                let n = filled.min(out.len() - filled);
-                // The prefix is whole copies of the pattern, so copying it to `filled`
-                // (a multiple of the pattern's length) continues the repetition.
-                out.copy_within(..n, filled);
-                filled += n;
-            }
-        }
-    }
+    // SAFETY: `out` is valid for writes of its length.
+    unsafe { fill_pattern_at(out.as_mut_ptr(), out.len(), pattern) }
 }
 
-/// [`fill_pattern`] over `len` bytes at `dst` through the raw pointer: for memory the
-/// application owns (SVM, USM, Level-Zero), which two commands may fill at once (a command
-/// buffer enqueued twice), so no `&mut` slice over it may be made.
+/// Fill `len` bytes at `dst` with copies of `pattern`, the last one truncated (an empty
+/// pattern writes nothing). Every fill command (buffer, SVM, USM and Level-Zero) goes
+/// through here. It writes through the raw pointer: the application's memory may be filled
+/// by two commands at once (a command buffer enqueued twice), so no `&mut` slice over it
+/// may be made.
+///
+/// The pattern is written once and the filled prefix then doubled with `memcpy`, so a
+/// 4-byte pattern over a megabyte is 18 large copies, not 262,144 small ones.
 ///
 /// # Safety
 /// `dst` is valid for writes of `len` bytes while this runs.
 pub unsafe fn fill_pattern_at(dst: *mut u8, len: usize, pattern: &[u8]) {
-    if pattern.is_empty() {
-        return;
+    match pattern {
+        [] => return,
+        // SAFETY: `len` writable bytes (per the caller).
+        [b] => return unsafe { std::ptr::write_bytes(dst, *b, len) },
+        _ => {}
     }
     let first = pattern.len().min(len);
     // SAFETY: `first <= len` bytes at `dst` (per the caller) from the pattern.

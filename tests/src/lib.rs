@@ -874,6 +874,25 @@ impl Kernel {
     }
 }
 
+/// The address `clGetExtensionFunctionAddressForPlatform` gives for `name` on the platform
+/// under test; panics if there is none.
+pub fn extension_function(name: &str) -> *mut c_void {
+    let c = CString::new(name).expect("no NUL");
+    // SAFETY: a valid platform and a NUL-terminated name.
+    let f = unsafe { clGetExtensionFunctionAddressForPlatform(dev().platform, c.as_ptr()) };
+    assert!(!f.is_null(), "{name} is not reachable");
+    f
+}
+
+/// An API list argument: NULL for an empty list, else its first element.
+pub fn list_ptr<T>(list: &[T]) -> *const T {
+    if list.is_empty() {
+        ptr::null()
+    } else {
+        list.as_ptr()
+    }
+}
+
 /// `clEnqueueNDRangeKernel` with `work_dim = global.len()`: the event, or the error code.
 pub fn enqueue_nd(
     q: &Queue,

@@ -136,11 +136,6 @@ impl CommandBuffer {
         Ok(())
     }
 
-    /// The recorded command at `index`.
-    pub fn op(&self, index: usize) -> Option<Arc<Op>> {
-        self.recording.lock().ops.get(index).cloned()
-    }
-
     /// Replace recorded commands, all at once: each `(index, Some(op))` puts `op` at
     /// `index` (completing it if it was incomplete); `None` leaves the command as it is. A
     /// finalised buffer's later enqueues run the new ops; enqueues already made keep the

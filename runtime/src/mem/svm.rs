@@ -108,10 +108,8 @@ pub unsafe fn fill(dst: usize, pattern: &[u8], len: usize) -> Result<()> {
             "fill size is not a multiple of the pattern",
         ));
     }
-    // SAFETY: per the caller; no Rust reference to these bytes exists in this process
-    // while a command owns them.
-    let bytes = unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, len) };
-    super::fill_pattern(bytes, pattern);
+    // SAFETY: per the caller.
+    unsafe { super::fill_pattern_at(dst as *mut u8, len, pattern) };
     Ok(())
 }
 
