@@ -1644,6 +1644,153 @@ fn kernels_sample_images() {
     );
 }
 
+/// Rows wider than a vector of work-items, so that the vectorised loop runs (the small
+/// images above stay in the scalar rest of a row): sampled and samplerless reads at
+/// varying coordinates, writes under a divergent branch (only the active lanes write),
+/// a read_write 3D image, and halves rounded lane by lane.
+#[test]
+fn kernels_on_wide_images_run_vectorised() {
+    let env = env();
+    let q = &env.queue;
+    let p = env.build(
+        "#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+kernel void stripes(read_only image2d_t src, sampler_t s, write_only image2d_t dst) {
+    int x = get_global_id(0), y = get_global_id(1);
+    float4 v = read_imagef(src, s, (float2)(x, y) + 0.5f);
+    if ((x ^ y) & 1)
+        write_imagef(dst, (int2)(x, y), v * 2.0f);
+    else if (x % 5 == 0)
+        write_imagef(dst, (int2)(x, y), read_imagef(src, (int2)(x, 0)));
+}
+kernel void bump(read_write image3d_t im) {
+    int4 p = (int4)(get_global_id(0), get_global_id(1), get_global_id(2), 0);
+    uint4 v = read_imageui(im, p);
+    write_imageui(im, p, v + (uint4)(1, 2, 3, 4));
+}
+kernel void halves(read_only image2d_t src, global half4 *out) {
+    int x = get_global_id(0);
+    out[x] = read_imageh(src, (int2)(x, 0));
+}",
+        "-cl-std=CL3.0",
+    );
+    let f32s = |b: &[u8]| -> Vec<f32> {
+        b.chunks(4)
+            .map(|c| f32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    // stripes: a 70×9 float image of (x, y, x·y, 1); dst starts at -1.
+    let (w, h) = (70usize, 9usize);
+    let d = desc(CL_MEM_OBJECT_IMAGE2D, w, h, 0, 0);
+    let src = image(&env.ctx, &RGBA_F, &d);
+    let dst = image(&env.ctx, &RGBA_F, &d);
+    let px = |x: usize, y: usize| [x as f32, y as f32, (x * y) as f32, 1.0];
+    let colours: Vec<u8> = (0..h)
+        .flat_map(|y| (0..w).flat_map(move |x| floats(px(x, y))))
+        .collect();
+    check(
+        write(q, &src, [0; 3], [w, h, 1], 0, 0, &colours),
+        "write src",
+    );
+    let minus: Vec<u8> = (0..w * h).flat_map(|_| floats([-1.0; 4])).collect();
+    check(write(q, &dst, [0; 3], [w, h, 1], 0, 0, &minus), "write dst");
+    let s = sampler(&env.ctx, false, CL_ADDRESS_CLAMP_TO_EDGE, CL_FILTER_NEAREST);
+    let k = p.kernel("stripes");
+    set_mem(&k, 0, src.raw());
+    check(
+        k.set_arg_raw(
+            1,
+            std::mem::size_of::<cl_sampler>(),
+            (&s as *const cl_sampler).cast(),
+        ),
+        "sampler arg",
+    );
+    set_mem(&k, 2, dst.raw());
+    run_2d(q, &k, None, [w, h], None);
+    let mut got = vec![0u8; w * h * 16];
+    check(read(q, &dst, [0; 3], [w, h, 1], 0, 0, &mut got), "read dst");
+    let got = f32s(&got);
+    for y in 0..h {
+        for x in 0..w {
+            let want = if (x ^ y) & 1 == 1 {
+                px(x, y).map(|c| 2.0 * c)
+            } else if x % 5 == 0 {
+                px(x, 0)
+            } else {
+                [-1.0; 4]
+            };
+            let i = 4 * (y * w + x);
+            assert_eq!(&got[i..i + 4], &want, "stripes pixel ({x}, {y})");
+        }
+    }
+    // SAFETY: s is a live sampler.
+    check(unsafe { clReleaseSampler(s) }, "release");
+
+    // bump: a 37×3×2 read_write image of 32-bit unsigned channels.
+    let (w3, h3, d3) = (37usize, 3usize, 2usize);
+    let vol = image(
+        &env.ctx,
+        &cl_image_format {
+            image_channel_order: CL_RGBA,
+            image_channel_data_type: CL_UNSIGNED_INT32,
+        },
+        &desc(CL_MEM_OBJECT_IMAGE3D, w3, h3, d3, 0),
+    );
+    let n = w3 * h3 * d3 * 4;
+    let start: Vec<u32> = (0..n as u32).map(|i| i * 7).collect();
+    let bytes: Vec<u8> = start.iter().flat_map(|v| v.to_ne_bytes()).collect();
+    check(
+        write(q, &vol, [0; 3], [w3, h3, d3], 0, 0, &bytes),
+        "write 3D",
+    );
+    let k = p.kernel("bump");
+    set_mem(&k, 0, vol.raw());
+    run_3d(q, &k, None, [w3, h3, d3], None);
+    let mut got = vec![0u8; n * 4];
+    check(
+        read(q, &vol, [0; 3], [w3, h3, d3], 0, 0, &mut got),
+        "read 3D",
+    );
+    for (i, b) in got.chunks(4).enumerate() {
+        let after = u32::from_ne_bytes([b[0], b[1], b[2], b[3]]);
+        assert_eq!(after, start[i] + (i % 4) as u32 + 1, "channel {i}");
+    }
+
+    // halves: 40 pixels whose channels round differently to half.
+    let wh = 40usize;
+    let hs = image(&env.ctx, &RGBA_F, &desc(CL_MEM_OBJECT_IMAGE2D, wh, 1, 0, 0));
+    let vals: Vec<f32> = (0..wh * 4)
+        .map(|i| 1.0 / (i as f32 + 3.0) + i as f32)
+        .collect();
+    let bytes: Vec<u8> = vals.iter().flat_map(|v| v.to_ne_bytes()).collect();
+    check(
+        write(q, &hs, [0; 3], [wh, 1, 1], 0, 0, &bytes),
+        "write halves",
+    );
+    let outb = env.buffer_zeroed::<u16>(wh * 4);
+    let k = p.kernel("halves");
+    set_mem(&k, 0, hs.raw());
+    k.buf(1, &outb);
+    run_1d(q, &k, wh, None);
+    let got: Vec<u16> = outb.read(q, wh * 4);
+    for (i, (&v, &g)) in vals.iter().zip(&got).enumerate() {
+        assert_eq!(g, half_bits(v), "half {i} of {v}");
+    }
+}
+
+/// `x` rounded to the nearest binary16 (ties to even), for finite normal results.
+fn half_bits(x: f32) -> u16 {
+    let b = x.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let e = ((b >> 23) & 0xff) as i32 - 127 + 15;
+    assert!((1..31).contains(&e), "{x} is not a normal half");
+    let m = b & 0x7f_ffff;
+    let (mut r, rest) = (((e as u32) << 10) | (m >> 13), m & 0x1fff);
+    if rest > 0x1000 || (rest == 0x1000 && r & 1 == 1) {
+        r += 1;
+    }
+    sign | r as u16
+}
+
 /// `read_imageh` rounds the colour to half; `write_imageh` stores halves.
 #[test]
 fn kernels_read_and_write_halves() {

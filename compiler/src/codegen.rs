@@ -45,7 +45,7 @@ mod ext_memory;
 pub(crate) mod extinst;
 pub(crate) mod group;
 pub(crate) mod half;
-mod image;
+pub(crate) mod image;
 mod inline;
 mod memory;
 pub mod regions;

@@ -63,6 +63,7 @@ use std::collections::{HashMap, HashSet};
 
 mod check;
 mod half;
+mod image;
 mod linear;
 mod narrow;
 pub mod steps;
@@ -331,6 +332,8 @@ fn scalar_ty(p: &Program, ty: Word) -> Result<ir::Type> {
         Type::Int { width: 8, .. } => types::I8,
         Type::Pointer { .. } => types::I64,
         Type::Bool => types::I8,
+        // An image's descriptor address, a sampler's bits (`codegen/image.rs`).
+        Type::Image(_) | Type::Sampler | Type::SampledImage { .. } => types::I64,
         _ => return Err(refuse(format!("type %{ty}"))),
     })
 }
@@ -2843,6 +2846,7 @@ impl VTx<'_, '_, '_, '_> {
                 })?;
                 self.set(inst, t, v)
             }
+            op if crate::codegen::image::is_image(op) => self.image(inst),
             op => Err(refuse(format!("Op{op:?}"))),
         }
     }
