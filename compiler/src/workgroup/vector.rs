@@ -2764,11 +2764,36 @@ impl VTx<'_, '_, '_, '_> {
                     (V::U(c), V::U(x), V::U(y)) => V::U(self.b.ins().select(*c, *x, *y)),
                     // A select of booleans (clang's `a && b` in a loop condition) is a
                     // blend of masks, not one select per lane.
+                    // With a constant operand (`c ? a : false` is `c && a`), one `and` or
+                    // `or` instead of the three instructions of a blend.
                     _ if self.is_bool(rt) => {
                         let m = self.mask(&c)?;
-                        let x = self.mask(&a)?;
-                        let y = self.mask(&b)?;
-                        V::Mask(self.b.ins().bitselect(m, x, y))
+                        let known = |s: &Self, k: usize| -> Result<Option<i64>> {
+                            Ok(s.consts.get(&op_id(inst, k)?).copied())
+                        };
+                        V::Mask(match (known(self, 1)?, known(self, 2)?) {
+                            (_, Some(0)) => {
+                                let x = self.mask(&a)?;
+                                self.b.ins().band(m, x)
+                            }
+                            (Some(0), _) => {
+                                let y = self.mask(&b)?;
+                                self.b.ins().band_not(y, m)
+                            }
+                            (Some(_), _) => {
+                                let y = self.mask(&b)?;
+                                self.b.ins().bor(m, y)
+                            }
+                            (_, Some(_)) => {
+                                let x = self.mask(&a)?;
+                                self.b.ins().bor_not(x, m)
+                            }
+                            (None, None) => {
+                                let x = self.mask(&a)?;
+                                let y = self.mask(&b)?;
+                                self.b.ins().bitselect(m, x, y)
+                            }
+                        })
                     }
                     (V::U(c), _, _) if vec_of(t).is_some() => {
                         let c = *c;
