@@ -109,6 +109,105 @@ fn border(f: ImageFormat) -> Color {
     }
 }
 
+/// The formats whose texels the library moves without [`format::decode`] and
+/// [`format::encode`]: RGBA with 8-bit normalised or 32-bit channels, the commonest (a
+/// copy of a 2048² RGBA8 image spent three quarters of its time converting through
+/// [`Color`]). The arithmetic is theirs, so every result is the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fast {
+    /// `CL_RGBA`, `CL_UNORM_INT8`: a byte per channel, `x / 255` as a float.
+    Unorm8,
+    /// `CL_RGBA` of `CL_FLOAT`, `CL_SIGNED_INT32` or `CL_UNSIGNED_INT32`: the four
+    /// channels are the kernel's four 32-bit lanes.
+    Raw32,
+}
+
+impl Fast {
+    fn of(f: ImageFormat) -> Option<Fast> {
+        match (f.order, f.channel_type) {
+            (ChannelOrder::Rgba, ChannelType::UnormInt8) => Some(Fast::Unorm8),
+            (
+                ChannelOrder::Rgba,
+                ChannelType::Float | ChannelType::SignedInt32 | ChannelType::UnsignedInt32,
+            ) => Some(Fast::Raw32),
+            _ => None,
+        }
+    }
+
+    /// The texel at `addr` as four 32-bit lanes (float bits or integers).
+    ///
+    /// # Safety
+    /// `addr` is valid for one texel of this format.
+    #[inline]
+    unsafe fn fetch(self, addr: *const u8) -> [u32; 4] {
+        // SAFETY: per the caller (4 or 16 bytes).
+        unsafe {
+            match self {
+                Fast::Unorm8 => unorm8_to_floats(addr.cast::<[u8; 4]>().read_unaligned()),
+                Fast::Raw32 => addr.cast::<[u32; 4]>().read_unaligned(),
+            }
+        }
+    }
+
+    /// Store four lanes of the format's colour class at `addr`.
+    ///
+    /// # Safety
+    /// `addr` is valid for one texel of this format.
+    #[inline]
+    unsafe fn store(self, addr: *mut u8, l: [u32; 4]) {
+        // SAFETY: per the caller (4 or 16 bytes).
+        unsafe {
+            match self {
+                Fast::Unorm8 => addr.cast::<[u8; 4]>().write_unaligned(floats_to_unorm8(l)),
+                Fast::Raw32 => addr.cast::<[u32; 4]>().write_unaligned(l),
+            }
+        }
+    }
+}
+
+/// Four 8-bit normalised channels as float bits: `x / 255`, as [`format::decode`] does.
+#[inline]
+fn unorm8_to_floats(b: [u8; 4]) -> [u32; 4] {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE2 is part of x86-64. The division is correctly rounded, lane for lane
+    // the scalar `f32::from(x) / 255.0`.
+    unsafe {
+        use std::arch::x86_64::*;
+        let z = _mm_setzero_si128();
+        let w = _mm_unpacklo_epi16(
+            _mm_unpacklo_epi8(_mm_cvtsi32_si128(i32::from_ne_bytes(b)), z),
+            z,
+        );
+        let f = _mm_div_ps(_mm_cvtepi32_ps(w), _mm_set1_ps(255.0));
+        std::mem::transmute::<__m128, [u32; 4]>(f)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    b.map(|x| (f32::from(x) / 255.0).to_bits())
+}
+
+/// Four float channels (their bits) as 8-bit normalised ones: `convert_uchar_sat_rte(x *
+/// 255)` with NaN as 0, as [`format::encode`] does.
+#[inline]
+fn floats_to_unorm8(l: [u32; 4]) -> [u8; 4] {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE2 is part of x86-64. `maxps(x, 0)` gives 0 for a NaN (its second
+    // operand), `cvtps2dq` rounds to nearest even in the default rounding mode (which
+    // generated code never changes): the scalar `sat_rte` lane for lane.
+    unsafe {
+        use std::arch::x86_64::*;
+        let x = _mm_mul_ps(
+            std::mem::transmute::<[u32; 4], __m128>(l),
+            _mm_set1_ps(255.0),
+        );
+        let c = _mm_min_ps(_mm_max_ps(x, _mm_setzero_ps()), _mm_set1_ps(255.0));
+        let i = _mm_cvtps_epi32(c);
+        let b = _mm_packus_epi16(_mm_packs_epi32(i, i), _mm_setzero_si128());
+        _mm_cvtsi128_si32(b).to_ne_bytes()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    l.map(|b| format::sat_rte(f32::from_bits(b) * 255.0, 0.0, 255.0) as u8)
+}
+
 /// `x.floor()` without its call to `floorf` (x86-64 without SSE4.1 has no instruction
 /// for it): the same value for every input, signed zeros, infinities and NaN included.
 fn floor(x: f32) -> f32 {
@@ -201,8 +300,13 @@ fn linear(s: f32, size: i32, normalized: bool, addressing: u32) -> (Option<i32>,
 /// # Safety
 /// `d` describes live image memory and `idx` is inside it.
 unsafe fn texel(d: &ImageDescriptor, f: ImageFormat, idx: [i32; 3]) -> Color {
-    let n = f.element_size();
     let addr = (d.base + d.offset(idx)) as *const u8;
+    if let Some(fast) = Fast::of(f) {
+        // SAFETY: per the caller.
+        let l = unsafe { fast.fetch(addr) };
+        return Color::from_lanes(f.channel_type.class(), l);
+    }
+    let n = f.element_size();
     // SAFETY: per the caller, the element lies inside the image's storage.
     let bytes = unsafe { std::slice::from_raw_parts(addr, n) };
     format::decode(f, bytes)
@@ -218,21 +322,134 @@ fn layer(c: f32, layers: i32) -> i32 {
 /// # Safety
 /// `d` describes live image memory.
 pub unsafe fn sample(d: &ImageDescriptor, s: u64, coord: [f32; 3]) -> Color {
-    let Some(f) = d.format() else {
-        return Color::Float([0.0; 4]);
-    };
-    let normalized = s & 1 != 0;
-    let addressing = ((s >> 1) & 7) as u32;
-    let spatial = d.spatial.clamp(1, 3) as usize;
-    let filter_linear = s & 16 != 0 && f.channel_type.class() == ColorClass::Float;
-    if filter_linear && spatial == 2 && d.layered == 0 && addressing != ADDRESS_CLAMP {
+    match Sampling::new(d, s) {
         // SAFETY: per this function's contract.
-        if let Some(c) = unsafe { sample_2d_linear(d, f, normalized, addressing, coord) } {
-            return c;
-        }
+        Some(sm) => Color::from_lanes(sm.f.channel_type.class(), unsafe { sm.sample(coord) }),
+        None => Color::Float([0.0; 4]),
     }
-    // SAFETY: per this function's contract.
-    unsafe { sample_general(d, f, normalized, addressing, filter_linear, coord) }
+}
+
+/// An image and a sampler decoded once for every coordinate a call samples.
+struct Sampling<'a> {
+    d: &'a ImageDescriptor,
+    f: ImageFormat,
+    fast: Option<Fast>,
+    normalized: bool,
+    addressing: u32,
+    filter_linear: bool,
+    spatial: usize,
+}
+
+impl<'a> Sampling<'a> {
+    fn new(d: &'a ImageDescriptor, s: u64) -> Option<Sampling<'a>> {
+        let f = d.format()?;
+        Some(Sampling {
+            d,
+            f,
+            fast: Fast::of(f),
+            normalized: s & 1 != 0,
+            addressing: ((s >> 1) & 7) as u32,
+            filter_linear: s & 16 != 0 && f.channel_type.class() == ColorClass::Float,
+            spatial: d.spatial.clamp(1, 3) as usize,
+        })
+    }
+
+    /// The colour at `coord` as four 32-bit lanes.
+    ///
+    /// # Safety
+    /// `self.d` describes live image memory.
+    #[inline]
+    unsafe fn sample(&self, coord: [f32; 3]) -> [u32; 4] {
+        let (d, f) = (self.d, self.f);
+        let (normalized, addressing) = (self.normalized, self.addressing);
+        // Addressing modes that keep every texel inside (all but CL_ADDRESS_CLAMP, whose
+        // border colour the general path handles) on images without layers.
+        let inside = d.layered == 0 && addressing != ADDRESS_CLAMP;
+        if self.filter_linear && self.spatial == 2 && inside {
+            if let Some(fast) = self.fast {
+                // SAFETY: per this function's contract; `fast` is `d`'s format's.
+                let c = unsafe { sample_2d_linear_fast(d, fast, normalized, addressing, coord) };
+                if let Some(c) = c {
+                    return c;
+                }
+            }
+            // SAFETY: per this function's contract.
+            if let Some(c) = unsafe { sample_2d_linear(d, f, normalized, addressing, coord) } {
+                return lanes(c);
+            }
+        }
+        if let (false, true, Some(fast)) = (self.filter_linear, inside, self.fast) {
+            if addressing == ADDRESS_NONE || addressing == ADDRESS_CLAMP_TO_EDGE {
+                let mut idx = [0i32; 3];
+                for (k, i) in idx.iter_mut().enumerate().take(self.spatial) {
+                    // These modes clamp into the image: never the border.
+                    *i = nearest(coord[k], d.size[k], normalized, addressing).unwrap_or(0);
+                }
+                // SAFETY: every index was clamped into the image.
+                return unsafe { fast.fetch((d.base + d.offset(idx)) as *const u8) };
+            }
+        }
+        // SAFETY: per this function's contract.
+        lanes(unsafe { sample_general(d, f, normalized, addressing, self.filter_linear, coord) })
+    }
+}
+
+/// [`sample_2d_linear`] for the formats of [`Fast`], the four taps blended as vectors:
+/// the same products and sums in the same order, so the same bits.
+///
+/// # Safety
+/// `d` describes live image memory of the format `fast` was made from.
+unsafe fn sample_2d_linear_fast(
+    d: &ImageDescriptor,
+    fast: Fast,
+    normalized: bool,
+    addressing: u32,
+    coord: [f32; 3],
+) -> Option<[u32; 4]> {
+    let (Some(x0), Some(x1), a) = linear(coord[0], d.size[0], normalized, addressing) else {
+        return None;
+    };
+    let (Some(y0), Some(y1), b) = linear(coord[1], d.size[1], normalized, addressing) else {
+        return None;
+    };
+    let at = |x: i32, y: i32| (d.base + d.offset([x, y, 0])) as *const u8;
+    // SAFETY: `linear` wraps or clamps every index into the image for these modes.
+    let t = unsafe {
+        [
+            fast.fetch(at(x0, y0)),
+            fast.fetch(at(x1, y0)),
+            fast.fetch(at(x0, y1)),
+            fast.fetch(at(x1, y1)),
+        ]
+    };
+    let w = [(1.0 - a) * (1.0 - b), a * (1.0 - b), (1.0 - a) * b, a * b];
+    Some(blend4(t, w))
+}
+
+/// `Σ w[i] · t[i]` over four colours of float bits, from 0, in order.
+#[inline]
+fn blend4(t: [[u32; 4]; 4], w: [f32; 4]) -> [u32; 4] {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE2 is part of x86-64; lane for lane the scalar products and sums.
+    unsafe {
+        use std::arch::x86_64::*;
+        let mut acc = _mm_setzero_ps();
+        for (ti, wi) in t.into_iter().zip(w) {
+            let v = std::mem::transmute::<[u32; 4], __m128>(ti);
+            acc = _mm_add_ps(acc, _mm_mul_ps(_mm_set1_ps(wi), v));
+        }
+        std::mem::transmute::<__m128, [u32; 4]>(acc)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut sum = [0.0f32; 4];
+        for (ti, wi) in t.into_iter().zip(w) {
+            for (acc, c) in sum.iter_mut().zip(ti) {
+                *acc += wi * f32::from_bits(c);
+            }
+        }
+        sum.map(f32::to_bits)
+    }
 }
 
 /// The commonest sampled read, a linearly filtered 2D image whose addressing mode keeps
@@ -369,6 +586,13 @@ unsafe fn write_as(d: &ImageDescriptor, f: ImageFormat, idx: [i32; 3], color: Co
     if !d.inside(idx) {
         return;
     }
+    // (A colour of another class than the format's converts: the general path.)
+    if let Some(fast) = Fast::of(f).filter(|_| color.class() == f.channel_type.class()) {
+        let addr = (d.base + d.offset(idx)) as *mut u8;
+        // SAFETY: the texel lies inside the image's storage (checked above).
+        unsafe { fast.store(addr, lanes(color)) };
+        return;
+    }
     let mut px = [0u8; 16];
     let n = f.element_size();
     format::encode(f, color, &mut px[..n]);
@@ -454,23 +678,86 @@ extern "C" fn ferrite_image_sample(
 // The vectoriser's entry points (`workgroup/vector/image.rs`): `n` lanes a call, each
 // lane's coordinates and colour laid out component-major in the caller's stack slot
 // (the `n` first coordinates, then the `n` second ones, …), so that the generated code
-// stores and loads whole vectors. The lanes run in order, as the scalar loop would.
+// stores and loads whole vectors. The lanes run in order, as the scalar loop would. Rows
+// are read and written four lanes at a time: the generated code's 16-byte stores and
+// loads around the call then forward to and from whole 16-byte accesses (a 16-byte load
+// of four separately stored lanes waits for the stores to reach the cache).
 
+/// Rows of four lanes as four lanes of rows (a 4×4 transposition), in registers: built
+/// lane by lane on the stack, a row would be read back by one 16-byte load of four 4-byte
+/// stores, which cannot be forwarded and waits for them.
+#[inline]
+fn transpose4(r: [[u32; 4]; 4]) -> [[u32; 4]; 4] {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE2 is part of x86-64; the transmutes are between 16-byte plain values.
+    unsafe {
+        use std::arch::x86_64::*;
+        let v = r.map(|x| std::mem::transmute::<[u32; 4], __m128i>(x));
+        let (a, b) = (
+            _mm_unpacklo_epi32(v[0], v[1]),
+            _mm_unpacklo_epi32(v[2], v[3]),
+        );
+        let (c, d) = (
+            _mm_unpackhi_epi32(v[0], v[1]),
+            _mm_unpackhi_epi32(v[2], v[3]),
+        );
+        [
+            _mm_unpacklo_epi64(a, b),
+            _mm_unpackhi_epi64(a, b),
+            _mm_unpacklo_epi64(c, d),
+            _mm_unpackhi_epi64(c, d),
+        ]
+        .map(|x| std::mem::transmute::<__m128i, [u32; 4]>(x))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    std::array::from_fn(|i| std::array::from_fn(|j| r[j][i]))
+}
+
+/// Four lanes of each of the `rows` rows at lane `k` of a component-major slot.
+///
 /// # Safety
-/// `at` is valid for `3 * n` 32-bit reads.
-unsafe fn lane_coords<T: Copy>(at: i64, n: usize, k: usize) -> [T; 3] {
+/// `at` is valid for `rows * n` 32-bit reads and `k + 4 <= n`.
+unsafe fn rows4<T: Copy, const R: usize>(at: i64, n: usize, k: usize) -> [[T; 4]; R] {
     let p = at as *const T;
-    // SAFETY: per the caller; k < n.
+    // SAFETY: per the caller.
+    std::array::from_fn(|c| unsafe { p.add(c * n + k).cast::<[T; 4]>().read_unaligned() })
+}
+
+/// Lane `k` of each of the `R` rows of a component-major slot.
+///
+/// # Safety
+/// `at` is valid for `R * n` 32-bit reads and `k < n`.
+unsafe fn lane<T: Copy, const R: usize>(at: i64, n: usize, k: usize) -> [T; R] {
+    let p = at as *const T;
+    // SAFETY: per the caller.
     std::array::from_fn(|c| unsafe { *p.add(c * n + k) })
 }
 
+/// Colours for `n` lanes: `f` of each lane's three coordinates (of type `T`) at `coords`,
+/// stored component-major at `out`.
+///
 /// # Safety
-/// `out` is valid for `4 * n` 32-bit writes; `k < n`.
-unsafe fn put_lane(out: i64, n: usize, k: usize, c: Color) {
-    let p = out as *mut u32;
-    for (i, x) in lanes(c).into_iter().enumerate() {
-        // SAFETY: per the caller.
-        unsafe { *p.add(i * n + k) = x };
+/// `coords` is valid for `3n` 32-bit reads, `out` for `4n` 32-bit writes.
+unsafe fn colours<T: Copy>(coords: i64, out: i64, n: usize, mut f: impl FnMut([T; 3]) -> [u32; 4]) {
+    let o = out as *mut u32;
+    let mut k = 0;
+    while k + 4 <= n {
+        // SAFETY: per the caller; k + 4 <= n.
+        let c: [[T; 4]; 3] = unsafe { rows4(coords, n, k) };
+        let px: [[u32; 4]; 4] = std::array::from_fn(|j| f([c[0][j], c[1][j], c[2][j]]));
+        for (i, row) in transpose4(px).into_iter().enumerate() {
+            // SAFETY: per the caller.
+            unsafe { o.add(i * n + k).cast::<[u32; 4]>().write_unaligned(row) };
+        }
+        k += 4;
+    }
+    for k in k..n {
+        // SAFETY: per the caller; k < n.
+        let px = f(unsafe { lane(coords, n, k) });
+        for (i, x) in px.into_iter().enumerate() {
+            // SAFETY: per the caller.
+            unsafe { *o.add(i * n + k) = x };
+        }
     }
 }
 
@@ -480,8 +767,21 @@ extern "C" fn ferrite_image_read_lanes(desc: i64, coords: i64, out: i64, n: i32)
     // 3n and 4n 32-bit lanes (workgroup/vector/image.rs).
     unsafe {
         let d = descriptor(desc);
-        for k in 0..n {
-            put_lane(out, n, k, read(d, lane_coords(coords, n, k)));
+        match d.format() {
+            Some(f) => {
+                let edge = lanes(border(f));
+                match Fast::of(f) {
+                    Some(fast) => colours(coords, out, n, |idx: [i32; 3]| {
+                        if d.inside(idx) {
+                            fast.fetch((d.base + d.offset(idx)) as *const u8)
+                        } else {
+                            edge
+                        }
+                    }),
+                    None => colours(coords, out, n, |idx| lanes(read(d, idx))),
+                }
+            }
+            None => colours(coords, out, n, |_: [i32; 3]| [0; 4]),
         }
     }
     0
@@ -500,14 +800,24 @@ extern "C" fn ferrite_image_write_lanes(
     unsafe {
         let d = descriptor(desc);
         let Some(f) = d.format() else { return 0 };
-        let t = texels as *const u32;
-        for k in (0..n).filter(|k| active >> k & 1 != 0) {
-            let mut raw = [0u8; 16];
-            for (i, b) in raw.chunks_exact_mut(4).enumerate() {
-                b.copy_from_slice(&(*t.add(i * n + k)).to_ne_bytes());
+        let fast = Fast::of(f);
+        let class = f.channel_type.class();
+        let write = |idx: [i32; 3], l: [u32; 4]| match fast {
+            Some(fast) if d.inside(idx) => fast.store((d.base + d.offset(idx)) as *mut u8, l),
+            Some(_) => {}
+            None => write_as(d, f, idx, Color::from_lanes(class, l)),
+        };
+        let mut k = 0;
+        while k + 4 <= n {
+            let c: [[i32; 4]; 3] = rows4(coords, n, k);
+            let t = transpose4(rows4(texels, n, k));
+            for j in (0..4).filter(|j| active >> (k + j) & 1 != 0) {
+                write([c[0][j], c[1][j], c[2][j]], t[j]);
             }
-            let color = Color::from_bytes(f.channel_type.class(), &raw);
-            write_as(d, f, lane_coords(coords, n, k), color);
+            k += 4;
+        }
+        for k in (k..n).filter(|k| active >> k & 1 != 0) {
+            write(lane(coords, n, k), lane(texels, n, k));
         }
     }
     0
@@ -524,9 +834,9 @@ extern "C" fn ferrite_image_sample_lanes(
     // SAFETY: as for reads (float coordinates).
     unsafe {
         let d = descriptor(desc);
-        for k in 0..n {
-            let c = sample(d, sampler as u64, lane_coords(coords, n, k));
-            put_lane(out, n, k, c);
+        match Sampling::new(d, sampler as u64) {
+            Some(sm) => colours(coords, out, n, |c: [f32; 3]| sm.sample(c)),
+            None => colours(coords, out, n, |_: [f32; 3]| [0; 4]),
         }
     }
     0
@@ -774,5 +1084,95 @@ mod tests {
         }
         assert_eq!(&px[20..24], &[1, 2, 255, 4]);
         assert_eq!(px.iter().filter(|&&b| b != 0).count(), 4);
+    }
+
+    /// The formats moved without `Color` give the bits `format::decode`/`encode` give.
+    #[test]
+    fn fast_formats_convert_as_the_general_path() {
+        let rgba8 = ImageFormat {
+            order: ChannelOrder::Rgba,
+            channel_type: ChannelType::UnormInt8,
+        };
+        for b in 0..=255u8 {
+            let px = [b, 255 - b, b / 3, b ^ 0x5a];
+            // SAFETY: px is one texel of the format.
+            let fast = unsafe { Fast::Unorm8.fetch(px.as_ptr()) };
+            assert_eq!(fast, lanes(format::decode(rgba8, &px)), "{px:?}");
+        }
+        let mut x = -2.0f32;
+        let mut specials = vec![
+            f32::NAN,
+            -f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            -0.0,
+            0.0,
+        ];
+        // Ties of x · 255 (k + 0.5) round to even.
+        specials.extend((0..256).map(|k| (k as f32 + 0.5) / 255.0));
+        while x < 3.0 {
+            specials.push(x);
+            x += 0.000_37;
+        }
+        for c in specials.chunks(4).filter(|c| c.len() == 4) {
+            let color = Color::Float([c[0], c[1], c[2], c[3]]);
+            let mut want = [0u8; 4];
+            format::encode(rgba8, color, &mut want);
+            let mut got = [0u8; 4];
+            // SAFETY: got is one texel of the format.
+            unsafe { Fast::Unorm8.store(got.as_mut_ptr(), lanes(color)) };
+            assert_eq!(got, want, "{c:?}");
+        }
+    }
+
+    /// Sampling through `Sampling` (nearest and 2D linear fast paths included) gives the
+    /// general path's bits on an RGBA8 image, for every addressing mode.
+    #[test]
+    fn sampling_fast_paths_are_the_general_one() {
+        let (w, h) = (5i32, 3i32);
+        let px: Vec<u8> = (0..w * h * 4).map(|i| (i * 37 % 251) as u8).collect();
+        let d = ImageDescriptor {
+            base: px.as_ptr() as u64,
+            pitch: [4, 4 * w as u64, 0],
+            size: [w, h, 1],
+            spatial: 2,
+            layered: 0,
+            order: ChannelOrder::Rgba.spirv(),
+            channel_type: ChannelType::UnormInt8.spirv(),
+            elem_size: 4,
+        };
+        let f = d.format().unwrap();
+        let mut seed = 11u32;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            (seed % 20_000) as f32 / 1000.0 - 10.0
+        };
+        for addressing in [
+            ADDRESS_NONE,
+            ADDRESS_CLAMP_TO_EDGE,
+            ADDRESS_CLAMP,
+            ADDRESS_REPEAT,
+            ADDRESS_MIRRORED_REPEAT,
+        ] {
+            for normalized in [false, true] {
+                for linear in [false, true] {
+                    let s = sampler_bits(normalized, addressing, linear);
+                    let sm = Sampling::new(&d, s).unwrap();
+                    for _ in 0..1000 {
+                        let c = [next(), next(), 0.0];
+                        // SAFETY: d describes px, alive for the test.
+                        let (got, want) = unsafe {
+                            (
+                                sm.sample(c),
+                                lanes(sample_general(&d, f, normalized, addressing, linear, c)),
+                            )
+                        };
+                        assert_eq!(got, want, "{c:?} {addressing} {normalized} {linear}");
+                    }
+                }
+            }
+        }
     }
 }

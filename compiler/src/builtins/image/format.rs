@@ -367,6 +367,24 @@ impl Color {
         }
     }
 
+    /// A colour of `class` from four 32-bit lanes (float bits or integers).
+    #[inline]
+    pub fn from_lanes(class: ColorClass, l: [u32; 4]) -> Color {
+        match class {
+            ColorClass::Float => Color::Float(l.map(f32::from_bits)),
+            ColorClass::Int => Color::Int(l.map(|x| x as i32)),
+            ColorClass::Uint => Color::Uint(l),
+        }
+    }
+
+    pub fn class(self) -> ColorClass {
+        match self {
+            Color::Float(_) => ColorClass::Float,
+            Color::Int(_) => ColorClass::Int,
+            Color::Uint(_) => ColorClass::Uint,
+        }
+    }
+
     fn floats(self) -> [f32; 4] {
         match self {
             Color::Float(f) => f,
@@ -386,7 +404,8 @@ impl Color {
 }
 
 /// `convert_<T>_sat_rte(v)` into `[lo, hi]`; NaN becomes 0.
-fn sat_rte(v: f32, lo: f32, hi: f32) -> i64 {
+#[inline]
+pub(crate) fn sat_rte(v: f32, lo: f32, hi: f32) -> i64 {
     if v.is_nan() {
         return 0;
     }
