@@ -896,6 +896,46 @@ fn opencl_vector_types_as_components() {
 }
 
 #[test]
+fn float4_rows_kept_as_they_lie_in_memory() {
+    // Consecutive float4 / int4 loads and stores one per lane (vector/rows.rs): mad and
+    // fma, a uniform vector and a vector times a scalar on rows, a row meeting a varying
+    // vector (the columns), a component read from a row, an int4 index that wraps (the
+    // run-time test of a widened index) and int4 arithmetic.
+    let src = "kernel void rows(float a, global const float4 *x, global float4 *y,
+                                global const int4 *p, global int4 *q, global float *c,
+                                global float4 *z, int shift) {
+        int i = get_global_id(0);
+        float4 v = x[i];
+        float4 w = y[i];
+        y[i] = mad(a, v, w) + (float4)(1.0f, -2.0f, 0.5f, 8.0f) - v / 3.0f;
+        float4 m = fma(v, w, (float4)(a));
+        z[i + shift] = m * 0.25f;
+        float4 k = (float4)(i, 2 * i, -i, 0.5f * i);
+        c[i] = (m + k).y + v.w;
+        q[i] = p[i] + p[i] - (int4)(i, 1, 2, 3);
+    }";
+    let n = 23usize;
+    let bufs = vec![
+        floats(4 * n, 5),
+        floats(4 * n, 6),
+        floats(4 * n, 7),
+        vec![0; 4 * n],
+        vec![0; n],
+        vec![0; 4 * (n + 2)],
+    ];
+    // Arguments 1-6 are the buffers; a and shift are scalars.
+    differential(
+        src,
+        "rows",
+        &bufs,
+        &[1, 2, 3, 4, 5, 6],
+        &[(0, 1.5f32.to_bits()), (7, 2)],
+        [n as u64, 1],
+        [n as u64, 1],
+    );
+}
+
+#[test]
 fn histogram_of_chars_with_local_atomics_between_barriers() {
     let src = "kernel void histogram(global const uchar *in, global uint *bins, uint per_item) {
         local uint local_bins[64];

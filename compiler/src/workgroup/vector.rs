@@ -66,6 +66,7 @@ mod half;
 mod image;
 mod linear;
 mod narrow;
+mod rows;
 pub mod steps;
 mod subgroup;
 pub mod width;
@@ -409,6 +410,8 @@ struct VTx<'a, 'b, 'p, 'e> {
     /// Uniform mode: the loop headers whose branch stays in the loop when true and leaves
     /// it when false ([`exit_first_headers`]).
     exit_first: HashSet<Word>,
+    /// 4-vectors kept as one row per lane, as they lie in memory (`vector/rows.rs`).
+    rows: HashMap<Word, Vec<Value>>,
 }
 
 /// Whether `id` is computed from a varying value the loop does not change (`defs`: the
@@ -788,6 +791,7 @@ fn translate<'a, 'p, 'e>(
             None => exit_first_headers(plan),
             Some(_) => HashSet::new(),
         },
+        rows: HashMap::new(),
     };
     let mut it = inp.args.iter();
     for prm in &f.params {
@@ -1087,6 +1091,13 @@ impl VTx<'_, '_, '_, '_> {
     fn val(&mut self, id: Word) -> Result<V> {
         if let Some(v) = self.vals.get(&id) {
             return Ok(v.clone());
+        }
+        if let Some(r) = self.rows.get(&id).cloned() {
+            // Columns for a reader that needs them, made again in each block.
+            let v = self.columns_of(&r);
+            self.vals.insert(id, v.clone());
+            self.block_consts.push(id);
+            return Ok(v);
         }
         if let (Some((_, frame)), Some(frames)) = (self.steps, self.inp.frames) {
             if let Some(off) = frame.vars.get(&id) {
@@ -1609,6 +1620,9 @@ impl VTx<'_, '_, '_, '_> {
     /// is a vector gives its component (a scalar operand is used for every component), the
     /// result type is the element type, and the results make the vector.
     fn per_component(&mut self, inst: &Inst, rt: Word) -> Result<()> {
+        if self.rows_op(inst, rt)? {
+            return Ok(());
+        }
         let (elem, n) = self.vector_type(rt)?;
         let mut comps = Vec::with_capacity(n);
         for c in 0..n {
@@ -2083,6 +2097,12 @@ impl VTx<'_, '_, '_, '_> {
                 let pv = self.val(ptr)?;
                 self.refuse_unchecked_race(ptr)?;
                 let bytes = layout(p, rt)?.size;
+                if !half && n == 4 {
+                    if let Some(rows) = self.load_rows(&pv, n, lt)? {
+                        self.keep_rows(result_id(inst)?, rt, t, rows);
+                        return Ok(());
+                    }
+                }
                 let v = match (self.bounds_guard(ptr, &pv, bytes, false)?, pv) {
                     (None, pv) if half && n == 1 => match self.half_load_consecutive(&pv) {
                         Some(v) => return self.set(inst, t, v),
@@ -2104,6 +2124,13 @@ impl VTx<'_, '_, '_, '_> {
                     return Err(refuse("store"));
                 }
                 let val_id = op_id(inst, 1)?;
+                if self.rows.contains_key(&val_id) {
+                    let pv = self.val(ptr)?;
+                    self.refuse_unchecked_race(ptr)?;
+                    if self.store_rows(&pv, val_id)? {
+                        return Ok(());
+                    }
+                }
                 let mut t = self.ty(val_id)?;
                 let mut v = self.val(val_id)?;
                 let pv = self.val(ptr)?;
