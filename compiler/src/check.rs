@@ -437,22 +437,25 @@ fn dynamic_bounds(
         (None, a) => a,
     };
     Some(match nearest {
-        Some(a) if addr >= a.hi => format!(
-            "offset {} of {} ({} bytes; {} bytes past its end)",
-            addr.wrapping_sub(a.origin) as i64,
-            a.what,
-            a.hi - a.origin,
-            end - a.hi
-        ),
-        Some(a) => format!(
-            "offset {} of {} ({} bytes; {} bytes before its start)",
-            addr.wrapping_sub(a.origin) as i64,
-            a.what,
-            a.hi - a.origin,
-            a.lo - addr
-        ),
+        Some(a) => outside(addr, end, a),
         None => format!("address {addr:#x}, in no buffer the kernel was given"),
     })
+}
+
+/// Where the access `[addr, end)`, not inside argument `a`, lies: past its end (also when
+/// it starts inside and runs over the end) or before its start.
+fn outside(addr: u64, end: u64, a: &ArgRange) -> String {
+    let (n, side) = if addr >= a.lo {
+        (end.saturating_sub(a.hi), "past its end")
+    } else {
+        (a.lo - addr, "before its start")
+    };
+    format!(
+        "offset {} of {} ({} bytes; {n} bytes {side})",
+        addr.wrapping_sub(a.origin) as i64,
+        a.what,
+        a.hi - a.origin,
+    )
 }
 
 /// What JIT code reads of a worker's race-detector state ([`ferrite_check_shadow`]).
@@ -637,7 +640,31 @@ pub(crate) fn symbols() -> [(&'static str, *const u8); 4] {
 
 #[cfg(test)]
 mod tests {
-    use super::Mode;
+    use super::{outside, ArgRange, Mode};
+
+    /// A read that starts inside a buffer and runs over its end is past the end (it
+    /// was reported as a wrapped number of bytes "before its start").
+    #[test]
+    fn accesses_outside_an_argument() {
+        let a = ArgRange {
+            lo: 1000,
+            hi: 1006,
+            origin: 1000,
+            what: "argument #1".into(),
+        };
+        assert_eq!(
+            outside(1004, 1008, &a),
+            "offset 4 of argument #1 (6 bytes; 2 bytes past its end)"
+        );
+        assert_eq!(
+            outside(1010, 1014, &a),
+            "offset 10 of argument #1 (6 bytes; 8 bytes past its end)"
+        );
+        assert_eq!(
+            outside(996, 1000, &a),
+            "offset -4 of argument #1 (6 bytes; 4 bytes before its start)"
+        );
+    }
 
     #[test]
     fn parse_modes() {
