@@ -911,6 +911,14 @@ mod tests {
         (px, d)
     }
 
+    /// A pseudo-random coordinate in [-10, 10) (xorshift), for the paths' comparisons.
+    fn coordinate(seed: &mut u32) -> f32 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 17;
+        *seed ^= *seed << 5;
+        (*seed % 20_000) as f32 / 1000.0 - 10.0
+    }
+
     fn red(c: Color) -> f32 {
         match c {
             Color::Float(v) => v[0],
@@ -952,12 +960,7 @@ mod tests {
         let (_px, d) = image();
         let f = d.format().unwrap();
         let mut seed = 7u32;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            (seed % 20_000) as f32 / 1000.0 - 10.0
-        };
+        let mut next = || coordinate(&mut seed);
         for addressing in [
             ADDRESS_NONE,
             ADDRESS_CLAMP_TO_EDGE,
@@ -1143,12 +1146,7 @@ mod tests {
         };
         let f = d.format().unwrap();
         let mut seed = 11u32;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            (seed % 20_000) as f32 / 1000.0 - 10.0
-        };
+        let mut next = || coordinate(&mut seed);
         for addressing in [
             ADDRESS_NONE,
             ADDRESS_CLAMP_TO_EDGE,
