@@ -119,14 +119,14 @@ impl VTx<'_, '_, '_, '_> {
             V::Comp(c) => c,
             v => vec![v],
         };
-        let uniform_texel = texel.iter().all(|c| matches!(c, V::U(_)));
-        let coords = self.image_coords(op_id(inst, 1)?, false)?;
-        // A varying colour to a uniform pixel: every lane writes, the last one wins.
-        let coords = if coords.n == 1 && !uniform_texel {
-            self.image_coords_n(op_id(inst, 1)?, false, self.w)?
-        } else {
-            coords
+        // One lane when the pixel and the colour are both uniform; a varying colour to a
+        // uniform pixel is written by every lane (the last one wins).
+        let coord_id = op_id(inst, 1)?;
+        let n = match self.uniform(coord_id)? && texel.iter().all(|c| matches!(c, V::U(_))) {
+            true => 1,
+            false => self.w,
         };
+        let coords = self.image_coords_n(coord_id, false, n)?;
         let out = self.color_slot(coords.n);
         for (k, c) in texel.iter().take(4).enumerate() {
             self.spill(c, t, &out, k)?;
@@ -163,12 +163,16 @@ impl VTx<'_, '_, '_, '_> {
     /// Coordinates `id` (up to three components; missing ones 0) in a new slot: `i32`,
     /// or `f32` when `float` (integers converted); one lane when all are uniform.
     fn image_coords(&mut self, id: Word, float: bool) -> Result<Lanes> {
-        let uniform = match self.val(id)? {
+        let n = if self.uniform(id)? { 1 } else { self.w };
+        self.image_coords_n(id, float, n)
+    }
+
+    /// Whether every component of `id` is the same in every lane.
+    fn uniform(&mut self, id: Word) -> Result<bool> {
+        Ok(match self.val(id)? {
             V::Comp(c) => c.iter().all(|x| matches!(x, V::U(_))),
             v => matches!(v, V::U(_)),
-        };
-        let n = if uniform { 1 } else { self.w };
-        self.image_coords_n(id, float, n)
+        })
     }
 
     fn image_coords_n(&mut self, id: Word, float: bool, n: usize) -> Result<Lanes> {

@@ -229,7 +229,8 @@ impl VTx<'_, '_, '_, '_> {
             };
             operands.push(vec![row; self.w]);
         }
-        if operands.len() != ids.len() || !ids.iter().any(|id| self.rows.contains_key(id)) {
+        // (Each id gave one operand or returned above.)
+        if !ids.iter().any(|id| self.rows.contains_key(id)) {
             return Ok(false);
         }
         if ext.is_some() && operands.len() != 3 {
