@@ -935,6 +935,56 @@ fn float4_rows_kept_as_they_lie_in_memory() {
     );
 }
 
+/// Local atomics under a divergent branch: a plain load-op-store that every lane runs
+/// when all are active and inactive lanes run on a spare slot otherwise; each returns the
+/// value before it, in lane order, and a masked gather and scatter beside them have lanes
+/// whose addresses lie far outside their buffers.
+#[test]
+fn local_atomics_and_gathers_under_partial_masks() {
+    let src = "kernel void partial(global const uint *a, global uint *old, global uint *out,
+                               uint n) {
+        local uint bins[16];
+        local uint count;
+        uint l = get_local_id(0);
+        if (l < 16) bins[l] = l;
+        if (l == 0) count = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint i = get_global_id(0);
+        uint v = a[i];
+        if (v % 3 != 0) {
+            old[i] = atomic_add(&bins[v % 8], v);
+            if (v & 4) atomic_inc(&count);
+        } else {
+            old[i] = atomic_xchg(&bins[8 + v % 8], i) + a[(v * 2654435761u) % n];
+        }
+        if (v % 5 == 0) old[i] += a[i * 100000u];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint g = get_group_id(0) * 17;
+        if (l < 16) out[g + l] = bins[l];
+        if (l == 16) out[g + 16] = count;
+    }";
+    let n = 96usize;
+    // Lanes with v % 5 == 0 are those with i == 0 only: the others' `a[i * 100000]`
+    // lies far past the buffer and must not be read.
+    let a: Vec<u32> = (0..n as u32)
+        .map(|i| match (i * 37 + 11) % 1000 {
+            _ if i == 0 => 0,
+            v if v % 5 == 0 => v + 1,
+            v => v,
+        })
+        .collect();
+    let bufs = vec![a, vec![0; n], vec![0; 17 * (n / 32)]];
+    differential(
+        src,
+        "partial",
+        &bufs,
+        &[0, 1, 2],
+        &[(3, n as u32)],
+        [n as u64, 1],
+        [32, 1],
+    );
+}
+
 #[test]
 fn histogram_of_chars_with_local_atomics_between_barriers() {
     let src = "kernel void histogram(global const uchar *in, global uint *bins, uint per_item) {

@@ -1512,8 +1512,10 @@ impl VTx<'_, '_, '_, '_> {
         Ok(())
     }
 
-    /// An atomic operation per lane, in lane order (only active lanes under a mask), as
-    /// the scalar translator lowers it (`codegen/atomic.rs`, `memory_model.rs`).
+    /// An atomic operation per lane, in lane order, as the scalar translator lowers it
+    /// (`codegen/atomic.rs`, `memory_model.rs`). Under a mask, a locked one runs for the
+    /// active lanes only (a branch per lane); a plain one (private and local memory) for
+    /// every lane, an inactive lane's on a spare slot.
     fn atomic(&mut self, inst: &Instruction) -> Result<()> {
         use crate::codegen::atomic::{
             atomic_load, atomic_store, cas, float_rmw, float_rmw_op, rmw, rmw_op,
@@ -1562,38 +1564,68 @@ impl VTx<'_, '_, '_, '_> {
         } else {
             None
         };
-        let mask = self.mask;
-        let mut out = vec![addr[0]; self.w];
-        for k in 0..self.w {
-            let run = |s: &mut Self| -> Result<Option<Value>> {
-                Ok(match (op, &operand) {
-                    (Op::AtomicLoad, _) => Some(atomic_load(s.b, lowering, t, addr[k])),
-                    (Op::AtomicStore, Some(v)) => {
-                        atomic_store(s.b, lowering, v[k], addr[k]);
-                        None
-                    }
-                    (_, Some(v)) if float_op.is_some() => {
-                        let fop = float_op.ok_or_else(|| refuse("float atomic"))?;
-                        Some(float_rmw(s.b, lowering, fop, t, addr[k], v[k]))
-                    }
-                    (_, Some(v)) if is_cas => {
-                        let c = comparator.as_ref().ok_or_else(|| refuse("comparator"))?;
-                        Some(cas(s.b, lowering, t, addr[k], c[k], v[k]))
-                    }
-                    (_, Some(v)) => {
-                        let rop = rmw_op(op).ok_or_else(|| refuse(format!("Op{op:?}")))?;
-                        Some(rmw(s.b, lowering, rop, t, addr[k], v[k]))
-                    }
-                    _ => return Err(refuse(format!("Op{op:?}"))),
-                })
-            };
-            match mask {
-                None => {
-                    if let Some(r) = run(self)? {
-                        out[k] = r;
-                    }
+        // One lane's operation at address `a`.
+        let run = |s: &mut Self, k: usize, a: Value| -> Result<Value> {
+            Ok(match (op, &operand) {
+                (Op::AtomicLoad, _) => atomic_load(s.b, lowering, t, a),
+                (Op::AtomicStore, Some(v)) => {
+                    atomic_store(s.b, lowering, v[k], a);
+                    zero_of(s.b, t)
                 }
-                Some(m) => {
+                (_, Some(v)) if float_op.is_some() => {
+                    let fop = float_op.ok_or_else(|| refuse("float atomic"))?;
+                    float_rmw(s.b, lowering, fop, t, a, v[k])
+                }
+                (_, Some(v)) if is_cas => {
+                    let c = comparator.as_ref().ok_or_else(|| refuse("comparator"))?;
+                    cas(s.b, lowering, t, a, c[k], v[k])
+                }
+                (_, Some(v)) => {
+                    let rop = rmw_op(op).ok_or_else(|| refuse(format!("Op{op:?}")))?;
+                    rmw(s.b, lowering, rop, t, a, v[k])
+                }
+                _ => return Err(refuse(format!("Op{op:?}"))),
+            })
+        };
+        let mut out = Vec::with_capacity(self.w);
+        match self.mask {
+            None => {
+                for (k, a) in addr.iter().enumerate() {
+                    out.push(run(self, k, *a)?);
+                }
+            }
+            Some(m) if lowering == crate::memory_model::AtomicLowering::Plain => {
+                // A plain load-op-store: every lane runs it when all are active, else
+                // each inactive lane on a spare slot (no branch per lane either way).
+                let (all, some, join) = (
+                    self.b.create_block(),
+                    self.b.create_block(),
+                    self.b.create_block(),
+                );
+                let full = self.b.ins().vall_true(m);
+                self.b.ins().brif(full, all, &[], some, &[]);
+                for (blk, spare) in [(all, false), (some, true)] {
+                    self.b.switch_to_block(blk);
+                    let addr = if spare {
+                        let spare = self.spare_addr();
+                        self.active_or(&addr, m, spare)
+                    } else {
+                        addr.clone()
+                    };
+                    let mut args = Vec::with_capacity(self.w);
+                    for (k, a) in addr.iter().enumerate() {
+                        args.push(BlockArg::Value(run(self, k, *a)?));
+                    }
+                    self.b.ins().jump(join, &args);
+                }
+                self.b.switch_to_block(join);
+                out = (0..self.w)
+                    .map(|_| self.b.append_block_param(join, t))
+                    .collect();
+            }
+            Some(m) => {
+                // Only the active lanes, in lane order.
+                for (k, a) in addr.iter().enumerate() {
                     let (on_blk, next) = (self.b.create_block(), self.b.create_block());
                     let x = self.b.append_block_param(next, t);
                     let on = self.b.ins().extractlane(m, k as u8);
@@ -1602,10 +1634,10 @@ impl VTx<'_, '_, '_, '_> {
                         .ins()
                         .brif(on, on_blk, &[], next, &[BlockArg::Value(z)]);
                     self.b.switch_to_block(on_blk);
-                    let r = run(self)?.unwrap_or(z);
+                    let r = run(self, k, *a)?;
                     self.b.ins().jump(next, &[BlockArg::Value(r)]);
                     self.b.switch_to_block(next);
-                    out[k] = x;
+                    out.push(x);
                 }
             }
         }

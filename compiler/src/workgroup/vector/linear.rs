@@ -14,9 +14,10 @@
 //! irreducible control flow, are refused.
 //!
 //! Memory under a mask: a load or store runs as one vector access (or the unmasked lane
-//! by lane access) when all four lanes are active, else lane by lane, each lane only if
-//! active (an inactive lane's address may be out of bounds: `if (i < n) a[i] = …`); a load
-//! through a uniform pointer runs if any lane is active. Everything else computes every
+//! by lane access) when all lanes are active, else lane by lane if any is, an inactive
+//! lane reading zeros or writing a spare slot instead of its own address (which may be out
+//! of bounds: `if (i < n) a[i] = …`); a load through a uniform pointer runs if any lane is
+//! active. Everything else computes every
 //! lane: the operations the vectoriser takes cannot trap.
 
 use super::{refuse, scalar_ty, vec_of, zero_of, Repr, VTx, V};
@@ -25,7 +26,9 @@ use crate::analysis::uniformity::Shape;
 use crate::codegen::Result;
 use crate::spirv::{op_id, result_id, result_type};
 use crate::CompileError;
-use cranelift_codegen::ir::{self, condcodes::IntCC, BlockArg, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{
+    self, condcodes::IntCC, types, BlockArg, InstBuilder, MemFlagsData, Value,
+};
 use cranelift_frontend::Variable;
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{Op, Word};
@@ -60,7 +63,12 @@ pub struct State {
     headers: HashSet<usize>,
     /// All ones.
     full: Option<Value>,
+    /// Where an inactive lane's store goes (16 bytes, made at the first masked store).
+    spare: Option<ir::StackSlot>,
 }
+
+/// What an inactive lane's load reads: zeros, for any scalar type.
+static ZEROS: [u64; 2] = [0; 2];
 
 impl VTx<'_, '_, '_, '_> {
     /// Translate the whole kernel in masked mode from the current block; returns with the
@@ -710,8 +718,8 @@ impl VTx<'_, '_, '_, '_> {
         Err(refuse(format!("type of %{id}")))
     }
 
-    /// A load under mask `m`: the unmasked access when all lanes are active, else each
-    /// active lane alone (inactive lanes read zero); through a uniform pointer, one load
+    /// A load under mask `m`: the unmasked access when all lanes are active, else lane
+    /// by lane, inactive lanes reading zeros; through a uniform pointer, one load
     /// if any lane is active.
     pub(super) fn load_masked(&mut self, pv: V, t: ir::Type, m: Value) -> Result<V> {
         let flags = MemFlagsData::new();
@@ -758,20 +766,14 @@ impl VTx<'_, '_, '_, '_> {
         let zeros = self.join_args(&V::U(z), t)?;
         self.b.ins().brif(any, some, &[], join, &zeros);
         self.b.switch_to_block(some);
+        // Each lane loads, an inactive one from zeros: no branch per lane.
         let addr = self.lanes(&pv)?;
-        let mut l = vec![addr[0]; self.w];
-        for k in 0..self.w {
-            let (ld, next) = (self.b.create_block(), self.b.create_block());
-            let x = self.b.append_block_param(next, t);
-            let on = self.b.ins().extractlane(m, k as u8);
-            let z = zero_of(self.b, t);
-            self.b.ins().brif(on, ld, &[], next, &[BlockArg::Value(z)]);
-            self.b.switch_to_block(ld);
-            let v = self.b.ins().load(t, flags, addr[k], 0);
-            self.b.ins().jump(next, &[BlockArg::Value(v)]);
-            self.b.switch_to_block(next);
-            l[k] = x;
-        }
+        let zeros = self.b.ins().iconst(types::I64, ZEROS.as_ptr() as i64);
+        let addr = self.active_or(&addr, m, zeros);
+        let l: Vec<Value> = addr
+            .iter()
+            .map(|a| self.b.ins().load(t, flags, *a, 0))
+            .collect();
         let g = self.gathered(t, l);
         let args = self.join_args(&g, t)?;
         self.b.ins().jump(join, &args);
@@ -782,6 +784,33 @@ impl VTx<'_, '_, '_, '_> {
         })
     }
 
+    /// The address of a 16-byte slot an inactive lane's store goes to.
+    pub(super) fn spare_addr(&mut self) -> Value {
+        let slot = match self.lin.spare {
+            Some(s) => s,
+            None => {
+                let s = self.b.create_sized_stack_slot(ir::StackSlotData::new(
+                    ir::StackSlotKind::ExplicitSlot,
+                    16,
+                    4,
+                ));
+                self.lin.spare = Some(s);
+                s
+            }
+        };
+        self.b.ins().stack_addr(types::I64, slot, 0)
+    }
+
+    /// Each lane's address where the lane is active under `m`, else `spare`.
+    pub(super) fn active_or(&mut self, addr: &[Value], m: Value, spare: Value) -> Vec<Value> {
+        (0..self.w)
+            .map(|k| {
+                let on = self.b.ins().extractlane(m, k as u8);
+                self.b.ins().select(on, addr[k], spare)
+            })
+            .collect()
+    }
+
     fn join_args(&mut self, v: &V, t: ir::Type) -> Result<Vec<BlockArg>> {
         let vals = match vec_of(t) {
             Some(_) => self.vector(v, t)?,
@@ -790,8 +819,8 @@ impl VTx<'_, '_, '_, '_> {
         Ok(vals.into_iter().map(BlockArg::Value).collect())
     }
 
-    /// A store under mask `m`: the unmasked store when all lanes are active, else each
-    /// active lane alone, in lane order.
+    /// A store under mask `m`: the unmasked store when all lanes are active, else lane
+    /// by lane in lane order, inactive lanes writing a spare slot.
     pub(super) fn store_masked(&mut self, pv: &V, v: &V, t: ir::Type, m: Value) -> Result<()> {
         if Some(m) == self.lin.full {
             return self.store(pv, v, t);
@@ -812,16 +841,14 @@ impl VTx<'_, '_, '_, '_> {
         let any = self.b.ins().vany_true(m);
         self.b.ins().brif(any, some, &[], join, &[]);
         self.b.switch_to_block(some);
+        // Each lane stores, in lane order, an inactive one into a spare slot: no branch
+        // per lane.
         let addr = self.lanes(pv)?;
         let l = self.lanes(v)?;
-        for k in 0..self.w {
-            let (st, next) = (self.b.create_block(), self.b.create_block());
-            let on = self.b.ins().extractlane(m, k as u8);
-            self.b.ins().brif(on, st, &[], next, &[]);
-            self.b.switch_to_block(st);
-            self.b.ins().store(flags, l[k], addr[k], 0);
-            self.b.ins().jump(next, &[]);
-            self.b.switch_to_block(next);
+        let spare = self.spare_addr();
+        let addr = self.active_or(&addr, m, spare);
+        for (x, a) in l.iter().zip(&addr) {
+            self.b.ins().store(flags, *x, *a, 0);
         }
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(join);
