@@ -5,7 +5,8 @@
 //!
 //! Prints one line per distinct error (with a count and the first file that showed it), then
 //! totals; then how the built kernels run: how many got each vector width, and each reason a
-//! kernel stayed scalar with its count. Exits 1 if any module failed.
+//! kernel stayed scalar with its count. Exits 1 if any module failed. With `--slowest N`
+//! first, also the N modules that took longest to build, with their times.
 
 use ferrite_compiler::{Handler, Module};
 use std::collections::BTreeMap;
@@ -46,9 +47,16 @@ fn shape(e: &str) -> String {
 
 fn main() {
     let mut paths = Vec::new();
-    for a in std::env::args().skip(1) {
+    let mut args = std::env::args().skip(1).peekable();
+    let mut slowest = 0;
+    if args.peek().map(String::as_str) == Some("--slowest") {
+        args.next();
+        slowest = args.next().and_then(|n| n.parse().ok()).unwrap_or(20);
+    }
+    for a in args {
         files(Path::new(&a), &mut paths);
     }
+    let mut times = Vec::new();
     paths.sort();
     let (mut ok, mut kernels) = (0usize, 0usize);
     let mut failures: BTreeMap<String, (usize, PathBuf, String)> = BTreeMap::new();
@@ -58,7 +66,10 @@ fn main() {
         let Ok(bytes) = std::fs::read(p) else {
             continue;
         };
-        match compile(&bytes) {
+        let start = std::time::Instant::now();
+        let built = compile(&bytes);
+        times.push((start.elapsed(), p.clone()));
+        match built {
             Ok(handlers) => {
                 ok += 1;
                 kernels += handlers.len();
@@ -92,6 +103,10 @@ fn main() {
     reasons.sort_by_key(|r| std::cmp::Reverse(r.1 .0));
     for (why, (n, first)) in reasons.iter().take(25) {
         println!("{n:6}  {}  scalar: {why}", first.display());
+    }
+    times.sort_by_key(|t| std::cmp::Reverse(t.0));
+    for (t, p) in times.iter().take(slowest) {
+        println!("{:9.1} ms  {}", t.as_secs_f64() * 1e3, p.display());
     }
     if failed > 0 {
         std::process::exit(1);
