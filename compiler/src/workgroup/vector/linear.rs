@@ -820,12 +820,25 @@ impl VTx<'_, '_, '_, '_> {
     }
 
     /// A store under mask `m`: the unmasked store when all lanes are active, else lane
-    /// by lane in lane order, inactive lanes writing a spare slot.
+    /// by lane in lane order, inactive lanes writing a spare slot; a uniform value through
+    /// a uniform pointer, one store if any lane is active.
     pub(super) fn store_masked(&mut self, pv: &V, v: &V, t: ir::Type, m: Value) -> Result<()> {
         if Some(m) == self.lin.full {
             return self.store(pv, v, t);
         }
         let flags = MemFlagsData::new();
+        if let (V::U(a), V::U(x)) = (pv, v) {
+            // Every lane stores the same value at the same place: one store if any lane
+            // is active (`if (l == 0) out[g] = x;`).
+            let (st, join) = (self.b.create_block(), self.b.create_block());
+            let any = self.b.ins().vany_true(m);
+            self.b.ins().brif(any, st, &[], join, &[]);
+            self.b.switch_to_block(st);
+            self.b.ins().store(flags, *x, *a, 0);
+            self.b.ins().jump(join, &[]);
+            self.b.switch_to_block(join);
+            return Ok(());
+        }
         let (fast, slow, join) = (
             self.b.create_block(),
             self.b.create_block(),
