@@ -16,6 +16,7 @@
 pub mod buffer;
 pub mod image;
 pub mod intel_usm;
+pub mod ipc;
 pub mod pages;
 pub mod rect;
 pub mod svm;

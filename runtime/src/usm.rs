@@ -56,6 +56,9 @@ pub struct Allocation {
     pub device: usize,
     /// The allocation flags the application gave (`CL_MEM_ALLOC_FLAGS_INTEL`), as given.
     pub flags: u64,
+    /// On pages of its own (`mem::pages::alloc_pages`, or a mapping of another
+    /// allocation's shared pages): what `mem::ipc` can share with another process.
+    pub pages: bool,
 }
 
 /// What `clSVMAlloc` was asked for (validated by the front end).
@@ -98,6 +101,47 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 /// otherwise a power of two; never less than the default).
 pub fn alloc(kind: UsmKind, size: usize, align: usize, owner: usize) -> Result<Allocation> {
     alloc_with(kind, size, align, owner, None, 0, 0)
+}
+
+/// [`alloc`] on pages of its own, which another process can map ([`crate::mem::ipc`]),
+/// when `align` is at most a page (else as [`alloc`]): Level-Zero's allocations.
+pub fn alloc_shareable(
+    kind: UsmKind,
+    size: usize,
+    align: usize,
+    owner: usize,
+) -> Result<Allocation> {
+    if size == 0 || align > crate::mem::pages::PAGE_BYTES {
+        return alloc(kind, size, align, owner);
+    }
+    if align != 0 && !align.is_power_of_two() {
+        return Err(Error::InvalidValue("alignment is not a power of two"));
+    }
+    let ptr = crate::mem::pages::alloc_pages(size);
+    if ptr.is_null() {
+        return Err(Error::MemObjectAllocationFailure { size });
+    }
+    Ok(record(ptr as usize, size, kind, owner))
+}
+
+/// Record `size` bytes at `base`, on pages of their own that the caller mapped and
+/// counted with `mem::pages::reserve_pages` (an allocation another process shared), as an
+/// allocation of `owner`; [`free`] unmaps them.
+pub fn record(base: usize, size: usize, kind: UsmKind, owner: usize) -> Allocation {
+    let a = Allocation {
+        base,
+        size,
+        align: crate::mem::pages::PAGE_BYTES,
+        kind,
+        owner,
+        id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+        svm: None,
+        device: 0,
+        flags: 0,
+        pages: true,
+    };
+    MAP.write().insert(a.base, a);
+    a
 }
 
 /// [`alloc`] recording the device it is for and the application's allocation flags
@@ -151,6 +195,7 @@ fn alloc_with(
         svm,
         device,
         flags,
+        pages: false,
     };
     MAP.write().insert(a.base, a);
     Ok(a)
@@ -174,7 +219,13 @@ pub fn free_if(base: usize, pred: impl FnOnce(&Allocation) -> bool) -> Result<Al
         }
     }
     .ok_or(Error::InvalidValue("not the base of a live allocation"))?;
-    if let Some(layout) = a.layout() {
+    if a.pages {
+        crate::mem::ipc::forget(a.base);
+        // SAFETY: `a` was in the map with `pages`, so `base` starts a mapping of `size`
+        // bytes made by `pages::alloc_pages` or counted by `pages::reserve_pages`, not
+        // freed yet: we just removed the only record of it under the write lock.
+        unsafe { crate::mem::pages::free_pages(a.base as *mut u8, a.size) };
+    } else if let Some(layout) = a.layout() {
         // SAFETY: `a` was in the map, so `base` came from `pages::alloc_zeroed` with this
         // layout (same size and alignment) and has not been freed: we just removed the only
         // record of it under the write lock.

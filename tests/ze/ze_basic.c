@@ -14,7 +14,7 @@ static void test_driver(env_t *env) {
 
     ze_driver_ipc_properties_t ipc = {.stype = ZE_STRUCTURE_TYPE_DRIVER_IPC_PROPERTIES};
     EXPECT_OK(zeDriverGetIpcProperties(env->driver, &ipc));
-    EXPECT(ipc.flags == 0);
+    EXPECT(ipc.flags == ZE_IPC_PROPERTY_FLAG_MEMORY);
 
     uint32_t n = 0;
     EXPECT_OK(zeDriverGetExtensionProperties(env->driver, &n, NULL));
@@ -145,9 +145,9 @@ static void test_device(env_t *env) {
     EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
                   zeDeviceGetProperties(env->device, NULL));
     /* Not implemented: a real function that says so. */
-    ze_ipc_mem_handle_t ipc;
+    ze_ipc_event_pool_handle_t pool_ipc;
     EXPECT_RESULT(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
-                  zeMemGetIpcHandle(env->context, &ipc, &ipc));
+                  zeEventPoolGetIpcHandle(NULL, &pool_ipc));
 }
 
 static void test_memory(env_t *env) {
@@ -272,7 +272,85 @@ static void test_context(env_t *env) {
     EXPECT_OK(zeContextDestroy(c));
 }
 
-int main(void) {
+/* The child half of test_ipc: a fresh process (this program run again) opens the
+ * handle given in hex, checks the parent's bytes, writes its own and closes it. */
+static int ipc_child(const char *hex) {
+    argv0 = "ze_basic (IPC child)";
+    env_t env = {0};
+    REQUIRE_OK(env_init(&env));
+    ze_ipc_mem_handle_t h;
+    for (int i = 0; i < ZE_MAX_IPC_HANDLE_SIZE; i++) {
+        unsigned b = 0;
+        if (sscanf(hex + 2 * i, "%2x", &b) != 1) return 2;
+        h.data[i] = (char)b;
+    }
+    unsigned char *p = NULL;
+    REQUIRE_OK(zeMemOpenIpcHandle(env.context, env.device, h, 0, (void **)&p));
+    EXPECT(p && p[0] == 0x5a && p[9999] == 0xa5);
+    p[1] = 0x11;
+    p[9998] = 0x22;
+    EXPECT_OK(zeMemCloseIpcHandle(env.context, p));
+    EXPECT_OK(zeContextDestroy(env.context));
+    return report(argv0);
+}
+
+/* IPC memory handles: shared with this process and, through a handle passed as text,
+ * with another process, both ways; bad handles and pointers are refused. */
+static void test_ipc(env_t *env, const char *self) {
+    ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+    unsigned char *m = NULL;
+    EXPECT_OK(zeMemAllocHost(env->context, &hd, 10000, 0, (void **)&m));
+    if (!m) return;
+    m[0] = 0x5a;
+    m[9999] = 0xa5;
+    ze_ipc_mem_handle_t h;
+    EXPECT_OK(zeMemGetIpcHandle(env->context, m, &h));
+    EXPECT(m[0] == 0x5a && m[9999] == 0xa5);
+
+    /* The same process: a second mapping of the same pages. */
+    unsigned char *q = NULL;
+    EXPECT_OK(zeMemOpenIpcHandle(env->context, env->device, h, 0, (void **)&q));
+    EXPECT(q && q != m && q[9999] == 0xa5);
+    if (q) {
+        q[5] = 0x33;
+        EXPECT(m[5] == 0x33);
+        EXPECT_OK(zeMemCloseIpcHandle(env->context, q));
+    }
+
+    /* Another process. */
+    char cmd[4096], hex[2 * ZE_MAX_IPC_HANDLE_SIZE + 1];
+    for (int i = 0; i < ZE_MAX_IPC_HANDLE_SIZE; i++)
+        sprintf(hex + 2 * i, "%02x", (unsigned char)h.data[i]);
+    snprintf(cmd, sizeof cmd, "'%s' --ipc-child %s", self, hex);
+    EXPECT(system(cmd) == 0);
+    EXPECT(m[1] == 0x11 && m[9998] == 0x22);
+
+    /* Errors. */
+    int local = 0;
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+                  zeMemGetIpcHandle(env->context, NULL, &h));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+                  zeMemGetIpcHandle(env->context, m, NULL));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  zeMemGetIpcHandle(env->context, &local, &h));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zeMemGetIpcHandle(NULL, m, &h));
+    ze_ipc_mem_handle_t junk;
+    memset(&junk, 0, sizeof junk);
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  zeMemOpenIpcHandle(env->context, env->device, junk, 0, (void **)&q));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ENUMERATION,
+                  zeMemOpenIpcHandle(env->context, env->device, h, 4, (void **)&q));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+                  zeMemOpenIpcHandle(env->context, env->device, h, 0, NULL));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeMemCloseIpcHandle(env->context, &local));
+    EXPECT_OK(zeMemFree(env->context, m));
+    /* The allocation is gone: its handle no longer opens in this process. */
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  zeMemOpenIpcHandle(env->context, env->device, h, 0, (void **)&q));
+}
+
+int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "--ipc-child") == 0) return ipc_child(argv[2]);
     argv0 = "ze_basic";
     env_t env = {0};
     REQUIRE_OK(env_init(&env));
@@ -280,6 +358,7 @@ int main(void) {
     test_device(&env);
     test_context(&env);
     test_memory(&env);
+    test_ipc(&env, argv[0]);
     EXPECT_OK(zeContextDestroy(env.context));
     return report(argv0);
 }

@@ -273,9 +273,9 @@ ddi_tables! {
         pfnFree (1, 0) zeMemFree(ze_context_handle_t, *mut ::core::ffi::c_void) => mem::zeMemFree;
         pfnGetAllocProperties (1, 0) zeMemGetAllocProperties(ze_context_handle_t, *const ::core::ffi::c_void, *mut ze_memory_allocation_properties_t, *mut ze_device_handle_t) => mem::zeMemGetAllocProperties;
         pfnGetAddressRange (1, 0) zeMemGetAddressRange(ze_context_handle_t, *const ::core::ffi::c_void, *mut *mut ::core::ffi::c_void, *mut usize) => mem::zeMemGetAddressRange;
-        pfnGetIpcHandle (1, 0) zeMemGetIpcHandle(ze_context_handle_t, *const ::core::ffi::c_void, *mut ze_ipc_mem_handle_t);
-        pfnOpenIpcHandle (1, 0) zeMemOpenIpcHandle(ze_context_handle_t, ze_device_handle_t, ze_ipc_mem_handle_t, ze_ipc_memory_flags_t, *mut *mut ::core::ffi::c_void);
-        pfnCloseIpcHandle (1, 0) zeMemCloseIpcHandle(ze_context_handle_t, *const ::core::ffi::c_void);
+        pfnGetIpcHandle (1, 0) zeMemGetIpcHandle(ze_context_handle_t, *const ::core::ffi::c_void, *mut ze_ipc_mem_handle_t) => mem::zeMemGetIpcHandle;
+        pfnOpenIpcHandle (1, 0) zeMemOpenIpcHandle(ze_context_handle_t, ze_device_handle_t, ze_ipc_mem_handle_t, ze_ipc_memory_flags_t, *mut *mut ::core::ffi::c_void) => mem::zeMemOpenIpcHandle;
+        pfnCloseIpcHandle (1, 0) zeMemCloseIpcHandle(ze_context_handle_t, *const ::core::ffi::c_void) => mem::zeMemCloseIpcHandle;
         pfnFreeExt (1, 3) zeMemFreeExt(ze_context_handle_t, *const ze_memory_free_ext_desc_t, *mut ::core::ffi::c_void) => mem::zeMemFreeExt;
     }
     zeGetVirtualMemProcAddrTable(ze_virtual_mem_dditable_t) {

@@ -105,8 +105,8 @@ pub(super) unsafe extern "C" fn zeDriverGetIpcProperties(
         get(h_driver)?;
         // SAFETY: `props` is NULL or the application's struct (API contract).
         let p = unsafe { output(props)? };
-        // No IPC: memory and events stay in the process.
-        p.flags = 0;
+        // Memory can be shared with another process (`mem/ipc.rs`); events cannot.
+        p.flags = ZE_IPC_PROPERTY_FLAG_MEMORY;
         Ok(ZE_RESULT_SUCCESS)
     })
 }

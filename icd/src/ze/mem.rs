@@ -1,10 +1,12 @@
-//! USM allocations. Host, device and shared memory are all aligned host allocations made
-//! by `ferrite_runtime::usm`, which keeps the map from addresses to allocations; the kinds
-//! differ only in what `zeMemGetAllocProperties` reports.
+//! USM allocations. Host, device and shared memory are all host allocations on pages of
+//! their own made by `ferrite_runtime::usm`, which keeps the map from addresses to
+//! allocations; the kinds differ only in what `zeMemGetAllocProperties` reports. IPC
+//! handles share those pages with another process (`ferrite_runtime::mem::ipc`).
 #![expect(non_snake_case, reason = "entry points keep their Level-Zero names")]
 
 use super::sys::*;
 use super::{check, context, device, handle, input, output, write_out, ze_call, ZeError, ZeResult};
+use ferrite_runtime::mem::ipc;
 use ferrite_runtime::usm::{self, UsmKind};
 use ferrite_runtime::Error;
 use std::ffi::c_void;
@@ -34,7 +36,8 @@ fn alloc(
         size as u64 <= ctx.driver.device.max_mem_alloc_size,
         ZE_RESULT_ERROR_UNSUPPORTED_SIZE,
     )?;
-    let a = usm::alloc(kind, size, alignment, ctx.owner()).map_err(|e| match e {
+    // On pages of their own, so that an IPC handle can share them (`mem/ipc.rs`).
+    let a = usm::alloc_shareable(kind, size, alignment, ctx.owner()).map_err(|e| match e {
         Error::MemObjectAllocationFailure { .. } if kind == UsmKind::Host => {
             ZeError(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)
         }
@@ -130,6 +133,69 @@ pub(super) unsafe extern "C" fn zeMemFree(
             }
             _ => Err(ZeError(ZE_RESULT_ERROR_INVALID_ARGUMENT)),
         }
+    })
+}
+
+pub(super) unsafe extern "C" fn zeMemGetIpcHandle(
+    h_context: ze_context_handle_t,
+    ptr: *const c_void,
+    p_ipc_handle: *mut ze_ipc_mem_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let ctx = context::get(h_context)?;
+        check(!ptr.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        check(
+            !p_ipc_handle.is_null(),
+            ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+        )?;
+        // An allocation of this context (an imported one is not shared again).
+        match usm::find(ptr as usize) {
+            Some(a) if a.owner == ctx.owner() => {}
+            _ => return Err(ZeError(ZE_RESULT_ERROR_INVALID_ARGUMENT)),
+        }
+        let h = ipc::export(ptr as usize)?;
+        let data = h.to_bytes().map(|b| b as std::ffi::c_char);
+        // SAFETY: non-NULL (checked above) and valid for writes (API contract).
+        unsafe { write_out(p_ipc_handle, ze_ipc_mem_handle_t { data })? };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeMemOpenIpcHandle(
+    h_context: ze_context_handle_t,
+    h_device: ze_device_handle_t,
+    handle: ze_ipc_mem_handle_t,
+    flags: ze_ipc_memory_flags_t,
+    pptr: *mut *mut c_void,
+) -> ze_result_t {
+    ze_call(|| {
+        let ctx = context::get(h_context)?;
+        device::get(h_device)?;
+        // ZE_RESULT_ERROR_INVALID_ENUMERATION: 0x3 < flags
+        check(flags <= 0x3, ZE_RESULT_ERROR_INVALID_ENUMERATION)?;
+        check(!pptr.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        let bytes = handle.data.map(|c| c as u8);
+        let h = ipc::Handle::from_bytes(&bytes).ok_or(ZeError(ZE_RESULT_ERROR_INVALID_ARGUMENT))?;
+        let p = ipc::open(&h, ctx.owner())?;
+        // SAFETY: non-NULL (checked above) and valid for writes (API contract).
+        unsafe { write_out(pptr, p as *mut c_void)? };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+pub(super) unsafe extern "C" fn zeMemCloseIpcHandle(
+    h_context: ze_context_handle_t,
+    ptr: *const c_void,
+) -> ze_result_t {
+    ze_call(|| {
+        let ctx = context::get(h_context)?;
+        check(!ptr.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        match usm::find(ptr as usize) {
+            Some(a) if a.owner == ctx.owner() => {}
+            _ => return Err(ZeError(ZE_RESULT_ERROR_INVALID_ARGUMENT)),
+        }
+        ipc::close(ptr as usize)?;
+        Ok(ZE_RESULT_SUCCESS)
     })
 }
 

@@ -101,6 +101,61 @@ pub unsafe fn free(ptr: *mut u8, layout: Layout) {
     }
 }
 
+/// `size` zeroed bytes on pages of their own (the size rounded up to whole pages), page
+/// aligned: memory that can later be remapped onto a shared file ([`crate::mem::ipc`]).
+/// Null when the memory is not there. Free it with [`free_pages`] and the same size.
+pub fn alloc_pages(size: usize) -> *mut u8 {
+    let Some(len) = size.checked_next_multiple_of(PAGE).filter(|&l| l > 0) else {
+        return std::ptr::null_mut();
+    };
+    if !reserve(len) {
+        return std::ptr::null_mut();
+    }
+    // SAFETY: a new anonymous private mapping (no address hint, no file): it cannot alias
+    // any memory of the process.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        MAPPED.fetch_sub(len as u64, Ordering::Relaxed);
+        return std::ptr::null_mut();
+    }
+    p.cast()
+}
+
+/// Count `size` bytes (rounded up to pages) mapped elsewhere ([`crate::mem::ipc`]'s
+/// imports) as [`alloc_pages`] does; false if they do not fit the process's memory.
+pub fn reserve_pages(size: usize) -> bool {
+    size.checked_next_multiple_of(PAGE).is_some_and(reserve)
+}
+
+/// Undo a [`reserve_pages`] whose mapping could not be made.
+pub fn unreserve_pages(size: usize) {
+    MAPPED.fetch_sub(size.next_multiple_of(PAGE) as u64, Ordering::Relaxed);
+}
+
+/// Unmap what [`alloc_pages`] returned (or a mapping counted by [`reserve_pages`]).
+///
+/// # Safety
+/// `ptr` is the start of such a mapping of `size` bytes (as asked), not used or freed
+/// again.
+pub unsafe fn free_pages(ptr: *mut u8, size: usize) {
+    let len = size.next_multiple_of(PAGE);
+    // SAFETY: per the caller, the whole mapping, unmapped once.
+    unsafe { libc::munmap(ptr.cast(), len) };
+    MAPPED.fetch_sub(len as u64, Ordering::Relaxed);
+}
+
+/// The page size every mapping here is made of.
+pub const PAGE_BYTES: usize = PAGE;
+
 #[cfg(test)]
 mod tests {
     use super::*;
