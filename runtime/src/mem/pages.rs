@@ -127,6 +127,10 @@ pub fn alloc_pages(size: usize) -> *mut u8 {
         MAPPED.fetch_sub(len as u64, Ordering::Relaxed);
         return std::ptr::null_mut();
     }
+    if len >= HUGE_BYTES {
+        // SAFETY: advice on the mapping just made, which nothing else uses yet.
+        unsafe { libc::madvise(p, len, libc::MADV_HUGEPAGE) };
+    }
     p.cast()
 }
 
