@@ -923,6 +923,64 @@ pub(super) unsafe extern "C" fn zeCommandListAppendImageCopyFromMemoryExt(
     })
 }
 
+/// `zeCommandListHostSynchronize` (1.6): wait for an immediate list's commands.
+pub(super) unsafe extern "C" fn zeCommandListHostSynchronize(
+    h_list: ze_command_list_handle_t,
+    timeout: u64,
+) -> ze_result_t {
+    ze_call(|| match &*get(h_list)? {
+        CmdList::Immediate(l) => Ok(if l.synchronize(timeout) {
+            ZE_RESULT_SUCCESS
+        } else {
+            ZE_RESULT_NOT_READY
+        }),
+        // Only an immediate list has commands of its own to wait for.
+        CmdList::Regular(_) => Err(ZeError(ZE_RESULT_ERROR_INVALID_ARGUMENT)),
+    })
+}
+
+/// `zeCommandListIsImmediate` (1.9).
+pub(super) unsafe extern "C" fn zeCommandListIsImmediate(
+    h_list: ze_command_list_handle_t,
+    p_is_immediate: *mut ze_bool_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let immediate = matches!(&*get(h_list)?, CmdList::Immediate(_));
+        // SAFETY: NULL or valid for writes (API contract).
+        unsafe { write_out(p_is_immediate, ze_bool_t::from(immediate))? };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+/// `zeCommandListGetOrdinal` (1.9): the one command queue group, 0.
+pub(super) unsafe extern "C" fn zeCommandListGetOrdinal(
+    h_list: ze_command_list_handle_t,
+    p_ordinal: *mut u32,
+) -> ze_result_t {
+    ze_call(|| {
+        get(h_list)?;
+        // SAFETY: NULL or valid for writes (API contract).
+        unsafe { write_out(p_ordinal, 0)? };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+/// `zeCommandListImmediateGetIndex` (1.9): an immediate list's queue index in its group,
+/// 0 (the group has one queue).
+pub(super) unsafe extern "C" fn zeCommandListImmediateGetIndex(
+    h_list: ze_command_list_handle_t,
+    p_index: *mut u32,
+) -> ze_result_t {
+    ze_call(|| match &*get(h_list)? {
+        CmdList::Immediate(_) => {
+            // SAFETY: NULL or valid for writes (API contract).
+            unsafe { write_out(p_index, 0)? };
+            Ok(ZE_RESULT_SUCCESS)
+        }
+        CmdList::Regular(_) => Err(ZeError(ZE_RESULT_ERROR_INVALID_ARGUMENT)),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

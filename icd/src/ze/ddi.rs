@@ -24,6 +24,7 @@
 //! `=> module::function` to its line.
 
 use super::sys::*;
+use super::sys_next::*;
 use super::{check, make_version, ze_call, ZeResult, API_VERSION};
 use super::{
     cmdlist, cmdqueue, context, device, driver, event, fence, image, kernel, mem, module,
@@ -109,10 +110,12 @@ macro_rules! ddi_tables {
 }
 
 ddi_tables! {
-    zeGetGlobalProcAddrTable(ze_global_dditable_t) {
+    zeGetGlobalProcAddrTable(ze_global_dditable_next_t) {
         pfnInit (1, 0) zeInit(ze_init_flags_t) => driver::zeInit;
+        pfnInitDrivers (1, 10) zeInitDrivers(*mut u32, *mut ze_driver_handle_t, *mut ze_init_driver_type_desc_t) => driver::zeInitDrivers;
     }
-    zeGetDriverProcAddrTable(ze_driver_dditable_t) {
+    zeGetDriverProcAddrTable(ze_driver_dditable_next_t) {
+        pfnGetLastErrorDescription (1, 6) zeDriverGetLastErrorDescription(ze_driver_handle_t, *mut *const ::core::ffi::c_char) => driver::zeDriverGetLastErrorDescription;
         pfnGet (1, 0) zeDriverGet(*mut u32, *mut ze_driver_handle_t) => driver::zeDriverGet;
         pfnGetApiVersion (1, 0) zeDriverGetApiVersion(ze_driver_handle_t, *mut ze_api_version_t) => driver::zeDriverGetApiVersion;
         pfnGetProperties (1, 0) zeDriverGetProperties(ze_driver_handle_t, *mut ze_driver_properties_t) => driver::zeDriverGetProperties;
@@ -120,7 +123,7 @@ ddi_tables! {
         pfnGetExtensionProperties (1, 0) zeDriverGetExtensionProperties(ze_driver_handle_t, *mut u32, *mut ze_driver_extension_properties_t) => driver::zeDriverGetExtensionProperties;
         pfnGetExtensionFunctionAddress (1, 1) zeDriverGetExtensionFunctionAddress(ze_driver_handle_t, *const ::core::ffi::c_char, *mut *mut ::core::ffi::c_void) => driver::zeDriverGetExtensionFunctionAddress;
     }
-    zeGetDeviceProcAddrTable(ze_device_dditable_t) {
+    zeGetDeviceProcAddrTable(ze_device_dditable_next_t) {
         pfnGet (1, 0) zeDeviceGet(ze_driver_handle_t, *mut u32, *mut ze_device_handle_t) => device::zeDeviceGet;
         pfnGetSubDevices (1, 0) zeDeviceGetSubDevices(ze_device_handle_t, *mut u32, *mut ze_device_handle_t) => device::zeDeviceGetSubDevices;
         pfnGetProperties (1, 0) zeDeviceGetProperties(ze_device_handle_t, *mut ze_device_properties_t) => device::zeDeviceGetProperties;
@@ -139,6 +142,7 @@ ddi_tables! {
         pfnReserveCacheExt (1, 2) zeDeviceReserveCacheExt(ze_device_handle_t, usize, usize);
         pfnSetCacheAdviceExt (1, 2) zeDeviceSetCacheAdviceExt(ze_device_handle_t, *mut ::core::ffi::c_void, usize, ze_cache_ext_region_t);
         pfnPciGetPropertiesExt (1, 3) zeDevicePciGetPropertiesExt(ze_device_handle_t, *mut ze_pci_ext_properties_t);
+        pfnGetRootDevice (1, 7) zeDeviceGetRootDevice(ze_device_handle_t, *mut ze_device_handle_t) => device::zeDeviceGetRootDevice;
     }
     zeGetDeviceExpProcAddrTable(ze_device_exp_dditable_t) {
         pfnGetFabricVertexExp (1, 4) zeDeviceGetFabricVertexExp(ze_device_handle_t, *mut ze_fabric_vertex_handle_t);
@@ -160,7 +164,7 @@ ddi_tables! {
         pfnExecuteCommandLists (1, 0) zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t, u32, *mut ze_command_list_handle_t, ze_fence_handle_t) => cmdqueue::zeCommandQueueExecuteCommandLists;
         pfnSynchronize (1, 0) zeCommandQueueSynchronize(ze_command_queue_handle_t, u64) => cmdqueue::zeCommandQueueSynchronize;
     }
-    zeGetCommandListProcAddrTable(ze_command_list_dditable_t) {
+    zeGetCommandListProcAddrTable(ze_command_list_dditable_next_t) {
         pfnCreate (1, 0) zeCommandListCreate(ze_context_handle_t, ze_device_handle_t, *const ze_command_list_desc_t, *mut ze_command_list_handle_t) => cmdlist::zeCommandListCreate;
         pfnCreateImmediate (1, 0) zeCommandListCreateImmediate(ze_context_handle_t, ze_device_handle_t, *const ze_command_queue_desc_t, *mut ze_command_list_handle_t) => cmdlist::zeCommandListCreateImmediate;
         pfnDestroy (1, 0) zeCommandListDestroy(ze_command_list_handle_t) => cmdlist::zeCommandListDestroy;
@@ -188,6 +192,12 @@ ddi_tables! {
         pfnAppendLaunchKernelIndirect (1, 0) zeCommandListAppendLaunchKernelIndirect(ze_command_list_handle_t, ze_kernel_handle_t, *const ze_group_count_t, ze_event_handle_t, u32, *mut ze_event_handle_t) => cmdlist::zeCommandListAppendLaunchKernelIndirect;
         pfnAppendImageCopyToMemoryExt (1, 3) zeCommandListAppendImageCopyToMemoryExt(ze_command_list_handle_t, *mut ::core::ffi::c_void, ze_image_handle_t, *const ze_image_region_t, u32, u32, ze_event_handle_t, u32, *mut ze_event_handle_t) => cmdlist::zeCommandListAppendImageCopyToMemoryExt;
         pfnAppendImageCopyFromMemoryExt (1, 3) zeCommandListAppendImageCopyFromMemoryExt(ze_command_list_handle_t, ze_image_handle_t, *const ::core::ffi::c_void, *const ze_image_region_t, u32, u32, ze_event_handle_t, u32, *mut ze_event_handle_t) => cmdlist::zeCommandListAppendImageCopyFromMemoryExt;
+        pfnHostSynchronize (1, 6) zeCommandListHostSynchronize(ze_command_list_handle_t, u64) => cmdlist::zeCommandListHostSynchronize;
+        pfnGetDeviceHandle (1, 9) zeCommandListGetDeviceHandle(ze_command_list_handle_t, *mut ze_device_handle_t);
+        pfnGetContextHandle (1, 9) zeCommandListGetContextHandle(ze_command_list_handle_t, *mut ze_context_handle_t);
+        pfnGetOrdinal (1, 9) zeCommandListGetOrdinal(ze_command_list_handle_t, *mut u32) => cmdlist::zeCommandListGetOrdinal;
+        pfnImmediateGetIndex (1, 9) zeCommandListImmediateGetIndex(ze_command_list_handle_t, *mut u32) => cmdlist::zeCommandListImmediateGetIndex;
+        pfnIsImmediate (1, 9) zeCommandListIsImmediate(ze_command_list_handle_t, *mut ze_bool_t) => cmdlist::zeCommandListIsImmediate;
     }
     zeGetImageProcAddrTable(ze_image_dditable_t) {
         pfnGetProperties (1, 0) zeImageGetProperties(ze_device_handle_t, *const ze_image_desc_t, *mut ze_image_properties_t) => image::zeImageGetProperties;
@@ -526,9 +536,65 @@ mod tests {
         );
     }
 
+    /// The current loader's way in: `zeInitDrivers` (1.10) and
+    /// `zeDriverGetLastErrorDescription` (1.6), in tables only callers of those versions
+    /// get.
+    #[test]
+    fn newer_entry_points_for_the_current_loader() {
+        let mut g = ze_global_dditable_next_t {
+            pfnInit: None,
+            pfnInitDrivers: None,
+        };
+        // SAFETY: `g` is a whole table of 1.10.
+        let r = unsafe { zeGetGlobalProcAddrTable(ZE_API_VERSION_1_4, &mut g) };
+        assert_eq!(r, ZE_RESULT_SUCCESS);
+        assert!(g.pfnInit.is_some() && g.pfnInitDrivers.is_none());
+        // SAFETY: as above.
+        let r = unsafe { zeGetGlobalProcAddrTable(make_version(1, 10), &mut g) };
+        assert_eq!(r, ZE_RESULT_SUCCESS);
+        let init = g.pfnInitDrivers.unwrap();
+        let mut desc = ze_init_driver_type_desc_t {
+            stype: 0x0002_0021,
+            pNext: std::ptr::null(),
+            flags: ZE_INIT_DRIVER_TYPE_FLAG_GPU | ZE_INIT_DRIVER_TYPE_FLAG_NPU,
+        };
+        let mut n = 5u32;
+        // SAFETY: valid count and descriptor; a NULL array asks for the count.
+        let r = unsafe { init(&mut n, std::ptr::null_mut(), &mut desc) };
+        assert_eq!((r, n), (ZE_RESULT_SUCCESS, 0), "a CPU is no GPU or NPU");
+        desc.flags = u32::MAX;
+        // SAFETY: as above.
+        let r = unsafe { init(&mut n, std::ptr::null_mut(), &mut desc) };
+        assert_eq!((r, n), (ZE_RESULT_SUCCESS, 1));
+        let mut h: ze_driver_handle_t = std::ptr::null_mut();
+        // SAFETY: an array of one handle.
+        let r = unsafe { init(&mut n, &mut h, &mut desc) };
+        assert!(r == ZE_RESULT_SUCCESS && !h.is_null());
+        desc.flags = 0;
+        // SAFETY: as above.
+        let r = unsafe { init(&mut n, std::ptr::null_mut(), &mut desc) };
+        assert_eq!(r, ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        // SAFETY: a NULL descriptor is refused before use.
+        let r = unsafe { init(&mut n, std::ptr::null_mut(), std::ptr::null_mut()) };
+        assert_eq!(r, ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+
+        let mut d: ze_driver_dditable_next_t = unsafe_zeroed();
+        // SAFETY: `d` is a whole table of 1.6.
+        let r = unsafe { zeGetDriverProcAddrTable(make_version(1, 6), &mut d) };
+        assert_eq!(r, ZE_RESULT_SUCCESS);
+        let describe = d.pfnGetLastErrorDescription.unwrap();
+        let mut text: *const std::ffi::c_char = std::ptr::null();
+        // SAFETY: a live driver handle and a place for the string.
+        let r = unsafe { describe(h, &mut text) };
+        assert_eq!(r, ZE_RESULT_SUCCESS);
+        // SAFETY: a NUL-terminated static string.
+        let text = unsafe { std::ffi::CStr::from_ptr(text) };
+        assert_eq!(text.to_str(), Ok("ZE_RESULT_ERROR_INVALID_NULL_POINTER"));
+    }
+
     #[test]
     fn tables_fill_by_version() {
-        let mut t: ze_device_dditable_t = unsafe_zeroed();
+        let mut t: ze_device_dditable_next_t = unsafe_zeroed();
         // SAFETY: `t` is a whole table.
         let r = unsafe { zeGetDeviceProcAddrTable(ZE_API_VERSION_1_0, &mut t) };
         assert_eq!(r, ZE_RESULT_SUCCESS);

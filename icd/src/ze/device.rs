@@ -385,3 +385,17 @@ pub(super) unsafe extern "C" fn zeDeviceGetGlobalTimestamps(
         Ok(ZE_RESULT_SUCCESS)
     })
 }
+
+/// `zeDeviceGetRootDevice` (1.7): Ferrite's device has no sub-devices, so it is a root
+/// device and has none above it (NULL).
+pub(super) unsafe extern "C" fn zeDeviceGetRootDevice(
+    h_device: ze_device_handle_t,
+    ph_root: *mut ze_device_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        get(h_device)?;
+        // SAFETY: NULL or valid for writes (API contract).
+        unsafe { write_out(ph_root, std::ptr::null_mut())? };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}

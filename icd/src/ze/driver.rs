@@ -3,7 +3,10 @@
 
 use super::handle;
 use super::sys::*;
-use super::{check, copy_str, fill_array, output, write_out, ze_call, API_VERSION};
+use super::sys_next::{
+    ze_init_driver_type_desc_t, ZE_INIT_DRIVER_TYPE_FLAG_GPU, ZE_INIT_DRIVER_TYPE_FLAG_NPU,
+};
+use super::{check, copy_str, fill_array, input, output, write_out, ze_call, API_VERSION};
 use ferrite_runtime::device::Device;
 use ferrite_runtime::platform::Platform;
 use std::ffi::{c_char, c_void};
@@ -54,6 +57,49 @@ pub(super) unsafe extern "C" fn zeInit(flags: ze_init_flags_t) -> ze_result_t {
             return Ok(ZE_RESULT_ERROR_UNINITIALIZED);
         }
         driver();
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+/// `zeInitDrivers` (1.10): like `zeInit(0)` and `zeDriverGet`, for the driver types asked
+/// for. A CPU is neither a GPU nor an NPU, so Ferrite's driver answers only a request for
+/// every type (`UINT32_MAX`, or any bit beyond those two).
+pub(super) unsafe extern "C" fn zeInitDrivers(
+    p_count: *mut u32,
+    ph_drivers: *mut ze_driver_handle_t,
+    desc: *mut ze_init_driver_type_desc_t,
+) -> ze_result_t {
+    ze_call(|| {
+        check(!p_count.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        // SAFETY: NULL or the application's descriptor (API contract).
+        let desc = unsafe { input(desc.cast_const())? };
+        // ZE_RESULT_ERROR_INVALID_ARGUMENT: 0x0 == desc->flags
+        check(desc.flags != 0, ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+        let cpu = desc.flags & !(ZE_INIT_DRIVER_TYPE_FLAG_GPU | ZE_INIT_DRIVER_TYPE_FLAG_NPU) != 0;
+        let found: &[ze_driver_handle_t] = if cpu {
+            &[handle::handle_of(driver())]
+        } else {
+            &[]
+        };
+        // SAFETY: pCount is a valid pointer (checked non-NULL) and phDrivers NULL or an
+        // array of *pCount handles (API contract).
+        unsafe { fill_array(p_count, ph_drivers, found)? };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+/// `zeDriverGetLastErrorDescription` (1.6): the name of the last failure an entry point
+/// returned on this thread (a static string).
+pub(super) unsafe extern "C" fn zeDriverGetLastErrorDescription(
+    h_driver: ze_driver_handle_t,
+    pp_string: *mut *const std::ffi::c_char,
+) -> ze_result_t {
+    // Read before `ze_call`, which records this call's own failure.
+    let text = super::last_error_description();
+    ze_call(|| {
+        get(h_driver)?;
+        // SAFETY: NULL or valid for writes (API contract).
+        unsafe { write_out(pp_string, text.as_ptr().cast())? };
         Ok(ZE_RESULT_SUCCESS)
     })
 }
