@@ -592,6 +592,97 @@ mod tests {
         assert_eq!(text.to_str(), Ok("ZE_RESULT_ERROR_INVALID_NULL_POINTER"));
     }
 
+    /// The 1.6, 1.7 and 1.9 command list and device entry points, on a regular and an
+    /// immediate list.
+    #[test]
+    fn command_list_queries_and_host_synchronize() {
+        use super::super::{cmdlist as cl, context, device, driver};
+        let mut n = 1u32;
+        let mut drv: ze_driver_handle_t = std::ptr::null_mut();
+        let mut dev: ze_device_handle_t = std::ptr::null_mut();
+        let mut ctx: ze_context_handle_t = std::ptr::null_mut();
+        let mut imm: ze_command_list_handle_t = std::ptr::null_mut();
+        let mut reg: ze_command_list_handle_t = std::ptr::null_mut();
+        let cdesc = ze_context_desc_t {
+            stype: ZE_STRUCTURE_TYPE_CONTEXT_DESC,
+            pNext: std::ptr::null(),
+            flags: 0,
+        };
+        let qdesc = ze_command_queue_desc_t {
+            stype: ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+            pNext: std::ptr::null(),
+            ordinal: 0,
+            index: 0,
+            flags: 0,
+            mode: ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+            priority: ZE_COMMAND_QUEUE_PRIORITY_NORMAL,
+        };
+        let ldesc = ze_command_list_desc_t {
+            stype: ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC,
+            pNext: std::ptr::null(),
+            commandQueueGroupOrdinal: 0,
+            flags: 0,
+        };
+        // SAFETY: every pointer is to a live local of the type the entry point writes.
+        unsafe {
+            assert_eq!(driver::zeInit(0), ZE_RESULT_SUCCESS);
+            assert_eq!(driver::zeDriverGet(&mut n, &mut drv), ZE_RESULT_SUCCESS);
+            assert_eq!(
+                device::zeDeviceGet(drv, &mut n, &mut dev),
+                ZE_RESULT_SUCCESS
+            );
+            assert_eq!(
+                context::zeContextCreate(drv, &cdesc, &mut ctx),
+                ZE_RESULT_SUCCESS
+            );
+            let r = cl::zeCommandListCreateImmediate(ctx, dev, &qdesc, &mut imm);
+            assert_eq!(r, ZE_RESULT_SUCCESS);
+            assert_eq!(
+                cl::zeCommandListCreate(ctx, dev, &ldesc, &mut reg),
+                ZE_RESULT_SUCCESS
+            );
+
+            assert_eq!(
+                cl::zeCommandListHostSynchronize(imm, u64::MAX),
+                ZE_RESULT_SUCCESS
+            );
+            let r = cl::zeCommandListHostSynchronize(reg, 0);
+            assert_eq!(r, ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            let r = cl::zeCommandListHostSynchronize(std::ptr::null_mut(), 0);
+            assert_eq!(r, ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+            let mut b: ze_bool_t = 7;
+            assert_eq!(cl::zeCommandListIsImmediate(imm, &mut b), ZE_RESULT_SUCCESS);
+            assert_eq!(b, 1);
+            assert_eq!(cl::zeCommandListIsImmediate(reg, &mut b), ZE_RESULT_SUCCESS);
+            assert_eq!(b, 0);
+            let r = cl::zeCommandListIsImmediate(reg, std::ptr::null_mut());
+            assert_eq!(r, ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+            let mut k = 7u32;
+            assert_eq!(cl::zeCommandListGetOrdinal(reg, &mut k), ZE_RESULT_SUCCESS);
+            assert_eq!(k, 0);
+            k = 7;
+            assert_eq!(
+                cl::zeCommandListImmediateGetIndex(imm, &mut k),
+                ZE_RESULT_SUCCESS
+            );
+            assert_eq!(k, 0);
+            let r = cl::zeCommandListImmediateGetIndex(reg, &mut k);
+            assert_eq!(r, ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            let mut root: ze_device_handle_t = dev;
+            assert_eq!(
+                device::zeDeviceGetRootDevice(dev, &mut root),
+                ZE_RESULT_SUCCESS
+            );
+            assert!(root.is_null());
+            let r = device::zeDeviceGetRootDevice(std::ptr::null_mut(), &mut root);
+            assert_eq!(r, ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+
+            assert_eq!(cl::zeCommandListDestroy(imm), ZE_RESULT_SUCCESS);
+            assert_eq!(cl::zeCommandListDestroy(reg), ZE_RESULT_SUCCESS);
+            assert_eq!(context::zeContextDestroy(ctx), ZE_RESULT_SUCCESS);
+        }
+    }
+
     #[test]
     fn tables_fill_by_version() {
         let mut t: ze_device_dditable_next_t = unsafe_zeroed();
