@@ -17,8 +17,16 @@ use ferrite_runtime::ze::event::ZeEvent;
 use std::ffi::c_void;
 use std::sync::Arc;
 
-/// The object behind `ze_command_list_handle_t`.
-pub enum CmdList {
+/// The object behind `ze_command_list_handle_t`: the list, and the context and device it
+/// was created for (`zeCommandListGetContextHandle`, `…GetDeviceHandle`), as addresses.
+pub struct CmdList {
+    pub kind: Kind,
+    context: usize,
+    device: usize,
+}
+
+/// A regular list records commands for a queue; an immediate one runs them as appended.
+pub enum Kind {
     Regular(CommandList),
     Immediate(ImmediateList),
 }
@@ -29,9 +37,9 @@ pub fn get(h: ze_command_list_handle_t) -> ZeResult<Arc<CmdList>> {
 
 impl CmdList {
     fn append(&self, cmd: Command) -> ZeResult<ze_result_t> {
-        match self {
-            CmdList::Regular(l) => l.append(cmd)?,
-            CmdList::Immediate(l) => l.append(cmd),
+        match &self.kind {
+            Kind::Regular(l) => l.append(cmd)?,
+            Kind::Immediate(l) => l.append(cmd),
         }
         Ok(ZE_RESULT_SUCCESS)
     }
@@ -103,8 +111,11 @@ fn create_regular(
         desc.commandQueueGroupOrdinal == 0,
         ZE_RESULT_ERROR_INVALID_ARGUMENT,
     )?;
-    let h: ze_command_list_handle_t =
-        handle::insert(Arc::new(CmdList::Regular(CommandList::new())));
+    let h: ze_command_list_handle_t = handle::insert(Arc::new(CmdList {
+        kind: Kind::Regular(CommandList::new()),
+        context: h_context as usize,
+        device: h_device as usize,
+    }));
     // SAFETY: non-NULL, valid for writes (API contract).
     unsafe { write_out(ph_list, h)? };
     Ok(ZE_RESULT_SUCCESS)
@@ -133,7 +144,11 @@ pub(super) unsafe extern "C" fn zeCommandListCreateImmediate(
         check(!ph_list.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
         let synchronous = super::cmdqueue::check_queue_desc(desc)?;
         let list = ImmediateList::new(synchronous)?;
-        let h: ze_command_list_handle_t = handle::insert(Arc::new(CmdList::Immediate(list)));
+        let h: ze_command_list_handle_t = handle::insert(Arc::new(CmdList {
+            kind: Kind::Immediate(list),
+            context: h_context as usize,
+            device: h_device as usize,
+        }));
         // SAFETY: non-NULL, valid for writes (API contract).
         unsafe { write_out(ph_list, h)? };
         Ok(ZE_RESULT_SUCCESS)
@@ -155,10 +170,10 @@ pub(super) unsafe extern "C" fn zeCommandListClose(
     h_list: ze_command_list_handle_t,
 ) -> ze_result_t {
     ze_call(|| {
-        match &*get(h_list)? {
-            CmdList::Regular(l) => l.close()?,
+        match &get(h_list)?.kind {
+            Kind::Regular(l) => l.close()?,
             // Immediate lists have nothing to close.
-            CmdList::Immediate(_) => {}
+            Kind::Immediate(_) => {}
         }
         Ok(ZE_RESULT_SUCCESS)
     })
@@ -168,10 +183,10 @@ pub(super) unsafe extern "C" fn zeCommandListReset(
     h_list: ze_command_list_handle_t,
 ) -> ze_result_t {
     ze_call(|| {
-        match &*get(h_list)? {
-            CmdList::Regular(l) => l.reset(),
+        match &get(h_list)?.kind {
+            Kind::Regular(l) => l.reset(),
             // Nothing recorded: finish what was appended.
-            CmdList::Immediate(l) => {
+            Kind::Immediate(l) => {
                 l.synchronize(u64::MAX);
             }
         }
@@ -928,14 +943,40 @@ pub(super) unsafe extern "C" fn zeCommandListHostSynchronize(
     h_list: ze_command_list_handle_t,
     timeout: u64,
 ) -> ze_result_t {
-    ze_call(|| match &*get(h_list)? {
-        CmdList::Immediate(l) => Ok(if l.synchronize(timeout) {
+    ze_call(|| match &get(h_list)?.kind {
+        Kind::Immediate(l) => Ok(if l.synchronize(timeout) {
             ZE_RESULT_SUCCESS
         } else {
             ZE_RESULT_NOT_READY
         }),
         // Only an immediate list has commands of its own to wait for.
-        CmdList::Regular(_) => Err(ZeError(ZE_RESULT_ERROR_INVALID_ARGUMENT)),
+        Kind::Regular(_) => Err(ZeError(ZE_RESULT_ERROR_INVALID_ARGUMENT)),
+    })
+}
+
+/// `zeCommandListGetDeviceHandle` (1.9): the device the list was created for.
+pub(super) unsafe extern "C" fn zeCommandListGetDeviceHandle(
+    h_list: ze_command_list_handle_t,
+    ph_device: *mut ze_device_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let device = get(h_list)?.device as ze_device_handle_t;
+        // SAFETY: NULL or valid for writes (API contract).
+        unsafe { write_out(ph_device, device)? };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+/// `zeCommandListGetContextHandle` (1.9): the context the list was created in.
+pub(super) unsafe extern "C" fn zeCommandListGetContextHandle(
+    h_list: ze_command_list_handle_t,
+    ph_context: *mut ze_context_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let context = get(h_list)?.context as ze_context_handle_t;
+        // SAFETY: NULL or valid for writes (API contract).
+        unsafe { write_out(ph_context, context)? };
+        Ok(ZE_RESULT_SUCCESS)
     })
 }
 
@@ -945,7 +986,7 @@ pub(super) unsafe extern "C" fn zeCommandListIsImmediate(
     p_is_immediate: *mut ze_bool_t,
 ) -> ze_result_t {
     ze_call(|| {
-        let immediate = matches!(&*get(h_list)?, CmdList::Immediate(_));
+        let immediate = matches!(get(h_list)?.kind, Kind::Immediate(_));
         // SAFETY: NULL or valid for writes (API contract).
         unsafe { write_out(p_is_immediate, ze_bool_t::from(immediate))? };
         Ok(ZE_RESULT_SUCCESS)
@@ -971,13 +1012,13 @@ pub(super) unsafe extern "C" fn zeCommandListImmediateGetIndex(
     h_list: ze_command_list_handle_t,
     p_index: *mut u32,
 ) -> ze_result_t {
-    ze_call(|| match &*get(h_list)? {
-        CmdList::Immediate(_) => {
+    ze_call(|| match &get(h_list)?.kind {
+        Kind::Immediate(_) => {
             // SAFETY: NULL or valid for writes (API contract).
             unsafe { write_out(p_index, 0)? };
             Ok(ZE_RESULT_SUCCESS)
         }
-        CmdList::Regular(_) => Err(ZeError(ZE_RESULT_ERROR_INVALID_ARGUMENT)),
+        Kind::Regular(_) => Err(ZeError(ZE_RESULT_ERROR_INVALID_ARGUMENT)),
     })
 }
 

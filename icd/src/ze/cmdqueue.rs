@@ -2,7 +2,7 @@
 //! order (`ferrite_runtime::ze::cmdqueue`); kernels go to the shared executor.
 #![expect(non_snake_case, reason = "entry points keep their Level-Zero names")]
 
-use super::cmdlist::CmdList;
+use super::cmdlist::{CmdList, Kind};
 use super::fence::Fence;
 use super::sys::*;
 use super::{check, context, device, handle, input, write_out, ze_call, ZeError, ZeResult};
@@ -93,9 +93,9 @@ pub(super) unsafe extern "C" fn zeCommandQueueExecuteCommandLists(
         };
         let mut cmds = Vec::with_capacity(lists.len());
         for l in &lists {
-            match &**l {
-                CmdList::Regular(l) => cmds.push(l.commands()?),
-                CmdList::Immediate(_) => {
+            match &l.kind {
+                Kind::Regular(l) => cmds.push(l.commands()?),
+                Kind::Immediate(_) => {
                     return Err(ZeError(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE))
                 }
             }

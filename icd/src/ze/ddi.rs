@@ -193,8 +193,8 @@ ddi_tables! {
         pfnAppendImageCopyToMemoryExt (1, 3) zeCommandListAppendImageCopyToMemoryExt(ze_command_list_handle_t, *mut ::core::ffi::c_void, ze_image_handle_t, *const ze_image_region_t, u32, u32, ze_event_handle_t, u32, *mut ze_event_handle_t) => cmdlist::zeCommandListAppendImageCopyToMemoryExt;
         pfnAppendImageCopyFromMemoryExt (1, 3) zeCommandListAppendImageCopyFromMemoryExt(ze_command_list_handle_t, ze_image_handle_t, *const ::core::ffi::c_void, *const ze_image_region_t, u32, u32, ze_event_handle_t, u32, *mut ze_event_handle_t) => cmdlist::zeCommandListAppendImageCopyFromMemoryExt;
         pfnHostSynchronize (1, 6) zeCommandListHostSynchronize(ze_command_list_handle_t, u64) => cmdlist::zeCommandListHostSynchronize;
-        pfnGetDeviceHandle (1, 9) zeCommandListGetDeviceHandle(ze_command_list_handle_t, *mut ze_device_handle_t);
-        pfnGetContextHandle (1, 9) zeCommandListGetContextHandle(ze_command_list_handle_t, *mut ze_context_handle_t);
+        pfnGetDeviceHandle (1, 9) zeCommandListGetDeviceHandle(ze_command_list_handle_t, *mut ze_device_handle_t) => cmdlist::zeCommandListGetDeviceHandle;
+        pfnGetContextHandle (1, 9) zeCommandListGetContextHandle(ze_command_list_handle_t, *mut ze_context_handle_t) => cmdlist::zeCommandListGetContextHandle;
         pfnGetOrdinal (1, 9) zeCommandListGetOrdinal(ze_command_list_handle_t, *mut u32) => cmdlist::zeCommandListGetOrdinal;
         pfnImmediateGetIndex (1, 9) zeCommandListImmediateGetIndex(ze_command_list_handle_t, *mut u32) => cmdlist::zeCommandListImmediateGetIndex;
         pfnIsImmediate (1, 9) zeCommandListIsImmediate(ze_command_list_handle_t, *mut ze_bool_t) => cmdlist::zeCommandListIsImmediate;
@@ -656,6 +656,18 @@ mod tests {
             assert_eq!(cl::zeCommandListIsImmediate(reg, &mut b), ZE_RESULT_SUCCESS);
             assert_eq!(b, 0);
             let r = cl::zeCommandListIsImmediate(reg, std::ptr::null_mut());
+            assert_eq!(r, ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+            let (mut d, mut c) = (std::ptr::null_mut(), std::ptr::null_mut());
+            assert_eq!(
+                cl::zeCommandListGetDeviceHandle(imm, &mut d),
+                ZE_RESULT_SUCCESS
+            );
+            assert_eq!(
+                cl::zeCommandListGetContextHandle(reg, &mut c),
+                ZE_RESULT_SUCCESS
+            );
+            assert_eq!((d, c), (dev, ctx));
+            let r = cl::zeCommandListGetContextHandle(reg, std::ptr::null_mut());
             assert_eq!(r, ZE_RESULT_ERROR_INVALID_NULL_POINTER);
             let mut k = 7u32;
             assert_eq!(cl::zeCommandListGetOrdinal(reg, &mut k), ZE_RESULT_SUCCESS);
