@@ -39,6 +39,8 @@ static void test_copy_fill(env_t *env) {
     uint8_t one = 0x5A;
     EXPECT_OK(zeCommandListAppendMemoryFill(l, s + n - 2, &one, 1, 2, NULL, 0, NULL));
     EXPECT_OK(zeCommandListClose(l));
+    /* Closing it again changes nothing. */
+    EXPECT_OK(zeCommandListClose(l));
     /* Appending to a closed list is refused. */
     EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT,
                   zeCommandListAppendMemoryCopy(l, s, d, 1, NULL, 0, NULL));
