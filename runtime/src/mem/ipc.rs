@@ -113,17 +113,7 @@ fn share(base: usize, len: usize) -> Result<i32> {
         return fail("ftruncate of the shared file failed");
     }
     // The current contents into the file, through a temporary shared mapping of it.
-    // SAFETY: a new shared mapping of our file (no address hint): it aliases nothing else.
-    let tmp = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED,
-            fd,
-            0,
-        )
-    };
+    let tmp = map_shared(fd, len);
     if tmp == libc::MAP_FAILED {
         return fail("mapping the shared file failed");
     }
@@ -193,43 +183,48 @@ pub fn open(h: &Handle, owner: usize) -> Result<usize> {
         return Err(Error::InvalidValue("not a valid handle"));
     }
     let fd = open_file(h)?;
+    let p = map_opened(fd, len);
+    // SAFETY: `fd` is ours; a mapping keeps the file alive.
+    unsafe { libc::close(fd) };
+    let p = p?;
+    let a = usm::record(p as usize, len, UsmKind::Device, owner);
+    Ok(a.base + h.offset as usize)
+}
+
+/// A new shared mapping of the `len` bytes of `fd`, counted against the process's memory.
+fn map_opened(fd: i32, len: usize) -> Result<*mut libc::c_void> {
     // SAFETY: `fd` is open; `st` is written by fstat.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: as above.
-    let size_ok = unsafe { libc::fstat(fd, &mut st) } == 0 && st.st_size as u64 >= h.len;
-    let mapped = size_ok && crate::mem::pages::reserve_pages(len);
-    let p = if mapped {
-        // SAFETY: a new shared mapping of the file (no address hint): it aliases nothing
-        // of this process.
-        unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                fd,
-                0,
-            )
-        }
-    } else {
-        libc::MAP_FAILED
-    };
-    // SAFETY: `fd` is ours; the mapping keeps the file alive.
-    unsafe { libc::close(fd) };
-    if !size_ok {
+    if unsafe { libc::fstat(fd, &mut st) } != 0 || (st.st_size as u64) < len as u64 {
         return Err(Error::InvalidValue(
             "the handle's file is smaller than it says",
         ));
     }
-    if !mapped {
+    if !crate::mem::pages::reserve_pages(len) {
         return Err(Error::MemObjectAllocationFailure { size: len });
     }
+    let p = map_shared(fd, len);
     if p == libc::MAP_FAILED {
         crate::mem::pages::unreserve_pages(len);
         return Err(os_error("mapping the shared file failed"));
     }
-    let a = usm::record(p as usize, len, UsmKind::Device, owner);
-    Ok(a.base + h.offset as usize)
+    Ok(p)
+}
+
+/// A new read-write shared mapping of the first `len` bytes of `fd` (or `MAP_FAILED`).
+fn map_shared(fd: i32, len: usize) -> *mut libc::c_void {
+    // SAFETY: a new mapping with no address hint: it aliases nothing of the process.
+    unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            fd,
+            0,
+        )
+    }
 }
 
 /// Unmap what [`open`] mapped, given the pointer it returned (or any pointer into it).
