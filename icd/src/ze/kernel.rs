@@ -160,29 +160,31 @@ pub(super) unsafe extern "C" fn zeKernelSetArgumentValue(
             }
             return Ok(ZE_RESULT_SUCCESS);
         }
-        let input = if value.is_null() {
-            ArgInput::Null(size)
-        } else {
-            // Never read more than the slot can take: a size that does not match is an
-            // error below, and must not make us read past the application's value.
-            let want = match desc.kind {
-                ferrite_compiler::ArgKind::Value { size } => size,
-                ferrite_compiler::ArgKind::Local => 0,
-                _ => 8,
-            };
-            check(
-                size == want || matches!(desc.kind, ferrite_compiler::ArgKind::Local),
-                ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE,
-            )?;
-            if matches!(desc.kind, ferrite_compiler::ArgKind::Local) {
-                // `__local`: only the size matters; the value is ignored.
-                ArgInput::Null(size)
-            } else {
-                // SAFETY: pArgValue points to argSize bytes (API contract), and argSize
-                // is the slot's size (checked above).
-                ArgInput::Bytes(unsafe { std::slice::from_raw_parts(value.cast::<u8>(), size) })
-            }
+        if matches!(desc.kind, ferrite_compiler::ArgKind::Local) || value.is_null() {
+            // `__local`: only the size matters; the value is ignored. A NULL value for
+            // anything else is the runtime's to refuse (or a NULL pointer argument).
+            k.rt.set_arg(index as usize, ArgInput::Null(size))?;
+            return Ok(ZE_RESULT_SUCCESS);
+        }
+        let want = match desc.kind {
+            ferrite_compiler::ArgKind::Value { size } => size,
+            _ => std::mem::size_of::<*mut c_void>(),
         };
+        // A by-value argument may come shorter than its parameter and is then
+        // zero-extended, as Intel's driver does (level-zero-tests pass a `uint32_t` for a
+        // `size_t`); a longer one, an empty one, or a short pointer is refused. Never read
+        // more than argSize bytes of the application's value.
+        let by_value = matches!(desc.kind, ferrite_compiler::ArgKind::Value { .. });
+        check(
+            size == want || (by_value && size > 0 && size < want),
+            ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE,
+        )?;
+        // SAFETY: pArgValue points to argSize bytes (API contract), and argSize is at most
+        // the slot's size (checked above).
+        let given = unsafe { std::slice::from_raw_parts(value.cast::<u8>(), size) };
+        let mut bytes = vec![0u8; want];
+        bytes[..size].copy_from_slice(given);
+        let input = ArgInput::Bytes(&bytes);
         k.rt.set_arg(index as usize, input)?;
         Ok(ZE_RESULT_SUCCESS)
     })
