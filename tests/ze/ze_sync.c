@@ -236,6 +236,66 @@ static void test_events(env_t *env) {
     EXPECT_OK(zeMemFree(env->context, ts));
 }
 
+/* zeCommandListImmediateAppendCommandListsExp (API 1.9), reached by name as an
+ * application on an older loader does: closed regular lists run in order on an immediate
+ * list, after its wait event, before its signal event. */
+typedef ze_result_t (*append_lists_fn)(ze_command_list_handle_t, uint32_t,
+                                       ze_command_list_handle_t *, ze_event_handle_t, uint32_t,
+                                       ze_event_handle_t *);
+
+static void test_immediate_append_lists(env_t *env) {
+    append_lists_fn append = NULL;
+    EXPECT_OK(zeDriverGetExtensionFunctionAddress(
+        env->driver, "zeCommandListImmediateAppendCommandListsExp", (void **)&append));
+    if (!append) return;
+    ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+                                  .mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS};
+    ze_command_list_handle_t imm;
+    EXPECT_OK(zeCommandListCreateImmediate(env->context, env->device, &qd, &imm));
+    ze_event_pool_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
+                               .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE, .count = 2};
+    ze_event_pool_handle_t pool;
+    EXPECT_OK(zeEventPoolCreate(env->context, &pd, 0, NULL, &pool));
+    ze_event_handle_t ev[2];
+    for (uint32_t i = 0; i < 2; i++) {
+        ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .index = i};
+        EXPECT_OK(zeEventCreate(pool, &ed, &ev[i]));
+    }
+    uint8_t *buf;
+    EXPECT_OK(zeMemAllocHost(env->context, &hd, 256, 0, (void **)&buf));
+    memset(buf, 0, 256);
+    uint8_t one = 1, two = 2;
+    ze_command_list_handle_t regs[2] = {new_list(env), new_list(env)};
+    EXPECT_OK(zeCommandListAppendMemoryFill(regs[0], buf, &one, 1, 256, NULL, 0, NULL));
+    EXPECT_OK(zeCommandListAppendMemoryFill(regs[1], buf, &two, 1, 100, NULL, 0, NULL));
+    /* An open list is refused. */
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, append(imm, 2, regs, NULL, 0, NULL));
+    for (int i = 0; i < 2; i++) EXPECT_OK(zeCommandListClose(regs[i]));
+    EXPECT_OK(append(imm, 2, regs, ev[1], 1, &ev[0]));
+    EXPECT_RESULT(ZE_RESULT_NOT_READY, zeEventHostSynchronize(ev[1], 2000000));
+    EXPECT(buf[0] == 0);
+    EXPECT_OK(zeEventHostSignal(ev[0]));
+    EXPECT_OK(zeEventHostSynchronize(ev[1], UINT64_MAX));
+    int bad = 0;
+    for (int i = 0; i < 256; i++) bad += buf[i] != (i < 100 ? 2 : 1);
+    EXPECT(bad == 0);
+    /* Appended again: the lists stay executable. */
+    memset(buf, 0, 256);
+    EXPECT_OK(zeEventHostReset(ev[1]));
+    EXPECT_OK(append(imm, 1, &regs[0], ev[1], 0, NULL));
+    EXPECT_OK(zeEventHostSynchronize(ev[1], UINT64_MAX));
+    EXPECT(buf[0] == 1 && buf[255] == 1);
+    /* A regular list as the target, an immediate one among the lists. */
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, append(regs[0], 1, &regs[1], NULL, 0, NULL));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE, append(imm, 1, &imm, NULL, 0, NULL));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER, append(imm, 1, NULL, NULL, 0, NULL));
+    for (int i = 0; i < 2; i++) EXPECT_OK(zeCommandListDestroy(regs[i]));
+    EXPECT_OK(zeCommandListDestroy(imm));
+    for (int i = 0; i < 2; i++) EXPECT_OK(zeEventDestroy(ev[i]));
+    EXPECT_OK(zeEventPoolDestroy(pool));
+    EXPECT_OK(zeMemFree(env->context, buf));
+}
+
 /* Several host threads, each with its own queue and lists, plus one queue shared by all,
  * submitting copies chained by events. */
 #define THREADS 4
@@ -306,6 +366,7 @@ int main(void) {
     REQUIRE_OK(env_init(&env));
     test_copy_fill(&env);
     test_events(&env);
+    test_immediate_append_lists(&env);
     test_region_and_timestamps(&env);
     test_threads(&env);
     EXPECT_OK(zeContextDestroy(env.context));

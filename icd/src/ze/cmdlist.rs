@@ -939,6 +939,41 @@ pub(super) unsafe extern "C" fn zeCommandListAppendImageCopyFromMemoryExt(
 }
 
 /// `zeCommandListHostSynchronize` (1.6): wait for an immediate list's commands.
+pub(super) unsafe extern "C" fn zeCommandListImmediateAppendCommandListsExp(
+    h_list: ze_command_list_handle_t,
+    n_lists: u32,
+    ph_lists: *mut ze_command_list_handle_t,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let list = get(h_list)?;
+        check(!ph_lists.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        let Kind::Immediate(imm) = &list.kind else {
+            return Err(ZeError(ZE_RESULT_ERROR_INVALID_ARGUMENT));
+        };
+        // SAFETY: phCommandLists points to numCommandLists handles (API contract).
+        let lists = unsafe { handle::get_list::<CmdList, _>(ph_lists, n_lists)? };
+        let mut cmds = Vec::with_capacity(lists.len());
+        for l in &lists {
+            match &l.kind {
+                // A regular list must be closed (`commands` refuses an open one).
+                Kind::Regular(l) => cmds.push(l.commands()?),
+                Kind::Immediate(_) => {
+                    return Err(ZeError(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE))
+                }
+            }
+        }
+        // SAFETY: per `events`' contract (phWaitEvents: numWaitEvents handles).
+        let ev = unsafe { events(h_signal, n_wait, ph_wait)? };
+        let first = Command::new(ev.wait, Op::NOTHING, None)?;
+        let last = Command::new(Vec::new(), Op::NOTHING, ev.signal)?;
+        imm.append_lists(first, cmds, last);
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
 pub(super) unsafe extern "C" fn zeCommandListHostSynchronize(
     h_list: ze_command_list_handle_t,
     timeout: u64,

@@ -1,4 +1,4 @@
-//! The DDI tables: the 53 `Get…ProcAddrTable` functions the loader looks up (the only
+//! The DDI tables: the 54 `Get…ProcAddrTable` functions the loader looks up (the only
 //! symbols Level-Zero sees), each filled from the one list below.
 //!
 //! libze_loader 1.8 starts a driver only if it exports every non-experimental getter of
@@ -198,6 +198,17 @@ ddi_tables! {
         pfnGetOrdinal (1, 9) zeCommandListGetOrdinal(ze_command_list_handle_t, *mut u32) => cmdlist::zeCommandListGetOrdinal;
         pfnImmediateGetIndex (1, 9) zeCommandListImmediateGetIndex(ze_command_list_handle_t, *mut u32) => cmdlist::zeCommandListImmediateGetIndex;
         pfnIsImmediate (1, 9) zeCommandListIsImmediate(ze_command_list_handle_t, *mut ze_bool_t) => cmdlist::zeCommandListIsImmediate;
+    }
+    zeGetCommandListExpProcAddrTable(ze_command_list_exp_dditable_t) {
+        pfnCreateCloneExp (1, 9) zeCommandListCreateCloneExp(ze_command_list_handle_t, *mut ze_command_list_handle_t);
+        pfnImmediateAppendCommandListsExp (1, 9) zeCommandListImmediateAppendCommandListsExp(ze_command_list_handle_t, u32, *mut ze_command_list_handle_t, ze_event_handle_t, u32, *mut ze_event_handle_t) => cmdlist::zeCommandListImmediateAppendCommandListsExp;
+        pfnGetNextCommandIdExp (1, 9) zeCommandListGetNextCommandIdExp(ze_command_list_handle_t, *const ::core::ffi::c_void, *mut u64);
+        pfnUpdateMutableCommandsExp (1, 9) zeCommandListUpdateMutableCommandsExp(ze_command_list_handle_t, *const ::core::ffi::c_void);
+        pfnUpdateMutableCommandSignalEventExp (1, 9) zeCommandListUpdateMutableCommandSignalEventExp(ze_command_list_handle_t, u64, ze_event_handle_t);
+        pfnUpdateMutableCommandWaitEventsExp (1, 9) zeCommandListUpdateMutableCommandWaitEventsExp(ze_command_list_handle_t, u64, u32, *mut ze_event_handle_t);
+        pfnGetNextCommandIdWithKernelsExp (1, 10) zeCommandListGetNextCommandIdWithKernelsExp(ze_command_list_handle_t, *const ::core::ffi::c_void, u32, *mut ze_kernel_handle_t, *mut u64);
+        pfnUpdateMutableCommandKernelsExp (1, 10) zeCommandListUpdateMutableCommandKernelsExp(ze_command_list_handle_t, u32, *mut u64, *mut ze_kernel_handle_t);
+        pfnIsMutableExp (1, 17) zeCommandListIsMutableExp(ze_command_list_handle_t, *mut ze_bool_t);
     }
     zeGetImageProcAddrTable(ze_image_dditable_t) {
         pfnGetProperties (1, 0) zeImageGetProperties(ze_device_handle_t, *const ze_image_desc_t, *mut ze_image_properties_t) => image::zeImageGetProperties;
@@ -521,10 +532,10 @@ mod tests {
 
     #[test]
     fn every_getter_of_the_headers_is_listed() {
-        assert_eq!(GETTERS.len(), 53);
+        assert_eq!(GETTERS.len(), 54);
         assert_eq!(
             GETTERS.iter().filter(|g| g.starts_with("zeGet")).count(),
-            23
+            24
         );
         assert_eq!(
             GETTERS.iter().filter(|g| g.starts_with("zetGet")).count(),
@@ -691,6 +702,138 @@ mod tests {
 
             assert_eq!(cl::zeCommandListDestroy(imm), ZE_RESULT_SUCCESS);
             assert_eq!(cl::zeCommandListDestroy(reg), ZE_RESULT_SUCCESS);
+            assert_eq!(context::zeContextDestroy(ctx), ZE_RESULT_SUCCESS);
+        }
+    }
+
+    /// `zeCommandListImmediateAppendCommandListsExp` (1.9): closed regular lists run in
+    /// order on an immediate list, after its wait events, before its signal event.
+    #[test]
+    fn immediate_list_runs_appended_regular_lists() {
+        use super::super::{cmdlist as cl, context, device, driver, event};
+        let mut n = 1u32;
+        let mut drv: ze_driver_handle_t = std::ptr::null_mut();
+        let mut dev: ze_device_handle_t = std::ptr::null_mut();
+        let mut ctx: ze_context_handle_t = std::ptr::null_mut();
+        let mut imm: ze_command_list_handle_t = std::ptr::null_mut();
+        let mut regs: [ze_command_list_handle_t; 2] = [std::ptr::null_mut(); 2];
+        let mut open: ze_command_list_handle_t = std::ptr::null_mut();
+        let mut pool: ze_event_pool_handle_t = std::ptr::null_mut();
+        let mut evs: [ze_event_handle_t; 2] = [std::ptr::null_mut(); 2];
+        let cdesc = ze_context_desc_t {
+            stype: ZE_STRUCTURE_TYPE_CONTEXT_DESC,
+            pNext: std::ptr::null(),
+            flags: 0,
+        };
+        let qdesc = ze_command_queue_desc_t {
+            stype: ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+            pNext: std::ptr::null(),
+            ordinal: 0,
+            index: 0,
+            flags: 0,
+            mode: ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+            priority: ZE_COMMAND_QUEUE_PRIORITY_NORMAL,
+        };
+        let ldesc = ze_command_list_desc_t {
+            stype: ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC,
+            pNext: std::ptr::null(),
+            commandQueueGroupOrdinal: 0,
+            flags: 0,
+        };
+        let pdesc = ze_event_pool_desc_t {
+            stype: ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
+            pNext: std::ptr::null(),
+            flags: ZE_EVENT_POOL_FLAG_HOST_VISIBLE,
+            count: 2,
+        };
+        let mut bytes = vec![0u8; 64];
+        let (one, two) = (1u8, 2u8);
+        // SAFETY: every pointer is to a live local of the type the entry point writes;
+        // `bytes` outlives the commands (the immediate list is synchronized before it is
+        // read or dropped).
+        unsafe {
+            assert_eq!(driver::zeInit(0), ZE_RESULT_SUCCESS);
+            assert_eq!(driver::zeDriverGet(&mut n, &mut drv), ZE_RESULT_SUCCESS);
+            let r = device::zeDeviceGet(drv, &mut n, &mut dev);
+            assert_eq!(r, ZE_RESULT_SUCCESS);
+            let r = context::zeContextCreate(drv, &cdesc, &mut ctx);
+            assert_eq!(r, ZE_RESULT_SUCCESS);
+            let r = cl::zeCommandListCreateImmediate(ctx, dev, &qdesc, &mut imm);
+            assert_eq!(r, ZE_RESULT_SUCCESS);
+            for l in regs.iter_mut().chain([&mut open]) {
+                assert_eq!(
+                    cl::zeCommandListCreate(ctx, dev, &ldesc, l),
+                    ZE_RESULT_SUCCESS
+                );
+            }
+            let r = event::zeEventPoolCreate(ctx, &pdesc, 0, std::ptr::null_mut(), &mut pool);
+            assert_eq!(r, ZE_RESULT_SUCCESS);
+            for (i, e) in evs.iter_mut().enumerate() {
+                let edesc = ze_event_desc_t {
+                    stype: ZE_STRUCTURE_TYPE_EVENT_DESC,
+                    pNext: std::ptr::null(),
+                    index: i as u32,
+                    signal: 0,
+                    wait: 0,
+                };
+                assert_eq!(event::zeEventCreate(pool, &edesc, e), ZE_RESULT_SUCCESS);
+            }
+            // The first list fills 64 bytes with 1, the second the first 16 with 2: run
+            // in order, 16 twos and 48 ones.
+            let p = bytes.as_mut_ptr().cast::<std::ffi::c_void>();
+            let fill = |l, v: &u8, len| {
+                let v = (v as *const u8).cast();
+                let (no_event, no_waits) = (std::ptr::null_mut(), std::ptr::null_mut());
+                cl::zeCommandListAppendMemoryFill(l, p, v, 1, len, no_event, 0, no_waits)
+            };
+            assert_eq!(fill(regs[0], &one, 64), ZE_RESULT_SUCCESS);
+            assert_eq!(fill(regs[1], &two, 16), ZE_RESULT_SUCCESS);
+            for l in regs {
+                assert_eq!(cl::zeCommandListClose(l), ZE_RESULT_SUCCESS);
+            }
+
+            let append = cl::zeCommandListImmediateAppendCommandListsExp;
+            let (wait, signal) = (evs[0], evs[1]);
+            let mut w = [wait];
+            let r = append(imm, 2, regs.as_mut_ptr(), signal, 1, w.as_mut_ptr());
+            assert_eq!(r, ZE_RESULT_SUCCESS);
+            // Nothing runs before the wait event is signalled.
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            assert_eq!(event::zeEventQueryStatus(signal), ZE_RESULT_NOT_READY);
+            assert_eq!(event::zeEventHostSignal(wait), ZE_RESULT_SUCCESS);
+            let r = event::zeEventHostSynchronize(signal, u64::MAX);
+            assert_eq!(r, ZE_RESULT_SUCCESS);
+            assert_eq!(
+                cl::zeCommandListHostSynchronize(imm, u64::MAX),
+                ZE_RESULT_SUCCESS
+            );
+            assert!(bytes[..16].iter().all(|&b| b == 2), "{bytes:?}");
+            assert!(bytes[16..].iter().all(|&b| b == 1), "{bytes:?}");
+
+            // Error paths: a regular target, an open list, an immediate list among the
+            // lists, no list array, a released handle.
+            let (none, nw) = (std::ptr::null_mut(), std::ptr::null_mut());
+            let r = append(regs[0], 1, regs.as_mut_ptr(), none, 0, nw);
+            assert_eq!(r, ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            let mut o = [open];
+            let r = append(imm, 1, o.as_mut_ptr(), none, 0, nw);
+            assert_eq!(r, ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            let mut i = [imm];
+            let r = append(imm, 1, i.as_mut_ptr(), none, 0, nw);
+            assert_eq!(r, ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE);
+            let r = append(imm, 1, std::ptr::null_mut(), none, 0, nw);
+            assert_eq!(r, ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+            assert_eq!(cl::zeCommandListDestroy(open), ZE_RESULT_SUCCESS);
+            let r = append(imm, 1, o.as_mut_ptr(), none, 0, nw);
+            assert_eq!(r, ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+
+            for e in evs {
+                assert_eq!(event::zeEventDestroy(e), ZE_RESULT_SUCCESS);
+            }
+            assert_eq!(event::zeEventPoolDestroy(pool), ZE_RESULT_SUCCESS);
+            for l in regs.into_iter().chain([imm]) {
+                assert_eq!(cl::zeCommandListDestroy(l), ZE_RESULT_SUCCESS);
+            }
             assert_eq!(context::zeContextDestroy(ctx), ZE_RESULT_SUCCESS);
         }
     }

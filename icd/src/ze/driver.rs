@@ -174,6 +174,11 @@ const EXTENSIONS: &[(&str, u32)] = &[
         "ZE_extension_linkage_inspection",
         ZE_LINKAGE_INSPECTION_EXT_VERSION_1_0,
     ),
+    // zeCommandListImmediateAppendCommandListsExp (API 1.9)
+    (
+        "ZE_experimental_immediate_command_list_append",
+        super::sys_next::ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_VERSION_1_0,
+    ),
 ];
 
 pub(super) unsafe extern "C" fn zeDriverGetExtensionProperties(
@@ -210,8 +215,27 @@ pub(super) unsafe extern "C" fn zeDriverGetExtensionFunctionAddress(
         get(h_driver)?;
         check(!name.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
         check(!ppfn.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
-        // No extension functions: every name is unknown.
-        Err(super::ZeError(ZE_RESULT_ERROR_INVALID_ARGUMENT))
+        // SAFETY: a NUL-terminated string (API contract), checked non-NULL above.
+        let name = unsafe { std::ffi::CStr::from_ptr(name) };
+        let f = extension_function(name.to_bytes())
+            .ok_or(super::ZeError(ZE_RESULT_ERROR_INVALID_ARGUMENT))?;
+        // SAFETY: non-NULL, valid for writes (API contract).
+        unsafe { write_out(ppfn, f)? };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+/// The entry points of the claimed extensions ([`EXTENSIONS`]), by name: a loader older
+/// than an extension has no table slot for it, and applications reach it this way.
+fn extension_function(name: &[u8]) -> Option<*mut c_void> {
+    use super::{cmdlist, kernel, module};
+    Some(match name {
+        b"zeKernelSetGlobalOffsetExp" => kernel::zeKernelSetGlobalOffsetExp as *mut c_void,
+        b"zeModuleInspectLinkageExt" => module::zeModuleInspectLinkageExt as *mut c_void,
+        b"zeCommandListImmediateAppendCommandListsExp" => {
+            cmdlist::zeCommandListImmediateAppendCommandListsExp as *mut c_void
+        }
+        _ => return None,
     })
 }
 

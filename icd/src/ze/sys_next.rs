@@ -204,3 +204,73 @@ pub fn result_name(r: ze_result_t) -> &'static str {
         _ => "an unknown ze_result_t\0",
     }
 }
+
+/// `ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_VERSION_1_0` (1.9).
+pub const ZE_IMMEDIATE_COMMAND_LIST_APPEND_EXP_VERSION_1_0: u32 = 1 << 16;
+
+/// `zeCommandListCreateCloneExp` (1.9).
+pub type ze_pfnCommandListCreateCloneExp_t = Option<
+    unsafe extern "C" fn(ze_command_list_handle_t, *mut ze_command_list_handle_t) -> ze_result_t,
+>;
+/// `zeCommandListImmediateAppendCommandListsExp` (1.9).
+pub type ze_pfnCommandListImmediateAppendCommandListsExp_t = Option<
+    unsafe extern "C" fn(
+        ze_command_list_handle_t,
+        u32,
+        *mut ze_command_list_handle_t,
+        ze_event_handle_t,
+        u32,
+        *mut ze_event_handle_t,
+    ) -> ze_result_t,
+>;
+/// `zeCommandListGetNextCommandIdExp` (1.9); the descriptor
+/// (`ze_mutable_command_id_exp_desc_t`) is only passed through to a stub.
+pub type ze_pfnCommandListGetNextCommandIdExp_t =
+    Option<unsafe extern "C" fn(ze_command_list_handle_t, *const c_void, *mut u64) -> ze_result_t>;
+/// `zeCommandListUpdateMutableCommandsExp` (1.9); `ze_mutable_commands_exp_desc_t`.
+pub type ze_pfnCommandListUpdateMutableCommandsExp_t =
+    Option<unsafe extern "C" fn(ze_command_list_handle_t, *const c_void) -> ze_result_t>;
+/// `zeCommandListUpdateMutableCommandSignalEventExp` (1.9).
+pub type ze_pfnCommandListUpdateMutableCommandSignalEventExp_t =
+    Option<unsafe extern "C" fn(ze_command_list_handle_t, u64, ze_event_handle_t) -> ze_result_t>;
+/// `zeCommandListUpdateMutableCommandWaitEventsExp` (1.9).
+pub type ze_pfnCommandListUpdateMutableCommandWaitEventsExp_t = Option<
+    unsafe extern "C" fn(ze_command_list_handle_t, u64, u32, *mut ze_event_handle_t) -> ze_result_t,
+>;
+/// `zeCommandListGetNextCommandIdWithKernelsExp` (1.10).
+pub type ze_pfnCommandListGetNextCommandIdWithKernelsExp_t = Option<
+    unsafe extern "C" fn(
+        ze_command_list_handle_t,
+        *const c_void,
+        u32,
+        *mut ze_kernel_handle_t,
+        *mut u64,
+    ) -> ze_result_t,
+>;
+/// `zeCommandListUpdateMutableCommandKernelsExp` (1.10).
+pub type ze_pfnCommandListUpdateMutableCommandKernelsExp_t = Option<
+    unsafe extern "C" fn(
+        ze_command_list_handle_t,
+        u32,
+        *mut u64,
+        *mut ze_kernel_handle_t,
+    ) -> ze_result_t,
+>;
+/// `zeCommandListIsMutableExp` (1.17).
+pub type ze_pfnCommandListIsMutableExp_t =
+    Option<unsafe extern "C" fn(ze_command_list_handle_t, *mut ze_bool_t) -> ze_result_t>;
+
+/// `ze_command_list_exp_dditable_t` (1.9; fields of 1.10 and 1.17 at the end).
+#[repr(C)]
+pub struct ze_command_list_exp_dditable_t {
+    pub pfnCreateCloneExp: ze_pfnCommandListCreateCloneExp_t,
+    pub pfnImmediateAppendCommandListsExp: ze_pfnCommandListImmediateAppendCommandListsExp_t,
+    pub pfnGetNextCommandIdExp: ze_pfnCommandListGetNextCommandIdExp_t,
+    pub pfnUpdateMutableCommandsExp: ze_pfnCommandListUpdateMutableCommandsExp_t,
+    pub pfnUpdateMutableCommandSignalEventExp:
+        ze_pfnCommandListUpdateMutableCommandSignalEventExp_t,
+    pub pfnUpdateMutableCommandWaitEventsExp: ze_pfnCommandListUpdateMutableCommandWaitEventsExp_t,
+    pub pfnGetNextCommandIdWithKernelsExp: ze_pfnCommandListGetNextCommandIdWithKernelsExp_t,
+    pub pfnUpdateMutableCommandKernelsExp: ze_pfnCommandListUpdateMutableCommandKernelsExp_t,
+    pub pfnIsMutableExp: ze_pfnCommandListIsMutableExp_t,
+}

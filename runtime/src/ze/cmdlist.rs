@@ -300,6 +300,23 @@ impl ImmediateList {
         }
     }
 
+    /// `zeCommandListImmediateAppendCommandListsExp`: run closed regular lists' commands
+    /// in order after `first` (which waits for the append's events) and before `last`
+    /// (which signals its event), as one submission.
+    pub fn append_lists(&self, first: Command, lists: Vec<Arc<Vec<Command>>>, last: Command) {
+        let mut all = Vec::with_capacity(lists.len() + 2);
+        all.push(Arc::new(vec![first]));
+        all.extend(lists);
+        all.push(Arc::new(vec![last]));
+        let ticket = self.queue.submit(Batch {
+            lists: all,
+            fence: None,
+        });
+        if self.synchronous {
+            self.queue.wait_for(ticket, u64::MAX);
+        }
+    }
+
     /// Wait until every appended command has completed.
     pub fn synchronize(&self, timeout_ns: u64) -> bool {
         self.queue.synchronize(timeout_ns)
