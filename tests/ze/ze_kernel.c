@@ -75,6 +75,19 @@ static void test_kernel_objects(env_t *env, ze_module_handle_t module) {
     EXPECT_OK(zeKernelGetProperties(k, &kp));
     EXPECT(kp.numKernelArgs == 4);
     EXPECT(kp.maxSubgroupSize == 4 && kp.maxNumSubgroups == 1024 && kp.requiredSubgroupSize == 0);
+    /* ZE_extension_kernel_max_group_size_properties (API 1.5, newer than Debian's
+       headers: the struct is spelled out). */
+    struct {
+        ze_structure_type_t stype;
+        void *pNext;
+        uint32_t maxGroupSize;
+    } mg = {.stype = (ze_structure_type_t)0x10013};
+    kp.pNext = &mg;
+    EXPECT_OK(zeKernelGetProperties(k, &kp));
+    ze_device_compute_properties_t cp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES};
+    EXPECT_OK(zeDeviceGetComputeProperties(env->device, &cp));
+    EXPECT(mg.maxGroupSize == cp.maxTotalGroupSize);
+    kp.pNext = NULL;
     size_t len = 0;
     EXPECT_OK(zeKernelGetName(k, &len, NULL));
     EXPECT(len == 5);
@@ -303,6 +316,47 @@ static void test_launch_variants(env_t *env, ze_module_handle_t module) {
     EXPECT(bad == 0);
     EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
                   zeCommandListAppendLaunchKernelIndirect(list, k, NULL, NULL, 0, NULL));
+
+    /* Several kernels: how many run and their group counts are read when the command
+       runs; the third is not run. */
+    uint32_t *out2, *number;
+    ze_group_count_t *multi;
+    EXPECT_OK(zeMemAllocShared(env->context, &dd, &hd, n * 4, 0, NULL, (void **)&out2));
+    EXPECT_OK(zeMemAllocShared(env->context, &dd, &hd, 4, 0, NULL, (void **)&number));
+    EXPECT_OK(zeMemAllocShared(env->context, &dd, &hd, 3 * sizeof *multi, 0, NULL,
+                               (void **)&multi));
+    ze_kernel_handle_t k2;
+    EXPECT_OK(zeKernelCreate(module, &kd, &k2));
+    EXPECT_OK(zeKernelSetGroupSize(k2, 16, 1, 1));
+    EXPECT_OK(zeKernelSetArgumentValue(k2, 0, sizeof out2, &out2));
+    memset(out, 0, n * 4);
+    memset(out2, 0, n * 4);
+    *number = 0;
+    for (int i = 0; i < 3; i++) multi[i] = (ze_group_count_t){1, 1, 1};
+    ze_kernel_handle_t ks[3] = {k, k2, k2};
+    ze_command_list_handle_t list2 = new_list(env);
+    EXPECT_OK(zeCommandListAppendLaunchMultipleKernelsIndirect(list2, 3, ks, number, multi, NULL,
+                                                               0, NULL));
+    *number = 2;
+    multi[0] = (ze_group_count_t){n / 16, 1, 1};
+    multi[1] = (ze_group_count_t){n / 32, 1, 1};
+    multi[2] = (ze_group_count_t){n / 16, 1, 1};
+    run_list(env, list2);
+    bad = 0;
+    for (uint32_t i = 0; i < n; i++) bad += out[i] != 1000 + i;
+    for (uint32_t i = 0; i < n; i++) bad += out2[i] != (i < n / 2 ? i : 0);
+    EXPECT(bad == 0);
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+                  zeCommandListAppendLaunchMultipleKernelsIndirect(list2, 3, ks, NULL, multi, NULL,
+                                                                   0, NULL));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+                  zeCommandListAppendLaunchMultipleKernelsIndirect(list2, 3, NULL, number, multi,
+                                                                   NULL, 0, NULL));
+    EXPECT_OK(zeCommandListDestroy(list2));
+    EXPECT_OK(zeKernelDestroy(k2));
+    EXPECT_OK(zeMemFree(env->context, out2));
+    EXPECT_OK(zeMemFree(env->context, number));
+    EXPECT_OK(zeMemFree(env->context, multi));
 
     uint32_t size = 0;
     EXPECT_OK(zeKernelGetSourceAttributes(k, &size, NULL));

@@ -506,16 +506,55 @@ pub(super) unsafe extern "C" fn zeCommandListAppendLaunchKernelIndirect(
         let k = kernel::get(h_kernel)?;
         let counts = check_range(p_launch_args_buffer.cast(), 12)?;
         // The arguments and group size are captured now; the group count when it runs.
-        let launch = Box::new(k.rt.launch([0; 3])?);
+        let launches = vec![k.rt.launch([0; 3])?];
         // SAFETY: phWaitEvents is NULL or numWaitEvents handles (API contract).
         let ev = unsafe { events(h_signal, n_wait, ph_wait)? };
+        let op = Op::LaunchIndirect {
+            launches,
+            counts,
+            number: None,
+        };
         // SAFETY: the group count stays readable until the command completed (API
         // contract: device memory the application keeps alive); non-NULL and inside its
         // allocation.
-        let cmd = unsafe {
-            Command::new_memory(ev.wait, Op::LaunchIndirect { launch, counts }, ev.signal)
+        list.append(unsafe { Command::new_memory(ev.wait, op, ev.signal) })
+    })
+}
+
+pub(super) unsafe extern "C" fn zeCommandListAppendLaunchMultipleKernelsIndirect(
+    h_list: ze_command_list_handle_t,
+    n_kernels: u32,
+    ph_kernels: *mut ze_kernel_handle_t,
+    p_count_buffer: *const u32,
+    p_launch_args_buffer: *const ze_group_count_t,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let list = get(h_list)?;
+        check(!ph_kernels.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        // SAFETY: phKernels points to numKernels handles (API contract).
+        let kernels = unsafe { handle::get_list::<kernel::Kernel, _>(ph_kernels, n_kernels)? };
+        let number = check_range(p_count_buffer.cast(), 4)?;
+        let counts = check_range(p_launch_args_buffer.cast(), 12 * kernels.len())?;
+        // Each kernel's arguments and group size are captured now; how many run and their
+        // group counts when the command runs.
+        let launches = kernels
+            .iter()
+            .map(|k| k.rt.launch([0; 3]))
+            .collect::<Result<Vec<_>, _>>()?;
+        // SAFETY: phWaitEvents is NULL or numWaitEvents handles (API contract).
+        let ev = unsafe { events(h_signal, n_wait, ph_wait)? };
+        let op = Op::LaunchIndirect {
+            launches,
+            counts,
+            number: Some(number),
         };
-        list.append(cmd)
+        // SAFETY: the count and the group counts stay readable until the command
+        // completed (API contract: memory the application keeps alive); non-NULL and
+        // inside their allocations.
+        list.append(unsafe { Command::new_memory(ev.wait, op, ev.signal) })
     })
 }
 

@@ -174,6 +174,11 @@ const EXTENSIONS: &[(&str, u32)] = &[
         "ZE_extension_linkage_inspection",
         ZE_LINKAGE_INSPECTION_EXT_VERSION_1_0,
     ),
+    // ze_kernel_max_group_size_properties_ext_t in zeKernelGetProperties' pNext chain
+    (
+        "ZE_extension_kernel_max_group_size_properties",
+        super::sys_next::ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_VERSION_1_0,
+    ),
     // zeCommandListImmediateAppendCommandListsExp (API 1.9)
     (
         "ZE_experimental_immediate_command_list_append",

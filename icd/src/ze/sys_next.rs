@@ -274,3 +274,16 @@ pub struct ze_command_list_exp_dditable_t {
     pub pfnUpdateMutableCommandKernelsExp: ze_pfnCommandListUpdateMutableCommandKernelsExp_t,
     pub pfnIsMutableExp: ze_pfnCommandListIsMutableExp_t,
 }
+
+/// `ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES` (1.5).
+pub const ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES: ze_structure_type_t = 0x10013;
+/// `ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_VERSION_1_0` (1.5).
+pub const ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_VERSION_1_0: u32 = 1 << 16;
+
+/// `ze_kernel_max_group_size_properties_ext_t` (1.5), chained to `ze_kernel_properties_t`.
+#[repr(C)]
+pub struct ze_kernel_max_group_size_properties_ext_t {
+    pub stype: ze_structure_type_t,
+    pub pNext: *mut c_void,
+    pub maxGroupSize: u32,
+}

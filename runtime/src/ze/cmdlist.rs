@@ -25,10 +25,13 @@ pub enum Op {
     /// region copy, an image copy, or nothing (barriers, `AppendSignalEvent`,
     /// `AppendWaitOnEvents`).
     Do(command::Op),
-    /// A launch whose group count (three `u32`s at `counts`) is read when it runs.
+    /// Launches whose group counts (three `u32`s each, one after the other from `counts`)
+    /// are read when they run; with `number`, only as many of them as the `u32` there
+    /// says (`zeCommandListAppendLaunchMultipleKernelsIndirect`), in order.
     LaunchIndirect {
-        launch: Box<LaunchData>,
+        launches: Vec<LaunchData>,
         counts: usize,
+        number: Option<usize>,
     },
     /// For each event, its (start, end) times written as four `u64`s
     /// (start, end, start, end: Level-Zero's global and context timestamps) at the
@@ -131,7 +134,8 @@ impl Command {
     /// `dst` writable for `size` bytes; for `WriteTimestamp`, `dst` writable for 8 bytes
     /// (any alignment); for `CopyRegion`, the region's extents at `src` readable and at
     /// `dst` writable; for `WriteEventTimes`, each address writable for 32 bytes; for
-    /// `LaunchIndirect`, `counts` readable for 12 bytes; for `Image`, the host side of a
+    /// `LaunchIndirect`, `counts` readable for 12 bytes per launch and `number`, if
+    /// any, for 4; for `Image`, the host side of a
     /// read or write valid for its rectangle — from the moment the command may
     /// run until it completed. This is
     /// the application's obligation under the API; the front end checked the pointers
@@ -173,18 +177,42 @@ impl Command {
                 }
                 ok = done.is_ok();
             }
-            Op::LaunchIndirect { launch, counts } => {
-                let mut c = [0u32; 3];
-                // SAFETY: per `new_memory`'s contract `counts` is readable for 12 bytes;
-                // `c` is a local array of 12 bytes; read unaligned-safe byte-wise.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(*counts as *const u8, c.as_mut_ptr().cast(), 12)
+            Op::LaunchIndirect {
+                launches,
+                counts,
+                number,
+            } => {
+                let n = match number {
+                    Some(p) => {
+                        let mut b = [0u8; 4];
+                        // SAFETY: per `new_memory`'s contract `number` is readable for 4
+                        // bytes; copied byte-wise (any alignment).
+                        unsafe {
+                            std::ptr::copy_nonoverlapping(*p as *const u8, b.as_mut_ptr(), 4)
+                        };
+                        (u32::from_ne_bytes(b) as usize).min(launches.len())
+                    }
+                    None => launches.len(),
                 };
-                // The recorded launch is shared by every execution of the list: run it
-                // over the range the counts give.
-                if let Err(f) = launch.run_range(indirect_range(launch, c)) {
-                    eprintln!("{f}");
-                    ok = false;
+                for (i, launch) in launches[..n].iter().enumerate() {
+                    let mut c = [0u32; 3];
+                    // SAFETY: per `new_memory`'s contract the `i`th group count at `counts`
+                    // is readable for 12 bytes; `c` is a local array of 12 bytes; copied
+                    // byte-wise (any alignment).
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(
+                            (*counts + 12 * i) as *const u8,
+                            c.as_mut_ptr().cast(),
+                            12,
+                        )
+                    };
+                    // The recorded launch is shared by every execution of the list: run
+                    // it over the range the counts give.
+                    if let Err(f) = launch.run_range(indirect_range(launch, c)) {
+                        eprintln!("{f}");
+                        ok = false;
+                        break;
+                    }
                 }
             }
             Op::WriteEventTimes { events, dst } => {
