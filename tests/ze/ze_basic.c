@@ -175,6 +175,17 @@ static void test_memory(env_t *env) {
     memset(d, 1, 1000);
     memset(h, 2, 4096);
     memset(s, 3, 64);
+    /* Another memory ordinal: the one memory all the same (no error is specified; Intel's
+       driver and level-zero-tests do so). */
+    {
+        ze_device_mem_alloc_desc_t dd1 = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC,
+                                          .ordinal = 1};
+        void *s1 = NULL;
+        EXPECT_OK(zeMemAllocShared(env->context, &dd1, &hd, 64, 1, env->device, &s1));
+        EXPECT(s1 != NULL);
+        if (s1) memset(s1, 4, 64);
+        EXPECT_OK(zeMemFree(env->context, s1));
+    }
 
     /* Memory advice, including the two system-memory advices of newer headers (8, 9,
        which ze_peak passes): accepted, nothing to do; beyond them an invalid enumeration. */

@@ -248,9 +248,27 @@ static void test_immediate_append_lists(env_t *env) {
     EXPECT_OK(zeDriverGetExtensionFunctionAddress(
         env->driver, "zeCommandListImmediateAppendCommandListsExp", (void **)&append));
     if (!append) return;
+    /* Queue and list flags of later versions (IN_ORDER = 2 for queues, 8 for lists; up to
+       0x7 and 0x3f) are accepted, beyond them an invalid enumeration. */
     ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
-                                  .mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS};
+                                  .flags = 0x8, .mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS};
     ze_command_list_handle_t imm;
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ENUMERATION,
+                  zeCommandListCreateImmediate(env->context, env->device, &qd, &imm));
+    ze_command_queue_handle_t q;
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ENUMERATION,
+                  zeCommandQueueCreate(env->context, env->device, &qd, &q));
+    qd.flags = 0x7;
+    EXPECT_OK(zeCommandQueueCreate(env->context, env->device, &qd, &q));
+    EXPECT_OK(zeCommandQueueDestroy(q));
+    ze_command_list_desc_t ld = {.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, .flags = 0x40};
+    ze_command_list_handle_t l;
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ENUMERATION,
+                  zeCommandListCreate(env->context, env->device, &ld, &l));
+    ld.flags = 0x3f;
+    EXPECT_OK(zeCommandListCreate(env->context, env->device, &ld, &l));
+    EXPECT_OK(zeCommandListDestroy(l));
+    qd.flags = 0x2;
     EXPECT_OK(zeCommandListCreateImmediate(env->context, env->device, &qd, &imm));
     ze_event_pool_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
                                .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE, .count = 2};

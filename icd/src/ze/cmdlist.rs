@@ -104,8 +104,10 @@ fn create_regular(
     // SAFETY: NULL or a valid descriptor (API contract).
     let desc = unsafe { input(desc)? };
     check(!ph_list.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
-    // ZE_RESULT_ERROR_INVALID_ENUMERATION: 0x7 < desc->flags
-    check(desc.flags <= 0x7, ZE_RESULT_ERROR_INVALID_ENUMERATION)?;
+    // ZE_RESULT_ERROR_INVALID_ENUMERATION: 0x3f < desc->flags. Later versions' IN_ORDER
+    // (1.7; lists run in order anyway), EXP_CLONEABLE and COPY_OFFLOAD_HINT change nothing
+    // for a CPU list.
+    check(desc.flags <= 0x3f, ZE_RESULT_ERROR_INVALID_ENUMERATION)?;
     // One queue group: ordinal 0.
     check(
         desc.commandQueueGroupOrdinal == 0,

@@ -16,9 +16,10 @@ pub fn get(h: ze_command_queue_handle_t) -> ZeResult<Arc<CmdQueue>> {
 /// Check a queue descriptor (also an immediate list's); returns whether it is
 /// synchronous.
 pub fn check_queue_desc(desc: &ze_command_queue_desc_t) -> ZeResult<bool> {
-    // ZE_RESULT_ERROR_INVALID_ENUMERATION: 0x1 < desc->flags, an unknown mode or
-    // priority.
-    check(desc.flags <= 0x1, ZE_RESULT_ERROR_INVALID_ENUMERATION)?;
+    // ZE_RESULT_ERROR_INVALID_ENUMERATION: 0x7 < desc->flags, an unknown mode or
+    // priority. The flags of later versions, IN_ORDER (1.7: Ferrite's queues run in
+    // order anyway) and COPY_OFFLOAD_HINT, are hints a CPU queue meets as it is.
+    check(desc.flags <= 0x7, ZE_RESULT_ERROR_INVALID_ENUMERATION)?;
     check(
         desc.mode <= ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
         ZE_RESULT_ERROR_INVALID_ENUMERATION,
