@@ -1,18 +1,25 @@
-//! cts-harness: runs suites of a Khronos OpenCL-CTS that the user built by hand, outside
-//! this repository, against Ferrite, and compares the per-test results with
-//! `cts-harness/expectations/<suite>.csv`. It never downloads or builds the CTS.
+//! cts-harness: runs suites of a Khronos OpenCL-CTS, and of oneAPI's level-zero-tests, that
+//! the user built by hand, outside this repository, against Ferrite, and compares the
+//! per-test results with `cts-harness/expectations/<suite>.csv`. It never downloads or builds
+//! either.
 //!
 //! Design:
 //! - `suites.rs` is the table of suites (binary path in the build directory, arguments,
-//!   quick/wimpy selection, time limit); `runner.rs` runs one (own process group, one output
-//!   file, time limit, restart after a crash); `output.rs` turns the CTS's output into
-//!   per-test results; `expectations.rs` reads, compares and blesses expectation files.
-//! - The child sees only Ferrite: `OCL_ICD_VENDORS` names a fresh directory holding a copy of
-//!   our `.icd` file, and `CL_DEVICE_TYPE=CL_DEVICE_TYPE_CPU` (unless the caller set one).
+//!   quick/wimpy selection, time limit), with the level-zero-tests ones (`ze_*`) in
+//!   `suites/ze.rs`; `runner.rs` runs one (own process group, one output file, time limits,
+//!   restart after a crash or a hung test); `output.rs` turns the CTS's output into per-test
+//!   results and `gtest.rs` googletest's; `expectations.rs` reads, compares and blesses
+//!   expectation files, the same format for both kinds.
+//! - The child sees only Ferrite. CTS: `OCL_ICD_VENDORS` names a fresh directory holding a
+//!   copy of our `.icd` file, and `CL_DEVICE_TYPE=CL_DEVICE_TYPE_CPU` (unless the caller set
+//!   one). level-zero-tests: `ZE_ENABLE_ALT_DRIVERS` names our driver, which the loader then
+//!   loads instead of the system's drivers.
 //! - An unexpected pass fails the run as loudly as an unexpected failure.
-//! - Without a CTS directory it says so and exits 0, so CI can always call it.
+//! - A suite whose build directory is not given is not run, with a note; with neither
+//!   directory it says so and exits 0, so CI can always call it.
 
 mod expectations;
+mod gtest;
 mod output;
 mod runner;
 mod status;
@@ -26,20 +33,27 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use expectations::{compare, Expectations, Row};
-use runner::{Config, SuiteRun};
+use runner::{Config, Setup, SuiteRun};
 use status::Status;
-use suites::Suite;
+use suites::{Kind, Suite};
 
 const USAGE: &str = "\
-usage: cts-harness [OPTIONS] [SUITE[:TEST,PREFIX*,…]]…
+usage: cts-harness [OPTIONS] [SUITE[:TESTS]]…
 
-Runs suites of a Khronos OpenCL-CTS build against Ferrite and compares every test's result
-with cts-harness/expectations/<suite>.csv. Exits 1 on any unexpected failure or pass.
+Runs suites of a Khronos OpenCL-CTS build, or of a oneAPI level-zero-tests build (the ze_*
+suites), against Ferrite and compares every test's result with
+cts-harness/expectations/<suite>.csv. Exits 1 on any unexpected failure or pass.
 
-  --cts DIR           CTS build directory (else $FERRITE_CTS_DIR; without one: exit 0)
+  --cts DIR           CTS build directory (else $FERRITE_CTS_DIR)
   --icd FILE          the .icd file to test (default <target>/vendors/ferrite.icd, where
                       <target> is $CARGO_TARGET_DIR or <workspace>/target)
-  --all               every suite that has an expectation file
+  --ze DIR            the directory holding the level-zero-tests binaries and their .spv
+                      files, e.g. its build's out/ (else $FERRITE_ZE_TESTS_DIR)
+  --ze-loader DIR     the directory of the libze_loader.so to use (put first in
+                      LD_LIBRARY_PATH; default: the system's)
+  --driver FILE       the Level-Zero driver to test, as ZE_ENABLE_ALT_DRIVERS (default
+                      <target>/release/libferrite.so)
+  --all               every suite that has an expectation file (of the kinds given)
   --timeout SECS      time limit per suite (default: the suite's own, see --list); tests
                       not reported by then are Timeout
   --test-timeout SECS time limit per test (default 600); the test is Timeout and the
@@ -53,12 +67,20 @@ with cts-harness/expectations/<suite>.csv. Exits 1 on any unexpected failure or 
   --list              print the suites the harness knows
   -h, --help          this text
 
-SUITE:TEST,… runs only those tests (CTS names; `prefix*` selects by prefix).";
+Without --cts the CTS suites are not run, without --ze the ze_* suites; with neither it says
+so and exits 0.
+
+SUITE:TESTS runs only some tests: for a CTS suite, names (`prefix*` selects by prefix)
+separated by `,`; for a ze_* suite, a gtest filter (`ze_event:zeEventSignalingTests.*-*Ipc*`;
+`,` works as `:`).";
 
 #[derive(Debug, Default, PartialEq)]
 struct Args {
     cts: Option<PathBuf>,
     icd: Option<PathBuf>,
+    ze: Option<PathBuf>,
+    ze_loader: Option<PathBuf>,
+    driver: Option<PathBuf>,
     all: bool,
     full: bool,
     bless: bool,
@@ -91,6 +113,9 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
         match flag.as_str() {
             "--cts" => out.cts = Some(value("--cts")?.into()),
             "--icd" => out.icd = Some(value("--icd")?.into()),
+            "--ze" => out.ze = Some(value("--ze")?.into()),
+            "--ze-loader" => out.ze_loader = Some(value("--ze-loader")?.into()),
+            "--driver" => out.driver = Some(value("--driver")?.into()),
             "--expectations" => out.expectations = Some(value("--expectations")?.into()),
             "--log-dir" => out.log_dir = Some(value("--log-dir")?.into()),
             "--timeout" => out.timeout = Some(seconds("--timeout", &value("--timeout")?)?),
@@ -168,15 +193,25 @@ fn main() -> ExitCode {
         print_suite_table(&exp_dir);
         return ExitCode::SUCCESS;
     }
-    let Some(cts) = args
-        .cts
-        .clone()
-        .or_else(|| std::env::var_os("FERRITE_CTS_DIR").map(PathBuf::from))
-    else {
-        println!("cts-harness: no CTS given (--cts DIR or FERRITE_CTS_DIR): nothing to run");
-        return ExitCode::SUCCESS;
+    let dirs = Dirs {
+        cts: args
+            .cts
+            .clone()
+            .or_else(|| std::env::var_os("FERRITE_CTS_DIR").map(PathBuf::from)),
+        ze: args
+            .ze
+            .clone()
+            .or_else(|| std::env::var_os("FERRITE_ZE_TESTS_DIR").map(PathBuf::from)),
     };
-    match run(&args, &root, &exp_dir, &cts) {
+    if dirs.cts.is_none() && dirs.ze.is_none() {
+        println!(
+            "cts-harness: no CTS given ({}) and no level-zero-tests ({}): nothing to run",
+            Kind::Cts.dir_option(),
+            Kind::Ze.dir_option()
+        );
+        return ExitCode::SUCCESS;
+    }
+    match run(&args, &root, &exp_dir, &dirs) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("cts-harness: {e}");
@@ -185,20 +220,39 @@ fn main() -> ExitCode {
     }
 }
 
+/// The build directories given: the CTS's and level-zero-tests'.
+struct Dirs {
+    cts: Option<PathBuf>,
+    ze: Option<PathBuf>,
+}
+
+impl Dirs {
+    fn get(&self, kind: Kind) -> Option<&Path> {
+        match kind {
+            Kind::Cts => self.cts.as_deref(),
+            Kind::Ze => self.ze.as_deref(),
+        }
+    }
+}
+
 fn print_suite_table(exp_dir: &Path) {
     println!(
-        "{:<24} {:<56} {:>7}  {:<5} args",
+        "{:<28} {:<56} {:>7}  {:<5} args",
         "suite", "binary", "limit", "exp."
     );
-    for s in suites::SUITES {
+    for s in suites::all() {
         let has = exp_dir.join(format!("{}.csv", s.name)).is_file();
         let mut args: Vec<&str> = s.args.to_vec();
         args.extend(s.quick_args);
         args.extend(s.quick_select);
+        let binary = match s.kind {
+            Kind::Cts => format!("test_conformance/{}", s.binary),
+            Kind::Ze => format!("<ze>/{}", s.binary),
+        };
         println!(
-            "{:<24} {:<56} {:>6}s  {:<5} {}",
+            "{:<28} {:<56} {:>6}s  {:<5} {}",
             s.name,
-            format!("test_conformance/{}", s.binary),
+            binary,
             s.timeout_secs,
             if has { "yes" } else { "-" },
             args.join(" ")
@@ -209,8 +263,9 @@ fn print_suite_table(exp_dir: &Path) {
 /// A suite and the tests asked of it (`None`: its default selection).
 type Chosen = (&'static Suite, Option<Vec<String>>);
 
-/// The suites to run: `--all` (every expectation file) and the positional ones.
-fn chosen_suites(args: &Args, exp_dir: &Path) -> Result<Vec<Chosen>, String> {
+/// The suites to run: `--all` (every expectation file of a kind in `kinds`) and the
+/// positional ones.
+fn chosen_suites(args: &Args, exp_dir: &Path, kinds: &[Kind]) -> Result<Vec<Chosen>, String> {
     let mut out: Vec<Chosen> = Vec::new();
     let mut add = |name: &str, tests: Option<Vec<String>>| -> Result<(), String> {
         let suite =
@@ -236,9 +291,11 @@ fn chosen_suites(args: &Args, exp_dir: &Path) -> Result<Vec<Chosen>, String> {
                 name.strip_suffix(".csv").map(str::to_owned)
             })
             .collect();
-        names.sort_by_key(|n| suites::SUITES.iter().position(|s| s.name == n));
+        names.sort_by_key(|n| suites::all().position(|s| s.name == n));
         for name in names {
-            add(&name, None)?;
+            if suites::find(&name).is_some_and(|s| kinds.contains(&s.kind)) {
+                add(&name, None)?;
+            }
         }
     }
     if out.is_empty() {
@@ -316,14 +373,16 @@ impl Tally {
     }
 }
 
-fn run(args: &Args, root: &Path, exp_dir: &Path, cts: &Path) -> Result<ExitCode, String> {
-    if !cts.join("test_conformance").is_dir() {
+/// The setup of the CTS suites: the build directory, and the environment that shows them only
+/// Ferrite (the vendor directory must live as long as the run).
+fn cts_setup(args: &Args, root: &Path, dir: &Path) -> Result<(Setup, VendorDir), String> {
+    let dir = fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    if !dir.join("test_conformance").is_dir() {
         return Err(format!(
             "{} is not a CTS build directory (no test_conformance/ in it)",
-            cts.display()
+            dir.display()
         ));
     }
-    let chosen = chosen_suites(args, exp_dir)?;
     let icd = args
         .icd
         .clone()
@@ -333,9 +392,123 @@ fn run(args: &Args, root: &Path, exp_dir: &Path, cts: &Path) -> Result<ExitCode,
     if std::env::var_os("CL_DEVICE_TYPE").is_none() {
         env.push(("CL_DEVICE_TYPE".into(), "CL_DEVICE_TYPE_CPU".into()));
     }
-    let cfg = Config {
-        cts_dir: cts.to_owned(),
+    println!(
+        "cts-harness: CTS {} with {} ({} mode)",
+        dir.display(),
+        icd.display(),
+        if args.full { "full" } else { "quick" }
+    );
+    let env_remove = vec!["OCL_ICD_FILENAMES".into(), "OPENCL_LAYERS".into()];
+    Ok((
+        Setup {
+            dir,
+            env,
+            env_remove,
+        },
+        vendors,
+    ))
+}
+
+/// The setup of the level-zero-tests suites: the directory of the binaries (and of the files
+/// they load), and the environment that makes the loader load only our driver.
+fn ze_setup(args: &Args, root: &Path, dir: &Path) -> Result<Setup, String> {
+    let dir = fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let driver = args
+        .driver
+        .clone()
+        .unwrap_or_else(|| target_dir(root).join("release/libferrite.so"));
+    // Absolute: the suites run in their own directory.
+    let driver = fs::canonicalize(&driver).map_err(|e| {
+        format!(
+            "{}: {e} (build it with `cargo build --release -p ferrite-icd`, or pass --driver)",
+            driver.display()
+        )
+    })?;
+    let mut env = vec![(
+        OsString::from("ZE_ENABLE_ALT_DRIVERS"),
+        driver.clone().into_os_string(),
+    )];
+    let loader = match &args.ze_loader {
+        Some(loader) => {
+            let loader =
+                fs::canonicalize(loader).map_err(|e| format!("{}: {e}", loader.display()))?;
+            if !["libze_loader.so.1", "libze_loader.so"]
+                .iter()
+                .any(|lib| loader.join(lib).is_file())
+            {
+                return Err(format!("{}: no libze_loader.so in it", loader.display()));
+            }
+            let mut path = loader.clone().into_os_string();
+            if let Some(old) = std::env::var_os("LD_LIBRARY_PATH").filter(|p| !p.is_empty()) {
+                path.push(":");
+                path.push(old);
+            }
+            env.push(("LD_LIBRARY_PATH".into(), path));
+            loader.display().to_string()
+        }
+        None => "the system's".into(),
+    };
+    println!(
+        "cts-harness: level-zero-tests {} with {} (loader: {loader})",
+        dir.display(),
+        driver.display()
+    );
+    // googletest takes its flags from GTEST_* variables too: a GTEST_FILTER, GTEST_BRIEF or
+    // GTEST_SHUFFLE of the caller's would change what runs and what the output says.
+    let env_remove = std::env::vars_os()
+        .map(|(name, _)| name)
+        .filter(|name| name.to_str().is_some_and(|n| n.starts_with("GTEST_")))
+        .collect();
+    Ok(Setup {
+        dir,
         env,
+        env_remove,
+    })
+}
+
+fn run(args: &Args, root: &Path, exp_dir: &Path, dirs: &Dirs) -> Result<ExitCode, String> {
+    let given: Vec<Kind> = [Kind::Cts, Kind::Ze]
+        .into_iter()
+        .filter(|&kind| dirs.get(kind).is_some())
+        .collect();
+    let (chosen, missing): (Vec<Chosen>, Vec<Chosen>) = chosen_suites(args, exp_dir, &given)?
+        .into_iter()
+        .partition(|(suite, _)| given.contains(&suite.kind));
+    for kind in [Kind::Cts, Kind::Ze] {
+        let names: Vec<&str> = missing
+            .iter()
+            .filter(|(suite, _)| suite.kind == kind)
+            .map(|(suite, _)| suite.name)
+            .collect();
+        if !names.is_empty() {
+            println!(
+                "cts-harness: no {} given ({}): not running {}",
+                kind.title(),
+                kind.dir_option(),
+                names.join(", ")
+            );
+        }
+    }
+    if chosen.is_empty() {
+        println!("cts-harness: nothing to run");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let uses = |kind: Kind| chosen.iter().any(|(suite, _)| suite.kind == kind);
+    // `_vendors` holds the CTS's vendor directory until the run ends.
+    let (cts, _vendors) = match dirs.cts.as_deref().filter(|_| uses(Kind::Cts)) {
+        Some(dir) => {
+            let (setup, vendors) = cts_setup(args, root, dir)?;
+            (Some(setup), Some(vendors))
+        }
+        None => (None, None),
+    };
+    let ze = match dirs.ze.as_deref().filter(|_| uses(Kind::Ze)) {
+        Some(dir) => Some(ze_setup(args, root, dir)?),
+        None => None,
+    };
+    let cfg = Config {
+        cts,
+        ze,
         full: args.full,
         timeout: args.timeout.map(Duration::from_secs),
         test_timeout: Duration::from_secs(args.test_timeout.unwrap_or(600)),
@@ -345,12 +518,6 @@ fn run(args: &Args, root: &Path, exp_dir: &Path, cts: &Path) -> Result<ExitCode,
             .unwrap_or_else(|| target_dir(root).join("cts-harness")),
         verbose: args.verbose,
     };
-    println!(
-        "cts-harness: CTS {} with {} ({} mode)",
-        cts.display(),
-        icd.display(),
-        if args.full { "full" } else { "quick" }
-    );
 
     let mut total = Tally::default();
     let mut summaries: Vec<String> = Vec::new();
@@ -368,7 +535,7 @@ fn run(args: &Args, root: &Path, exp_dir: &Path, cts: &Path) -> Result<ExitCode,
             Ok(run) => run,
             Err(e) => {
                 println!("   ERROR: {e}");
-                summaries.push(format!("{:<24} ERROR: {e}", suite.name));
+                summaries.push(format!("{:<28} ERROR: {e}", suite.name));
                 errors += 1;
                 continue;
             }
@@ -389,7 +556,7 @@ fn run(args: &Args, root: &Path, exp_dir: &Path, cts: &Path) -> Result<ExitCode,
         let mut tally = Tally::default();
         tally.add(&rows);
         summaries.push(format!(
-            "{:<24} {} [{:.0} s, log {}]",
+            "{:<28} {} [{:.0} s, log {}]",
             suite.name,
             tally.line(),
             run.elapsed.as_secs_f64(),
@@ -399,8 +566,12 @@ fn run(args: &Args, root: &Path, exp_dir: &Path, cts: &Path) -> Result<ExitCode,
         if args.bless {
             exp.bless(&observed);
             if exp.header.is_empty() {
+                let what = match suite.kind {
+                    Kind::Cts => format!("suite `{}`", suite.name),
+                    Kind::Ze => format!("suite `{}` (`{}`)", suite.name, suite.binary),
+                };
                 exp.header = vec![
-                    format!("# Khronos OpenCL-CTS suite `{}` on Ferrite.", suite.name),
+                    format!("# {} {what} on Ferrite.", suite.kind.title()),
                     "# Tests not listed are expected to pass.".into(),
                 ];
             }
@@ -411,11 +582,11 @@ fn run(args: &Args, root: &Path, exp_dir: &Path, cts: &Path) -> Result<ExitCode,
         }
     }
 
-    println!("\n== summary (CTS {})", cts.display());
+    println!("\n== summary");
     for s in &summaries {
         println!("{s}");
     }
-    println!("{:<24} {}", "total", total.line());
+    println!("{:<28} {}", "total", total.line());
     let bad = total.unexpected_fail + total.unexpected_pass;
     if errors > 0 {
         Ok(ExitCode::from(2))
@@ -491,6 +662,60 @@ mod tests {
                 )
             ]
         );
+    }
+
+    #[test]
+    fn parses_the_ze_options() {
+        let a = parse(&[
+            "--ze=/lzt/out",
+            "--ze-loader",
+            "/loader/lib",
+            "--driver",
+            "/f/libferrite.so",
+            "ze_fence",
+            "ze_event:zeEventPoolTests.*-*Ipc*,Other.*",
+        ])
+        .unwrap();
+        assert_eq!(a.ze.as_deref(), Some(Path::new("/lzt/out")));
+        assert_eq!(a.ze_loader.as_deref(), Some(Path::new("/loader/lib")));
+        assert_eq!(a.driver.as_deref(), Some(Path::new("/f/libferrite.so")));
+        assert_eq!(a.cts, None);
+        assert_eq!(
+            a.suites,
+            vec![
+                ("ze_fence".to_owned(), None),
+                (
+                    "ze_event".to_owned(),
+                    Some(vec![
+                        "zeEventPoolTests.*-*Ipc*".to_owned(),
+                        "Other.*".to_owned()
+                    ])
+                )
+            ]
+        );
+    }
+
+    #[test]
+    fn all_takes_the_expectation_files_of_the_kinds_given() {
+        let dir = std::env::temp_dir().join(format!("cts-harness-all-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        for name in ["api", "ze_fence", "ze_driver"] {
+            fs::write(dir.join(format!("{name}.csv")), "").unwrap();
+        }
+        let args = parse(&["--all"]).unwrap();
+        let names = |kinds: &[Kind]| -> Vec<&str> {
+            chosen_suites(&args, &dir, kinds)
+                .unwrap()
+                .iter()
+                .map(|(s, _)| s.name)
+                .collect()
+        };
+        assert_eq!(names(&[Kind::Ze]), vec!["ze_driver", "ze_fence"]);
+        assert_eq!(
+            names(&[Kind::Cts, Kind::Ze]),
+            vec!["api", "ze_driver", "ze_fence"]
+        );
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -23,6 +23,9 @@
 //!
 //! On a normal finish the CTS also writes `CL_CONFORMANCE_RESULTS_FILENAME` (JSON); its
 //! pass/fail/skip is authoritative and [`parse_results_json`] reads it.
+//!
+//! [`Parsed`] is also what `gtest.rs` reads a level-zero-tests (googletest) run into, so the
+//! runner handles both kinds alike.
 
 use std::collections::BTreeSet;
 

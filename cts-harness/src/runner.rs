@@ -1,12 +1,21 @@
 //! Running one suite binary: environment, time limit, crash recovery.
 //!
-//! The child runs in its own process group with stdout and stderr in one file (so the order
-//! of the lines is the order they were written; the CTS flushes each `NAME...` line before the
-//! test runs, so a crash or a kill still shows which test was running). On the time limit the
-//! whole group is killed: the running test and every test not yet reported are `Timeout`. If
-//! the binary dies (a signal, or an exit without its summary) the running test is `Crash`, and
-//! the suite is started again with the names of the tests it has not reported, so one crash
-//! does not hide the rest.
+//! The child runs in its own process group, in its binary's directory (both the CTS and
+//! level-zero-tests load kernels and images by relative path), with stdout and stderr in one
+//! file (so the order of the lines is the order they were written; the CTS flushes each
+//! `NAME...` line and gtest each `[ RUN      ] NAME` line before the test runs, so a crash or
+//! a kill still shows which test was running). On the time limit the whole group is killed:
+//! the running test and every test not yet reported are `Timeout`. If the binary dies (a
+//! signal, or an exit without its summary) the running test is `Crash`, and the suite is
+//! started again with the tests it has not reported, so one crash does not hide the rest; a
+//! test that outlives the per-test limit is killed the same way and is `Timeout`.
+//!
+//! Both kinds of suite go through one loop. What differs is in the `match suite.kind` arms:
+//! how the tests are listed (`--list`, `--gtest_list_tests`), selected and named on the
+//! command line (names and `prefix*`; `--gtest_filter`), which line starts a test, and how the
+//! output reads (`output.rs`, `gtest.rs`). Each attempt runs a set of tests; whatever ends it,
+//! every test of that set gets a result or stays for the next attempt, and each attempt
+//! settles at least one test, so the loop ends.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
@@ -18,15 +27,27 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::gtest;
 use crate::output::{parse_output, parse_results_json};
 use crate::status::Status;
-use crate::suites::{pattern_matches, Suite};
+use crate::suites::{pattern_matches, Kind, Suite};
+
+/// Where one kind of suite lives and what its children see.
+pub struct Setup {
+    /// The CTS build directory, or the directory holding the level-zero-tests binaries.
+    pub dir: PathBuf,
+    /// Environment added to the child (`OCL_ICD_VENDORS`; `ZE_ENABLE_ALT_DRIVERS`, …).
+    pub env: Vec<(OsString, OsString)>,
+    /// Variables taken out of the child's environment (another ICD list, gtest flags).
+    pub env_remove: Vec<OsString>,
+}
 
 /// Everything a suite run needs besides the suite.
 pub struct Config {
-    pub cts_dir: PathBuf,
-    /// Environment added to the child (`OCL_ICD_VENDORS`, `CL_DEVICE_TYPE`).
-    pub env: Vec<(OsString, OsString)>,
+    /// The CTS suites' setup; `None`: no CTS given.
+    pub cts: Option<Setup>,
+    /// The level-zero-tests suites' setup; `None`: no level-zero-tests given.
+    pub ze: Option<Setup>,
     /// `--full`: no quick/wimpy arguments, the full test selection.
     pub full: bool,
     /// Overrides the suite's own time limit.
@@ -38,6 +59,15 @@ pub struct Config {
     pub verbose: bool,
 }
 
+impl Config {
+    pub fn setup(&self, kind: Kind) -> Option<&Setup> {
+        match kind {
+            Kind::Cts => self.cts.as_ref(),
+            Kind::Ze => self.ze.as_ref(),
+        }
+    }
+}
+
 /// One test's final result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TestResult {
@@ -47,7 +77,7 @@ pub struct TestResult {
 
 /// The results of one suite.
 pub struct SuiteRun {
-    /// Every test the suite has (`--list`).
+    /// Every test the suite has (`--list`, `--gtest_list_tests`).
     pub all_tests: BTreeSet<String>,
     /// The tests that were asked for, with their results.
     pub results: BTreeMap<String, TestResult>,
@@ -55,30 +85,135 @@ pub struct SuiteRun {
     pub elapsed: Duration,
 }
 
-pub fn binary_path(cfg: &Config, suite: &Suite) -> PathBuf {
-    cfg.cts_dir.join("test_conformance").join(suite.binary)
+fn binary_path(setup: &Setup, suite: &Suite) -> PathBuf {
+    match suite.kind {
+        Kind::Cts => setup.dir.join("test_conformance").join(suite.binary),
+        Kind::Ze => setup.dir.join(suite.binary),
+    }
 }
 
-/// The suite's test names, from `BINARY --list`.
-pub fn list_tests(cfg: &Config, suite: &Suite) -> Result<BTreeSet<String>, String> {
-    let bin = binary_path(cfg, suite);
-    let out = Command::new(&bin)
-        .arg("--list")
-        .current_dir(bin.parent().unwrap_or(Path::new(".")))
-        .envs(cfg.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
+/// A command running `program` for the suite binary `bin`: in `bin`'s directory, with the
+/// setup's environment, no input.
+fn command(setup: &Setup, program: &Path, bin: &Path) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.current_dir(bin.parent().unwrap_or(Path::new(".")));
+    for var in &setup.env_remove {
+        cmd.env_remove(var);
+    }
+    cmd.envs(setup.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null());
+    cmd
+}
+
+/// The suite's test names in the order it runs them: `BINARY --list`, or
+/// `BINARY --gtest_list_tests [--gtest_filter=FILTER]`.
+fn list_tests(setup: &Setup, suite: &Suite, filter: Option<&str>) -> Result<Vec<String>, String> {
+    let bin = binary_path(setup, suite);
+    let mut cmd = command(setup, &bin, &bin);
+    match suite.kind {
+        Kind::Cts => cmd.arg("--list"),
+        Kind::Ze => cmd
+            .arg("--gtest_list_tests")
+            .args(filter.map(|f| format!("--gtest_filter={f}"))),
+    };
+    let out = cmd
         .output()
         .map_err(|e| format!("{}: {e}", bin.display()))?;
-    let names: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.strip_prefix('\t'))
-        .map(|l| l.trim().to_owned())
-        .filter(|l| !l.is_empty())
-        .collect();
-    if names.is_empty() {
-        return Err(format!("{} --list printed no test names", bin.display()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut names: Vec<String> = match suite.kind {
+        Kind::Cts => stdout
+            .lines()
+            .filter_map(|l| l.strip_prefix('\t'))
+            .map(|l| l.trim().to_owned())
+            .filter(|l| !l.is_empty())
+            .collect(),
+        Kind::Ze => gtest::parse_list(&stdout),
+    };
+    let mut seen = BTreeSet::new();
+    names.retain(|n| seen.insert(n.clone()));
+    if names.is_empty() && filter.is_none() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        return Err(format!(
+            "{} printed no test names when listing them ({}; last line: {})",
+            bin.display(),
+            out.status,
+            last_line(&stderr)
+        ));
     }
     Ok(names)
+}
+
+/// The tests `patterns` select from `order` (all of them when there is no pattern); a pattern
+/// that selects nothing is an error.
+fn select(
+    setup: &Setup,
+    suite: &Suite,
+    patterns: &[String],
+    order: &[String],
+) -> Result<BTreeSet<String>, String> {
+    if patterns.is_empty() {
+        return Ok(order.iter().cloned().collect());
+    }
+    match suite.kind {
+        Kind::Cts => {
+            for p in patterns {
+                if !order.iter().any(|t| pattern_matches(p, t)) {
+                    return Err(format!("suite {}: no test matches `{p}`", suite.name));
+                }
+            }
+            Ok(order
+                .iter()
+                .filter(|t| patterns.iter().any(|p| pattern_matches(p, t)))
+                .cloned()
+                .collect())
+        }
+        Kind::Ze => {
+            // gtest's own matcher decides (`*`, `?`, `:`, `-`): list again with the filter.
+            let filter = patterns.join(":");
+            let tests = list_tests(setup, suite, Some(&filter))?;
+            if tests.is_empty() {
+                return Err(format!(
+                    "suite {}: no test matches the filter `{filter}`",
+                    suite.name
+                ));
+            }
+            Ok(tests.into_iter().collect())
+        }
+    }
+}
+
+/// The arguments of the first attempt, which runs the selection as asked.
+fn first_args(kind: Kind, patterns: &[String]) -> Vec<String> {
+    match kind {
+        Kind::Cts => patterns.to_vec(),
+        Kind::Ze if patterns.is_empty() => Vec::new(),
+        Kind::Ze => vec![format!("--gtest_filter={}", patterns.join(":"))],
+    }
+}
+
+/// The tests the next attempt runs after a crash or a kill, and the arguments that select
+/// them: the CTS gets their names; gtest a positive filter, in chunks if it is long (why
+/// positive: `gtest.rs`).
+fn restart_args(
+    kind: Kind,
+    order: &[String],
+    remaining: &BTreeSet<String>,
+) -> (BTreeSet<String>, Vec<String>) {
+    match kind {
+        Kind::Cts => (remaining.clone(), remaining.iter().cloned().collect()),
+        Kind::Ze => {
+            let want: Vec<String> = order
+                .iter()
+                .filter(|t| remaining.contains(*t))
+                .cloned()
+                .collect();
+            let (filter, tests) = gtest::next_filter(&want, order, gtest::MAX_FILTER);
+            (
+                tests.into_iter().collect(),
+                vec![format!("--gtest_filter={filter}")],
+            )
+        }
+    }
 }
 
 /// How one run of the binary ended.
@@ -91,20 +226,28 @@ enum Ending {
     TestTimedOut,
 }
 
-/// Runs `suite`, restricted to `selection` (CTS patterns) if given.
+/// Runs `suite`, restricted to `selection` (CTS patterns, or gtest filter patterns) if given.
 pub fn run_suite(
     cfg: &Config,
     suite: &Suite,
     selection: Option<&[String]>,
 ) -> Result<SuiteRun, String> {
-    let bin = binary_path(cfg, suite);
+    let setup = cfg.setup(suite.kind).ok_or_else(|| {
+        format!(
+            "no {} directory given ({})",
+            suite.kind.title(),
+            suite.kind.dir_option()
+        )
+    })?;
+    let bin = binary_path(setup, suite);
     if !bin.is_file() {
         return Err(format!(
-            "{} not found: build that suite in the CTS first",
+            "{} not found: build that suite first",
             bin.display()
         ));
     }
-    let all_tests = list_tests(cfg, suite)?;
+    let order = list_tests(setup, suite, None)?;
+    let all_tests: BTreeSet<String> = order.iter().cloned().collect();
     let default_select = if cfg.full {
         suite.full_select
     } else {
@@ -114,20 +257,13 @@ pub fn run_suite(
         Some(sel) => sel.to_vec(),
         None => default_select.iter().map(|s| s.to_string()).collect(),
     };
-    for p in &patterns {
-        if !all_tests.iter().any(|t| pattern_matches(p, t)) {
-            return Err(format!("suite {}: no test matches `{p}`", suite.name));
-        }
-    }
-    let selected: BTreeSet<String> = all_tests
-        .iter()
-        .filter(|t| patterns.is_empty() || patterns.iter().any(|p| pattern_matches(p, t)))
-        .cloned()
-        .collect();
+    let selected = select(setup, suite, &patterns, &order)?;
 
     fs::create_dir_all(&cfg.log_dir).map_err(|e| format!("{}: {e}", cfg.log_dir.display()))?;
     let log_path = cfg.log_dir.join(format!("{}.log", suite.name));
     let json_path = cfg.log_dir.join(format!("{}.results.json", suite.name));
+    // Only the CTS writes a results file.
+    let results_file = (suite.kind == Kind::Cts).then_some(json_path.as_path());
     let capture_path = cfg.log_dir.join(format!("{}.attempt", suite.name));
     let mut log = File::create(&log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
 
@@ -147,10 +283,11 @@ pub fn run_suite(
         .collect();
 
     while !remaining.is_empty() {
-        let tests: Vec<String> = if first {
-            patterns.clone()
+        // The tests this attempt runs, and the arguments that select them.
+        let (attempt, tests) = if first {
+            (remaining.clone(), first_args(suite.kind, &patterns))
         } else {
-            remaining.iter().cloned().collect()
+            restart_args(suite.kind, &order, &remaining)
         };
         first = false;
         let mut args: Vec<String> = fixed_args.iter().map(|s| s.to_string()).collect();
@@ -160,19 +297,23 @@ pub fn run_suite(
         writeln!(log, "### cts-harness: {} {}", bin.display(), args.join(" "))
             .map_err(|e| e.to_string())?;
         let watch = Watch {
+            kind: suite.kind,
             known: &all_tests,
             test_limit: cfg.test_timeout,
             deadline,
         };
-        let (text, ending) = run_attempt(cfg, &bin, &args, &json_path, &capture_path, &watch)
+        let (text, ending) = run_attempt(setup, &bin, &args, results_file, &capture_path, &watch)
             .map_err(|e| format!("running {}: {e}", bin.display()))?;
         log.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
         if cfg.verbose {
             print!("{text}");
         }
 
-        let attempt: BTreeSet<String> = remaining.clone();
-        let parsed = parse_output(&text, &all_tests);
+        let left = remaining.len();
+        let parsed = match suite.kind {
+            Kind::Cts => parse_output(&text, &all_tests),
+            Kind::Ze => gtest::parse_output(&text),
+        };
         let mut take = |test: &str, status: Status, detail: Option<String>| {
             if remaining.remove(test) {
                 results.insert(test.to_owned(), TestResult { status, detail });
@@ -182,7 +323,7 @@ pub fn run_suite(
             take(&r.test, r.status, r.detail.clone());
         }
         // The results file is written on a normal finish and is authoritative.
-        if let Ok(json) = fs::read_to_string(&json_path) {
+        if let Some(json) = results_file.and_then(|f| fs::read_to_string(f).ok()) {
             for (test, status) in parse_results_json(&json) {
                 if !attempt.contains(&test) {
                     continue;
@@ -192,6 +333,9 @@ pub fn run_suite(
                 results.insert(test, TestResult { status, detail });
             }
         }
+        // A crash or a hang between two tests after some results (a suite's set-up or
+        // tear-down): the rest runs again, and settles them if it fails before any result.
+        let progressed = remaining.len() < left;
         match ending {
             Ending::TimedOut => {
                 let secs = limit.as_secs();
@@ -225,55 +369,75 @@ pub fn run_suite(
                     );
                     // Loop: run the rest again.
                 }
-                None => {
-                    let detail = "killed: no test finished in the per-test limit";
-                    mark_all(&mut results, &remaining, Status::Timeout, detail);
-                    break;
-                }
+                None if progressed => {} // Loop: run the rest again.
+                None => settle(
+                    &mut results,
+                    &mut remaining,
+                    &attempt,
+                    Status::Timeout,
+                    "killed: no test finished in the per-test limit",
+                ),
             },
             Ending::Exited(status) => {
                 if let Some(init) = parsed.init {
-                    mark_all(&mut results, &remaining, init, "suite initialisation");
-                    break;
-                }
-                if parsed.finished && status.signal().is_none() {
-                    mark_all(&mut results, &remaining, Status::Fail, "no result reported");
-                    break;
-                }
-                let how = describe(status);
-                match &parsed.running {
-                    Some(r) => {
-                        remaining.remove(&r.test);
-                        let detail = match &r.detail {
-                            Some(d) => format!("{how}; {d}"),
-                            None => how,
-                        };
-                        results.insert(
-                            r.test.clone(),
-                            TestResult {
-                                status: Status::Crash,
-                                detail: Some(detail),
-                            },
-                        );
-                        // Loop: run the rest again.
-                    }
-                    None => {
-                        let last = last_line(&text);
-                        let st = if status.signal().is_some() {
-                            Status::Crash
-                        } else {
-                            Status::Fail
-                        };
-                        mark_all(
-                            &mut results,
-                            &remaining,
-                            st,
-                            &format!("{how} outside any test: {last}"),
-                        );
-                        break;
+                    settle(
+                        &mut results,
+                        &mut remaining,
+                        &attempt,
+                        init,
+                        "suite initialisation",
+                    );
+                } else if parsed.finished && status.signal().is_none() {
+                    let detail = "no result reported";
+                    settle(&mut results, &mut remaining, &attempt, Status::Fail, detail);
+                } else {
+                    let how = describe(status);
+                    match &parsed.running {
+                        Some(r) => {
+                            remaining.remove(&r.test);
+                            let detail = match &r.detail {
+                                Some(d) => format!("{how}; {d}"),
+                                None => how,
+                            };
+                            results.insert(
+                                r.test.clone(),
+                                TestResult {
+                                    status: Status::Crash,
+                                    detail: Some(detail),
+                                },
+                            );
+                            // Loop: run the rest again.
+                        }
+                        None if progressed => {} // Loop: run the rest again.
+                        None => {
+                            let last = last_line(&text);
+                            let st = if status.signal().is_some() {
+                                Status::Crash
+                            } else {
+                                Status::Fail
+                            };
+                            let detail = format!("{how} outside any test: {last}");
+                            settle(&mut results, &mut remaining, &attempt, st, &detail);
+                        }
                     }
                 }
             }
+        }
+        if remaining.len() == left {
+            // Nothing of this attempt was settled (the running test was not one asked for):
+            // running it again would do the same.
+            let how = match ending {
+                Ending::Exited(status) => describe(status),
+                _ => "killed".into(),
+            };
+            let detail = format!("no result reported ({how}, in a test not asked for)");
+            settle(
+                &mut results,
+                &mut remaining,
+                &attempt,
+                Status::Fail,
+                &detail,
+            );
         }
         if Instant::now() >= deadline && !remaining.is_empty() {
             let secs = limit.as_secs();
@@ -290,6 +454,18 @@ pub fn run_suite(
         log: log_path,
         elapsed: start.elapsed(),
     })
+}
+/// Gives the tests of `attempt` not yet reported the same result: they are done.
+fn settle(
+    results: &mut BTreeMap<String, TestResult>,
+    remaining: &mut BTreeSet<String>,
+    attempt: &BTreeSet<String>,
+    status: Status,
+    detail: &str,
+) {
+    let done: BTreeSet<String> = attempt.intersection(remaining).cloned().collect();
+    mark_all(results, &done, status, detail);
+    remaining.retain(|t| !done.contains(t));
 }
 
 /// Gives every test in `tests` the same result.
@@ -340,48 +516,60 @@ fn last_line(text: &str) -> &str {
 
 /// When to stop a run early.
 struct Watch<'a> {
-    /// The suite's test names, to see `NAME...` start lines.
+    kind: Kind,
+    /// The suite's test names, to see the CTS's `NAME...` start lines.
     known: &'a BTreeSet<String>,
     test_limit: Duration,
     deadline: Instant,
+}
+
+impl Watch<'_> {
+    /// Whether `line` says a test starts.
+    fn starts_test(&self, line: &str) -> bool {
+        match self.kind {
+            Kind::Cts => line
+                .trim_end()
+                .strip_suffix("...")
+                .is_some_and(|n| self.known.contains(n)),
+            Kind::Ze => gtest::started(line).is_some(),
+        }
+    }
 }
 
 /// The program that makes the child die with the harness: `setpriv --pdeathsig KILL` (the
 /// child has its own process group, so a Ctrl-C on the harness would not reach it).
 const SETPRIV: &str = "/usr/bin/setpriv";
 
-/// Runs the binary once; returns its output and how it ended.
+/// Runs the binary once; returns its output and how it ended. `results_file`: where the CTS
+/// writes its JSON results.
 fn run_attempt(
-    cfg: &Config,
+    setup: &Setup,
     bin: &Path,
     args: &[String],
-    json_path: &Path,
+    results_file: Option<&Path>,
     capture_path: &Path,
     watch: &Watch<'_>,
 ) -> io::Result<(String, Ending)> {
     let capture = File::create(capture_path)?;
     let capture_err = capture.try_clone()?;
     let mut cmd = if Path::new(SETPRIV).is_file() {
-        let mut c = Command::new(SETPRIV);
+        let mut c = command(setup, Path::new(SETPRIV), bin);
         c.args(["--pdeathsig", "KILL", "--"]).arg(bin);
         c
     } else {
-        Command::new(bin)
+        command(setup, bin, bin)
     };
+    if let Some(file) = results_file {
+        cmd.env("CL_CONFORMANCE_RESULTS_FILENAME", file);
+    }
     let mut child = cmd
         .args(args)
-        .current_dir(bin.parent().unwrap_or(Path::new(".")))
-        .env_remove("OCL_ICD_FILENAMES")
-        .env_remove("OPENCL_LAYERS")
-        .envs(cfg.env.iter().map(|(k, v)| (k, v)))
-        .env("CL_CONFORMANCE_RESULTS_FILENAME", json_path)
-        .stdin(Stdio::null())
         .stdout(capture)
         .stderr(capture_err)
         .process_group(0)
         .spawn()?;
 
-    // Follow the output to time each test from its `NAME...` line.
+    // Follow the output to time each test from its start line.
     let mut reader = File::open(capture_path)?;
     let mut pending: Vec<u8> = Vec::new();
     let mut test_started = Instant::now();
@@ -401,11 +589,7 @@ fn run_attempt(
             reader.read_to_end(&mut pending)?;
             if let Some(end) = pending.iter().rposition(|&b| b == b'\n') {
                 let lines = String::from_utf8_lossy(&pending[..end]).into_owned();
-                if lines.lines().any(|l| {
-                    l.trim_end()
-                        .strip_suffix("...")
-                        .is_some_and(|n| watch.known.contains(n))
-                }) {
+                if lines.lines().any(|l| watch.starts_test(l)) {
                     test_started = now;
                 }
                 pending.drain(..=end);
@@ -440,18 +624,30 @@ fn kill_group(pgid: u32) {
 mod tests {
     use super::*;
 
-    /// Runs a shell script standing in for a suite binary.
-    fn fake_suite(dir: &Path, script: &str) -> (Config, Suite) {
-        let bin_dir = dir.join("test_conformance/fake");
+    /// Runs a shell script standing in for a suite binary of `kind`.
+    fn fake_suite(dir: &Path, kind: Kind, script: &str) -> (Config, Suite) {
+        let (setup_dir, bin_dir) = match kind {
+            Kind::Cts => (dir.to_owned(), dir.join("test_conformance/fake")),
+            Kind::Ze => (dir.join("ze"), dir.join("ze")),
+        };
         fs::create_dir_all(&bin_dir).unwrap();
         let bin = bin_dir.join("test_fake");
         fs::write(&bin, format!("#!/bin/sh\n{script}")).unwrap();
         let mut perm = fs::metadata(&bin).unwrap().permissions();
         std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
         fs::set_permissions(&bin, perm).unwrap();
-        let cfg = Config {
-            cts_dir: dir.to_owned(),
+        let setup = Setup {
+            dir: setup_dir,
             env: Vec::new(),
+            env_remove: Vec::new(),
+        };
+        let (cts, ze) = match kind {
+            Kind::Cts => (Some(setup), None),
+            Kind::Ze => (None, Some(setup)),
+        };
+        let cfg = Config {
+            cts,
+            ze,
             full: false,
             timeout: Some(Duration::from_secs(3)),
             test_timeout: Duration::from_secs(3),
@@ -460,7 +656,11 @@ mod tests {
         };
         let suite = Suite {
             name: "fake",
-            binary: "fake/test_fake",
+            kind,
+            binary: match kind {
+                Kind::Cts => "fake/test_fake",
+                Kind::Ze => "test_fake",
+            },
             args: &[],
             quick_args: &[],
             quick_select: &[],
@@ -504,7 +704,7 @@ echo "PASSED 2 of 2 tests."
     #[test]
     fn a_crash_marks_one_test_and_the_rest_still_runs() {
         let dir = temp_dir("crash");
-        let (cfg, suite) = fake_suite(&dir, SCRIPT);
+        let (cfg, suite) = fake_suite(&dir, Kind::Cts, SCRIPT);
         let run = run_suite(&cfg, &suite, Some(&["a".into(), "b".into(), "c".into()])).unwrap();
         assert_eq!(
             statuses(&run),
@@ -525,7 +725,7 @@ echo "PASSED 2 of 2 tests."
     #[test]
     fn a_timeout_marks_the_running_test_and_the_rest() {
         let dir = temp_dir("timeout");
-        let (mut cfg, suite) = fake_suite(&dir, SCRIPT);
+        let (mut cfg, suite) = fake_suite(&dir, Kind::Cts, SCRIPT);
         cfg.timeout = Some(Duration::from_millis(1500));
         cfg.test_timeout = Duration::from_secs(60);
         let t0 = Instant::now();
@@ -545,7 +745,7 @@ echo "PASSED 2 of 2 tests."
     #[test]
     fn a_hanging_test_times_out_alone() {
         let dir = temp_dir("hang");
-        let (mut cfg, suite) = fake_suite(&dir, SCRIPT);
+        let (mut cfg, suite) = fake_suite(&dir, Kind::Cts, SCRIPT);
         cfg.timeout = Some(Duration::from_secs(20));
         cfg.test_timeout = Duration::from_millis(1500);
         let t0 = Instant::now();
@@ -559,6 +759,126 @@ echo "PASSED 2 of 2 tests."
                 ("h".into(), Status::Timeout)
             ]
         );
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    // A fake googletest binary: lists its tests in two levels (with chatter and parameter
+    // comments), honours a `--gtest_filter` of `:`-separated patterns, passes `S.pass` only
+    // when run in its own directory (where `kernel.spv` is), crashes after `S.pass` (between
+    // two tests) when run without a filter, crashes in `S.crash` and hangs in `U.hang`.
+    const GTEST: &str = r#"
+set -f
+listing=; filter='*'
+for arg in "$@"; do
+  case $arg in
+    --gtest_list_tests) listing=1 ;;
+    --gtest_filter=*) filter=${arg#--gtest_filter=} ;;
+  esac
+done
+matches() {
+  IFS=:
+  for p in $filter; do
+    case $1 in $p) IFS=' '; return 0 ;; esac
+  done
+  IFS=' '
+  return 1
+}
+tests="S.pass S.crash S.skip P/T.fail/0 P/T.fail/1 U.hang U.after"
+if [ -n "$listing" ]; then
+  echo "Chatter before the list."
+  prev=
+  for t in $tests; do
+    matches "$t" || continue
+    s=${t%%.*}
+    [ "$s" = "$prev" ] || echo "$s."
+    prev=$s
+    echo "  ${t#*.}  # GetParam() = 1"
+  done
+  exit 0
+fi
+echo "[==========] Running tests."
+for t in $tests; do
+  matches "$t" || continue
+  echo "[ RUN      ] $t"
+  case $t in
+    *.pass) if [ -f kernel.spv ]; then r=OK; else r=FAILED; fi; echo "[       $r ] $t (0 ms)"
+      [ "$filter" = '*' ] && kill -SEGV $$ ;;
+    *.crash) echo "t.cpp:1: Failure"; echo "Expected: ok"; kill -SEGV $$ ;;
+    *.skip) echo "t.cpp:2: Skipped"; echo "no images"; echo "[  SKIPPED ] $t (0 ms)" ;;
+    *fail*) echo "t.cpp:3: Failure"; echo "Value of: x"; echo "[  FAILED  ] $t, where GetParam() = 1 (0 ms)" ;;
+    *.hang) sleep 30 ;;
+    *) echo "[       OK ] $t (0 ms)" ;;
+  esac
+done
+echo "[==========] 7 tests from 3 test suites ran. (1 ms total)"
+"#;
+
+    #[test]
+    fn a_gtest_crash_and_a_hang_restart_with_a_filter_of_the_rest() {
+        let dir = temp_dir("gtest");
+        let (mut cfg, suite) = fake_suite(&dir, Kind::Ze, GTEST);
+        fs::write(dir.join("ze/kernel.spv"), "").unwrap();
+        cfg.timeout = Some(Duration::from_secs(20));
+        cfg.test_timeout = Duration::from_millis(1500);
+        let t0 = Instant::now();
+        let run = run_suite(&cfg, &suite, None).unwrap();
+        assert!(t0.elapsed() < Duration::from_secs(10));
+        assert_eq!(run.all_tests.len(), 7);
+        assert_eq!(
+            statuses(&run),
+            vec![
+                ("P/T.fail/0".into(), Status::Fail),
+                ("P/T.fail/1".into(), Status::Fail),
+                ("S.crash".into(), Status::Crash),
+                ("S.pass".into(), Status::Pass),
+                ("S.skip".into(), Status::Skip),
+                ("U.after".into(), Status::Pass),
+                ("U.hang".into(), Status::Timeout),
+            ]
+        );
+        let crash = run.results["S.crash"].detail.clone().unwrap();
+        assert_eq!(
+            crash,
+            "killed by signal 11 (SIGSEGV); t.cpp:1: Expected: ok"
+        );
+        assert_eq!(run.results["S.skip"].detail.as_deref(), Some("no images"));
+        // Restarted after each crash with what was left (whole suites by `*`), after the hang
+        // with the one test after it.
+        let log = fs::read_to_string(&run.log).unwrap();
+        let runs: Vec<&str> = log
+            .lines()
+            .filter_map(|l| l.strip_prefix("### cts-harness: "))
+            .map(|l| l.split_once("/ze/").unwrap().1)
+            .collect();
+        assert_eq!(
+            runs,
+            vec![
+                "test_fake ",
+                "test_fake --gtest_filter=S.crash:S.skip:P/T.*:U.*",
+                "test_fake --gtest_filter=S.skip:P/T.*:U.*",
+                "test_fake --gtest_filter=U.after",
+            ]
+        );
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_gtest_filter_selects_through_the_binary() {
+        let dir = temp_dir("gtest-filter");
+        let (cfg, suite) = fake_suite(&dir, Kind::Ze, GTEST);
+        let run = run_suite(&cfg, &suite, Some(&["P/T.*".into(), "S.pass".into()])).unwrap();
+        assert_eq!(
+            statuses(&run),
+            vec![
+                ("P/T.fail/0".into(), Status::Fail),
+                ("P/T.fail/1".into(), Status::Fail),
+                ("S.pass".into(), Status::Fail), // no kernel.spv beside it
+            ]
+        );
+        let err = run_suite(&cfg, &suite, Some(&["Nope.*".into()]))
+            .err()
+            .unwrap();
+        assert!(err.contains("no test matches the filter `Nope.*`"), "{err}");
         let _ = fs::remove_dir_all(&dir);
     }
 }

@@ -1,24 +1,60 @@
-//! The suites the harness knows: where each binary lives in a CTS build directory and which
-//! arguments it gets. Learnt from the CTS sources (`test_conformance/*/main.cpp`,
-//! `opencl_conformance_tests_quick.csv`, `test_common/harness/parseParameters.cpp`).
+//! The suites the harness knows: where each binary lives and which arguments it gets. Two
+//! kinds share one table format, one expectation-file format and one runner: the Khronos
+//! OpenCL-CTS suites below, and oneAPI level-zero-tests' googletest binaries in [`ze`].
 //!
-//! Every suite uses the common harness (`runTestHarness*`), so every suite accepts test names
-//! (and `prefix*` wildcards) as arguments, `--list`, and `-w` (wimpy mode; only some suites
-//! look at it: math, conversions, half, integer_ops, vectors, device_execution,
-//! thread_dimensions).
+//! CTS suites were learnt from the CTS sources (`test_conformance/*/main.cpp`,
+//! `opencl_conformance_tests_quick.csv`, `test_common/harness/parseParameters.cpp`). Every
+//! one uses the common harness (`runTestHarness*`), so every suite accepts test names (and
+//! `prefix*` wildcards) as arguments, `--list`, and `-w` (wimpy mode; only some suites look at
+//! it: math, conversions, half, integer_ops, vectors, device_execution, thread_dimensions).
 
-/// One suite of the CTS.
+mod ze;
+
+pub use ze::ZE_SUITES;
+
+/// Which test framework a suite binary comes from: where it lives, how it lists and selects
+/// its tests, and what its output looks like.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A Khronos OpenCL-CTS suite, in `<CTS build>/test_conformance/`.
+    Cts,
+    /// A oneAPI level-zero-tests conformance binary (googletest), in the `--ze` directory.
+    Ze,
+}
+
+impl Kind {
+    /// What the suites are called in messages and expectation-file headers.
+    pub fn title(self) -> &'static str {
+        match self {
+            Kind::Cts => "Khronos OpenCL-CTS",
+            Kind::Ze => "oneAPI level-zero-tests",
+        }
+    }
+
+    /// The option and the environment variable that name its directory.
+    pub fn dir_option(self) -> &'static str {
+        match self {
+            Kind::Cts => "--cts DIR or FERRITE_CTS_DIR",
+            Kind::Ze => "--ze DIR or FERRITE_ZE_TESTS_DIR",
+        }
+    }
+}
+
+/// One suite: a binary and the arguments it gets.
 #[derive(Clone, Copy, Debug)]
 pub struct Suite {
     /// The harness's name for it, also its expectation file's name.
     pub name: &'static str,
-    /// The binary, relative to the CTS build directory.
+    pub kind: Kind,
+    /// The binary, relative to the CTS build's `test_conformance/` or to the level-zero-tests
+    /// directory.
     pub binary: &'static str,
     /// Arguments it always gets (suite options, before the test names).
     pub args: &'static [&'static str],
     /// Arguments that make it quicker (wimpy mode); dropped by `--full`.
     pub quick_args: &'static [&'static str],
-    /// The tests the quick run selects (CTS patterns, `prefix*`); empty means all.
+    /// The tests the quick run selects (CTS patterns, `prefix*`; gtest filter patterns);
+    /// empty means all.
     pub quick_select: &'static [&'static str],
     /// The tests the full run selects; empty means all.
     pub full_select: &'static [&'static str],
@@ -29,6 +65,7 @@ pub struct Suite {
 const fn suite(name: &'static str, binary: &'static str, timeout_secs: u64) -> Suite {
     Suite {
         name,
+        kind: Kind::Cts,
         binary,
         args: &[],
         quick_args: &[],
@@ -196,10 +233,19 @@ pub const SUITES: &[Suite] = &[
     ),
 ];
 
-/// The suite called `name` (`test_api` works as well as `api`).
+/// Every suite of both kinds, CTS suites first.
+pub fn all() -> impl Iterator<Item = &'static Suite> {
+    SUITES.iter().chain(ZE_SUITES)
+}
+
+/// The suite called `name` (`test_api` works as well as `api` for a CTS suite; a
+/// level-zero-tests suite goes by its `ze_` name only, as some binaries share a CTS name).
 pub fn find(name: &str) -> Option<&'static Suite> {
     let short = name.strip_prefix("test_").unwrap_or(name);
-    SUITES.iter().find(|s| s.name == short || s.name == name)
+    SUITES
+        .iter()
+        .find(|s| s.name == short || s.name == name)
+        .or_else(|| ZE_SUITES.iter().find(|s| s.name == name))
 }
 
 /// Whether CTS selection `pattern` (a name, `prefix*`, or `all`) picks `test`, the way
@@ -218,12 +264,17 @@ mod tests {
 
     #[test]
     fn names_are_unique_and_found_with_or_without_prefix() {
-        for (i, s) in SUITES.iter().enumerate() {
-            assert!(SUITES[..i].iter().all(|t| t.name != s.name), "{}", s.name);
+        let every: Vec<&Suite> = all().collect();
+        for (i, s) in every.iter().enumerate() {
+            assert!(every[..i].iter().all(|t| t.name != s.name), "{}", s.name);
         }
         assert_eq!(find("test_api").map(|s| s.binary), Some("api/test_api"));
         assert_eq!(find("api").map(|s| s.binary), Some("api/test_api"));
+        assert_eq!(find("ze_fence").map(|s| s.binary), Some("test_fence"));
+        assert!(find("test_fence").is_none());
         assert!(find("nope").is_none());
+        assert!(SUITES.iter().all(|s| s.kind == Kind::Cts));
+        assert!(ZE_SUITES.iter().all(|s| s.kind == Kind::Ze));
     }
 
     #[test]
