@@ -171,6 +171,32 @@ static void test_events(env_t *env) {
     pd.count = 0;
     ze_event_pool_handle_t p2;
     EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_SIZE, zeEventPoolCreate(env->context, &pd, 0, NULL, &p2));
+    /* KERNEL_MAPPED_TIMESTAMP (API 1.6: 0x8): a timestamp pool, on the host's clock; beyond
+       it an invalid enumeration. */
+    {
+        ze_event_pool_desc_t md = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
+                                   .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE | 0x8, .count = 1};
+        md.flags |= 0x10;
+        EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ENUMERATION,
+                      zeEventPoolCreate(env->context, &md, 0, NULL, &p2));
+        md.flags &= ~0x10u;
+        EXPECT_OK(zeEventPoolCreate(env->context, &md, 0, NULL, &p2));
+        ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .index = 0};
+        ze_event_handle_t me;
+        EXPECT_OK(zeEventCreate(p2, &ed, &me));
+        ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+                                      .mode = ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS};
+        ze_command_list_handle_t imm;
+        EXPECT_OK(zeCommandListCreateImmediate(env->context, env->device, &qd, &imm));
+        EXPECT_OK(zeCommandListAppendBarrier(imm, me, 0, NULL));
+        EXPECT_OK(zeEventHostSynchronize(me, UINT64_MAX));
+        ze_kernel_timestamp_result_t mt;
+        EXPECT_OK(zeEventQueryKernelTimestamp(me, &mt));
+        EXPECT(mt.global.kernelStart > 0 && mt.global.kernelStart <= mt.global.kernelEnd);
+        EXPECT_OK(zeCommandListDestroy(imm));
+        EXPECT_OK(zeEventDestroy(me));
+        EXPECT_OK(zeEventPoolDestroy(p2));
+    }
 
     /* Host signal / query / reset. */
     EXPECT_RESULT(ZE_RESULT_NOT_READY, zeEventQueryStatus(ev[0]));

@@ -11,6 +11,9 @@ fn get(h: ze_event_handle_t) -> ZeResult<Arc<ZeEvent>> {
     handle::get::<ZeEvent, _>(h)
 }
 
+/// `ZE_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP` (1.6; newer than the generated bindings).
+const KERNEL_MAPPED_TIMESTAMP: ze_event_pool_flags_t = 1 << 3;
+
 pub(super) unsafe extern "C" fn zeEventPoolCreate(
     h_context: ze_context_handle_t,
     desc: *const ze_event_pool_desc_t,
@@ -23,8 +26,9 @@ pub(super) unsafe extern "C" fn zeEventPoolCreate(
         // SAFETY: NULL or a valid descriptor (API contract).
         let desc = unsafe { input(desc)? };
         check(!ph_pool.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
-        // ZE_RESULT_ERROR_INVALID_ENUMERATION: 0x7 < desc->flags
-        check(desc.flags <= 0x7, ZE_RESULT_ERROR_INVALID_ENUMERATION)?;
+        // ZE_RESULT_ERROR_INVALID_ENUMERATION: 0xf < desc->flags. KERNEL_MAPPED_TIMESTAMP
+        // (1.6, 0x8) asks for kernel timestamps on the host's clock: Ferrite's are.
+        check(desc.flags <= 0xf, ZE_RESULT_ERROR_INVALID_ENUMERATION)?;
         // ZE_RESULT_ERROR_INVALID_SIZE: 0 == desc->count
         check(desc.count != 0, ZE_RESULT_ERROR_INVALID_SIZE)?;
         // ZE_RESULT_ERROR_INVALID_SIZE: (nullptr == phDevices) && (0 < numDevices)
@@ -36,7 +40,9 @@ pub(super) unsafe extern "C" fn zeEventPoolCreate(
         }
         let pool = Arc::new(EventPool {
             count: desc.count,
-            timestamps: desc.flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP != 0,
+            timestamps: desc.flags
+                & (ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP | KERNEL_MAPPED_TIMESTAMP)
+                != 0,
             host_visible: true,
         });
         let h: ze_event_pool_handle_t = handle::insert(pool);
