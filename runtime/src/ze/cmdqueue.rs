@@ -8,9 +8,9 @@
 
 use super::cmdlist::Command;
 use super::fence::Fence;
-use super::wait_until;
+use super::{spin_first, wait_until};
 use crate::error::{Error, Result};
-use crate::event::{spin_until, SPIN_BEFORE_SLEEP};
+use crate::event::spin_until;
 use parking_lot::{Condvar, Mutex, MutexGuard};
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -89,13 +89,11 @@ impl CmdQueue {
     pub fn wait_for(&self, ticket: u64, timeout_ns: u64) -> bool {
         // A batch usually completes soon: spin before sleeping, unless the caller gave a
         // shorter time than the spin.
-        if timeout_ns >= SPIN_BEFORE_SLEEP.as_nanos() as u64 {
-            spin_until(|| self.shared.completed_n.load(Ordering::Acquire) >= ticket);
-        }
+        let left = spin_first(timeout_ns, || {
+            self.shared.completed_n.load(Ordering::Acquire) >= ticket
+        });
         let mut st = self.shared.state.lock();
-        wait_until(&self.shared.done, &mut st, timeout_ns, |s| {
-            s.completed >= ticket
-        })
+        wait_until(&self.shared.done, &mut st, left, |s| s.completed >= ticket)
     }
 
     /// Whether a command failed (a kernel fault or time limit) since the last call; the

@@ -6,8 +6,7 @@
 //! `zeEventQueryKernelTimestamp` reports for pools created with timestamps. Events of a
 //! pool are independent objects; the pool only bounds their indices and carries flags.
 
-use super::wait_until;
-use crate::event::{spin_until, SPIN_BEFORE_SLEEP};
+use super::{spin_first, wait_until};
 use parking_lot::{Condvar, Mutex};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -95,12 +94,9 @@ impl ZeEvent {
 
     /// Wait until signalled; false if the timeout passed first.
     pub fn wait(&self, timeout_ns: u64) -> bool {
-        // Spin before sleeping, unless the caller gave a shorter time than the spin.
-        if timeout_ns >= SPIN_BEFORE_SLEEP.as_nanos() as u64 {
-            spin_until(|| self.signaled.load(Ordering::Acquire));
-        }
+        let left = spin_first(timeout_ns, || self.signaled.load(Ordering::Acquire));
         let mut st = self.state.lock();
-        wait_until(&self.cv, &mut st, timeout_ns, |s| s.signaled)
+        wait_until(&self.cv, &mut st, left, |s| s.signaled)
     }
 
     /// (start, end) of the signalling command, if signalled.
