@@ -107,6 +107,30 @@ pub unsafe fn input<'a, T>(p: *const T) -> ZeResult<&'a T> {
 
 /// A required output pointer as a mutable reference.
 ///
+/// Call `f` with each struct of a properties struct's `pNext` chain that has type
+/// `stype`, as a `T` (the extension structs the application asked to be filled).
+///
+/// # Safety
+/// `next` is NULL or the head of a chain the application built: each struct starts with
+/// `stype` and `pNext` (ze_base_properties_t), is writable, and one of type `stype` is a
+/// `T` (the API's contract).
+pub unsafe fn for_each_ext<T>(
+    mut next: *mut std::ffi::c_void,
+    stype: ze_structure_type_t,
+    mut f: impl FnMut(&mut T),
+) {
+    while !next.is_null() {
+        // SAFETY: per the caller, a struct starting with stype and pNext.
+        let base = unsafe { &*next.cast::<ze_base_properties_t>() };
+        let following = base.pNext;
+        if base.stype == stype {
+            // SAFETY: per the caller, a struct of this type is a `T`, writable.
+            f(unsafe { &mut *next.cast::<T>() });
+        }
+        next = following;
+    }
+}
+
 /// # Safety
 /// `p` is NULL or points to a `T` the application owns, valid for writes, that lives for
 /// `'a` and is not otherwise accessed meanwhile (the API's contract).

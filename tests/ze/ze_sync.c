@@ -193,6 +193,43 @@ static void test_events(env_t *env) {
         ze_kernel_timestamp_result_t mt;
         EXPECT_OK(zeEventQueryKernelTimestamp(me, &mt));
         EXPECT(mt.global.kernelStart > 0 && mt.global.kernelStart <= mt.global.kernelEnd);
+        /* ZE_extension_event_query_kernel_timestamps (API 1.6), reached by name: one
+           result, as kernel and as host-clock timestamps (the same on a CPU). */
+        typedef struct {
+            ze_structure_type_t stype;
+            void *pNext;
+            ze_kernel_timestamp_result_t *pKernelTimestampsBuffer;
+            ze_kernel_timestamp_result_t *pSynchronizedTimestampsBuffer; /* same layout */
+        } results_t;
+        typedef ze_result_t (*query_fn)(ze_event_handle_t, ze_device_handle_t, uint32_t *,
+                                        results_t *);
+        query_fn query = NULL;
+        EXPECT_OK(zeDriverGetExtensionFunctionAddress(
+            env->driver, "zeEventQueryKernelTimestampsExt", (void **)&query));
+        if (query) {
+            uint32_t count = 0;
+            EXPECT_OK(query(me, env->device, &count, NULL));
+            EXPECT(count == 1);
+            ze_kernel_timestamp_result_t k = {0}, h = {0};
+            results_t r = {.stype = (ze_structure_type_t)0x10012,
+                           .pKernelTimestampsBuffer = &k,
+                           .pSynchronizedTimestampsBuffer = &h};
+            EXPECT_OK(query(me, env->device, &count, &r));
+            EXPECT(count == 1 && k.global.kernelStart == mt.global.kernelStart &&
+                   k.global.kernelEnd == mt.global.kernelEnd &&
+                   h.context.kernelEnd == mt.context.kernelEnd);
+            EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+                          query(me, env->device, NULL, &r));
+        }
+        /* The device says it has the extension's two kinds of timestamps. */
+        struct {
+            ze_structure_type_t stype;
+            void *pNext;
+            uint32_t flags;
+        } tp = {.stype = (ze_structure_type_t)0x10011};
+        ze_device_properties_t dp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES, .pNext = &tp};
+        EXPECT_OK(zeDeviceGetProperties(env->device, &dp));
+        EXPECT(tp.flags == 3);
         EXPECT_OK(zeCommandListDestroy(imm));
         EXPECT_OK(zeEventDestroy(me));
         EXPECT_OK(zeEventPoolDestroy(p2));

@@ -235,7 +235,7 @@ ddi_tables! {
         pfnOpenIpcHandle (1, 0) zeEventPoolOpenIpcHandle(ze_context_handle_t, ze_ipc_event_pool_handle_t, *mut ze_event_pool_handle_t);
         pfnCloseIpcHandle (1, 0) zeEventPoolCloseIpcHandle(ze_event_pool_handle_t);
     }
-    zeGetEventProcAddrTable(ze_event_dditable_t) {
+    zeGetEventProcAddrTable(ze_event_dditable_next_t) {
         pfnCreate (1, 0) zeEventCreate(ze_event_pool_handle_t, *const ze_event_desc_t, *mut ze_event_handle_t) => event::zeEventCreate;
         pfnDestroy (1, 0) zeEventDestroy(ze_event_handle_t) => event::zeEventDestroy;
         pfnHostSignal (1, 0) zeEventHostSignal(ze_event_handle_t) => event::zeEventHostSignal;
@@ -243,6 +243,16 @@ ddi_tables! {
         pfnQueryStatus (1, 0) zeEventQueryStatus(ze_event_handle_t) => event::zeEventQueryStatus;
         pfnHostReset (1, 0) zeEventHostReset(ze_event_handle_t) => event::zeEventHostReset;
         pfnQueryKernelTimestamp (1, 0) zeEventQueryKernelTimestamp(ze_event_handle_t, *mut ze_kernel_timestamp_result_t) => event::zeEventQueryKernelTimestamp;
+        pfnQueryKernelTimestampsExt (1, 6) zeEventQueryKernelTimestampsExt(ze_event_handle_t, ze_device_handle_t, *mut u32, *mut ze_event_query_kernel_timestamps_results_ext_properties_t) => event::zeEventQueryKernelTimestampsExt;
+        pfnGetEventPool (1, 9) zeEventGetEventPool(ze_event_handle_t, *mut ze_event_pool_handle_t);
+        pfnGetSignalScope (1, 9) zeEventGetSignalScope(ze_event_handle_t, *mut ze_event_scope_flags_t);
+        pfnGetWaitScope (1, 9) zeEventGetWaitScope(ze_event_handle_t, *mut ze_event_scope_flags_t);
+        pfnCounterBasedCreate (1, 15) zeEventCounterBasedCreate(ze_context_handle_t, ze_device_handle_t, *const ::core::ffi::c_void, *mut ze_event_handle_t);
+        pfnCounterBasedGetIpcHandle (1, 15) zeEventCounterBasedGetIpcHandle(ze_event_handle_t, *mut ::core::ffi::c_void);
+        pfnCounterBasedOpenIpcHandle (1, 15) zeEventCounterBasedOpenIpcHandle(ze_context_handle_t, *const ::core::ffi::c_void, *mut ze_event_handle_t);
+        pfnCounterBasedCloseIpcHandle (1, 15) zeEventCounterBasedCloseIpcHandle(ze_event_handle_t);
+        pfnCounterBasedGetDeviceAddress (1, 15) zeEventCounterBasedGetDeviceAddress(ze_event_handle_t, *mut u64, *mut u64);
+        pfnGetCounterBasedFlags (1, 17) zeEventGetCounterBasedFlags(ze_event_handle_t, *mut u32);
     }
     zeGetEventExpProcAddrTable(ze_event_exp_dditable_t) {
         pfnQueryTimestampsExp (1, 2) zeEventQueryTimestampsExp(ze_event_handle_t, ze_device_handle_t, *mut u32, *mut ze_kernel_timestamp_result_t) => event::zeEventQueryTimestampsExp;

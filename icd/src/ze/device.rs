@@ -3,6 +3,12 @@
 #![expect(non_snake_case, reason = "entry points keep their Level-Zero names")]
 
 use super::sys::*;
+use super::sys_next::{
+    ze_event_query_kernel_timestamps_ext_properties_t,
+    ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_KERNEL,
+    ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_SYNCHRONIZED,
+    ZE_STRUCTURE_TYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_PROPERTIES,
+};
 use super::{check, driver, fill_array, handle, output, write_out, ze_call, ZeResult};
 use ferrite_runtime::device::{self as rt, Device};
 use ferrite_runtime::executor;
@@ -80,6 +86,18 @@ pub(super) unsafe extern "C" fn zeDeviceGetProperties(
         p.kernelTimestampValidBits = 64;
         p.uuid.id = rt::DEVICE_UUID;
         super::copy_str(&mut p.name, &dev.name);
+        // ZE_extension_event_query_kernel_timestamps: kernel timestamps, on the host's clock.
+        // SAFETY: the application's chain (API contract).
+        unsafe {
+            super::for_each_ext(
+                p.pNext,
+                ZE_STRUCTURE_TYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_PROPERTIES,
+                |t: &mut ze_event_query_kernel_timestamps_ext_properties_t| {
+                    t.flags = ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_KERNEL
+                        | ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_SYNCHRONIZED;
+                },
+            )
+        };
         Ok(ZE_RESULT_SUCCESS)
     })
 }
@@ -163,20 +181,18 @@ pub(super) unsafe extern "C" fn zeDeviceGetModuleProperties(
         p.printfBufferSize = rt::PRINTF_BUFFER_SIZE as u32;
         p.nativeKernelSupported.id = [0; 16];
         // Extension structs the application chained (ZE_extension_float_atomics).
-        let mut next = p.pNext;
-        while !next.is_null() {
-            // SAFETY: every struct of a pNext chain starts with `stype` and `pNext`
-            // (ze_base_properties_t); the application built the chain (API contract).
-            let base = unsafe { &mut *next.cast::<ze_base_properties_t>() };
-            if base.stype == ZE_STRUCTURE_TYPE_FLOAT_ATOMIC_EXT_PROPERTIES {
-                // SAFETY: `stype` says this is a ze_float_atomic_ext_properties_t.
-                let f = unsafe { &mut *next.cast::<ze_float_atomic_ext_properties_t>() };
-                f.fp16Flags = fp_atomic_flags(rt::HALF_FP_ATOMICS);
-                f.fp32Flags = fp_atomic_flags(rt::SINGLE_FP_ATOMICS);
-                f.fp64Flags = fp_atomic_flags(rt::DOUBLE_FP_ATOMICS);
-            }
-            next = base.pNext;
-        }
+        // SAFETY: the application's chain (API contract).
+        unsafe {
+            super::for_each_ext(
+                p.pNext,
+                ZE_STRUCTURE_TYPE_FLOAT_ATOMIC_EXT_PROPERTIES,
+                |f: &mut ze_float_atomic_ext_properties_t| {
+                    f.fp16Flags = fp_atomic_flags(rt::HALF_FP_ATOMICS);
+                    f.fp32Flags = fp_atomic_flags(rt::SINGLE_FP_ATOMICS);
+                    f.fp64Flags = fp_atomic_flags(rt::DOUBLE_FP_ATOMICS);
+                },
+            )
+        };
         Ok(ZE_RESULT_SUCCESS)
     })
 }

@@ -179,6 +179,11 @@ const EXTENSIONS: &[(&str, u32)] = &[
         "ZE_extension_kernel_max_group_size_properties",
         super::sys_next::ZE_KERNEL_MAX_GROUP_SIZE_PROPERTIES_EXT_VERSION_1_0,
     ),
+    // zeEventQueryKernelTimestampsExt, ze_event_query_kernel_timestamps_ext_properties_t
+    (
+        "ZE_extension_event_query_kernel_timestamps",
+        super::sys_next::ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_VERSION_1_0,
+    ),
     // zeCommandListImmediateAppendCommandListsExp (API 1.9)
     (
         "ZE_experimental_immediate_command_list_append",
@@ -233,10 +238,11 @@ pub(super) unsafe extern "C" fn zeDriverGetExtensionFunctionAddress(
 /// The entry points of the claimed extensions ([`EXTENSIONS`]), by name: a loader older
 /// than an extension has no table slot for it, and applications reach it this way.
 fn extension_function(name: &[u8]) -> Option<*mut c_void> {
-    use super::{cmdlist, kernel, module};
+    use super::{cmdlist, event, kernel, module};
     Some(match name {
         b"zeKernelSetGlobalOffsetExp" => kernel::zeKernelSetGlobalOffsetExp as *mut c_void,
         b"zeModuleInspectLinkageExt" => module::zeModuleInspectLinkageExt as *mut c_void,
+        b"zeEventQueryKernelTimestampsExt" => event::zeEventQueryKernelTimestampsExt as *mut c_void,
         b"zeCommandListImmediateAppendCommandListsExp" => {
             cmdlist::zeCommandListImmediateAppendCommandListsExp as *mut c_void
         }

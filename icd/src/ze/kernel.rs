@@ -263,18 +263,14 @@ pub(super) unsafe extern "C" fn zeKernelGetProperties(
         p.uuid.mid = [0; 16];
         // Extension structs the application chained
         // (ZE_extension_kernel_max_group_size_properties).
-        let mut next = p.pNext;
-        while !next.is_null() {
-            // SAFETY: every struct of a pNext chain starts with `stype` and `pNext`
-            // (ze_base_properties_t); the application built the chain (API contract).
-            let base = unsafe { &mut *next.cast::<ze_base_properties_t>() };
-            if base.stype == ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES {
-                // SAFETY: `stype` says this is a ze_kernel_max_group_size_properties_ext_t.
-                let m = unsafe { &mut *next.cast::<ze_kernel_max_group_size_properties_ext_t>() };
-                m.maxGroupSize = max_group;
-            }
-            next = base.pNext;
-        }
+        // SAFETY: the application's chain (API contract).
+        unsafe {
+            super::for_each_ext(
+                p.pNext,
+                ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES,
+                |m: &mut ze_kernel_max_group_size_properties_ext_t| m.maxGroupSize = max_group,
+            )
+        };
         Ok(ZE_RESULT_SUCCESS)
     })
 }

@@ -287,3 +287,114 @@ pub struct ze_kernel_max_group_size_properties_ext_t {
     pub pNext: *mut c_void,
     pub maxGroupSize: u32,
 }
+
+/// `ZE_STRUCTURE_TYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_PROPERTIES` (1.6).
+pub const ZE_STRUCTURE_TYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_PROPERTIES: ze_structure_type_t =
+    0x10011;
+/// `ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_VERSION_1_0` (1.6).
+pub const ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_VERSION_1_0: u32 = 1 << 16;
+/// `ze_event_query_kernel_timestamps_ext_flag_t` (1.6).
+pub const ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_KERNEL: u32 = 1;
+pub const ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_SYNCHRONIZED: u32 = 2;
+
+/// `ze_event_query_kernel_timestamps_ext_properties_t` (1.6), chained to
+/// `ze_device_properties_t`.
+#[repr(C)]
+pub struct ze_event_query_kernel_timestamps_ext_properties_t {
+    pub stype: ze_structure_type_t,
+    pub pNext: *mut c_void,
+    pub flags: u32,
+}
+
+/// `ze_synchronized_timestamp_data_ext_t` (1.6).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ze_synchronized_timestamp_data_ext_t {
+    pub kernelStart: u64,
+    pub kernelEnd: u64,
+}
+
+/// `ze_synchronized_timestamp_result_ext_t` (1.6).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ze_synchronized_timestamp_result_ext_t {
+    pub global: ze_synchronized_timestamp_data_ext_t,
+    pub context: ze_synchronized_timestamp_data_ext_t,
+}
+
+/// `ze_event_query_kernel_timestamps_results_ext_properties_t` (1.6).
+#[repr(C)]
+pub struct ze_event_query_kernel_timestamps_results_ext_properties_t {
+    pub stype: ze_structure_type_t,
+    pub pNext: *mut c_void,
+    pub pKernelTimestampsBuffer: *mut ze_kernel_timestamp_result_t,
+    pub pSynchronizedTimestampsBuffer: *mut ze_synchronized_timestamp_result_ext_t,
+}
+
+pub type ze_pfnEventQueryKernelTimestampsExt_t = Option<
+    unsafe extern "C" fn(
+        ze_event_handle_t,
+        ze_device_handle_t,
+        *mut u32,
+        *mut ze_event_query_kernel_timestamps_results_ext_properties_t,
+    ) -> ze_result_t,
+>;
+/// `zeEventGetEventPool` (1.9).
+pub type ze_pfnEventGetEventPool_t =
+    Option<unsafe extern "C" fn(ze_event_handle_t, *mut ze_event_pool_handle_t) -> ze_result_t>;
+/// `zeEventGetSignalScope` / `zeEventGetWaitScope` (1.9).
+pub type ze_pfnEventGetScope_t =
+    Option<unsafe extern "C" fn(ze_event_handle_t, *mut ze_event_scope_flags_t) -> ze_result_t>;
+/// The counter-based entry points (1.15, 1.17), only passed to stubs: their descriptors
+/// and IPC handles as untyped pointers.
+pub type ze_pfnEventCounterBasedCreate_t = Option<
+    unsafe extern "C" fn(
+        ze_context_handle_t,
+        ze_device_handle_t,
+        *const c_void,
+        *mut ze_event_handle_t,
+    ) -> ze_result_t,
+>;
+pub type ze_pfnEventCounterBasedGetIpcHandle_t =
+    Option<unsafe extern "C" fn(ze_event_handle_t, *mut c_void) -> ze_result_t>;
+pub type ze_pfnEventCounterBasedOpenIpcHandle_t = Option<
+    unsafe extern "C" fn(ze_context_handle_t, *const c_void, *mut ze_event_handle_t) -> ze_result_t,
+>;
+pub type ze_pfnEventCounterBasedCloseIpcHandle_t =
+    Option<unsafe extern "C" fn(ze_event_handle_t) -> ze_result_t>;
+pub type ze_pfnEventCounterBasedGetDeviceAddress_t =
+    Option<unsafe extern "C" fn(ze_event_handle_t, *mut u64, *mut u64) -> ze_result_t>;
+pub type ze_pfnEventGetCounterBasedFlags_t =
+    Option<unsafe extern "C" fn(ze_event_handle_t, *mut u32) -> ze_result_t>;
+
+/// `ze_event_dditable_t` up to 1.17.
+#[repr(C)]
+pub struct ze_event_dditable_next_t {
+    pub pfnCreate: ze_pfnEventCreate_t,
+    pub pfnDestroy: ze_pfnEventDestroy_t,
+    pub pfnHostSignal: ze_pfnEventHostSignal_t,
+    pub pfnHostSynchronize: ze_pfnEventHostSynchronize_t,
+    pub pfnQueryStatus: ze_pfnEventQueryStatus_t,
+    pub pfnHostReset: ze_pfnEventHostReset_t,
+    pub pfnQueryKernelTimestamp: ze_pfnEventQueryKernelTimestamp_t,
+    /// 1.6.
+    pub pfnQueryKernelTimestampsExt: ze_pfnEventQueryKernelTimestampsExt_t,
+    /// 1.9.
+    pub pfnGetEventPool: ze_pfnEventGetEventPool_t,
+    /// 1.9.
+    pub pfnGetSignalScope: ze_pfnEventGetScope_t,
+    /// 1.9.
+    pub pfnGetWaitScope: ze_pfnEventGetScope_t,
+    /// 1.15.
+    pub pfnCounterBasedCreate: ze_pfnEventCounterBasedCreate_t,
+    /// 1.15.
+    pub pfnCounterBasedGetIpcHandle: ze_pfnEventCounterBasedGetIpcHandle_t,
+    /// 1.15.
+    pub pfnCounterBasedOpenIpcHandle: ze_pfnEventCounterBasedOpenIpcHandle_t,
+    /// 1.15.
+    pub pfnCounterBasedCloseIpcHandle: ze_pfnEventCounterBasedCloseIpcHandle_t,
+    /// 1.15.
+    pub pfnCounterBasedGetDeviceAddress: ze_pfnEventCounterBasedGetDeviceAddress_t,
+    /// 1.17.
+    pub pfnGetCounterBasedFlags: ze_pfnEventGetCounterBasedFlags_t,
+}
