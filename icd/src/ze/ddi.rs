@@ -247,7 +247,7 @@ ddi_tables! {
         pfnGetEventPool (1, 9) zeEventGetEventPool(ze_event_handle_t, *mut ze_event_pool_handle_t);
         pfnGetSignalScope (1, 9) zeEventGetSignalScope(ze_event_handle_t, *mut ze_event_scope_flags_t);
         pfnGetWaitScope (1, 9) zeEventGetWaitScope(ze_event_handle_t, *mut ze_event_scope_flags_t);
-        pfnCounterBasedCreate (1, 15) zeEventCounterBasedCreate(ze_context_handle_t, ze_device_handle_t, *const ::core::ffi::c_void, *mut ze_event_handle_t);
+        pfnCounterBasedCreate (1, 15) zeEventCounterBasedCreate(ze_context_handle_t, ze_device_handle_t, *const ze_event_counter_based_desc_t, *mut ze_event_handle_t) => event::zeEventCounterBasedCreate;
         pfnCounterBasedGetIpcHandle (1, 15) zeEventCounterBasedGetIpcHandle(ze_event_handle_t, *mut ::core::ffi::c_void);
         pfnCounterBasedOpenIpcHandle (1, 15) zeEventCounterBasedOpenIpcHandle(ze_context_handle_t, *const ::core::ffi::c_void, *mut ze_event_handle_t);
         pfnCounterBasedCloseIpcHandle (1, 15) zeEventCounterBasedCloseIpcHandle(ze_event_handle_t);
@@ -843,6 +843,114 @@ mod tests {
             }
             assert_eq!(event::zeEventPoolDestroy(pool), ZE_RESULT_SUCCESS);
             for l in regs.into_iter().chain([imm]) {
+                assert_eq!(cl::zeCommandListDestroy(l), ZE_RESULT_SUCCESS);
+            }
+            assert_eq!(context::zeContextDestroy(ctx), ZE_RESULT_SUCCESS);
+        }
+    }
+
+    /// `zeEventCounterBasedCreate` (1.15): complete until a command is appended to
+    /// signal it, then it tracks the last such command only.
+    #[test]
+    fn counter_based_event_tracks_the_last_signalling_command() {
+        use super::super::{cmdlist as cl, context, device, driver, event};
+        let mut n = 1u32;
+        let mut drv: ze_driver_handle_t = std::ptr::null_mut();
+        let mut dev: ze_device_handle_t = std::ptr::null_mut();
+        let mut ctx: ze_context_handle_t = std::ptr::null_mut();
+        let mut lists: [ze_command_list_handle_t; 2] = [std::ptr::null_mut(); 2];
+        let mut pool: ze_event_pool_handle_t = std::ptr::null_mut();
+        let mut gates: [ze_event_handle_t; 2] = [std::ptr::null_mut(); 2];
+        let mut counter: ze_event_handle_t = std::ptr::null_mut();
+        let cdesc = ze_context_desc_t {
+            stype: ZE_STRUCTURE_TYPE_CONTEXT_DESC,
+            pNext: std::ptr::null(),
+            flags: 0,
+        };
+        let qdesc = ze_command_queue_desc_t {
+            stype: ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+            pNext: std::ptr::null(),
+            ordinal: 0,
+            index: 0,
+            flags: 0,
+            mode: ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+            priority: ZE_COMMAND_QUEUE_PRIORITY_NORMAL,
+        };
+        let pdesc = ze_event_pool_desc_t {
+            stype: ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
+            pNext: std::ptr::null(),
+            flags: ZE_EVENT_POOL_FLAG_HOST_VISIBLE,
+            count: 2,
+        };
+        let mut desc = ze_event_counter_based_desc_t {
+            stype: ZE_STRUCTURE_TYPE_EVENT_COUNTER_BASED_DESC,
+            pNext: std::ptr::null(),
+            flags: 0x1 | 0x4,
+            signal: 0,
+            wait: 0,
+        };
+        // SAFETY: every pointer is to a live local of the type the entry point writes.
+        unsafe {
+            assert_eq!(driver::zeInit(0), ZE_RESULT_SUCCESS);
+            assert_eq!(driver::zeDriverGet(&mut n, &mut drv), ZE_RESULT_SUCCESS);
+            let r = device::zeDeviceGet(drv, &mut n, &mut dev);
+            assert_eq!(r, ZE_RESULT_SUCCESS);
+            let r = context::zeContextCreate(drv, &cdesc, &mut ctx);
+            assert_eq!(r, ZE_RESULT_SUCCESS);
+            for l in &mut lists {
+                let r = cl::zeCommandListCreateImmediate(ctx, dev, &qdesc, l);
+                assert_eq!(r, ZE_RESULT_SUCCESS);
+            }
+            let r = event::zeEventPoolCreate(ctx, &pdesc, 0, std::ptr::null_mut(), &mut pool);
+            assert_eq!(r, ZE_RESULT_SUCCESS);
+            for (i, e) in gates.iter_mut().enumerate() {
+                let edesc = ze_event_desc_t {
+                    stype: ZE_STRUCTURE_TYPE_EVENT_DESC,
+                    pNext: std::ptr::null(),
+                    index: i as u32,
+                    signal: 0,
+                    wait: 0,
+                };
+                assert_eq!(event::zeEventCreate(pool, &edesc, e), ZE_RESULT_SUCCESS);
+            }
+            let create = event::zeEventCounterBasedCreate;
+            desc.flags = 0x80;
+            let r = create(ctx, dev, &desc, &mut counter);
+            assert_eq!(r, ZE_RESULT_ERROR_INVALID_ENUMERATION);
+            desc.flags = ZE_EVENT_COUNTER_BASED_FLAG_IPC;
+            let r = create(ctx, dev, &desc, &mut counter);
+            assert_eq!(r, ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+            let r = create(ctx, dev, std::ptr::null(), &mut counter);
+            assert_eq!(r, ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+            desc.flags = 0x1 | 0x4;
+            assert_eq!(create(ctx, dev, &desc, &mut counter), ZE_RESULT_SUCCESS);
+
+            // Nothing appended yet: complete.
+            assert_eq!(event::zeEventQueryStatus(counter), ZE_RESULT_SUCCESS);
+            // Two lists each wait for their gate, then signal the counter-based event.
+            for (l, g) in lists.iter().zip(&gates) {
+                let mut w = [*g];
+                let r = cl::zeCommandListAppendBarrier(*l, counter, 1, w.as_mut_ptr());
+                assert_eq!(r, ZE_RESULT_SUCCESS);
+            }
+            assert_eq!(event::zeEventQueryStatus(counter), ZE_RESULT_NOT_READY);
+            // The first command completing does not signal it: it tracks the second.
+            assert_eq!(event::zeEventHostSignal(gates[0]), ZE_RESULT_SUCCESS);
+            assert_eq!(
+                cl::zeCommandListHostSynchronize(lists[0], u64::MAX),
+                ZE_RESULT_SUCCESS
+            );
+            assert_eq!(event::zeEventQueryStatus(counter), ZE_RESULT_NOT_READY);
+            assert_eq!(event::zeEventHostSignal(gates[1]), ZE_RESULT_SUCCESS);
+            let r = event::zeEventHostSynchronize(counter, u64::MAX);
+            assert_eq!(r, ZE_RESULT_SUCCESS);
+
+            assert_eq!(event::zeEventDestroy(counter), ZE_RESULT_SUCCESS);
+            for e in gates {
+                assert_eq!(event::zeEventDestroy(e), ZE_RESULT_SUCCESS);
+            }
+            assert_eq!(event::zeEventPoolDestroy(pool), ZE_RESULT_SUCCESS);
+            for l in lists {
                 assert_eq!(cl::zeCommandListDestroy(l), ZE_RESULT_SUCCESS);
             }
             assert_eq!(context::zeContextDestroy(ctx), ZE_RESULT_SUCCESS);

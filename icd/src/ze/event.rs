@@ -4,8 +4,10 @@
 
 use super::sys::*;
 use super::sys_next::{
-    ze_event_query_kernel_timestamps_results_ext_properties_t,
+    ze_event_counter_based_desc_t, ze_event_query_kernel_timestamps_results_ext_properties_t,
     ze_synchronized_timestamp_data_ext_t, ze_synchronized_timestamp_result_ext_t,
+    ZE_EVENT_COUNTER_BASED_FLAG_DEVICE_TIMESTAMP, ZE_EVENT_COUNTER_BASED_FLAG_HOST_TIMESTAMP,
+    ZE_EVENT_COUNTER_BASED_FLAG_IPC,
 };
 use super::{check, context, device, handle, input, output, write_out, ze_call, ZeResult};
 use ferrite_runtime::ze::event::{EventPool, ZeEvent};
@@ -245,6 +247,41 @@ pub(super) unsafe extern "C" fn zeEventQueryKernelTimestampsExt(
             // SAFETY: room for *pCount (>= 1) results (API contract).
             unsafe { results.pSynchronizedTimestampsBuffer.write(one) };
         }
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+/// `zeEventCounterBasedCreate` (1.15): an event that tracks the last command appended to
+/// signal it (see `ZeEvent::track`). Sharing one between processes is not supported.
+pub(super) unsafe extern "C" fn zeEventCounterBasedCreate(
+    h_context: ze_context_handle_t,
+    h_device: ze_device_handle_t,
+    desc: *const ze_event_counter_based_desc_t,
+    ph_event: *mut ze_event_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        context::get(h_context)?;
+        device::get(h_device)?;
+        // SAFETY: NULL or a valid descriptor (API contract).
+        let desc = unsafe { input(desc)? };
+        check(!ph_event.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        // ZE_RESULT_ERROR_INVALID_ENUMERATION: 0x7f < desc->flags, 0x7 < desc->signal,
+        // 0x7 < desc->wait
+        check(
+            desc.flags <= 0x7f && desc.signal <= 0x7 && desc.wait <= 0x7,
+            ZE_RESULT_ERROR_INVALID_ENUMERATION,
+        )?;
+        check(
+            desc.flags & ZE_EVENT_COUNTER_BASED_FLAG_IPC == 0,
+            ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
+        )?;
+        let timestamps = desc.flags
+            & (ZE_EVENT_COUNTER_BASED_FLAG_DEVICE_TIMESTAMP
+                | ZE_EVENT_COUNTER_BASED_FLAG_HOST_TIMESTAMP)
+            != 0;
+        let h: ze_event_handle_t = handle::insert(Arc::new(ZeEvent::new_counter_based(timestamps)));
+        // SAFETY: non-NULL, valid for writes (API contract).
+        unsafe { write_out(ph_event, h)? };
         Ok(ZE_RESULT_SUCCESS)
     })
 }

@@ -345,16 +345,35 @@ pub type ze_pfnEventGetEventPool_t =
 /// `zeEventGetSignalScope` / `zeEventGetWaitScope` (1.9).
 pub type ze_pfnEventGetScope_t =
     Option<unsafe extern "C" fn(ze_event_handle_t, *mut ze_event_scope_flags_t) -> ze_result_t>;
-/// The counter-based entry points (1.15, 1.17), only passed to stubs: their descriptors
-/// and IPC handles as untyped pointers.
+/// `ZE_STRUCTURE_TYPE_EVENT_COUNTER_BASED_DESC` (1.15; only the tests build descriptors).
+#[cfg(test)]
+pub const ZE_STRUCTURE_TYPE_EVENT_COUNTER_BASED_DESC: ze_structure_type_t = 0x0002_003a;
+/// `ze_event_counter_based_flag_t` (1.15): the IPC flag, and the two timestamp flags.
+pub const ZE_EVENT_COUNTER_BASED_FLAG_IPC: u32 = 1 << 3;
+pub const ZE_EVENT_COUNTER_BASED_FLAG_DEVICE_TIMESTAMP: u32 = 1 << 4;
+pub const ZE_EVENT_COUNTER_BASED_FLAG_HOST_TIMESTAMP: u32 = 1 << 5;
+
+/// `ze_event_counter_based_desc_t` (1.15).
+#[repr(C)]
+pub struct ze_event_counter_based_desc_t {
+    pub stype: ze_structure_type_t,
+    pub pNext: *const c_void,
+    pub flags: u32,
+    pub signal: ze_event_scope_flags_t,
+    pub wait: ze_event_scope_flags_t,
+}
+
+/// `zeEventCounterBasedCreate` (1.15).
 pub type ze_pfnEventCounterBasedCreate_t = Option<
     unsafe extern "C" fn(
         ze_context_handle_t,
         ze_device_handle_t,
-        *const c_void,
+        *const ze_event_counter_based_desc_t,
         *mut ze_event_handle_t,
     ) -> ze_result_t,
 >;
+/// The counter-based IPC entry points (1.15) and flags query (1.17), only passed to stubs:
+/// IPC handles as untyped pointers.
 pub type ze_pfnEventCounterBasedGetIpcHandle_t =
     Option<unsafe extern "C" fn(ze_event_handle_t, *mut c_void) -> ze_result_t>;
 pub type ze_pfnEventCounterBasedOpenIpcHandle_t = Option<

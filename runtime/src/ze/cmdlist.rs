@@ -104,6 +104,8 @@ pub struct Command {
     wait: Vec<Arc<ZeEvent>>,
     op: Op,
     signal: Option<Arc<ZeEvent>>,
+    /// The tracking point of a counter-based signal event ([`ZeEvent::track`]).
+    signal_generation: u64,
 }
 
 impl Command {
@@ -124,7 +126,25 @@ impl Command {
                 "memory commands are made with Command::new_memory",
             ));
         }
-        Ok(Command { wait, op, signal })
+        Ok(Command::tracked(wait, op, signal))
+    }
+
+    /// The command, tracked by its signal event if that is counter-based.
+    fn tracked(wait: Vec<Arc<ZeEvent>>, op: Op, signal: Option<Arc<ZeEvent>>) -> Command {
+        let signal_generation = signal.as_ref().map_or(0, |e| e.track());
+        Command {
+            wait,
+            op,
+            signal,
+            signal_generation,
+        }
+    }
+
+    /// The command is submitted (again): see [`ZeEvent::resubmitted`].
+    pub fn resubmitted(&self) {
+        if let Some(e) = &self.signal {
+            e.resubmitted(self.signal_generation);
+        }
     }
 
     /// A command that reads or writes memory by address.
@@ -145,7 +165,7 @@ impl Command {
         op: Op,
         signal: Option<Arc<ZeEvent>>,
     ) -> Command {
-        Command { wait, op, signal }
+        Command::tracked(wait, op, signal)
     }
 
     /// Run the command on the calling thread (a queue's thread); false if it failed: a
@@ -161,7 +181,7 @@ impl Command {
         let start = now_ns();
         if !waited_ok {
             if let Some(e) = &self.signal {
-                e.signal_failed(start, start);
+                e.signal_command(self.signal_generation, start, start, true);
             }
             return false;
         }
@@ -234,11 +254,7 @@ impl Command {
             }
         }
         if let Some(e) = &self.signal {
-            if ok {
-                e.signal_with_times(start, now_ns());
-            } else {
-                e.signal_failed(start, now_ns());
-            }
+            e.signal_command(self.signal_generation, start, now_ns(), !ok);
         }
         ok
     }

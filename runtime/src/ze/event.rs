@@ -27,6 +27,9 @@ struct State {
     failed: bool,
     /// (start, end) of the command that signalled it, in ns.
     times: Option<(u64, u64)>,
+    /// A counter-based event's tracking point: bumped by every command appended to signal
+    /// it; only the command of the current one signals it.
+    generation: u64,
 }
 
 pub struct ZeEvent {
@@ -36,6 +39,9 @@ pub struct ZeEvent {
     cv: Condvar,
     /// `state.signaled`, readable without the lock: a host wait spins on it first.
     signaled: AtomicBool,
+    /// Counter-based (`zeEventCounterBasedCreate`, API 1.15): it tracks the last command
+    /// appended to signal it, and is complete when that command is (or when none was).
+    pub counter_based: bool,
 }
 
 impl ZeEvent {
@@ -46,7 +52,68 @@ impl ZeEvent {
             state: Mutex::new(State::default()),
             cv: Condvar::new(),
             signaled: AtomicBool::new(false),
+            counter_based: false,
         }
+    }
+
+    /// A counter-based event, in a pool of its own; complete until a command is appended
+    /// to signal it.
+    pub fn new_counter_based(timestamps: bool) -> ZeEvent {
+        let pool = Arc::new(EventPool {
+            count: 1,
+            timestamps,
+            host_visible: true,
+        });
+        ZeEvent {
+            state: Mutex::new(State {
+                signaled: true,
+                ..State::default()
+            }),
+            signaled: AtomicBool::new(true),
+            counter_based: true,
+            ..ZeEvent::new(pool, 0)
+        }
+    }
+
+    /// A command to signal this event is being appended: a counter-based event now
+    /// tracks it (not signalled until it completes) and the command gets the tracking
+    /// point to signal; 0 for other events.
+    pub fn track(&self) -> u64 {
+        if !self.counter_based {
+            return 0;
+        }
+        let mut st = self.state.lock();
+        st.generation += 1;
+        st.signaled = false;
+        st.failed = false;
+        st.times = None;
+        self.signaled.store(false, Ordering::Release);
+        st.generation
+    }
+
+    /// The command of tracking point `generation` is submitted again (a regular list
+    /// executed once more): a counter-based event still tracking it is not signalled
+    /// until it completes again.
+    pub fn resubmitted(&self, generation: u64) {
+        if !self.counter_based {
+            return;
+        }
+        let mut st = self.state.lock();
+        if st.generation == generation {
+            st.signaled = false;
+            st.times = None;
+            self.signaled.store(false, Ordering::Release);
+        }
+    }
+
+    /// Signal on behalf of the command of tracking point `generation` (0 for an event
+    /// that is not counter-based); a counter-based event that tracks a later command
+    /// ignores it.
+    pub fn signal_command(&self, generation: u64, start: u64, end: u64, failed: bool) {
+        if self.counter_based && self.state.lock().generation != generation {
+            return;
+        }
+        self.complete(start, end, failed);
     }
 
     /// Signal from the host (`zeEventHostSignal`) or a command without timing.
