@@ -174,20 +174,21 @@ pub(super) unsafe extern "C" fn zeKernelSetArgumentValue(
             ferrite_compiler::ArgKind::Value { size } => size,
             _ => std::mem::size_of::<*mut c_void>(),
         };
-        // A by-value argument may come shorter than its parameter and is then
-        // zero-extended, as Intel's driver does (level-zero-tests pass a `uint32_t` for a
-        // `size_t`); a longer one, an empty one, or a short pointer is refused. Never read
-        // more than argSize bytes of the application's value.
+        // A by-value argument is taken as Intel's driver takes it: its first bytes, as
+        // many as the parameter has, zero-extended if it is shorter (level-zero-tests pass
+        // a `uint32_t` for a `size_t` and a `size_t` for an `int`; little-endian, so the
+        // value is the same while it fits). An empty value, and a pointer of another size,
+        // are refused. Never read more than argSize bytes of the application's value.
         let by_value = matches!(desc.kind, ferrite_compiler::ArgKind::Value { .. });
         check(
-            size == want || (by_value && size > 0 && size < want),
+            size == want || (by_value && size > 0),
             ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE,
         )?;
-        // SAFETY: pArgValue points to argSize bytes (API contract), and argSize is at most
-        // the slot's size (checked above).
-        let given = unsafe { std::slice::from_raw_parts(value.cast::<u8>(), size) };
+        let take = size.min(want);
+        // SAFETY: pArgValue points to argSize bytes (API contract); `take` is at most that.
+        let given = unsafe { std::slice::from_raw_parts(value.cast::<u8>(), take) };
         let mut bytes = vec![0u8; want];
-        bytes[..size].copy_from_slice(given);
+        bytes[..take].copy_from_slice(given);
         let input = ArgInput::Bytes(&bytes);
         k.rt.set_arg(index as usize, input)?;
         Ok(ZE_RESULT_SUCCESS)
