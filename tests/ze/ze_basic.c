@@ -249,7 +249,7 @@ static void test_memory(env_t *env) {
     EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeMemFree(env->context, (char *)d + 1));
     EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeMemFree(env->context, &local));
 
-    /* Memory of one context is not freed through another. */
+    /* Memory of one context is not freed through another, ... */
     ze_context_handle_t other;
     ze_context_desc_t cd = {.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC};
     EXPECT_OK(zeContextCreate(env->driver, &cd, &other));
@@ -258,6 +258,12 @@ static void test_memory(env_t *env) {
     EXPECT_OK(zeMemAllocHost(other, &hd, 64, 0, &orphan));
     EXPECT_OK(zeMemGetAllocProperties(other, orphan, &mp, NULL));
     EXPECT(mp.type == ZE_MEMORY_TYPE_HOST);
+    /* ... but any context of the driver answers the queries (as Intel's driver does). */
+    EXPECT_OK(zeMemGetAllocProperties(env->context, orphan, &mp, NULL));
+    EXPECT(mp.type == ZE_MEMORY_TYPE_HOST);
+    base = NULL;
+    EXPECT_OK(zeMemGetAddressRange(other, (char *)d + 5, &base, &size));
+    EXPECT(base == d && size == 1000);
     /* Destroying a context frees its allocations. */
     EXPECT_OK(zeContextDestroy(other));
     EXPECT_OK(zeMemGetAllocProperties(env->context, orphan, &mp, NULL));
