@@ -227,9 +227,15 @@ static void test_events(env_t *env) {
             void *pNext;
             uint32_t flags;
         } tp = {.stype = (ze_structure_type_t)0x10011};
-        ze_device_properties_t dp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES, .pNext = &tp};
+        /* ... and that read-only virtual memory is enforced (2). */
+        struct {
+            ze_structure_type_t stype;
+            void *pNext;
+            uint32_t readonlyCapability;
+        } ro = {.stype = (ze_structure_type_t)0x10015, .pNext = &tp};
+        ze_device_properties_t dp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES, .pNext = &ro};
         EXPECT_OK(zeDeviceGetProperties(env->device, &dp));
-        EXPECT(tp.flags == 3);
+        EXPECT(tp.flags == 3 && ro.readonlyCapability == 2);
         EXPECT_OK(zeCommandListDestroy(imm));
         EXPECT_OK(zeEventDestroy(me));
         EXPECT_OK(zeEventPoolDestroy(p2));

@@ -4,9 +4,11 @@
 
 use super::sys::*;
 use super::sys_next::{
-    ze_event_query_kernel_timestamps_ext_properties_t,
+    ze_device_readonly_memory_ext_properties_t, ze_event_query_kernel_timestamps_ext_properties_t,
+    ZE_DEVICE_READONLY_MEMORY_CAPABILITY_ENFORCED,
     ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_KERNEL,
     ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_SYNCHRONIZED,
+    ZE_STRUCTURE_TYPE_DEVICE_READONLY_MEMORY_EXT_PROPERTIES,
     ZE_STRUCTURE_TYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_PROPERTIES,
 };
 use super::{check, driver, fill_array, handle, output, write_out, ze_call, ZeResult};
@@ -95,6 +97,18 @@ pub(super) unsafe extern "C" fn zeDeviceGetProperties(
                 |t: &mut ze_event_query_kernel_timestamps_ext_properties_t| {
                     t.flags = ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_KERNEL
                         | ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_SYNCHRONIZED;
+                },
+            )
+        };
+        // ZE_extension_virtual_mem_readonly_properties: a read-only virtual range is
+        // mapped without PROT_WRITE (runtime/src/ze/virtual_mem.rs), so writes fault.
+        // SAFETY: the application's chain (API contract).
+        unsafe {
+            super::for_each_ext(
+                p.pNext,
+                ZE_STRUCTURE_TYPE_DEVICE_READONLY_MEMORY_EXT_PROPERTIES,
+                |r: &mut ze_device_readonly_memory_ext_properties_t| {
+                    r.readonlyCapability = ZE_DEVICE_READONLY_MEMORY_CAPABILITY_ENFORCED;
                 },
             )
         };

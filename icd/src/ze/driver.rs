@@ -184,6 +184,11 @@ const EXTENSIONS: &[(&str, u32)] = &[
         "ZE_extension_event_query_kernel_timestamps",
         super::sys_next::ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_VERSION_1_0,
     ),
+    // ze_device_readonly_memory_ext_properties_t in zeDeviceGetProperties' pNext chain
+    (
+        "ZE_extension_virtual_mem_readonly_properties",
+        super::sys_next::ZE_VIRTUAL_MEM_READONLY_PROPERTIES_EXT_VERSION_1_0,
+    ),
     // zeCommandListImmediateAppendCommandListsExp (API 1.9)
     (
         "ZE_experimental_immediate_command_list_append",

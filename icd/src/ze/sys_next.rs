@@ -417,3 +417,19 @@ pub struct ze_event_dditable_next_t {
     /// 1.17.
     pub pfnGetCounterBasedFlags: ze_pfnEventGetCounterBasedFlags_t,
 }
+
+/// `ZE_STRUCTURE_TYPE_DEVICE_READONLY_MEMORY_EXT_PROPERTIES`.
+pub const ZE_STRUCTURE_TYPE_DEVICE_READONLY_MEMORY_EXT_PROPERTIES: ze_structure_type_t = 0x10015;
+/// `ZE_DEVICE_READONLY_MEMORY_CAPABILITY_ENFORCED`.
+pub const ZE_DEVICE_READONLY_MEMORY_CAPABILITY_ENFORCED: u32 = 2;
+/// `ZE_VIRTUAL_MEM_READONLY_PROPERTIES_EXT_VERSION_1_0`.
+pub const ZE_VIRTUAL_MEM_READONLY_PROPERTIES_EXT_VERSION_1_0: u32 = 1 << 16;
+
+/// `ze_device_readonly_memory_ext_properties_t`
+/// (ZE_extension_virtual_mem_readonly_properties), chained to `ze_device_properties_t`.
+#[repr(C)]
+pub struct ze_device_readonly_memory_ext_properties_t {
+    pub stype: ze_structure_type_t,
+    pub pNext: *mut c_void,
+    pub readonlyCapability: u32,
+}
