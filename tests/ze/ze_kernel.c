@@ -554,6 +554,21 @@ static void test_virtual_memory(env_t *env, ze_module_handle_t module) {
     EXPECT_RESULT(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT,
                   zePhysicalMemCreate(env->context, env->device, &pd, &phys));
     pd.size = 2 * page;
+    /* Host physical memory (ALLOCATE_ON_HOST = 2, newer than Debian's headers) needs no
+       device; device memory does; flags beyond 0x3 are refused. */
+    {
+        ze_physical_mem_desc_t hpd = {.stype = ZE_STRUCTURE_TYPE_PHYSICAL_MEM_DESC,
+                                      .flags = 0x2, .size = page};
+        ze_physical_mem_handle_t host_phys = NULL;
+        EXPECT_OK(zePhysicalMemCreate(env->context, NULL, &hpd, &host_phys));
+        EXPECT_OK(zePhysicalMemDestroy(env->context, host_phys));
+        hpd.flags = 0x1;
+        EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE,
+                      zePhysicalMemCreate(env->context, NULL, &hpd, &host_phys));
+        hpd.flags = 0x4;
+        EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ENUMERATION,
+                      zePhysicalMemCreate(env->context, env->device, &hpd, &host_phys));
+    }
     EXPECT_OK(zePhysicalMemCreate(env->context, env->device, &pd, &phys));
     void *va = NULL;
     EXPECT_RESULT(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT,

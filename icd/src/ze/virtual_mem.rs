@@ -53,6 +53,9 @@ pub(super) unsafe extern "C" fn zeVirtualMemQueryPageSize(
     })
 }
 
+/// `ZE_PHYSICAL_MEM_FLAG_ALLOCATE_ON_HOST` (newer than the generated bindings).
+const ALLOCATE_ON_HOST: u32 = 1 << 1;
+
 pub(super) unsafe extern "C" fn zePhysicalMemCreate(
     h_context: ze_context_handle_t,
     h_device: ze_device_handle_t,
@@ -61,12 +64,16 @@ pub(super) unsafe extern "C" fn zePhysicalMemCreate(
 ) -> ze_result_t {
     ze_call(|| {
         context::get(h_context)?;
-        device::get(h_device)?;
         // SAFETY: NULL or a valid descriptor (API contract).
         let d = unsafe { input(desc as *const ze_physical_mem_desc_t)? };
         check(!ph_physical.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
-        // ZE_RESULT_ERROR_INVALID_ENUMERATION: 0x1 < desc->flags
-        check(d.flags <= 0x1, ZE_RESULT_ERROR_INVALID_ENUMERATION)?;
+        // ZE_RESULT_ERROR_INVALID_ENUMERATION: 0x3 < desc->flags. ALLOCATE_ON_HOST (0x2,
+        // a later version's flag) asks for host memory and may come without a device:
+        // for Ferrite both are the same pages.
+        check(d.flags <= 0x3, ZE_RESULT_ERROR_INVALID_ENUMERATION)?;
+        if !(h_device.is_null() && d.flags & ALLOCATE_ON_HOST != 0) {
+            device::get(h_device)?;
+        }
         check(d.size > 0, ZE_RESULT_ERROR_UNSUPPORTED_SIZE)?;
         page_multiple(d.size)?;
         let phys = PhysicalMem::new(d.size)?;
