@@ -18,17 +18,18 @@ static void test_driver(env_t *env) {
 
     uint32_t n = 0;
     EXPECT_OK(zeDriverGetExtensionProperties(env->driver, &n, NULL));
-    EXPECT(n == 7);
-    ze_driver_extension_properties_t ext[7];
+    EXPECT(n == 8);
+    ze_driver_extension_properties_t ext[8];
     EXPECT_OK(zeDriverGetExtensionProperties(env->driver, &n, ext));
-    EXPECT(n == 7 && strcmp(ext[0].name, ZE_GLOBAL_OFFSET_EXP_NAME) == 0);
+    EXPECT(n == 8 && strcmp(ext[0].name, ZE_GLOBAL_OFFSET_EXP_NAME) == 0);
     EXPECT(strcmp(ext[1].name, ZE_FLOAT_ATOMICS_EXT_NAME) == 0);
     EXPECT(strcmp(ext[2].name, ZE_LINKAGE_INSPECTION_EXT_NAME) == 0);
+    EXPECT(strcmp(ext[3].name, ZE_EVENT_QUERY_TIMESTAMPS_EXP_NAME) == 0);
     /* APIs 1.5, 1.6 and 1.9: newer than Debian's headers, so spelled out. */
-    EXPECT(strcmp(ext[3].name, "ZE_extension_kernel_max_group_size_properties") == 0);
-    EXPECT(strcmp(ext[4].name, "ZE_extension_event_query_kernel_timestamps") == 0);
-    EXPECT(strcmp(ext[5].name, "ZE_extension_virtual_mem_readonly_properties") == 0);
-    EXPECT(strcmp(ext[6].name, "ZE_experimental_immediate_command_list_append") == 0);
+    EXPECT(strcmp(ext[4].name, "ZE_extension_kernel_max_group_size_properties") == 0);
+    EXPECT(strcmp(ext[5].name, "ZE_extension_event_query_kernel_timestamps") == 0);
+    EXPECT(strcmp(ext[6].name, "ZE_extension_virtual_mem_readonly_properties") == 0);
+    EXPECT(strcmp(ext[7].name, "ZE_experimental_immediate_command_list_append") == 0);
     void *fn = NULL;
     EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT,
                   zeDriverGetExtensionFunctionAddress(env->driver, "zexNothing", &fn));
@@ -39,6 +40,9 @@ static void test_driver(env_t *env) {
     EXPECT(fn != NULL);
     fn = NULL;
     EXPECT_OK(zeDriverGetExtensionFunctionAddress(env->driver, "zeModuleInspectLinkageExt", &fn));
+    EXPECT(fn != NULL);
+    fn = NULL;
+    EXPECT_OK(zeDriverGetExtensionFunctionAddress(env->driver, "zeEventQueryTimestampsExp", &fn));
     EXPECT(fn != NULL);
 
     EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zeDriverGetApiVersion(NULL, &v));

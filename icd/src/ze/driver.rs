@@ -174,6 +174,11 @@ const EXTENSIONS: &[(&str, u32)] = &[
         "ZE_extension_linkage_inspection",
         ZE_LINKAGE_INSPECTION_EXT_VERSION_1_0,
     ),
+    // zeEventQueryTimestampsExp
+    (
+        "ZE_experimental_event_query_timestamps",
+        ZE_EVENT_QUERY_TIMESTAMPS_EXP_VERSION_1_0,
+    ),
     // ze_kernel_max_group_size_properties_ext_t in zeKernelGetProperties' pNext chain
     (
         "ZE_extension_kernel_max_group_size_properties",
@@ -248,6 +253,7 @@ fn extension_function(name: &[u8]) -> Option<*mut c_void> {
         b"zeKernelSetGlobalOffsetExp" => kernel::zeKernelSetGlobalOffsetExp as *mut c_void,
         b"zeModuleInspectLinkageExt" => module::zeModuleInspectLinkageExt as *mut c_void,
         b"zeEventQueryKernelTimestampsExt" => event::zeEventQueryKernelTimestampsExt as *mut c_void,
+        b"zeEventQueryTimestampsExp" => event::zeEventQueryTimestampsExp as *mut c_void,
         b"zeCommandListImmediateAppendCommandListsExp" => {
             cmdlist::zeCommandListImmediateAppendCommandListsExp as *mut c_void
         }
