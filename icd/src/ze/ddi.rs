@@ -944,6 +944,27 @@ mod tests {
             assert_eq!(event::zeEventHostSignal(gates[1]), ZE_RESULT_SUCCESS);
             let r = event::zeEventHostSynchronize(counter, u64::MAX);
             assert_eq!(r, ZE_RESULT_SUCCESS);
+            // A command that waits for the event it signals waits for its previous
+            // signaller (not for itself): two such commands on two lists, the first held
+            // by a gate, run in order.
+            assert_eq!(event::zeEventHostReset(gates[0]), ZE_RESULT_SUCCESS);
+            let mut w = [gates[0]];
+            let r = cl::zeCommandListAppendBarrier(lists[0], counter, 1, w.as_mut_ptr());
+            assert_eq!(r, ZE_RESULT_SUCCESS);
+            let mut c = [counter];
+            let r = cl::zeCommandListAppendBarrier(lists[1], counter, 1, c.as_mut_ptr());
+            assert_eq!(r, ZE_RESULT_SUCCESS);
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            assert_eq!(event::zeEventQueryStatus(counter), ZE_RESULT_NOT_READY);
+            assert_eq!(event::zeEventHostSignal(gates[0]), ZE_RESULT_SUCCESS);
+            let r = event::zeEventHostSynchronize(counter, u64::MAX);
+            assert_eq!(r, ZE_RESULT_SUCCESS);
+            for l in lists {
+                assert_eq!(
+                    cl::zeCommandListHostSynchronize(l, u64::MAX),
+                    ZE_RESULT_SUCCESS
+                );
+            }
 
             assert_eq!(event::zeEventDestroy(counter), ZE_RESULT_SUCCESS);
             for e in gates {

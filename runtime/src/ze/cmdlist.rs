@@ -101,7 +101,8 @@ impl Region {
 
 /// One recorded command.
 pub struct Command {
-    wait: Vec<Arc<ZeEvent>>,
+    /// The events it waits for, each with its wait point ([`ZeEvent::wait_point`]).
+    wait: Vec<(Arc<ZeEvent>, u64)>,
     op: Op,
     signal: Option<Arc<ZeEvent>>,
     /// The tracking point of a counter-based signal event ([`ZeEvent::track`]).
@@ -131,6 +132,15 @@ impl Command {
 
     /// The command, tracked by its signal event if that is counter-based.
     fn tracked(wait: Vec<Arc<ZeEvent>>, op: Op, signal: Option<Arc<ZeEvent>>) -> Command {
+        // What the waits wait for is fixed before the signal moves a counter-based event
+        // on (a command may wait for the event it signals: its previous signaller).
+        let wait = wait
+            .into_iter()
+            .map(|e| {
+                let point = e.wait_point();
+                (e, point)
+            })
+            .collect();
         let signal_generation = signal.as_ref().map_or(0, |e| e.track());
         Command {
             wait,
@@ -174,8 +184,8 @@ impl Command {
     /// signalled either way, as failed when it failed, so no waiter hangs.
     pub fn execute(&self) -> bool {
         let mut waited_ok = true;
-        for e in &self.wait {
-            e.wait(u64::MAX);
+        for (e, point) in &self.wait {
+            e.wait_for_point(*point);
             waited_ok &= !e.failed();
         }
         let start = now_ns();

@@ -28,8 +28,12 @@ struct State {
     /// (start, end) of the command that signalled it, in ns.
     times: Option<(u64, u64)>,
     /// A counter-based event's tracking point: bumped by every command appended to signal
-    /// it; only the command of the current one signals it.
+    /// it.
     generation: u64,
+    /// The highest tracking point whose command completed: the event is signalled when it
+    /// reaches `generation`, and a wait appended at tracking point g waits for it to
+    /// reach g.
+    done: u64,
 }
 
 pub struct ZeEvent {
@@ -91,15 +95,28 @@ impl ZeEvent {
         st.generation
     }
 
-    /// The command of tracking point `generation` is submitted again (a regular list
-    /// executed once more): a counter-based event still tracking it is not signalled
-    /// until it completes again.
+    /// A command waiting for this event is being appended: what it waits for. For a
+    /// counter-based event, the command it tracks now (later appends that signal it do
+    /// not move the wait); 0 for other events (their signalled flag).
+    pub fn wait_point(&self) -> u64 {
+        if self.counter_based {
+            self.state.lock().generation
+        } else {
+            0
+        }
+    }
+
+    /// The command of tracking point `generation` is submitted (again: a regular list
+    /// executed once more): a counter-based event waits for it to complete again.
     pub fn resubmitted(&self, generation: u64) {
-        if !self.counter_based {
+        if !self.counter_based || generation == 0 {
             return;
         }
         let mut st = self.state.lock();
-        if st.generation == generation {
+        if st.done >= generation {
+            st.done = generation - 1;
+        }
+        if st.generation <= generation {
             st.signaled = false;
             st.times = None;
             self.signaled.store(false, Ordering::Release);
@@ -108,12 +125,29 @@ impl ZeEvent {
 
     /// Signal on behalf of the command of tracking point `generation` (0 for an event
     /// that is not counter-based); a counter-based event that tracks a later command
-    /// ignores it.
+    /// records the completion for the waits appended before that command, and stays
+    /// unsignalled.
     pub fn signal_command(&self, generation: u64, start: u64, end: u64, failed: bool) {
-        if self.counter_based && self.state.lock().generation != generation {
-            return;
+        if self.counter_based {
+            let mut st = self.state.lock();
+            st.done = st.done.max(generation);
+            if st.done < st.generation {
+                self.cv.notify_all();
+                return;
+            }
         }
         self.complete(start, end, failed);
+    }
+
+    /// Wait (with no time limit) for what a command appended at `point` waits for
+    /// ([`ZeEvent::wait_point`]).
+    pub fn wait_for_point(&self, point: u64) {
+        if !self.counter_based {
+            self.wait(u64::MAX);
+            return;
+        }
+        let mut st = self.state.lock();
+        wait_until(&self.cv, &mut st, u64::MAX, |s| s.done >= point);
     }
 
     /// Signal from the host (`zeEventHostSignal`) or a command without timing.
