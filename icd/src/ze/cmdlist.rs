@@ -45,6 +45,18 @@ impl CmdList {
     }
 }
 
+/// The commands of closed regular lists, to be executed; an immediate list among them is
+/// `ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE`, an open one an invalid argument.
+pub fn closed_commands(lists: &[Arc<CmdList>]) -> ZeResult<Vec<Arc<Vec<Command>>>> {
+    lists
+        .iter()
+        .map(|l| match &l.kind {
+            Kind::Regular(l) => Ok(l.commands()?),
+            Kind::Immediate(_) => Err(ZeError(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE)),
+        })
+        .collect()
+}
+
 /// The events of an append: the optional one to signal and the wait list.
 struct Events {
     signal: Option<Arc<ZeEvent>>,
@@ -996,16 +1008,7 @@ pub(super) unsafe extern "C" fn zeCommandListImmediateAppendCommandListsExp(
         };
         // SAFETY: phCommandLists points to numCommandLists handles (API contract).
         let lists = unsafe { handle::get_list::<CmdList, _>(ph_lists, n_lists)? };
-        let mut cmds = Vec::with_capacity(lists.len());
-        for l in &lists {
-            match &l.kind {
-                // A regular list must be closed (`commands` refuses an open one).
-                Kind::Regular(l) => cmds.push(l.commands()?),
-                Kind::Immediate(_) => {
-                    return Err(ZeError(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE))
-                }
-            }
-        }
+        let cmds = closed_commands(&lists)?;
         // SAFETY: per `events`' contract (phWaitEvents: numWaitEvents handles).
         let ev = unsafe { events(h_signal, n_wait, ph_wait)? };
         let first = Command::new(ev.wait, Op::NOTHING, None)?;

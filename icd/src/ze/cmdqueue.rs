@@ -2,10 +2,10 @@
 //! order (`ferrite_runtime::ze::cmdqueue`); kernels go to the shared executor.
 #![expect(non_snake_case, reason = "entry points keep their Level-Zero names")]
 
-use super::cmdlist::{CmdList, Kind};
+use super::cmdlist::CmdList;
 use super::fence::Fence;
 use super::sys::*;
-use super::{check, context, device, handle, input, write_out, ze_call, ZeError, ZeResult};
+use super::{check, context, device, handle, input, write_out, ze_call, ZeResult};
 use ferrite_runtime::ze::cmdqueue::{Batch, CmdQueue};
 use std::sync::Arc;
 
@@ -92,15 +92,7 @@ pub(super) unsafe extern "C" fn zeCommandQueueExecuteCommandLists(
                 Some(f.rt.clone())
             }
         };
-        let mut cmds = Vec::with_capacity(lists.len());
-        for l in &lists {
-            match &l.kind {
-                Kind::Regular(l) => cmds.push(l.commands()?),
-                Kind::Immediate(_) => {
-                    return Err(ZeError(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE))
-                }
-            }
-        }
+        let cmds = super::cmdlist::closed_commands(&lists)?;
         q.submit(Batch { lists: cmds, fence });
         Ok(ZE_RESULT_SUCCESS)
     })

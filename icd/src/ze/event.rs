@@ -146,6 +146,19 @@ pub(super) unsafe extern "C" fn zeEventHostReset(h_event: ze_event_handle_t) -> 
     })
 }
 
+/// A kernel timestamp result from a command's (start, end): global and context alike
+/// (one clock; the device runs nothing else meanwhile that it would leave out).
+fn timestamp_result((start, end): (u64, u64)) -> ze_kernel_timestamp_result_t {
+    let data = ze_kernel_timestamp_data_t {
+        kernelStart: start,
+        kernelEnd: end,
+    };
+    ze_kernel_timestamp_result_t {
+        global: data,
+        context: data,
+    }
+}
+
 pub(super) unsafe extern "C" fn zeEventQueryKernelTimestamp(
     h_event: ze_event_handle_t,
     dst: *mut ze_kernel_timestamp_result_t,
@@ -156,15 +169,10 @@ pub(super) unsafe extern "C" fn zeEventQueryKernelTimestamp(
         let out = unsafe { output(dst)? };
         // Only events of a timestamp pool carry kernel timestamps.
         check(ev.pool.timestamps, ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
-        let Some((start, end)) = ev.times() else {
+        let Some(times) = ev.times() else {
             return Ok(ZE_RESULT_NOT_READY);
         };
-        let data = ze_kernel_timestamp_data_t {
-            kernelStart: start,
-            kernelEnd: end,
-        };
-        out.global = data;
-        out.context = data;
+        *out = timestamp_result(times);
         Ok(ZE_RESULT_SUCCESS)
     })
 }
@@ -179,17 +187,10 @@ pub(super) unsafe extern "C" fn zeEventQueryTimestampsExp(
         let ev = get(h_event)?;
         device::get(h_device)?;
         check(ev.pool.timestamps, ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
-        let Some((start, end)) = ev.times() else {
+        let Some(times) = ev.times() else {
             return Ok(ZE_RESULT_NOT_READY);
         };
-        let data = ze_kernel_timestamp_data_t {
-            kernelStart: start,
-            kernelEnd: end,
-        };
-        let one = ze_kernel_timestamp_result_t {
-            global: data,
-            context: data,
-        };
+        let one = timestamp_result(times);
         // One device, no sub-devices: one result.
         // SAFETY: pCount valid, pTimestamps NULL or *pCount results (API contract).
         unsafe { super::fill_array(p_count, p_timestamps, &[one])? };
@@ -224,16 +225,12 @@ pub(super) unsafe extern "C" fn zeEventQueryKernelTimestampsExt(
             return Ok(ZE_RESULT_SUCCESS);
         };
         if !results.pKernelTimestampsBuffer.is_null() {
-            let data = ze_kernel_timestamp_data_t {
-                kernelStart: start,
-                kernelEnd: end,
-            };
-            let one = ze_kernel_timestamp_result_t {
-                global: data,
-                context: data,
-            };
             // SAFETY: room for *pCount (>= 1) results (API contract).
-            unsafe { results.pKernelTimestampsBuffer.write(one) };
+            unsafe {
+                results
+                    .pKernelTimestampsBuffer
+                    .write(timestamp_result((start, end)))
+            };
         }
         if !results.pSynchronizedTimestampsBuffer.is_null() {
             let data = ze_synchronized_timestamp_data_ext_t {
