@@ -106,6 +106,7 @@ static void test_device(env_t *env) {
         .stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES};
     EXPECT_OK(zeDeviceGetCommandQueueGroupProperties(env->device, &ng, &qg));
     EXPECT(qg.flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE);
+    EXPECT(qg.flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COOPERATIVE_KERNELS);
     EXPECT(qg.numQueues >= 1);
 
     uint32_t nm = 0;

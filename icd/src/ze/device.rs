@@ -228,8 +228,11 @@ pub(super) unsafe extern "C" fn zeDeviceGetCommandQueueGroupProperties(
         // SAFETY: `props` has room for at least one struct (*pCount was >= 1), which
         // the application initialised (stype, pNext).
         let p = unsafe { &mut *props };
+        // Cooperative launches run on every queue (zeCommandListAppendLaunchCooperative-
+        // Kernel: all groups at once, up to zeKernelSuggestMaxCooperativeGroupCount).
         p.flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE
-            | ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
+            | ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY
+            | ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COOPERATIVE_KERNELS;
         p.maxMemoryFillPatternSize = MAX_FILL_PATTERN_SIZE;
         p.numQueues = NUM_QUEUES;
         Ok(ZE_RESULT_SUCCESS)
