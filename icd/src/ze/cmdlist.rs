@@ -51,7 +51,7 @@ pub fn closed_commands(lists: &[Arc<CmdList>]) -> ZeResult<Vec<Arc<Vec<Command>>
     lists
         .iter()
         .map(|l| match &l.kind {
-            Kind::Regular(l) => Ok(l.commands()?),
+            Kind::Regular(l) => Ok(l.to_submit()?),
             Kind::Immediate(_) => Err(ZeError(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE)),
         })
         .collect()

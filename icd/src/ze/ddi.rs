@@ -558,6 +558,47 @@ mod tests {
         );
     }
 
+    /// An asynchronous queue's descriptor (ordinal 0, index 0) and a list's.
+    const ASYNC_QUEUE: ze_command_queue_desc_t = ze_command_queue_desc_t {
+        stype: ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+        pNext: std::ptr::null(),
+        ordinal: 0,
+        index: 0,
+        flags: 0,
+        mode: ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+        priority: ZE_COMMAND_QUEUE_PRIORITY_NORMAL,
+    };
+    const LIST: ze_command_list_desc_t = ze_command_list_desc_t {
+        stype: ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC,
+        pNext: std::ptr::null(),
+        commandQueueGroupOrdinal: 0,
+        flags: 0,
+    };
+
+    /// Initialise the driver as the loader does; the device and a new context.
+    fn open_device() -> (ze_device_handle_t, ze_context_handle_t) {
+        use super::super::{context, device, driver};
+        let mut n = 1u32;
+        let mut drv: ze_driver_handle_t = std::ptr::null_mut();
+        let mut dev: ze_device_handle_t = std::ptr::null_mut();
+        let mut ctx: ze_context_handle_t = std::ptr::null_mut();
+        let cdesc = ze_context_desc_t {
+            stype: ZE_STRUCTURE_TYPE_CONTEXT_DESC,
+            pNext: std::ptr::null(),
+            flags: 0,
+        };
+        // SAFETY: every pointer is to a live local of the type the entry point writes.
+        unsafe {
+            assert_eq!(driver::zeInit(0), ZE_RESULT_SUCCESS);
+            assert_eq!(driver::zeDriverGet(&mut n, &mut drv), ZE_RESULT_SUCCESS);
+            let r = device::zeDeviceGet(drv, &mut n, &mut dev);
+            assert_eq!(r, ZE_RESULT_SUCCESS);
+            let r = context::zeContextCreate(drv, &cdesc, &mut ctx);
+            assert_eq!(r, ZE_RESULT_SUCCESS);
+        }
+        (dev, ctx)
+    }
+
     /// The current loader's way in: `zeInitDrivers` (1.10) and
     /// `zeDriverGetLastErrorDescription` (1.6), in tables only callers of those versions
     /// get.
@@ -618,49 +659,16 @@ mod tests {
     /// immediate list.
     #[test]
     fn command_list_queries_and_host_synchronize() {
-        use super::super::{cmdlist as cl, context, device, driver};
-        let mut n = 1u32;
-        let mut drv: ze_driver_handle_t = std::ptr::null_mut();
-        let mut dev: ze_device_handle_t = std::ptr::null_mut();
-        let mut ctx: ze_context_handle_t = std::ptr::null_mut();
+        use super::super::{cmdlist as cl, context, device};
+        let (dev, ctx) = open_device();
         let mut imm: ze_command_list_handle_t = std::ptr::null_mut();
         let mut reg: ze_command_list_handle_t = std::ptr::null_mut();
-        let cdesc = ze_context_desc_t {
-            stype: ZE_STRUCTURE_TYPE_CONTEXT_DESC,
-            pNext: std::ptr::null(),
-            flags: 0,
-        };
-        let qdesc = ze_command_queue_desc_t {
-            stype: ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
-            pNext: std::ptr::null(),
-            ordinal: 0,
-            index: 0,
-            flags: 0,
-            mode: ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
-            priority: ZE_COMMAND_QUEUE_PRIORITY_NORMAL,
-        };
-        let ldesc = ze_command_list_desc_t {
-            stype: ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC,
-            pNext: std::ptr::null(),
-            commandQueueGroupOrdinal: 0,
-            flags: 0,
-        };
         // SAFETY: every pointer is to a live local of the type the entry point writes.
         unsafe {
-            assert_eq!(driver::zeInit(0), ZE_RESULT_SUCCESS);
-            assert_eq!(driver::zeDriverGet(&mut n, &mut drv), ZE_RESULT_SUCCESS);
-            assert_eq!(
-                device::zeDeviceGet(drv, &mut n, &mut dev),
-                ZE_RESULT_SUCCESS
-            );
-            assert_eq!(
-                context::zeContextCreate(drv, &cdesc, &mut ctx),
-                ZE_RESULT_SUCCESS
-            );
-            let r = cl::zeCommandListCreateImmediate(ctx, dev, &qdesc, &mut imm);
+            let r = cl::zeCommandListCreateImmediate(ctx, dev, &ASYNC_QUEUE, &mut imm);
             assert_eq!(r, ZE_RESULT_SUCCESS);
             assert_eq!(
-                cl::zeCommandListCreate(ctx, dev, &ldesc, &mut reg),
+                cl::zeCommandListCreate(ctx, dev, &LIST, &mut reg),
                 ZE_RESULT_SUCCESS
             );
 
@@ -721,36 +729,13 @@ mod tests {
     /// order on an immediate list, after its wait events, before its signal event.
     #[test]
     fn immediate_list_runs_appended_regular_lists() {
-        use super::super::{cmdlist as cl, context, device, driver, event};
-        let mut n = 1u32;
-        let mut drv: ze_driver_handle_t = std::ptr::null_mut();
-        let mut dev: ze_device_handle_t = std::ptr::null_mut();
-        let mut ctx: ze_context_handle_t = std::ptr::null_mut();
+        use super::super::{cmdlist as cl, context, event};
+        let (dev, ctx) = open_device();
         let mut imm: ze_command_list_handle_t = std::ptr::null_mut();
         let mut regs: [ze_command_list_handle_t; 2] = [std::ptr::null_mut(); 2];
         let mut open: ze_command_list_handle_t = std::ptr::null_mut();
         let mut pool: ze_event_pool_handle_t = std::ptr::null_mut();
         let mut evs: [ze_event_handle_t; 2] = [std::ptr::null_mut(); 2];
-        let cdesc = ze_context_desc_t {
-            stype: ZE_STRUCTURE_TYPE_CONTEXT_DESC,
-            pNext: std::ptr::null(),
-            flags: 0,
-        };
-        let qdesc = ze_command_queue_desc_t {
-            stype: ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
-            pNext: std::ptr::null(),
-            ordinal: 0,
-            index: 0,
-            flags: 0,
-            mode: ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
-            priority: ZE_COMMAND_QUEUE_PRIORITY_NORMAL,
-        };
-        let ldesc = ze_command_list_desc_t {
-            stype: ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC,
-            pNext: std::ptr::null(),
-            commandQueueGroupOrdinal: 0,
-            flags: 0,
-        };
         let pdesc = ze_event_pool_desc_t {
             stype: ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
             pNext: std::ptr::null(),
@@ -763,17 +748,11 @@ mod tests {
         // `bytes` outlives the commands (the immediate list is synchronized before it is
         // read or dropped).
         unsafe {
-            assert_eq!(driver::zeInit(0), ZE_RESULT_SUCCESS);
-            assert_eq!(driver::zeDriverGet(&mut n, &mut drv), ZE_RESULT_SUCCESS);
-            let r = device::zeDeviceGet(drv, &mut n, &mut dev);
-            assert_eq!(r, ZE_RESULT_SUCCESS);
-            let r = context::zeContextCreate(drv, &cdesc, &mut ctx);
-            assert_eq!(r, ZE_RESULT_SUCCESS);
-            let r = cl::zeCommandListCreateImmediate(ctx, dev, &qdesc, &mut imm);
+            let r = cl::zeCommandListCreateImmediate(ctx, dev, &ASYNC_QUEUE, &mut imm);
             assert_eq!(r, ZE_RESULT_SUCCESS);
             for l in regs.iter_mut().chain([&mut open]) {
                 assert_eq!(
-                    cl::zeCommandListCreate(ctx, dev, &ldesc, l),
+                    cl::zeCommandListCreate(ctx, dev, &LIST, l),
                     ZE_RESULT_SUCCESS
                 );
             }
@@ -853,29 +832,12 @@ mod tests {
     /// signal it, then it tracks the last such command only.
     #[test]
     fn counter_based_event_tracks_the_last_signalling_command() {
-        use super::super::{cmdlist as cl, context, device, driver, event};
-        let mut n = 1u32;
-        let mut drv: ze_driver_handle_t = std::ptr::null_mut();
-        let mut dev: ze_device_handle_t = std::ptr::null_mut();
-        let mut ctx: ze_context_handle_t = std::ptr::null_mut();
+        use super::super::{cmdlist as cl, context, event};
+        let (dev, ctx) = open_device();
         let mut lists: [ze_command_list_handle_t; 2] = [std::ptr::null_mut(); 2];
         let mut pool: ze_event_pool_handle_t = std::ptr::null_mut();
         let mut gates: [ze_event_handle_t; 2] = [std::ptr::null_mut(); 2];
         let mut counter: ze_event_handle_t = std::ptr::null_mut();
-        let cdesc = ze_context_desc_t {
-            stype: ZE_STRUCTURE_TYPE_CONTEXT_DESC,
-            pNext: std::ptr::null(),
-            flags: 0,
-        };
-        let qdesc = ze_command_queue_desc_t {
-            stype: ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
-            pNext: std::ptr::null(),
-            ordinal: 0,
-            index: 0,
-            flags: 0,
-            mode: ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
-            priority: ZE_COMMAND_QUEUE_PRIORITY_NORMAL,
-        };
         let pdesc = ze_event_pool_desc_t {
             stype: ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
             pNext: std::ptr::null(),
@@ -891,14 +853,8 @@ mod tests {
         };
         // SAFETY: every pointer is to a live local of the type the entry point writes.
         unsafe {
-            assert_eq!(driver::zeInit(0), ZE_RESULT_SUCCESS);
-            assert_eq!(driver::zeDriverGet(&mut n, &mut drv), ZE_RESULT_SUCCESS);
-            let r = device::zeDeviceGet(drv, &mut n, &mut dev);
-            assert_eq!(r, ZE_RESULT_SUCCESS);
-            let r = context::zeContextCreate(drv, &cdesc, &mut ctx);
-            assert_eq!(r, ZE_RESULT_SUCCESS);
             for l in &mut lists {
-                let r = cl::zeCommandListCreateImmediate(ctx, dev, &qdesc, l);
+                let r = cl::zeCommandListCreateImmediate(ctx, dev, &ASYNC_QUEUE, l);
                 assert_eq!(r, ZE_RESULT_SUCCESS);
             }
             let r = event::zeEventPoolCreate(ctx, &pdesc, 0, std::ptr::null_mut(), &mut pool);

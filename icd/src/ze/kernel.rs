@@ -187,10 +187,14 @@ pub(super) unsafe extern "C" fn zeKernelSetArgumentValue(
         let take = size.min(want);
         // SAFETY: pArgValue points to argSize bytes (API contract); `take` is at most that.
         let given = unsafe { std::slice::from_raw_parts(value.cast::<u8>(), take) };
-        let mut bytes = vec![0u8; want];
-        bytes[..take].copy_from_slice(given);
-        let input = ArgInput::Bytes(&bytes);
-        k.rt.set_arg(index as usize, input)?;
+        if take == want {
+            k.rt.set_arg(index as usize, ArgInput::Bytes(given))?;
+        } else {
+            // Only a short value needs a zero-extended copy.
+            let mut bytes = vec![0u8; want];
+            bytes[..take].copy_from_slice(given);
+            k.rt.set_arg(index as usize, ArgInput::Bytes(&bytes))?;
+        }
         Ok(ZE_RESULT_SUCCESS)
     })
 }

@@ -319,6 +319,17 @@ impl CommandList {
         st.closed = None;
     }
 
+    /// The commands of a submission of the closed list (`zeCommandQueueExecuteCommandLists`,
+    /// or an immediate list running it): counter-based events its commands signal wait
+    /// for this run of them ([`Command::resubmitted`]).
+    pub fn to_submit(&self) -> Result<Arc<Vec<Command>>> {
+        let cmds = self.commands()?;
+        for c in cmds.iter() {
+            c.resubmitted();
+        }
+        Ok(cmds)
+    }
+
     /// The commands to run, if the list is closed.
     pub fn commands(&self) -> Result<Arc<Vec<Command>>> {
         self.state
@@ -345,10 +356,12 @@ impl ImmediateList {
     }
 
     pub fn append(&self, cmd: Command) {
-        let ticket = self.queue.submit(Batch {
-            lists: vec![Arc::new(vec![cmd])],
-            fence: None,
-        });
+        self.submit(vec![Arc::new(vec![cmd])]);
+    }
+
+    /// Submit to the list's queue; in synchronous mode, return once it completed.
+    fn submit(&self, lists: Vec<Arc<Vec<Command>>>) {
+        let ticket = self.queue.submit(Batch { lists, fence: None });
         if self.synchronous {
             self.queue.wait_for(ticket, u64::MAX);
         }
@@ -362,13 +375,7 @@ impl ImmediateList {
         all.push(Arc::new(vec![first]));
         all.extend(lists);
         all.push(Arc::new(vec![last]));
-        let ticket = self.queue.submit(Batch {
-            lists: all,
-            fence: None,
-        });
-        if self.synchronous {
-            self.queue.wait_for(ticket, u64::MAX);
-        }
+        self.submit(all);
     }
 
     /// Wait until every appended command has completed.

@@ -71,9 +71,6 @@ impl CmdQueue {
 
     /// Queue a batch; returns its ticket. A synchronous queue returns once it completed.
     pub fn submit(&self, batch: Batch) -> u64 {
-        for cmd in batch.lists.iter().flat_map(|l| l.iter()) {
-            cmd.resubmitted();
-        }
         let ticket = {
             let mut st = self.shared.state.lock();
             st.submitted += 1;
