@@ -263,6 +263,16 @@ static void test_local(env_t *env, ze_module_handle_t module, ze_command_queue_m
     EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE,
                   zeCommandQueueExecuteCommandLists(queue, 1, &imm, NULL));
     EXPECT_OK(zeCommandListDestroy(imm));
+    /* The copy queue group (ordinal 1) launches no kernel. */
+    qd.ordinal = 1;
+    EXPECT_OK(zeCommandListCreateImmediate(env->context, env->device, &qd, &imm));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE,
+                  zeCommandListAppendLaunchKernel(imm, k, &g, done, 0, NULL));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE,
+                  zeCommandListAppendLaunchCooperativeKernel(imm, k, &g, done, 0, NULL));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE,
+                  zeCommandListAppendLaunchKernelIndirect(imm, k, &g, done, 0, NULL));
+    EXPECT_OK(zeCommandListDestroy(imm));
     EXPECT_OK(zeEventDestroy(done));
     EXPECT_OK(zeEventPoolDestroy(pool));
     EXPECT_OK(zeKernelDestroy(k));

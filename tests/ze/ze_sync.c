@@ -84,6 +84,115 @@ static void test_copy_fill(env_t *env) {
     EXPECT_OK(zeMemFree(env->context, s));
 }
 
+/* The copy queue group (ordinal 1): copies, fills, barriers and events on queues and
+   immediate lists of their own, waited for by the compute group; lists of one group do
+   not run on the other's queues. */
+static void test_copy_group(env_t *env) {
+    uint32_t ng = 0;
+    EXPECT_OK(zeDeviceGetCommandQueueGroupProperties(env->device, &ng, NULL));
+    EXPECT(ng == 2);
+    ze_command_queue_group_properties_t qg[2] = {
+        {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES},
+        {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES}};
+    EXPECT_OK(zeDeviceGetCommandQueueGroupProperties(env->device, &ng, qg));
+    EXPECT(qg[1].flags == ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY);
+    EXPECT(qg[1].numQueues >= 1 && qg[1].maxMemoryFillPatternSize >= 4);
+    /* Asking for one group gives the first. */
+    uint32_t one = 1;
+    ze_command_queue_group_properties_t first = {
+        .stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES};
+    EXPECT_OK(zeDeviceGetCommandQueueGroupProperties(env->device, &one, &first));
+    EXPECT(one == 1 && (first.flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE));
+
+    const size_t n = 1 << 16;
+    uint8_t *a, *b;
+    EXPECT_OK(zeMemAllocHost(env->context, &hd, n, 0, (void **)&a));
+    EXPECT_OK(zeMemAllocDevice(env->context, &dd, n, 0, env->device, (void **)&b));
+    for (size_t i = 0; i < n; i++) a[i] = (uint8_t)(i * 13);
+
+    ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, .ordinal = 1,
+                                  .index = qg[1].numQueues - 1,
+                                  .mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS};
+    ze_command_queue_handle_t copy_q, compute_q = new_queue(env, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    EXPECT_OK(zeCommandQueueCreate(env->context, env->device, &qd, &copy_q));
+    ze_command_list_desc_t ld = {.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC,
+                                 .commandQueueGroupOrdinal = 1};
+    ze_command_list_handle_t copy_l, compute_l = new_list(env);
+    EXPECT_OK(zeCommandListCreate(env->context, env->device, &ld, &copy_l));
+
+    ze_event_pool_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
+                               .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE, .count = 2};
+    ze_event_pool_handle_t pool;
+    EXPECT_OK(zeEventPoolCreate(env->context, &pd, 0, NULL, &pool));
+    ze_event_handle_t copied, done;
+    ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .index = 0};
+    EXPECT_OK(zeEventCreate(pool, &ed, &copied));
+    ed.index = 1;
+    EXPECT_OK(zeEventCreate(pool, &ed, &done));
+
+    /* The copy group copies a into b and fills b's tail; the compute group waits for it
+       and copies b back into a's first half. */
+    uint16_t pattern = 0xBEEF;
+    EXPECT_OK(zeCommandListAppendMemoryCopy(copy_l, b, a, n, NULL, 0, NULL));
+    EXPECT_OK(zeCommandListAppendBarrier(copy_l, NULL, 0, NULL));
+    EXPECT_OK(zeCommandListAppendMemoryFill(copy_l, b + n / 2, &pattern, 2, n / 2, copied, 0,
+                                            NULL));
+    EXPECT_OK(zeCommandListClose(copy_l));
+    EXPECT_OK(zeCommandListAppendMemoryCopy(compute_l, a, b + n / 4, n / 2, done, 1, &copied));
+    EXPECT_OK(zeCommandListClose(compute_l));
+    /* Each group's lists run only on its own queues. */
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE,
+                  zeCommandQueueExecuteCommandLists(compute_q, 1, &copy_l, NULL));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE,
+                  zeCommandQueueExecuteCommandLists(copy_q, 1, &compute_l, NULL));
+    EXPECT_OK(zeCommandQueueExecuteCommandLists(compute_q, 1, &compute_l, NULL));
+    EXPECT_OK(zeCommandQueueExecuteCommandLists(copy_q, 1, &copy_l, NULL));
+    EXPECT_OK(zeEventHostSynchronize(done, UINT64_MAX));
+    EXPECT_OK(zeCommandQueueSynchronize(copy_q, UINT64_MAX));
+    int bad = 0;
+    for (size_t i = 0; i < n / 4; i++) bad += a[i] != (uint8_t)((i + n / 4) * 13);
+    for (size_t i = n / 4; i < n / 2; i++) bad += a[i] != ((const uint8_t *)&pattern)[i % 2];
+    for (size_t i = n / 2; i < n; i++) bad += a[i] != (uint8_t)(i * 13);
+    EXPECT(bad == 0);
+
+    /* An immediate list of the copy group. */
+    ze_command_list_handle_t imm;
+    qd.index = 0;
+    qd.mode = ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
+    EXPECT_OK(zeCommandListCreateImmediate(env->context, env->device, &qd, &imm));
+    EXPECT_OK(zeCommandListAppendMemoryFill(imm, a, &pattern, 2, n, NULL, 0, NULL));
+    bad = 0;
+    for (size_t i = 0; i < n; i++) bad += a[i] != ((const uint8_t *)&pattern)[i % 2];
+    EXPECT(bad == 0);
+    EXPECT_OK(zeCommandListDestroy(imm));
+
+    /* Past the groups, or past a group's queues: an invalid argument. */
+    qd.ordinal = 2;
+    ze_command_queue_handle_t q;
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  zeCommandQueueCreate(env->context, env->device, &qd, &q));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  zeCommandListCreateImmediate(env->context, env->device, &qd, &imm));
+    qd.ordinal = 1;
+    qd.index = qg[1].numQueues;
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  zeCommandQueueCreate(env->context, env->device, &qd, &q));
+    ld.commandQueueGroupOrdinal = 2;
+    ze_command_list_handle_t l;
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  zeCommandListCreate(env->context, env->device, &ld, &l));
+
+    EXPECT_OK(zeCommandListDestroy(copy_l));
+    EXPECT_OK(zeCommandListDestroy(compute_l));
+    EXPECT_OK(zeCommandQueueDestroy(copy_q));
+    EXPECT_OK(zeCommandQueueDestroy(compute_q));
+    EXPECT_OK(zeEventDestroy(copied));
+    EXPECT_OK(zeEventDestroy(done));
+    EXPECT_OK(zeEventPoolDestroy(pool));
+    EXPECT_OK(zeMemFree(env->context, a));
+    EXPECT_OK(zeMemFree(env->context, b));
+}
+
 /* A 3-D region copy into a larger, padded box; timestamps queried into memory. */
 static void test_region_and_timestamps(env_t *env) {
     /* Source: 4 x 3 x 2 bytes, tightly packed. Destination: pitch 10, slice pitch 50. */
@@ -141,6 +250,23 @@ static void test_region_and_timestamps(env_t *env) {
     uint32_t count = 0;
     EXPECT_OK(zeEventQueryTimestampsExp(ev, env->device, &count, NULL));
     EXPECT(count == 1);
+
+    /* A depth of 0 is a 2-D region (as Intel's driver reads it): one slice. */
+    EXPECT_OK(zeCommandListReset(l));
+    memset(dst, 0, 200);
+    ze_copy_region_t flat_d = {.originX = 2, .originY = 1, .width = 3, .height = 2};
+    ze_copy_region_t flat_s = {.width = 3, .height = 2};
+    EXPECT_OK(zeCommandListAppendMemoryCopyRegion(l, dst, &flat_d, 10, 0, src, &flat_s, 4, 0,
+                                                  NULL, 0, NULL));
+    EXPECT_OK(zeCommandListClose(l));
+    EXPECT_OK(zeCommandQueueExecuteCommandLists(q, 1, &l, NULL));
+    EXPECT_OK(zeCommandQueueSynchronize(q, UINT64_MAX));
+    bad = 0;
+    for (int y = 0; y < 2; y++)
+        for (int x = 0; x < 3; x++) bad += dst[(1 + y) * 10 + 2 + x] != src[y * 4 + x];
+    nonzero = 0;
+    for (int i = 0; i < 200; i++) nonzero += dst[i] != 0;
+    EXPECT(bad == 0 && nonzero == 6);
 
     EXPECT_OK(zeCommandListDestroy(l));
     EXPECT_OK(zeCommandQueueDestroy(q));
@@ -452,6 +578,7 @@ int main(void) {
     env_t env = {0};
     REQUIRE_OK(env_init(&env));
     test_copy_fill(&env);
+    test_copy_group(&env);
     test_events(&env);
     test_immediate_append_lists(&env);
     test_region_and_timestamps(&env);

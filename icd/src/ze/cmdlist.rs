@@ -23,6 +23,10 @@ pub struct CmdList {
     pub kind: Kind,
     context: usize,
     device: usize,
+    /// The command queue group it was created for (`device::QUEUE_GROUPS`), and for an
+    /// immediate list its queue's index in the group.
+    ordinal: u32,
+    index: u32,
 }
 
 /// A regular list records commands for a queue; an immediate one runs them as appended.
@@ -36,6 +40,15 @@ pub fn get(h: ze_command_list_handle_t) -> ZeResult<Arc<CmdList>> {
 }
 
 impl CmdList {
+    /// Kernels launch only from lists of a compute queue group (not from the copy group):
+    /// else `ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE`.
+    fn check_computes(&self) -> ZeResult<()> {
+        check(
+            device::group_computes(self.ordinal),
+            ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE,
+        )
+    }
+
     fn append(&self, cmd: Command) -> ZeResult<ze_result_t> {
         match &self.kind {
             Kind::Regular(l) => l.append(cmd)?,
@@ -45,14 +58,15 @@ impl CmdList {
     }
 }
 
-/// The commands of closed regular lists, to be executed; an immediate list among them is
+/// The commands of closed regular lists, to be executed by a queue of group `ordinal`; an
+/// immediate list among them, or one created for another group, is
 /// `ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE`, an open one an invalid argument.
-pub fn closed_commands(lists: &[Arc<CmdList>]) -> ZeResult<Vec<Arc<Vec<Command>>>> {
+pub fn closed_commands(lists: &[Arc<CmdList>], ordinal: u32) -> ZeResult<Vec<Arc<Vec<Command>>>> {
     lists
         .iter()
         .map(|l| match &l.kind {
-            Kind::Regular(l) => Ok(l.to_submit()?),
-            Kind::Immediate(_) => Err(ZeError(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE)),
+            Kind::Regular(r) if l.ordinal == ordinal => Ok(r.to_submit()?),
+            _ => Err(ZeError(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE)),
         })
         .collect()
 }
@@ -120,15 +134,13 @@ fn create_regular(
     // (1.7; lists run in order anyway), EXP_CLONEABLE and COPY_OFFLOAD_HINT change nothing
     // for a CPU list.
     check(desc.flags <= 0x3f, ZE_RESULT_ERROR_INVALID_ENUMERATION)?;
-    // One queue group: ordinal 0.
-    check(
-        desc.commandQueueGroupOrdinal == 0,
-        ZE_RESULT_ERROR_INVALID_ARGUMENT,
-    )?;
+    device::check_queue(desc.commandQueueGroupOrdinal, 0)?;
     let h: ze_command_list_handle_t = handle::insert(Arc::new(CmdList {
         kind: Kind::Regular(CommandList::new()),
         context: h_context as usize,
         device: h_device as usize,
+        ordinal: desc.commandQueueGroupOrdinal,
+        index: 0,
     }));
     // SAFETY: non-NULL, valid for writes (API contract).
     unsafe { write_out(ph_list, h)? };
@@ -162,6 +174,8 @@ pub(super) unsafe extern "C" fn zeCommandListCreateImmediate(
             kind: Kind::Immediate(list),
             context: h_context as usize,
             device: h_device as usize,
+            ordinal: desc.ordinal,
+            index: desc.index,
         }));
         // SAFETY: non-NULL, valid for writes (API contract).
         unsafe { write_out(ph_list, h)? };
@@ -445,6 +459,7 @@ unsafe fn append_launch(
     ph_wait: *mut ze_event_handle_t,
     cooperative: bool,
 ) -> ZeResult<ze_result_t> {
+    get(h_list)?.check_computes()?;
     let k = kernel::get(h_kernel)?;
     // SAFETY: per the caller.
     let g = unsafe { input(p_launch_args)? };
@@ -517,6 +532,7 @@ pub(super) unsafe extern "C" fn zeCommandListAppendLaunchKernelIndirect(
 ) -> ze_result_t {
     ze_call(|| {
         let list = get(h_list)?;
+        list.check_computes()?;
         let k = kernel::get(h_kernel)?;
         let counts = check_range(p_launch_args_buffer.cast(), 12)?;
         // The arguments and group size are captured now; the group count when it runs.
@@ -547,6 +563,7 @@ pub(super) unsafe extern "C" fn zeCommandListAppendLaunchMultipleKernelsIndirect
 ) -> ze_result_t {
     ze_call(|| {
         let list = get(h_list)?;
+        list.check_computes()?;
         check(!ph_kernels.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
         // SAFETY: phKernels points to numKernels handles (API contract).
         let kernels = unsafe { handle::get_list::<kernel::Kernel, _>(ph_kernels, n_kernels)? };
@@ -599,7 +616,9 @@ pub(super) unsafe extern "C" fn zeCommandListAppendMemoryCopyRegion(
             (d.width, d.height, d.depth) == (s.width, s.height, s.depth),
             ZE_RESULT_ERROR_INVALID_SIZE,
         )?;
-        let (w, h, depth) = (d.width as usize, d.height as usize, d.depth as usize);
+        // A depth of 0 is a 2-D region, one slice (as Intel's driver reads it;
+        // level-zero-tests copy 2-D regions so).
+        let (w, h, depth) = (d.width as usize, d.height as usize, d.depth.max(1) as usize);
         // Rows may not overlap within a slice, nor slices within the region.
         let pitches_ok = |pitch: u32, slice: u32| {
             (h <= 1 || pitch as usize >= w) && (depth <= 1 || slice as usize >= h * pitch as usize)
@@ -697,12 +716,17 @@ unsafe fn image_region(img: &Image, r: *const ze_image_region_t) -> ([usize; 3],
     match unsafe { r.as_ref() } {
         None => ([0; 3], img.extent()),
         Some(r) => {
+            // Coordinates an image does not have are ignored (as Intel's driver does;
+            // level-zero-tests give 2-D images' one-pixel regions an originZ of 1): origin
+            // 0, size 1.
             let coords = img.kind.coords();
             let mut size = [r.width, r.height, r.depth].map(|v| v as usize);
-            for s in size.iter_mut().skip(coords) {
-                *s = (*s).max(1);
+            let mut origin = [r.originX, r.originY, r.originZ].map(|v| v as usize);
+            for (s, o) in size.iter_mut().zip(&mut origin).skip(coords) {
+                *s = 1;
+                *o = 0;
             }
-            ([r.originX, r.originY, r.originZ].map(|v| v as usize), size)
+            (origin, size)
         }
     }
 }
@@ -717,20 +741,23 @@ fn image_of(h: ze_image_handle_t) -> ZeResult<(Arc<Mem>, Image)> {
     Ok((mem, img))
 }
 
-/// Append an image command.
+/// Append an image command; `None`, for an empty region, only waits and signals.
 ///
 /// # Safety
 /// As [`events`]; for a read or write, the memory side stays valid until the command
 /// completed (the application's obligation under the API).
 unsafe fn append_image(
     list: &CmdList,
-    op: RectOp,
+    op: Option<RectOp>,
     h_signal: ze_event_handle_t,
     n_wait: u32,
     ph_wait: *mut ze_event_handle_t,
 ) -> ZeResult<ze_result_t> {
     // SAFETY: per the caller.
     let ev = unsafe { events(h_signal, n_wait, ph_wait)? };
+    let Some(op) = op else {
+        return list.append(Command::new(ev.wait, Op::NOTHING, ev.signal)?);
+    };
     // SAFETY: per the caller; the images are held by the op.
     let cmd = unsafe { Command::new_memory(ev.wait, Op::Do(CommonOp::Rect(op)), ev.signal) };
     list.append(cmd)
@@ -761,6 +788,10 @@ unsafe fn image_copy(
         unsafe { (image_region(&si, src_region), image_region(&di, dst_region)) };
     // "The region width and height for both src and dst must be same."
     check(sr == dr, ZE_RESULT_ERROR_INVALID_SIZE)?;
+    if sr.contains(&0) {
+        // SAFETY: per the caller.
+        return unsafe { append_image(&list, None, h_signal, n_wait, ph_wait) };
+    }
     let src_rect = si.rect(so, sr)?;
     let dst_rect = di.rect(dso, sr)?;
     if Arc::ptr_eq(&src, &dst) {
@@ -769,12 +800,12 @@ unsafe fn image_copy(
             ZE_RESULT_ERROR_OVERLAPPING_REGIONS,
         )?;
     }
-    let op = RectOp::Copy {
+    let op = Some(RectOp::Copy {
         src,
         src_rect,
         dst,
         dst_rect,
-    };
+    });
     // SAFETY: per the caller; no application memory is involved.
     unsafe { append_image(&list, op, h_signal, n_wait, ph_wait) }
 }
@@ -845,13 +876,17 @@ unsafe fn image_memory(
     check(!mem.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
     // SAFETY: per the caller.
     let (origin, size) = unsafe { image_region(&i, region) };
+    if size.contains(&0) {
+        // SAFETY: per the caller.
+        return unsafe { append_image(&list, None, h_signal, n_wait, ph_wait) };
+    }
     let rect = i.rect(origin, size)?;
     let host_rect = memory_rect(&i, size, row_pitch as usize, slice_pitch as usize)?;
     let extent = host_rect
         .end()
         .ok_or(ZeError(ZE_RESULT_ERROR_INVALID_SIZE))?;
     let host = check_range(mem, extent)?;
-    let op = if to_memory {
+    let op = Some(if to_memory {
         RectOp::Read {
             mem: image,
             rect,
@@ -865,7 +900,7 @@ unsafe fn image_memory(
             host,
             host_rect,
         }
-    };
+    });
     // SAFETY: per the caller.
     unsafe { append_image(&list, op, h_signal, n_wait, ph_wait) }
 }
@@ -991,7 +1026,8 @@ pub(super) unsafe extern "C" fn zeCommandListAppendImageCopyFromMemoryExt(
     })
 }
 
-/// `zeCommandListHostSynchronize` (1.6): wait for an immediate list's commands.
+/// `zeCommandListImmediateAppendCommandListsExp` (1.9): run closed regular lists of the
+/// immediate list's queue group on it, as a queue would.
 pub(super) unsafe extern "C" fn zeCommandListImmediateAppendCommandListsExp(
     h_list: ze_command_list_handle_t,
     n_lists: u32,
@@ -1008,7 +1044,7 @@ pub(super) unsafe extern "C" fn zeCommandListImmediateAppendCommandListsExp(
         };
         // SAFETY: phCommandLists points to numCommandLists handles (API contract).
         let lists = unsafe { handle::get_list::<CmdList, _>(ph_lists, n_lists)? };
-        let cmds = closed_commands(&lists)?;
+        let cmds = closed_commands(&lists, list.ordinal)?;
         // SAFETY: per `events`' contract (phWaitEvents: numWaitEvents handles).
         let ev = unsafe { events(h_signal, n_wait, ph_wait)? };
         let first = Command::new(ev.wait, Op::NOTHING, None)?;
@@ -1072,32 +1108,33 @@ pub(super) unsafe extern "C" fn zeCommandListIsImmediate(
     })
 }
 
-/// `zeCommandListGetOrdinal` (1.9): the one command queue group, 0.
+/// `zeCommandListGetOrdinal` (1.9): the command queue group the list was created for.
 pub(super) unsafe extern "C" fn zeCommandListGetOrdinal(
     h_list: ze_command_list_handle_t,
     p_ordinal: *mut u32,
 ) -> ze_result_t {
     ze_call(|| {
-        get(h_list)?;
+        let ordinal = get(h_list)?.ordinal;
         // SAFETY: NULL or valid for writes (API contract).
-        unsafe { write_out(p_ordinal, 0)? };
+        unsafe { write_out(p_ordinal, ordinal)? };
         Ok(ZE_RESULT_SUCCESS)
     })
 }
 
-/// `zeCommandListImmediateGetIndex` (1.9): an immediate list's queue index in its group,
-/// 0 (the group has one queue).
+/// `zeCommandListImmediateGetIndex` (1.9): an immediate list's queue index in its group.
 pub(super) unsafe extern "C" fn zeCommandListImmediateGetIndex(
     h_list: ze_command_list_handle_t,
     p_index: *mut u32,
 ) -> ze_result_t {
-    ze_call(|| match &get(h_list)?.kind {
-        Kind::Immediate(_) => {
-            // SAFETY: NULL or valid for writes (API contract).
-            unsafe { write_out(p_index, 0)? };
-            Ok(ZE_RESULT_SUCCESS)
-        }
-        Kind::Regular(_) => Err(ZeError(ZE_RESULT_ERROR_INVALID_ARGUMENT)),
+    ze_call(|| {
+        let l = get(h_list)?;
+        check(
+            matches!(l.kind, Kind::Immediate(_)),
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        )?;
+        // SAFETY: NULL or valid for writes (API contract).
+        unsafe { write_out(p_index, l.index)? };
+        Ok(ZE_RESULT_SUCCESS)
     })
 }
 

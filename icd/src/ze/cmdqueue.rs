@@ -9,8 +9,15 @@ use super::{check, context, device, handle, input, write_out, ze_call, ZeResult}
 use ferrite_runtime::ze::cmdqueue::{Batch, CmdQueue};
 use std::sync::Arc;
 
-pub fn get(h: ze_command_queue_handle_t) -> ZeResult<Arc<CmdQueue>> {
-    handle::get::<CmdQueue, _>(h)
+/// The object behind `ze_command_queue_handle_t`: the runtime queue and the queue group
+/// it belongs to.
+pub struct Queue {
+    pub rt: CmdQueue,
+    pub ordinal: u32,
+}
+
+pub fn get(h: ze_command_queue_handle_t) -> ZeResult<Arc<Queue>> {
+    handle::get::<Queue, _>(h)
 }
 
 /// Check a queue descriptor (also an immediate list's); returns whether it is
@@ -28,12 +35,7 @@ pub fn check_queue_desc(desc: &ze_command_queue_desc_t) -> ZeResult<bool> {
         desc.priority <= ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH,
         ZE_RESULT_ERROR_INVALID_ENUMERATION,
     )?;
-    // One queue group (ordinal 0) of NUM_QUEUES queues.
-    check(desc.ordinal == 0, ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
-    check(
-        desc.index < device::NUM_QUEUES,
-        ZE_RESULT_ERROR_INVALID_ARGUMENT,
-    )?;
+    device::check_queue(desc.ordinal, desc.index)?;
     Ok(desc.mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS)
 }
 
@@ -50,7 +52,10 @@ pub(super) unsafe extern "C" fn zeCommandQueueCreate(
         let desc = unsafe { input(desc)? };
         check(!ph_queue.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
         let synchronous = check_queue_desc(desc)?;
-        let h: ze_command_queue_handle_t = handle::insert(Arc::new(CmdQueue::new(synchronous)?));
+        let h: ze_command_queue_handle_t = handle::insert(Arc::new(Queue {
+            rt: CmdQueue::new(synchronous)?,
+            ordinal: desc.ordinal,
+        }));
         // SAFETY: non-NULL, valid for writes (API contract).
         unsafe { write_out(ph_queue, h)? };
         Ok(ZE_RESULT_SUCCESS)
@@ -63,7 +68,7 @@ pub(super) unsafe extern "C" fn zeCommandQueueDestroy(
     ze_call(|| {
         // The last holder's drop finishes the submitted work and joins the thread
         // (outside the registry lock).
-        drop(handle::remove::<CmdQueue, _>(h_queue)?);
+        drop(handle::remove::<Queue, _>(h_queue)?);
         Ok(ZE_RESULT_SUCCESS)
     })
 }
@@ -92,8 +97,8 @@ pub(super) unsafe extern "C" fn zeCommandQueueExecuteCommandLists(
                 Some(f.rt.clone())
             }
         };
-        let cmds = super::cmdlist::closed_commands(&lists)?;
-        q.submit(Batch { lists: cmds, fence });
+        let cmds = super::cmdlist::closed_commands(&lists, q.ordinal)?;
+        q.rt.submit(Batch { lists: cmds, fence });
         Ok(ZE_RESULT_SUCCESS)
     })
 }
@@ -104,10 +109,10 @@ pub(super) unsafe extern "C" fn zeCommandQueueSynchronize(
 ) -> ze_result_t {
     ze_call(|| {
         let q = get(h_queue)?;
-        Ok(if q.synchronize(timeout) {
+        Ok(if q.rt.synchronize(timeout) {
             // A failed command (kernel fault or time limit) is reported once; the queue
             // stays usable.
-            if q.take_failure() {
+            if q.rt.take_failure() {
                 ZE_RESULT_ERROR_DEVICE_LOST
             } else {
                 ZE_RESULT_SUCCESS

@@ -710,6 +710,35 @@ mod tests {
             assert_eq!(k, 0);
             let r = cl::zeCommandListImmediateGetIndex(reg, &mut k);
             assert_eq!(r, ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            // Lists of the copy group (ordinal 1) say so; an immediate one its index.
+            let (mut copy_reg, mut copy_imm) = (std::ptr::null_mut(), std::ptr::null_mut());
+            let copy_list = ze_command_list_desc_t {
+                commandQueueGroupOrdinal: 1,
+                ..LIST
+            };
+            let copy_queue = ze_command_queue_desc_t {
+                ordinal: 1,
+                index: 3,
+                ..ASYNC_QUEUE
+            };
+            let r = cl::zeCommandListCreate(ctx, dev, &copy_list, &mut copy_reg);
+            assert_eq!(r, ZE_RESULT_SUCCESS);
+            let r = cl::zeCommandListCreateImmediate(ctx, dev, &copy_queue, &mut copy_imm);
+            assert_eq!(r, ZE_RESULT_SUCCESS);
+            assert_eq!(
+                cl::zeCommandListGetOrdinal(copy_reg, &mut k),
+                ZE_RESULT_SUCCESS
+            );
+            assert_eq!(k, 1);
+            assert_eq!(
+                cl::zeCommandListGetOrdinal(copy_imm, &mut k),
+                ZE_RESULT_SUCCESS
+            );
+            assert_eq!(k, 1);
+            let r = cl::zeCommandListImmediateGetIndex(copy_imm, &mut k);
+            assert_eq!((r, k), (ZE_RESULT_SUCCESS, 3));
+            assert_eq!(cl::zeCommandListDestroy(copy_reg), ZE_RESULT_SUCCESS);
+            assert_eq!(cl::zeCommandListDestroy(copy_imm), ZE_RESULT_SUCCESS);
             let mut root: ze_device_handle_t = dev;
             assert_eq!(
                 device::zeDeviceGetRootDevice(dev, &mut root),

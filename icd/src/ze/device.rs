@@ -21,6 +21,35 @@ pub const MAX_FILL_PATTERN_SIZE: usize = 128;
 /// Queues per queue group (any index below this is accepted).
 pub const NUM_QUEUES: u32 = 8;
 
+/// The command queue groups, by ordinal. Group 0 runs everything; group 1 is a copy
+/// engine as GPUs have one: its lists take copies, fills, barriers, events and
+/// timestamps but no kernel launch, and its queues are threads of their own, so an
+/// application overlaps transfers with kernels the way it does on a GPU.
+pub const QUEUE_GROUPS: [ze_command_queue_group_property_flags_t; 2] = [
+    // Cooperative launches run on every compute queue (zeCommandListAppendLaunch-
+    // CooperativeKernel: all groups at once, up to zeKernelSuggestMaxCooperativeGroupCount).
+    ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE
+        | ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY
+        | ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COOPERATIVE_KERNELS,
+    ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY,
+];
+
+/// Whether lists and queues of group `ordinal` launch kernels.
+pub fn group_computes(ordinal: u32) -> bool {
+    QUEUE_GROUPS
+        .get(ordinal as usize)
+        .is_some_and(|f| f & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE != 0)
+}
+
+/// Check a queue group ordinal and, for a queue, its index in the group:
+/// `ZE_RESULT_ERROR_INVALID_ARGUMENT` past either.
+pub fn check_queue(ordinal: u32, index: u32) -> ZeResult<()> {
+    check(
+        (ordinal as usize) < QUEUE_GROUPS.len() && index < NUM_QUEUES,
+        ZE_RESULT_ERROR_INVALID_ARGUMENT,
+    )
+}
+
 /// The device behind a handle.
 pub fn get(h: ze_device_handle_t) -> ZeResult<Arc<Device>> {
     driver::driver();
@@ -220,21 +249,20 @@ pub(super) unsafe extern "C" fn zeDeviceGetCommandQueueGroupProperties(
         get(h_device)?;
         // SAFETY: pCount is NULL or valid (API contract).
         let count = unsafe { output(p_count)? };
+        let groups = QUEUE_GROUPS.len() as u32;
         if *count == 0 || props.is_null() {
-            *count = 1;
+            *count = groups;
             return Ok(ZE_RESULT_SUCCESS);
         }
-        *count = 1;
-        // SAFETY: `props` has room for at least one struct (*pCount was >= 1), which
-        // the application initialised (stype, pNext).
-        let p = unsafe { &mut *props };
-        // Cooperative launches run on every queue (zeCommandListAppendLaunchCooperative-
-        // Kernel: all groups at once, up to zeKernelSuggestMaxCooperativeGroupCount).
-        p.flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE
-            | ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY
-            | ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COOPERATIVE_KERNELS;
-        p.maxMemoryFillPatternSize = MAX_FILL_PATTERN_SIZE;
-        p.numQueues = NUM_QUEUES;
+        *count = (*count).min(groups);
+        for (i, &flags) in QUEUE_GROUPS.iter().take(*count as usize).enumerate() {
+            // SAFETY: `props` has room for *pCount structs, which the application
+            // initialised (stype, pNext).
+            let p = unsafe { &mut *props.add(i) };
+            p.flags = flags;
+            p.maxMemoryFillPatternSize = MAX_FILL_PATTERN_SIZE;
+            p.numQueues = NUM_QUEUES;
+        }
         Ok(ZE_RESULT_SUCCESS)
     })
 }

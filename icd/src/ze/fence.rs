@@ -3,14 +3,13 @@
 
 use super::sys::*;
 use super::{check, cmdqueue, handle, input, write_out, ze_call, ZeResult};
-use ferrite_runtime::ze::cmdqueue::CmdQueue;
 use ferrite_runtime::ze::fence::Fence as RtFence;
 use std::sync::Arc;
 
 /// The object behind `ze_fence_handle_t`: the runtime fence and its queue.
 pub struct Fence {
     pub rt: Arc<RtFence>,
-    pub queue: Arc<CmdQueue>,
+    pub queue: Arc<cmdqueue::Queue>,
 }
 
 fn get(h: ze_fence_handle_t) -> ZeResult<Arc<Fence>> {
