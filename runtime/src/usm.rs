@@ -95,6 +95,13 @@ impl Allocation {
 
 static MAP: LazyLock<RwLock<BTreeMap<usize, Allocation>>> =
     LazyLock::new(|| RwLock::new(BTreeMap::new()));
+
+/// Level-Zero's atomic access attributes (`zeMemSetAtomicAccessAttributeExp`), opaque
+/// here, by page range: start -> (end, attributes), ranges disjoint. They are promises
+/// about the application's own use of the memory (USM or plain system memory): host and
+/// kernels share it and every atomic works from both, so nothing else changes with them.
+static ATOMIC_ATTRS: LazyLock<RwLock<BTreeMap<usize, (usize, u32)>>> =
+    LazyLock::new(|| RwLock::new(BTreeMap::new()));
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// Allocate `size` zeroed bytes aligned to `align` (0: the device's default alignment;
@@ -219,6 +226,12 @@ pub fn free_if(base: usize, pred: impl FnOnce(&Allocation) -> bool) -> Result<Al
         }
     }
     .ok_or(Error::InvalidValue("not the base of a live allocation"))?;
+    set_ranges(
+        &mut ATOMIC_ATTRS.write(),
+        a.base,
+        a.base + a.size.max(1),
+        None,
+    );
     if a.pages {
         crate::mem::ipc::forget(a.base);
         // SAFETY: `a` was in the map with `pages`, so `base` starts a mapping of `size`
@@ -258,6 +271,57 @@ pub fn find(addr: usize) -> Option<Allocation> {
         .filter(|a| a.contains(addr))
 }
 
+/// Give the pages holding `len` bytes at `addr` the atomic access attributes `attr` (the
+/// page is the granularity the specification lets a driver expand a range to); 0 is the
+/// default and clears them.
+pub fn set_atomic_attr(addr: usize, len: usize, attr: u32) {
+    let page = crate::mem::pages::PAGE_BYTES;
+    let start = addr & !(page - 1);
+    let end = addr.saturating_add(len.max(1)).next_multiple_of(page);
+    let value = (attr != 0).then_some(attr);
+    set_ranges(&mut ATOMIC_ATTRS.write(), start, end, value);
+}
+
+/// The atomic access attributes of the page holding `addr` (0: none set).
+pub fn atomic_attr(addr: usize) -> u32 {
+    let map = ATOMIC_ATTRS.read();
+    map.range(..=addr)
+        .next_back()
+        .filter(|(_, &(end, _))| addr < end)
+        .map_or(0, |(_, &(_, attr))| attr)
+}
+
+/// Make `[start, end)` of a map of disjoint ranges hold `value` (or nothing), keeping the
+/// parts of earlier ranges outside it.
+fn set_ranges(
+    map: &mut BTreeMap<usize, (usize, u32)>,
+    start: usize,
+    end: usize,
+    value: Option<u32>,
+) {
+    // The ranges that overlap [start, end): the one starting before it (if it reaches
+    // in) and those starting inside it.
+    let first = map
+        .range(..start)
+        .next_back()
+        .filter(|(_, &(e, _))| e > start)
+        .map(|(&s, _)| s);
+    let inside: Vec<usize> = map.range(start..end).map(|(&s, _)| s).collect();
+    for s in first.into_iter().chain(inside) {
+        if let Some((e, v)) = map.remove(&s) {
+            if s < start {
+                map.insert(s, (start, v));
+            }
+            if e > end {
+                map.insert(end, (e, v));
+            }
+        }
+    }
+    if let Some(v) = value {
+        map.insert(start, (end, v));
+    }
+}
+
 /// Check that `len` bytes at `addr` are usable by a command: either they lie inside one
 /// allocation, or `addr` is not in any allocation (plain host memory, which a CPU device
 /// reaches just as well; the application answers for it).
@@ -278,6 +342,31 @@ pub fn live_count() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn atomic_attributes_by_range() {
+        let mut m = BTreeMap::new();
+        set_ranges(&mut m, 0, 100, Some(1));
+        set_ranges(&mut m, 40, 60, Some(2));
+        let v: Vec<_> = m.iter().map(|(&s, &(e, a))| (s, e, a)).collect();
+        assert_eq!(v, [(0, 40, 1), (40, 60, 2), (60, 100, 1)]);
+        set_ranges(&mut m, 20, 80, None);
+        let v: Vec<_> = m.iter().map(|(&s, &(e, a))| (s, e, a)).collect();
+        assert_eq!(v, [(0, 20, 1), (80, 100, 1)]);
+        set_ranges(&mut m, 0, 200, Some(3));
+        let v: Vec<_> = m.iter().map(|(&s, &(e, a))| (s, e, a)).collect();
+        assert_eq!(v, [(0, 200, 3)]);
+
+        // Through the map: page granularity, and a free forgets them.
+        let a = alloc(UsmKind::Shared, 3 * 4096, 4096, 0).unwrap();
+        set_atomic_attr(a.base + 4096 + 5, 10, 0x8);
+        assert_eq!(atomic_attr(a.base), 0);
+        assert_eq!(atomic_attr(a.base + 4096), 0x8);
+        assert_eq!(atomic_attr(a.base + 2 * 4096 - 1), 0x8);
+        assert_eq!(atomic_attr(a.base + 2 * 4096), 0);
+        free(a.base).unwrap();
+        assert_eq!(atomic_attr(a.base + 4096), 0);
+    }
 
     #[test]
     fn lookups_resolve_interior_pointers() {

@@ -1,4 +1,4 @@
-//! The DDI tables: the 54 `Get…ProcAddrTable` functions the loader looks up (the only
+//! The DDI tables: the 55 `Get…ProcAddrTable` functions the loader looks up (the only
 //! symbols Level-Zero sees), each filled from the one list below.
 //!
 //! libze_loader 1.8 starts a driver only if it exports every non-experimental getter of
@@ -310,6 +310,12 @@ ddi_tables! {
         pfnCloseIpcHandle (1, 0) zeMemCloseIpcHandle(ze_context_handle_t, *const ::core::ffi::c_void) => mem::zeMemCloseIpcHandle;
         pfnFreeExt (1, 3) zeMemFreeExt(ze_context_handle_t, *const ze_memory_free_ext_desc_t, *mut ::core::ffi::c_void) => mem::zeMemFreeExt;
     }
+    zeGetMemExpProcAddrTable(ze_mem_exp_dditable_t) {
+        pfnGetIpcHandleFromFileDescriptorExp (1, 6) zeMemGetIpcHandleFromFileDescriptorExp(ze_context_handle_t, u64, *mut ze_ipc_mem_handle_t);
+        pfnGetFileDescriptorFromIpcHandleExp (1, 6) zeMemGetFileDescriptorFromIpcHandleExp(ze_context_handle_t, ze_ipc_mem_handle_t, *mut u64);
+        pfnSetAtomicAccessAttributeExp (1, 7) zeMemSetAtomicAccessAttributeExp(ze_context_handle_t, ze_device_handle_t, *const ::core::ffi::c_void, usize, u32) => mem::zeMemSetAtomicAccessAttributeExp;
+        pfnGetAtomicAccessAttributeExp (1, 7) zeMemGetAtomicAccessAttributeExp(ze_context_handle_t, ze_device_handle_t, *const ::core::ffi::c_void, usize, *mut u32) => mem::zeMemGetAtomicAccessAttributeExp;
+    }
     zeGetVirtualMemProcAddrTable(ze_virtual_mem_dditable_t) {
         pfnReserve (1, 0) zeVirtualMemReserve(ze_context_handle_t, *const ::core::ffi::c_void, usize, *mut *mut ::core::ffi::c_void) => virtual_mem::zeVirtualMemReserve;
         pfnFree (1, 0) zeVirtualMemFree(ze_context_handle_t, *const ::core::ffi::c_void, usize) => virtual_mem::zeVirtualMemFree;
@@ -543,10 +549,10 @@ mod tests {
 
     #[test]
     fn every_getter_of_the_headers_is_listed() {
-        assert_eq!(GETTERS.len(), 54);
+        assert_eq!(GETTERS.len(), 55);
         assert_eq!(
             GETTERS.iter().filter(|g| g.starts_with("zeGet")).count(),
-            24
+            25
         );
         assert_eq!(
             GETTERS.iter().filter(|g| g.starts_with("zetGet")).count(),
@@ -653,6 +659,67 @@ mod tests {
         // SAFETY: a NUL-terminated static string.
         let text = unsafe { std::ffi::CStr::from_ptr(text) };
         assert_eq!(text.to_str(), Ok("ZE_RESULT_ERROR_INVALID_NULL_POINTER"));
+    }
+
+    /// `zeMemSetAtomicAccessAttributeExp` / `Get…` (1.7): recorded per page of a USM
+    /// allocation or of system memory, reported back; bad arguments refused.
+    #[test]
+    fn atomic_access_attributes() {
+        use super::super::{context, mem};
+        let (dev, ctx) = open_device();
+        let mut t: ze_mem_exp_dditable_t = unsafe_zeroed();
+        // SAFETY: `t` is a whole table of 1.7.
+        let r = unsafe { zeGetMemExpProcAddrTable(make_version(1, 6), &mut t) };
+        assert_eq!(r, ZE_RESULT_SUCCESS);
+        assert!(t.pfnSetAtomicAccessAttributeExp.is_none());
+        // SAFETY: as above.
+        let r = unsafe { zeGetMemExpProcAddrTable(make_version(1, 7), &mut t) };
+        assert_eq!(r, ZE_RESULT_SUCCESS);
+        let (set, get) = (
+            t.pfnSetAtomicAccessAttributeExp.unwrap(),
+            t.pfnGetAtomicAccessAttributeExp.unwrap(),
+        );
+        let desc = ze_device_mem_alloc_desc_t {
+            stype: ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC,
+            pNext: std::ptr::null(),
+            flags: 0,
+            ordinal: 0,
+        };
+        let hdesc = ze_host_mem_alloc_desc_t {
+            stype: ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC,
+            pNext: std::ptr::null(),
+            flags: 0,
+        };
+        let mut p: *mut std::ffi::c_void = std::ptr::null_mut();
+        let system = vec![0u64; 4096];
+        let mut attr = 0u32;
+        // SAFETY: live handles, a live allocation and system memory, places for the
+        // results.
+        unsafe {
+            let r = mem::zeMemAllocShared(ctx, &desc, &hdesc, 8192, 4096, dev, &mut p);
+            assert_eq!(r, ZE_RESULT_SUCCESS);
+            let s = system.as_ptr().cast();
+            for (ptr, a) in [(p.cast_const(), 0x1), (s, 0x8), (p.cast_const(), 0x40)] {
+                assert_eq!(set(ctx, dev, ptr, 64, a), ZE_RESULT_SUCCESS);
+                assert_eq!(get(ctx, dev, ptr, 64, &mut attr), ZE_RESULT_SUCCESS);
+                assert_eq!(attr, a);
+            }
+            assert_eq!(get(ctx, dev, s, 8, &mut attr), ZE_RESULT_SUCCESS);
+            assert_eq!(attr, 0x8, "the system memory's kept its own");
+            let r = set(ctx, dev, p, 64, 0x80);
+            assert_eq!(r, ZE_RESULT_ERROR_INVALID_ENUMERATION);
+            let r = set(ctx, dev, p, 8193, 0x1);
+            assert_eq!(r, ZE_RESULT_ERROR_INVALID_SIZE, "past the allocation");
+            let r = set(ctx, dev, std::ptr::null(), 64, 0x1);
+            assert_eq!(r, ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+            let r = set(ctx, std::ptr::null_mut(), p, 64, 0x1);
+            assert_eq!(r, ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+            let r = get(ctx, dev, p, 64, std::ptr::null_mut());
+            assert_eq!(r, ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+            assert_eq!(set(ctx, dev, s, 64, 0), ZE_RESULT_SUCCESS);
+            assert_eq!(mem::zeMemFree(ctx, p), ZE_RESULT_SUCCESS);
+            assert_eq!(context::zeContextDestroy(ctx), ZE_RESULT_SUCCESS);
+        }
     }
 
     /// The 1.6, 1.7 and 1.9 command list and device entry points, on a regular and an

@@ -5,6 +5,7 @@
 #![expect(non_snake_case, reason = "entry points keep their Level-Zero names")]
 
 use super::sys::*;
+use super::sys_next::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAGS_ALL;
 use super::{check, context, device, handle, input, output, write_out, ze_call, ZeError, ZeResult};
 use ferrite_runtime::mem::ipc;
 use ferrite_runtime::usm::{self, UsmKind};
@@ -198,6 +199,50 @@ pub(super) unsafe extern "C" fn zeMemCloseIpcHandle(
             _ => return Err(ZeError(ZE_RESULT_ERROR_INVALID_ARGUMENT)),
         }
         ipc::close(ptr as usize)?;
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+/// `zeMemSetAtomicAccessAttributeExp` (1.7): the application's promise of which atomics
+/// it uses on a range (of a USM allocation or of system memory). Every kind is
+/// supported, host memory being the device's: they are recorded per page
+/// (`usm::set_atomic_attr`) and reported back, and change nothing else.
+pub(super) unsafe extern "C" fn zeMemSetAtomicAccessAttributeExp(
+    h_context: ze_context_handle_t,
+    h_device: ze_device_handle_t,
+    ptr: *const c_void,
+    size: usize,
+    attr: u32,
+) -> ze_result_t {
+    ze_call(|| {
+        context::get(h_context)?;
+        device::get(h_device)?;
+        check(!ptr.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        check(
+            attr <= ZE_MEMORY_ATOMIC_ATTR_EXP_FLAGS_ALL,
+            ZE_RESULT_ERROR_INVALID_ENUMERATION,
+        )?;
+        usm::check_range(ptr as usize, size).map_err(|_| ZeError(ZE_RESULT_ERROR_INVALID_SIZE))?;
+        usm::set_atomic_attr(ptr as usize, size, attr);
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+/// `zeMemGetAtomicAccessAttributeExp` (1.7): what was last set for the range's first page.
+pub(super) unsafe extern "C" fn zeMemGetAtomicAccessAttributeExp(
+    h_context: ze_context_handle_t,
+    h_device: ze_device_handle_t,
+    ptr: *const c_void,
+    size: usize,
+    p_attr: *mut u32,
+) -> ze_result_t {
+    ze_call(|| {
+        context::get(h_context)?;
+        device::get(h_device)?;
+        check(!ptr.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        usm::check_range(ptr as usize, size).map_err(|_| ZeError(ZE_RESULT_ERROR_INVALID_SIZE))?;
+        // SAFETY: NULL or valid for writes (API contract).
+        unsafe { write_out(p_attr, usm::atomic_attr(ptr as usize))? };
         Ok(ZE_RESULT_SUCCESS)
     })
 }

@@ -433,3 +433,38 @@ pub struct ze_device_readonly_memory_ext_properties_t {
     pub pNext: *mut c_void,
     pub readonlyCapability: u32,
 }
+
+/// `ze_memory_atomic_attr_exp_flags_t` (1.7): the largest valid combination.
+pub const ZE_MEMORY_ATOMIC_ATTR_EXP_FLAGS_ALL: u32 = 0x7f;
+
+pub type ze_pfnMemGetIpcHandleFromFileDescriptorExp_t =
+    Option<unsafe extern "C" fn(ze_context_handle_t, u64, *mut ze_ipc_mem_handle_t) -> ze_result_t>;
+pub type ze_pfnMemGetFileDescriptorFromIpcHandleExp_t =
+    Option<unsafe extern "C" fn(ze_context_handle_t, ze_ipc_mem_handle_t, *mut u64) -> ze_result_t>;
+pub type ze_pfnMemSetAtomicAccessAttributeExp_t = Option<
+    unsafe extern "C" fn(
+        ze_context_handle_t,
+        ze_device_handle_t,
+        *const c_void,
+        usize,
+        u32,
+    ) -> ze_result_t,
+>;
+pub type ze_pfnMemGetAtomicAccessAttributeExp_t = Option<
+    unsafe extern "C" fn(
+        ze_context_handle_t,
+        ze_device_handle_t,
+        *const c_void,
+        usize,
+        *mut u32,
+    ) -> ze_result_t,
+>;
+
+/// `ze_mem_exp_dditable_t` (1.6; the atomic attributes 1.7).
+#[repr(C)]
+pub struct ze_mem_exp_dditable_t {
+    pub pfnGetIpcHandleFromFileDescriptorExp: ze_pfnMemGetIpcHandleFromFileDescriptorExp_t,
+    pub pfnGetFileDescriptorFromIpcHandleExp: ze_pfnMemGetFileDescriptorFromIpcHandleExp_t,
+    pub pfnSetAtomicAccessAttributeExp: ze_pfnMemSetAtomicAccessAttributeExp_t,
+    pub pfnGetAtomicAccessAttributeExp: ze_pfnMemGetAtomicAccessAttributeExp_t,
+}
