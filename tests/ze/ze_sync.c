@@ -164,6 +164,17 @@ static void test_copy_group(env_t *env) {
     bad = 0;
     for (size_t i = 0; i < n; i++) bad += a[i] != ((const uint8_t *)&pattern)[i % 2];
     EXPECT(bad == 0);
+    /* A pattern larger than maxMemoryFillPatternSize (a power of two that fits the fill)
+       works too; one larger than the fill does not. */
+    uint8_t big[256];
+    for (int i = 0; i < 256; i++) big[i] = (uint8_t)(255 - i);
+    EXPECT(qg[1].maxMemoryFillPatternSize < sizeof big);
+    EXPECT_OK(zeCommandListAppendMemoryFill(imm, a, big, sizeof big, 1024, NULL, 0, NULL));
+    bad = 0;
+    for (size_t i = 0; i < 1024; i++) bad += a[i] != (uint8_t)(255 - i % 256);
+    EXPECT(bad == 0);
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_SIZE,
+                  zeCommandListAppendMemoryFill(imm, a, big, sizeof big, 128, NULL, 0, NULL));
     EXPECT_OK(zeCommandListDestroy(imm));
 
     /* Past the groups, or past a group's queues: an invalid argument. */
