@@ -1229,6 +1229,7 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
                 self.terminator(inst)
             }
             FunctionCall => self.call(inst),
+            FunctionPointerCallINTEL => self.call_pointer(inst),
             // Boundaries are handled by `translate_block` in step mode; a function that
             // still contains one was not inlined into a step (a Ferrite bug).
             _ if crate::workgroup::regions::is_boundary(op) => Err(CompileError::Codegen(format!(
@@ -1302,6 +1303,7 @@ pub fn opcode_supported(op: Op) -> bool {
             | ReturnValue
             | Unreachable
             | FunctionCall
+            | FunctionPointerCallINTEL
             | MemoryBarrier
             | Variable
             | Load

@@ -166,24 +166,35 @@ impl Drop for Code {
 
 /// Finalise `module` (made by [`new_recorded`] with `recorded`) and return the work-group function `f` plus the owner of its code.
 pub fn finish(
-    mut module: JITModule,
+    module: JITModule,
     recorded: &Ranges,
     f: FuncId,
 ) -> Result<(WorkGroupFn, Code), CompileError> {
-    module.finalize_definitions().map_err(codegen_err)?;
-    let ptr = module.get_finalized_function(f);
-    if ptr.is_null() {
-        return Err(CompileError::Codegen("finalised function is null".into()));
-    }
+    let (ptr, code) = finish_function(module, recorded, f)?;
     // SAFETY: `f` was defined by `workgroup::build` with the signature
     // `(i64 args, i64 ctx) -> ()` in the host's default calling convention, which is
     // `extern "C"` with two pointer arguments on every target Cranelift supports; the code
     // stays mapped as long as the returned `Code` lives.
     let entry = unsafe { std::mem::transmute::<*const u8, WorkGroupFn>(ptr) };
+    Ok((entry, code))
+}
+
+/// Finalise `module` and return the address of its function `f` (non-NULL), mapped as
+/// long as the returned `Code` lives.
+pub fn finish_function(
+    mut module: JITModule,
+    recorded: &Ranges,
+    f: FuncId,
+) -> Result<(*const u8, Code), CompileError> {
+    module.finalize_definitions().map_err(codegen_err)?;
+    let ptr = module.get_finalized_function(f);
+    if ptr.is_null() {
+        return Err(CompileError::Codegen("finalised function is null".into()));
+    }
     let mut ranges = recorded.lock().unwrap_or_else(|e| e.into_inner()).clone();
     ranges.sort_unstable();
     Ok((
-        entry,
+        ptr,
         Code {
             module: Some(module),
             ranges,

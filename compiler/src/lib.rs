@@ -229,7 +229,9 @@ pub struct Handler {
 
 mod module;
 pub use module::MAX_PROGRAM_SCOPE_BYTES;
-pub use module::{spec_constants, CompiledKernel, GlobalVariable, Module, SpecConstant};
+pub use module::{
+    spec_constants, CompiledKernel, FunctionPointer, GlobalVariable, Module, SpecConstant,
+};
 pub use workgroup::vector::DEFAULT_LANES;
 
 #[cfg(test)]

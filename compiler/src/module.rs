@@ -184,6 +184,46 @@ impl Module {
         })
     }
 
+    /// The function exported (`LinkageAttributes … Export`) or named `name`, compiled on
+    /// its own to be called through a pointer (`zeModuleGetFunctionPointer`, called by
+    /// `OpFunctionPointerCallINTEL`). `Ok(None)` when the module has no such function.
+    pub fn function_pointer(&self, name: &str) -> Result<Option<FunctionPointer>, CompileError> {
+        let p = &self.prog;
+        let mut ids: Vec<Word> = p.functions.keys().copied().collect();
+        ids.sort_unstable();
+        let export = |f: &Word| {
+            p.decorations.get(f).and_then(|d| {
+                d.iter().find_map(|(dec, ops)| match (dec, ops.first()) {
+                    (
+                        rspirv::spirv::Decoration::LinkageAttributes,
+                        Some(rspirv::dr::Operand::LiteralString(s)),
+                    ) => Some(s.as_str()),
+                    _ => None,
+                })
+            })
+        };
+        let found = ids
+            .iter()
+            .find(|f| export(f) == Some(name))
+            .or_else(|| {
+                ids.iter()
+                    .find(|f| p.names.get(f).map(String::as_str) == Some(name))
+            })
+            .filter(|f| {
+                p.functions
+                    .get(f)
+                    .is_some_and(|func| !func.blocks.is_empty())
+            });
+        let Some(&f) = found else {
+            return Ok(None);
+        };
+        let out = guard(|| crate::pipeline::compile_function(p, f, &self.global_addr))?;
+        Ok(Some(FunctionPointer {
+            addr: out.addr as u64,
+            code: Arc::new((out.code, self.memory.clone())),
+        }))
+    }
+
     /// Compile one kernel to a native work-group function.
     pub fn compile_kernel(&self, name: &str) -> Result<CompiledKernel, CompileError> {
         self.compile(name, false, None)
@@ -236,6 +276,23 @@ impl Module {
             entry: out.entry,
             code: Arc::new((out.code, self.memory.clone())),
         })
+    }
+}
+
+/// A function compiled by [`Module::function_pointer`]: its address, and the code (with
+/// the program's variables it may use) kept alive as long as this handle.
+#[derive(Clone)]
+pub struct FunctionPointer {
+    pub addr: u64,
+    #[expect(dead_code, reason = "held only to keep the code alive")]
+    code: Arc<(crate::jit::Code, Arc<ProgramMemory>)>,
+}
+
+impl std::fmt::Debug for FunctionPointer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FunctionPointer")
+            .field("addr", &format_args!("{:#x}", self.addr))
+            .finish()
     }
 }
 

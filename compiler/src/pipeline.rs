@@ -301,6 +301,94 @@ pub fn compile(
     })
 }
 
+/// A function compiled on its own for `zeModuleGetFunctionPointer`, called through a
+/// pointer (`OpFunctionPointerCallINTEL`) with the calling convention of Ferrite's own
+/// calls: its parameters flattened, then the caller's work-item record.
+pub struct FunctionOutput {
+    pub addr: *const u8,
+    pub code: jit::Code,
+}
+
+/// Compile function `f` and the functions it calls into a module of their own. Refused
+/// (`CompileError::Unsupported`) when it reaches what only a kernel can give it: a
+/// work-group boundary, `__local` variables, `printf`, or private memory.
+pub fn compile_function(
+    p: &Program,
+    f: Word,
+    global_addr: &HashMap<Word, u64>,
+) -> Result<FunctionOutput> {
+    let funcs = codegen::reachable(p, f)?;
+    let name = || {
+        p.function(f)
+            .map(|func| func.name.clone())
+            .unwrap_or_default()
+    };
+    let refuse = |what: &str| {
+        crate::CompileError::Unsupported(format!(
+            "function {} called through a pointer {what}",
+            name()
+        ))
+    };
+    for g in &funcs {
+        for b in &p.function(*g)?.blocks {
+            if b.insts
+                .iter()
+                .any(|i| crate::workgroup::regions::is_boundary(i.class.opcode))
+            {
+                return Err(refuse("reaches a work-group boundary"));
+            }
+        }
+    }
+    if calls_printf(p, &funcs)? {
+        return Err(refuse("calls printf"));
+    }
+    let isa = jit::host_isa()?;
+    let (module, code_ranges) = jit::new_recorded(isa)?;
+    let mut env = Env {
+        p,
+        module,
+        funcs: HashMap::new(),
+        builtin_funcs: HashMap::new(),
+        global_addr,
+        local_offsets: HashMap::new(),
+        static_local_size: 0,
+        private_size: 0,
+        handler: crate::Handler {
+            lanes: 1,
+            note: String::new(),
+        },
+        sub_group_size: crate::DEFAULT_SUB_GROUP_SIZE,
+        lanes: None,
+        check_sites: Vec::new(),
+        // No kernel: 0 is no SPIR-V id.
+        kernel_func: 0,
+        check_local: false,
+    };
+    lay_out_local(&mut env, &funcs)?;
+    if env.static_local_size > 0 {
+        return Err(refuse("uses __local variables"));
+    }
+    for g in &funcs {
+        let sig = env.signature(p.function(*g)?)?;
+        let id = env
+            .module
+            .declare_function(&format!("spv_{g}"), Linkage::Local, &sig)
+            .map_err(codegen::codegen_err)?;
+        env.funcs.insert(*g, id);
+    }
+    let mut ctx = env.module.make_context();
+    let mut fbc = FunctionBuilderContext::new();
+    for g in &funcs {
+        codegen::translate_function(&mut env, *g, &mut ctx, &mut fbc)?;
+    }
+    if env.private_size > 0 {
+        return Err(refuse("needs private memory"));
+    }
+    let root = env.funcs[&f];
+    let (addr, code) = jit::finish_function(env.module, &code_ranges, root)?;
+    Ok(FunctionOutput { addr, code })
+}
+
 /// Does any of `funcs` call `printf` (`OpExtInst OpenCL.std printf`)?
 fn calls_printf(p: &Program, funcs: &[Word]) -> Result<bool> {
     let printf = rspirv::spirv::OpenclStd100Op::printf as u32;

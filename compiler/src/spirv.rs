@@ -171,6 +171,9 @@ fn capability_supported(c: Capability) -> bool {
             | Capability::AtomicFloat32MinMaxEXT
             | Capability::AtomicFloat64MinMaxEXT
             | Capability::ArbitraryPrecisionIntegersINTEL
+            // `OpFunctionPointerCallINTEL` (`codegen/control.rs`) with pointers from
+            // `zeModuleGetFunctionPointer`; `OpConstantFunctionPointerINTEL` is refused.
+            | Capability::FunctionPointersINTEL
             // The Vulkan memory model (`OpMemoryModel … VulkanKHR`, core in SPIR-V 1.5):
             // its availability/visibility bits and `NonPrivatePointer` accesses need no
             // instruction of their own on a CPU (see `memory_model.rs`).

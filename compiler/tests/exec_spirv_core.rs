@@ -238,3 +238,48 @@ fn read_clock_at_every_scope() {
     );
     assert!(out[3 * n - 1] > 0, "the clock did not move: {out:?}");
 }
+
+/// `SPV_INTEL_function_pointers`: a function the module exports, compiled on its own
+/// (`Module::function_pointer`, behind `zeModuleGetFunctionPointer`), called through a
+/// pointer the kernel gets as an argument (`OpFunctionPointerCallINTEL`), with a `float`
+/// and a work-item built-in inside the callee.
+#[test]
+fn function_pointer_call() {
+    let src = r#"
+        #pragma OPENCL EXTENSION __cl_clang_function_pointers : enable
+        typedef int (*fptr)(int, float);
+        int scale_add(int a, float f) { return (int)(a * f) + (int)get_global_id(0); }
+        int other(int a, float f) { return -a; }
+        kernel void call_fptr(long fp, global int *out) {
+            fptr f = (fptr)fp;
+            size_t i = get_global_id(0);
+            out[i] = f((int)i, 2.5f);
+        }"#;
+    let Some(spv) = harness::cl_to_spirv_with(
+        src,
+        "-O2",
+        &["-Xclang", "-cl-ext=+__cl_clang_function_pointers"],
+        ",+SPV_INTEL_function_pointers",
+    ) else {
+        return;
+    };
+    let m = TestModule::new(&spv);
+    assert!(m.function_pointer("no_such_function").unwrap().is_none());
+    let n = 64usize;
+    for (name, want) in [
+        (
+            "scale_add",
+            (|i: i32| (i as f32 * 2.5) as i32 + i) as fn(i32) -> i32,
+        ),
+        ("other", |i: i32| -i),
+    ] {
+        let fp = m.function_pointer(name).unwrap().expect(name);
+        let k = m.kernel("call_fptr");
+        let mut out = vec![0i32; n];
+        let mut args = Args::new(&k.info);
+        args.val(0, fp.addr).buf(1, &mut out);
+        run1(&k, &args, n as u64, 16);
+        let expect: Vec<i32> = (0..n as i32).map(want).collect();
+        assert_eq!(out, expect, "{name}");
+    }
+}

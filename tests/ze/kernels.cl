@@ -1,6 +1,10 @@
 // Kernels of the Level-Zero API tests; run.sh compiles them to SPIR-V with clang-15 and
 // llvm-spirv-15 (into the target directory, never checked in).
 
+// Function pointers (SPV_INTEL_function_pointers; run.sh enables clang's
+// __cl_clang_function_pointers and the llvm-spirv extension).
+#pragma OPENCL EXTENSION __cl_clang_function_pointers : enable
+
 kernel void vadd(global const float *a, global const float *b, global float *c, uint n) {
     size_t i = get_global_id(0);
     if (i < n)
@@ -64,4 +68,19 @@ kernel void coop_wait_all(volatile global int *arrived, global int *out) {
         }
         out[get_group_id(0)] = atomic_add(arrived, 0);
     }
+}
+
+// zeModuleGetFunctionPointer: functions called through a pointer given as an argument.
+typedef int (*int_fn)(int, float);
+int scale_add(int a, float f) { return (int)(a * f) + (int)get_global_id(0); }
+int negate(int a, float f) { return -a; }
+kernel void call_fn(long fn, global int *out) {
+    size_t i = get_global_id(0);
+    out[i] = ((int_fn)fn)((int)i, 2.5f);
+}
+
+// Reaches a barrier: not callable through a pointer.
+int with_barrier(int a, float f) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return a;
 }

@@ -31,8 +31,9 @@ fi
 
 # OpenCL C -> SPIR-V.
 "$CLANG" -c -target spir64 -cl-std=CL3.0 -O2 -emit-llvm \
+    -Xclang -cl-ext=+__cl_clang_function_pointers \
     "$ROOT/tests/ze/kernels.cl" -o "$OUT/kernels.bc"
-"$LLVM_SPIRV" --spirv-ext=+SPV_INTEL_arbitrary_precision_integers \
+"$LLVM_SPIRV" --spirv-ext=+SPV_INTEL_arbitrary_precision_integers,+SPV_INTEL_function_pointers \
     "$OUT/kernels.bc" -o "$OUT/kernels.spv"
 "$CLANG" -c -target spir64 -cl-std=CL3.0 -O2 -emit-llvm \
     "$ROOT/tests/ze/fault_kernels.cl" -o "$OUT/fault_kernels.bc"

@@ -58,8 +58,8 @@ static void test_module_errors(env_t *env) {
 static void test_kernel_objects(env_t *env, ze_module_handle_t module) {
     uint32_t n = 0;
     EXPECT_OK(zeModuleGetKernelNames(module, &n, NULL));
-    EXPECT(n == 9);
-    const char *names[9] = {0};
+    EXPECT(n == 10);
+    const char *names[10] = {0};
     EXPECT_OK(zeModuleGetKernelNames(module, &n, names));
     int found = 0;
     for (uint32_t i = 0; i < n; i++) found += names[i] && strcmp(names[i], "vadd") == 0;
@@ -431,7 +431,7 @@ static void test_launch_variants(env_t *env, ze_module_handle_t module) {
     EXPECT_OK(zeModuleCreate(env->context, env->device, &nd, &again, NULL));
     uint32_t nk = 0;
     EXPECT_OK(zeModuleGetKernelNames(again, &nk, NULL));
-    EXPECT(nk == 9);
+    EXPECT(nk == 10);
     EXPECT_OK(zeModuleDestroy(again));
     free(bin);
 
@@ -547,6 +547,49 @@ static void test_global_pointer(env_t *env, ze_module_handle_t module) {
     run_list(env, list);
     EXPECT(*out == 101 && *counter == 101);
     EXPECT_OK(zeCommandListDestroy(list));
+    EXPECT_OK(zeKernelDestroy(k));
+    EXPECT_OK(zeMemFree(env->context, out));
+}
+
+/* zeModuleGetFunctionPointer: a kernel calls whichever function it is given. */
+static void test_function_pointer(env_t *env, ze_module_handle_t module) {
+    ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+    void *fns[2] = {NULL, NULL}, *again = NULL, *none = NULL;
+    EXPECT_OK(zeModuleGetFunctionPointer(module, "scale_add", &fns[0]));
+    EXPECT_OK(zeModuleGetFunctionPointer(module, "negate", &fns[1]));
+    EXPECT_OK(zeModuleGetFunctionPointer(module, "scale_add", &again));
+    EXPECT(fns[0] && fns[1] && fns[0] != fns[1] && again == fns[0]);
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_FUNCTION_NAME,
+                  zeModuleGetFunctionPointer(module, "no_such_function", &none));
+    EXPECT_RESULT(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
+                  zeModuleGetFunctionPointer(module, "with_barrier", &none));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+                  zeModuleGetFunctionPointer(module, NULL, &none));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+                  zeModuleGetFunctionPointer(module, "negate", NULL));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE,
+                  zeModuleGetFunctionPointer(NULL, "negate", &none));
+    if (!fns[0] || !fns[1]) return;
+    enum { N = 48 };
+    int *out;
+    EXPECT_OK(zeMemAllocHost(env->context, &hd, N * sizeof(int), 0, (void **)&out));
+    ze_kernel_handle_t k;
+    ze_kernel_desc_t kd = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .pKernelName = "call_fn"};
+    EXPECT_OK(zeKernelCreate(module, &kd, &k));
+    EXPECT_OK(zeKernelSetGroupSize(k, 16, 1, 1));
+    EXPECT_OK(zeKernelSetArgumentValue(k, 1, sizeof out, &out));
+    for (int f = 0; f < 2; f++) {
+        uint64_t fn = (uint64_t)(uintptr_t)fns[f];
+        EXPECT_OK(zeKernelSetArgumentValue(k, 0, sizeof fn, &fn));
+        ze_command_list_handle_t list = new_list(env);
+        ze_group_count_t g = {N / 16, 1, 1};
+        EXPECT_OK(zeCommandListAppendLaunchKernel(list, k, &g, NULL, 0, NULL));
+        run_list(env, list);
+        int bad = 0;
+        for (int i = 0; i < N; i++) bad += out[i] != (f == 0 ? (int)(i * 2.5f) + i : -i);
+        EXPECT(bad == 0);
+        EXPECT_OK(zeCommandListDestroy(list));
+    }
     EXPECT_OK(zeKernelDestroy(k));
     EXPECT_OK(zeMemFree(env->context, out));
 }
@@ -708,6 +751,7 @@ int main(int argc, char **argv) {
     test_barrier(&env, module, 250, 4);
     test_launch_variants(&env, module);
     test_global_pointer(&env, module);
+    test_function_pointer(&env, module);
     test_virtual_memory(&env, module);
     test_cooperative(&env, module);
     EXPECT_OK(zeModuleDestroy(module));

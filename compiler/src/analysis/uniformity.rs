@@ -421,7 +421,7 @@ fn transfer(
             }
         }
         Op::Bitcast | Op::PtrCastToGeneric | Op::GenericCastToPtr | Op::CopyObject => op_shape(0)?,
-        Op::Variable | Op::FunctionCall => Varying,
+        Op::Variable | Op::FunctionCall | Op::FunctionPointerCallINTEL => Varying,
         op if is_atomic(op) => Varying,
         _ => uniform_or_varying(),
     })

@@ -1,8 +1,10 @@
 //! Control flow: branches, `OpSwitch`, returns, calls.
 
+use super::flat_types;
 use super::{FnTx, Result};
 use crate::spirv::{op_id, result_type, Block, Type};
 use crate::CompileError;
+use cranelift_codegen::ir;
 use cranelift_codegen::ir::{condcodes::IntCC, BlockArg, InstBuilder, TrapCode};
 use cranelift_frontend::Switch;
 use cranelift_module::Module as _;
@@ -113,6 +115,38 @@ impl FnTx<'_, '_, '_> {
                 self.b.ins().trap(TrapCode::unwrap_user(1));
             }
             _ => return Err(self.unsupported(inst)),
+        }
+        Ok(())
+    }
+
+    /// `OpFunctionPointerCallINTEL`: an indirect call with the calling convention of
+    /// direct ones (the arguments flattened, then the work-item record), which functions
+    /// compiled for `zeModuleGetFunctionPointer` have (`pipeline::compile_function`).
+    pub(super) fn call_pointer(&mut self, inst: &Instruction) -> Result<()> {
+        let rt = result_type(inst)?;
+        let callee = self.scalar(op_id(inst, 0)?)?;
+        let mut args = Vec::new();
+        for v in self.operand_vals(inst, 1)? {
+            v.flatten(&mut args);
+        }
+        self.sync_record();
+        args.push(self.wi);
+        let mut sig = self.env.module.make_signature();
+        for a in &args {
+            sig.params
+                .push(ir::AbiParam::new(self.b.func.dfg.value_type(*a)));
+        }
+        if !matches!(self.p.ty(rt)?, Type::Void) {
+            let mut rets = Vec::new();
+            flat_types(self.p, rt, &mut rets)?;
+            sig.returns.extend(rets.into_iter().map(ir::AbiParam::new));
+        }
+        let sig = self.b.import_signature(sig);
+        let call = self.b.ins().call_indirect(sig, callee, &args);
+        let results = self.b.inst_results(call).to_vec();
+        if !matches!(self.p.ty(rt)?, Type::Void) {
+            let v = self.unflatten(rt, results)?;
+            self.set_result(inst, v)?;
         }
         Ok(())
     }

@@ -265,7 +265,7 @@ ddi_tables! {
         pfnGetGlobalPointer (1, 0) zeModuleGetGlobalPointer(ze_module_handle_t, *const ::core::ffi::c_char, *mut usize, *mut *mut ::core::ffi::c_void) => module::zeModuleGetGlobalPointer;
         pfnGetKernelNames (1, 0) zeModuleGetKernelNames(ze_module_handle_t, *mut u32, *mut *const ::core::ffi::c_char) => module::zeModuleGetKernelNames;
         pfnGetProperties (1, 0) zeModuleGetProperties(ze_module_handle_t, *mut ze_module_properties_t) => module::zeModuleGetProperties;
-        pfnGetFunctionPointer (1, 0) zeModuleGetFunctionPointer(ze_module_handle_t, *const ::core::ffi::c_char, *mut *mut ::core::ffi::c_void);
+        pfnGetFunctionPointer (1, 0) zeModuleGetFunctionPointer(ze_module_handle_t, *const ::core::ffi::c_char, *mut *mut ::core::ffi::c_void) => module::zeModuleGetFunctionPointer;
         pfnInspectLinkageExt (1, 3) zeModuleInspectLinkageExt(*mut ze_linkage_inspection_ext_desc_t, u32, *mut ze_module_handle_t, *mut ze_module_build_log_handle_t) => module::zeModuleInspectLinkageExt;
     }
     zeGetModuleBuildLogProcAddrTable(ze_module_build_log_dditable_t) {

@@ -316,6 +316,37 @@ pub(super) unsafe extern "C" fn zeModuleGetNativeBinary(
     })
 }
 
+/// `zeModuleGetFunctionPointer`: the address of a function the module exports (or
+/// names), for kernels to call through `OpFunctionPointerCallINTEL`
+/// (`SPV_INTEL_function_pointers`). One that only a kernel could run (it reaches a
+/// barrier, `__local` variables, `printf`, private memory) is
+/// `ZE_RESULT_ERROR_UNSUPPORTED_FEATURE`.
+pub(super) unsafe extern "C" fn zeModuleGetFunctionPointer(
+    h_module: ze_module_handle_t,
+    p_function_name: *const c_char,
+    pfn_function: *mut *mut std::ffi::c_void,
+) -> ze_result_t {
+    ze_call(|| {
+        let m = get(h_module)?;
+        check(
+            !p_function_name.is_null() && !pfn_function.is_null(),
+            ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+        )?;
+        // SAFETY: pFunctionName is a NUL-terminated string (API contract), checked non-NULL.
+        let name = unsafe { CStr::from_ptr(p_function_name) };
+        let name = name
+            .to_str()
+            .map_err(|_| ZeError(ZE_RESULT_ERROR_INVALID_FUNCTION_NAME))?;
+        let addr =
+            m.rt.function_pointer(name)
+                .map_err(|_| ZeError(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE))?
+                .ok_or(ZeError(ZE_RESULT_ERROR_INVALID_FUNCTION_NAME))?;
+        // SAFETY: non-NULL, valid for writes (API contract).
+        unsafe { write_out(pfn_function, addr as *mut std::ffi::c_void)? };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
 pub(super) unsafe extern "C" fn zeModuleGetGlobalPointer(
     h_module: ze_module_handle_t,
     p_global_name: *const c_char,

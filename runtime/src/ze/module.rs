@@ -8,7 +8,8 @@
 //! before the front end dereferences anything.
 
 use crate::error::Error;
-use ferrite_compiler::{CompiledKernel, GlobalVariable, Module};
+use ferrite_compiler::{CompileError, CompiledKernel, FunctionPointer, GlobalVariable, Module};
+use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -22,6 +23,9 @@ pub struct ZeModule {
     /// What it was built from, for [`ZeModule::native_binary`].
     spirv: Vec<u8>,
     spec_constants: HashMap<u32, u64>,
+    /// Functions compiled for `zeModuleGetFunctionPointer`, by name: compiled on first
+    /// request, the same address after.
+    function_pointers: Mutex<HashMap<String, FunctionPointer>>,
 }
 
 /// Ferrite's "native binary": what a module was built from, so that building it again
@@ -75,6 +79,7 @@ impl ZeModule {
             build_log: log,
             spirv: spirv.to_vec(),
             spec_constants: spec_constants.clone(),
+            function_pointers: Mutex::new(HashMap::new()),
         })
     }
 
@@ -82,6 +87,23 @@ impl ZeModule {
     /// in the storage every kernel of the module uses.
     pub fn global_variable(&self, name: &str) -> Option<GlobalVariable> {
         self.module.global_variable(name)
+    }
+
+    /// `zeModuleGetFunctionPointer`: the address of the function exported (or named)
+    /// `name`, which kernels call through `OpFunctionPointerCallINTEL`; `Ok(None)` when
+    /// the module has none; `Err` with why when the function cannot be called that way
+    /// (`compiler::pipeline::compile_function`). The code lives as long as the module.
+    pub fn function_pointer(&self, name: &str) -> Result<Option<u64>, CompileError> {
+        let mut fps = self.function_pointers.lock();
+        if let Some(fp) = fps.get(name) {
+            return Ok(Some(fp.addr));
+        }
+        let fp = self.module.function_pointer(name)?;
+        Ok(fp.map(|fp| {
+            let addr = fp.addr;
+            fps.insert(name.to_string(), fp);
+            addr
+        }))
     }
 
     /// `zeModuleGetNativeBinary`.
@@ -252,6 +274,7 @@ mod tests {
             build_log: String::new(),
             spirv: vec![1, 2, 3, 4],
             spec_constants: HashMap::from([(7, 0x1_0000_0002), (1, 5)]),
+            function_pointers: Mutex::new(HashMap::new()),
         };
         let bin = m.native_binary();
         let (spirv, spec) = ZeModule::parse_native(&bin).unwrap();
