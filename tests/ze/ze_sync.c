@@ -155,6 +155,26 @@ static void test_copy_group(env_t *env) {
     for (size_t i = n / 2; i < n; i++) bad += a[i] != (uint8_t)(i * 13);
     EXPECT(bad == 0);
 
+    /* Queues of every priority run their work (a low one's thread yields the cores to
+       the others; runtime/src/ze/cmdqueue.rs), past the last one an invalid enumeration. */
+    ze_command_queue_priority_t prios[] = {ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW,
+                                           ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH};
+    for (int p = 0; p < 2; p++) {
+        ze_command_queue_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+                                      .mode = ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS,
+                                      .priority = prios[p]};
+        ze_command_list_handle_t pl;
+        EXPECT_OK(zeCommandListCreateImmediate(env->context, env->device, &pd, &pl));
+        uint8_t v = (uint8_t)(0x30 + p);
+        EXPECT_OK(zeCommandListAppendMemoryFill(pl, b, &v, 1, 64, NULL, 0, NULL));
+        EXPECT_OK(zeCommandListAppendMemoryCopy(pl, a, b, 64, NULL, 0, NULL));
+        EXPECT(a[0] == v && a[63] == v);
+        EXPECT_OK(zeCommandListDestroy(pl));
+        pd.priority = (ze_command_queue_priority_t)3;
+        EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ENUMERATION,
+                      zeCommandListCreateImmediate(env->context, env->device, &pd, &pl));
+    }
+
     /* An immediate list of the copy group. */
     ze_command_list_handle_t imm;
     qd.index = 0;

@@ -168,8 +168,8 @@ pub(super) unsafe extern "C" fn zeCommandListCreateImmediate(
         // SAFETY: NULL or a valid descriptor (API contract).
         let desc = unsafe { input(altdesc)? };
         check(!ph_list.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
-        let synchronous = super::cmdqueue::check_queue_desc(desc)?;
-        let list = ImmediateList::new(synchronous)?;
+        let (synchronous, priority) = super::cmdqueue::check_queue_desc(desc)?;
+        let list = ImmediateList::new(synchronous, priority)?;
         let h: ze_command_list_handle_t = handle::insert(Arc::new(CmdList {
             kind: Kind::Immediate(list),
             context: h_context as usize,

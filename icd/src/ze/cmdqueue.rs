@@ -6,7 +6,7 @@ use super::cmdlist::CmdList;
 use super::fence::Fence;
 use super::sys::*;
 use super::{check, context, device, handle, input, write_out, ze_call, ZeResult};
-use ferrite_runtime::ze::cmdqueue::{Batch, CmdQueue};
+use ferrite_runtime::ze::cmdqueue::{Batch, CmdQueue, Priority};
 use std::sync::Arc;
 
 /// The object behind `ze_command_queue_handle_t`: the runtime queue and the queue group
@@ -21,8 +21,8 @@ pub fn get(h: ze_command_queue_handle_t) -> ZeResult<Arc<Queue>> {
 }
 
 /// Check a queue descriptor (also an immediate list's); returns whether it is
-/// synchronous.
-pub fn check_queue_desc(desc: &ze_command_queue_desc_t) -> ZeResult<bool> {
+/// synchronous, and its priority.
+pub fn check_queue_desc(desc: &ze_command_queue_desc_t) -> ZeResult<(bool, Priority)> {
     // ZE_RESULT_ERROR_INVALID_ENUMERATION: 0x7 < desc->flags, an unknown mode or
     // priority. The flags of later versions, IN_ORDER (1.7: Ferrite's queues run in
     // order anyway) and COPY_OFFLOAD_HINT, are hints a CPU queue meets as it is.
@@ -36,7 +36,12 @@ pub fn check_queue_desc(desc: &ze_command_queue_desc_t) -> ZeResult<bool> {
         ZE_RESULT_ERROR_INVALID_ENUMERATION,
     )?;
     device::check_queue(desc.ordinal, desc.index)?;
-    Ok(desc.mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS)
+    let priority = match desc.priority {
+        ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW => Priority::Low,
+        ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH => Priority::High,
+        _ => Priority::Normal,
+    };
+    Ok((desc.mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS, priority))
 }
 
 pub(super) unsafe extern "C" fn zeCommandQueueCreate(
@@ -51,9 +56,9 @@ pub(super) unsafe extern "C" fn zeCommandQueueCreate(
         // SAFETY: NULL or a valid descriptor (API contract).
         let desc = unsafe { input(desc)? };
         check(!ph_queue.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
-        let synchronous = check_queue_desc(desc)?;
+        let (synchronous, priority) = check_queue_desc(desc)?;
         let h: ze_command_queue_handle_t = handle::insert(Arc::new(Queue {
-            rt: CmdQueue::new(synchronous)?,
+            rt: CmdQueue::new(synchronous, priority)?,
             ordinal: desc.ordinal,
         }));
         // SAFETY: non-NULL, valid for writes (API contract).

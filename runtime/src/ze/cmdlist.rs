@@ -7,7 +7,7 @@
 //! [`CmdQueue`](super::cmdqueue::CmdQueue) fed one command at a time (see
 //! [`ImmediateList`]).
 
-use super::cmdqueue::{Batch, CmdQueue};
+use super::cmdqueue::{Batch, CmdQueue, Priority};
 use super::event::ZeEvent;
 use super::kernel::indirect_range;
 use crate::command;
@@ -348,9 +348,9 @@ pub struct ImmediateList {
 }
 
 impl ImmediateList {
-    pub fn new(synchronous: bool) -> Result<ImmediateList> {
+    pub fn new(synchronous: bool, priority: Priority) -> Result<ImmediateList> {
         Ok(ImmediateList {
-            queue: CmdQueue::new(synchronous)?,
+            queue: CmdQueue::new(synchronous, priority)?,
             synchronous,
         })
     }

@@ -54,13 +54,47 @@ pub struct CmdQueue {
     pub synchronous: bool,
 }
 
+/// A queue's priority (`ze_command_queue_priority_t`), as its thread's scheduling
+/// priority: what the queue's thread runs itself (copies, fills, barriers, one-group
+/// launches) yields the cores to other queues' work when `Low` and takes them first when
+/// `High`. Kernels of several groups run on the shared executor whatever the priority.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Priority {
+    Low,
+    #[default]
+    Normal,
+    High,
+}
+
+impl Priority {
+    /// The thread's nice value: `High` asks for -5, which needs `CAP_SYS_NICE`; without it
+    /// the thread stays at the normal priority (lows still yield to it).
+    fn nice(self) -> libc::c_int {
+        match self {
+            Priority::Low => 10,
+            Priority::Normal => 0,
+            Priority::High => -5,
+        }
+    }
+}
+
 impl CmdQueue {
-    pub fn new(synchronous: bool) -> Result<CmdQueue> {
+    pub fn new(synchronous: bool, priority: Priority) -> Result<CmdQueue> {
         let shared = Arc::new(Shared::default());
         let s = shared.clone();
         let thread = std::thread::Builder::new()
             .name("ferrite-ze-queue".into())
-            .spawn(move || run(&s))
+            .spawn(move || {
+                if priority != Priority::Normal {
+                    // SAFETY: plain system calls on the calling thread's own id; a refusal
+                    // (no privilege to raise it) leaves the priority as it was.
+                    unsafe {
+                        let tid = libc::gettid() as libc::id_t;
+                        libc::setpriority(libc::PRIO_PROCESS, tid, priority.nice());
+                    }
+                }
+                run(&s)
+            })
             .map_err(|e| Error::OutOfResources(format!("cannot start a queue thread: {e}")))?;
         Ok(CmdQueue {
             shared,
@@ -182,9 +216,46 @@ mod tests {
     use super::super::event::{EventPool, ZeEvent};
     use super::*;
 
+    /// The nice values of the process's queue threads (`/proc/self/task/*/stat`, field 19).
+    fn queue_thread_nices() -> Vec<i64> {
+        let mut out = Vec::new();
+        for t in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+            let Ok(stat) = std::fs::read_to_string(t.path().join("stat")) else {
+                continue;
+            };
+            let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+                continue;
+            };
+            if &stat[open + 1..close] != "ferrite-ze-queu" {
+                continue;
+            }
+            // After the command name: field 3 (state) onwards; the nice value is field 19.
+            if let Some(n) = stat[close + 1..].split_whitespace().nth(16) {
+                out.push(n.parse().unwrap());
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_low_priority_queue_runs_at_a_lower_scheduling_priority() {
+        let q = CmdQueue::new(false, Priority::Low).unwrap();
+        // The thread sets its priority before it takes its first batch.
+        q.submit(Batch {
+            lists: Vec::new(),
+            fence: None,
+        });
+        assert!(q.synchronize(u64::MAX));
+        assert!(
+            queue_thread_nices().contains(&10),
+            "{:?}",
+            queue_thread_nices()
+        );
+    }
+
     #[test]
     fn batches_run_in_order_and_signal_fences() {
-        let q = CmdQueue::new(false).unwrap();
+        let q = CmdQueue::new(false, Priority::Normal).unwrap();
         let pool = Arc::new(EventPool {
             count: 1,
             timestamps: false,
