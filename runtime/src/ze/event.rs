@@ -128,15 +128,17 @@ impl ZeEvent {
     /// records the completion for the waits appended before that command, and stays
     /// unsignalled.
     pub fn signal_command(&self, generation: u64, start: u64, end: u64, failed: bool) {
+        let mut st = self.state.lock();
         if self.counter_based {
-            let mut st = self.state.lock();
             st.done = st.done.max(generation);
             if st.done < st.generation {
                 self.cv.notify_all();
                 return;
             }
         }
-        self.complete(start, end, failed);
+        // Under the same lock as the check: an append that bumps the tracking point in
+        // between would otherwise find its event signalled by the command before it.
+        self.complete_locked(&mut st, start, end, failed);
     }
 
     /// Wait (with no time limit) for what a command appended at `point` waits for
@@ -169,6 +171,10 @@ impl ZeEvent {
 
     fn complete(&self, start: u64, end: u64, failed: bool) {
         let mut st = self.state.lock();
+        self.complete_locked(&mut st, start, end, failed);
+    }
+
+    fn complete_locked(&self, st: &mut State, start: u64, end: u64, failed: bool) {
         st.signaled = true;
         st.failed = failed;
         st.times = Some((start, end));
@@ -210,6 +216,37 @@ impl ZeEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A counter-based event's tracked command completing while the host appends the
+    /// next command to signal it: the event must never be signalled while it tracks a
+    /// command that has not completed. (The completion once checked the tracking point
+    /// and set the flag under separate locks; level-zero-tests' chained immediate lists
+    /// then read results a few launches short.)
+    #[test]
+    fn completion_racing_an_append_never_signals_the_new_command() {
+        let e = Arc::new(ZeEvent::new_counter_based(false));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (e2, stop2) = (e.clone(), stop.clone());
+        // Completes whatever command the event tracks, over and over.
+        let completer = std::thread::spawn(move || {
+            while !stop2.load(Ordering::Relaxed) {
+                let g = e2.state.lock().generation;
+                e2.signal_command(g, 1, 2, false);
+            }
+        });
+        let until = std::time::Instant::now() + std::time::Duration::from_millis(100);
+        let mut bad = 0;
+        while std::time::Instant::now() < until {
+            e.track();
+            for _ in 0..8 {
+                let st = e.state.lock();
+                bad += usize::from(st.signaled && st.done < st.generation);
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        completer.join().unwrap();
+        assert_eq!(bad, 0, "signalled while tracking an incomplete command");
+    }
 
     #[test]
     fn signal_wait_reset() {
