@@ -15,6 +15,7 @@
 pub mod cmdlist;
 pub mod cmdqueue;
 pub mod event;
+pub mod event_ipc;
 pub mod fence;
 pub mod kernel;
 pub mod module;

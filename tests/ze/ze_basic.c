@@ -14,7 +14,7 @@ static void test_driver(env_t *env) {
 
     ze_driver_ipc_properties_t ipc = {.stype = ZE_STRUCTURE_TYPE_DRIVER_IPC_PROPERTIES};
     EXPECT_OK(zeDriverGetIpcProperties(env->driver, &ipc));
-    EXPECT(ipc.flags == ZE_IPC_PROPERTY_FLAG_MEMORY);
+    EXPECT(ipc.flags == (ZE_IPC_PROPERTY_FLAG_MEMORY | ZE_IPC_PROPERTY_FLAG_EVENT_POOL));
 
     uint32_t n = 0;
     EXPECT_OK(zeDriverGetExtensionProperties(env->driver, &n, NULL));
@@ -163,10 +163,8 @@ static void test_device(env_t *env) {
                   zeDeviceGetProperties((ze_device_handle_t)&p, &p));
     EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
                   zeDeviceGetProperties(env->device, NULL));
-    /* Not implemented: a real function that says so. */
     ze_ipc_event_pool_handle_t pool_ipc;
-    EXPECT_RESULT(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
-                  zeEventPoolGetIpcHandle(NULL, &pool_ipc));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, zeEventPoolGetIpcHandle(NULL, &pool_ipc));
 }
 
 static void test_memory(env_t *env) {
@@ -385,8 +383,100 @@ static void test_ipc(env_t *env, const char *self) {
                   zeMemOpenIpcHandle(env->context, env->device, h, 0, (void **)&q));
 }
 
+/* The child half of test_ipc_events: opens the pool, waits for the parent's host signal
+ * of event 0, then signals event 1 from a command list. */
+static int ipc_event_child(const char *hex) {
+    argv0 = "ze_basic (IPC event child)";
+    env_t env = {0};
+    REQUIRE_OK(env_init(&env));
+    ze_ipc_event_pool_handle_t h;
+    for (int i = 0; i < ZE_MAX_IPC_HANDLE_SIZE; i++) {
+        unsigned b = 0;
+        if (sscanf(hex + 2 * i, "%2x", &b) != 1) return 2;
+        h.data[i] = (char)b;
+    }
+    ze_event_pool_handle_t pool = NULL;
+    REQUIRE_OK(zeEventPoolOpenIpcHandle(env.context, h, &pool));
+    ze_event_handle_t ev[2];
+    for (uint32_t i = 0; i < 2; i++) {
+        ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .index = i};
+        EXPECT_OK(zeEventCreate(pool, &ed, &ev[i]));
+    }
+    EXPECT_OK(zeEventHostSynchronize(ev[0], 10ull * 1000 * 1000 * 1000));
+    ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+                                  .mode = ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS};
+    ze_command_list_handle_t imm;
+    EXPECT_OK(zeCommandListCreateImmediate(env.context, env.device, &qd, &imm));
+    EXPECT_OK(zeCommandListAppendSignalEvent(imm, ev[1]));
+    EXPECT_OK(zeCommandListDestroy(imm));
+    for (int i = 0; i < 2; i++) EXPECT_OK(zeEventDestroy(ev[i]));
+    EXPECT_OK(zeEventPoolCloseIpcHandle(pool));
+    EXPECT_OK(zeContextDestroy(env.context));
+    return report(argv0);
+}
+
+/* IPC event pools: another process waits for one event and signals another; the same
+ * process can open its own handle; bad uses are refused. */
+static void test_ipc_events(env_t *env, const char *self) {
+    ze_event_pool_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
+                               .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_IPC,
+                               .count = 2};
+    ze_event_pool_handle_t pool = NULL, plain = NULL, mine = NULL;
+    EXPECT_OK(zeEventPoolCreate(env->context, &pd, 0, NULL, &pool));
+    if (!pool) return;
+    ze_event_handle_t ev[2];
+    for (uint32_t i = 0; i < 2; i++) {
+        ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .index = i};
+        EXPECT_OK(zeEventCreate(pool, &ed, &ev[i]));
+    }
+    ze_ipc_event_pool_handle_t h;
+    EXPECT_OK(zeEventPoolGetIpcHandle(pool, &h));
+
+    /* This process, through its own handle: the same events. */
+    EXPECT_OK(zeEventPoolOpenIpcHandle(env->context, h, &mine));
+    if (mine) {
+        ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .index = 1};
+        ze_event_handle_t e1;
+        EXPECT_OK(zeEventCreate(mine, &ed, &e1));
+        EXPECT_OK(zeEventHostSignal(e1));
+        EXPECT_OK(zeEventQueryStatus(ev[1]));
+        EXPECT_OK(zeEventHostReset(ev[1]));
+        EXPECT_RESULT(ZE_RESULT_NOT_READY, zeEventQueryStatus(e1));
+        EXPECT_OK(zeEventDestroy(e1));
+        EXPECT_OK(zeEventPoolCloseIpcHandle(mine));
+    }
+
+    /* Another process: started first, it waits for event 0. */
+    char cmd[4096], hex[2 * ZE_MAX_IPC_HANDLE_SIZE + 1];
+    for (int i = 0; i < ZE_MAX_IPC_HANDLE_SIZE; i++)
+        sprintf(hex + 2 * i, "%02x", (unsigned char)h.data[i]);
+    snprintf(cmd, sizeof cmd, "'%s' --ipc-event-child %s", self, hex);
+    FILE *child = popen(cmd, "w");
+    EXPECT(child != NULL);
+    EXPECT_OK(zeEventHostSignal(ev[0]));
+    EXPECT_OK(zeEventHostSynchronize(ev[1], 20ull * 1000 * 1000 * 1000));
+    if (child) EXPECT(pclose(child) == 0);
+
+    /* Errors: a pool made without the flag has no handle; only an opened pool closes. */
+    pd.flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE;
+    EXPECT_OK(zeEventPoolCreate(env->context, &pd, 0, NULL, &plain));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeEventPoolGetIpcHandle(plain, &h));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeEventPoolCloseIpcHandle(pool));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER, zeEventPoolGetIpcHandle(pool, NULL));
+    ze_ipc_event_pool_handle_t junk;
+    memset(&junk, 0, sizeof junk);
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  zeEventPoolOpenIpcHandle(env->context, junk, &mine));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+                  zeEventPoolOpenIpcHandle(env->context, h, NULL));
+    for (int i = 0; i < 2; i++) EXPECT_OK(zeEventDestroy(ev[i]));
+    EXPECT_OK(zeEventPoolDestroy(plain));
+    EXPECT_OK(zeEventPoolDestroy(pool));
+}
+
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "--ipc-child") == 0) return ipc_child(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "--ipc-event-child") == 0) return ipc_event_child(argv[2]);
     argv0 = "ze_basic";
     env_t env = {0};
     REQUIRE_OK(env_init(&env));
@@ -395,6 +485,7 @@ int main(int argc, char **argv) {
     test_context(&env);
     test_memory(&env);
     test_ipc(&env, argv[0]);
+    test_ipc_events(&env, argv[0]);
     EXPECT_OK(zeContextDestroy(env.context));
     return report(argv0);
 }

@@ -231,9 +231,9 @@ ddi_tables! {
     zeGetEventPoolProcAddrTable(ze_event_pool_dditable_t) {
         pfnCreate (1, 0) zeEventPoolCreate(ze_context_handle_t, *const ze_event_pool_desc_t, u32, *mut ze_device_handle_t, *mut ze_event_pool_handle_t) => event::zeEventPoolCreate;
         pfnDestroy (1, 0) zeEventPoolDestroy(ze_event_pool_handle_t) => event::zeEventPoolDestroy;
-        pfnGetIpcHandle (1, 0) zeEventPoolGetIpcHandle(ze_event_pool_handle_t, *mut ze_ipc_event_pool_handle_t);
-        pfnOpenIpcHandle (1, 0) zeEventPoolOpenIpcHandle(ze_context_handle_t, ze_ipc_event_pool_handle_t, *mut ze_event_pool_handle_t);
-        pfnCloseIpcHandle (1, 0) zeEventPoolCloseIpcHandle(ze_event_pool_handle_t);
+        pfnGetIpcHandle (1, 0) zeEventPoolGetIpcHandle(ze_event_pool_handle_t, *mut ze_ipc_event_pool_handle_t) => event::zeEventPoolGetIpcHandle;
+        pfnOpenIpcHandle (1, 0) zeEventPoolOpenIpcHandle(ze_context_handle_t, ze_ipc_event_pool_handle_t, *mut ze_event_pool_handle_t) => event::zeEventPoolOpenIpcHandle;
+        pfnCloseIpcHandle (1, 0) zeEventPoolCloseIpcHandle(ze_event_pool_handle_t) => event::zeEventPoolCloseIpcHandle;
     }
     zeGetEventProcAddrTable(ze_event_dditable_next_t) {
         pfnCreate (1, 0) zeEventCreate(ze_event_pool_handle_t, *const ze_event_desc_t, *mut ze_event_handle_t) => event::zeEventCreate;

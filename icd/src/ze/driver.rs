@@ -151,8 +151,9 @@ pub(super) unsafe extern "C" fn zeDriverGetIpcProperties(
         get(h_driver)?;
         // SAFETY: `props` is NULL or the application's struct (API contract).
         let p = unsafe { output(props)? };
-        // Memory can be shared with another process (`mem/ipc.rs`); events cannot.
-        p.flags = ZE_IPC_PROPERTY_FLAG_MEMORY;
+        // Memory (`mem/ipc.rs`) and event pools (`ze/event_ipc.rs`) can be shared with
+        // another process.
+        p.flags = ZE_IPC_PROPERTY_FLAG_MEMORY | ZE_IPC_PROPERTY_FLAG_EVENT_POOL;
         Ok(ZE_RESULT_SUCCESS)
     })
 }

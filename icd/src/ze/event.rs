@@ -9,8 +9,10 @@ use super::sys_next::{
     ZE_EVENT_COUNTER_BASED_FLAG_DEVICE_TIMESTAMP, ZE_EVENT_COUNTER_BASED_FLAG_HOST_TIMESTAMP,
     ZE_EVENT_COUNTER_BASED_FLAG_IPC,
 };
-use super::{check, context, device, handle, input, output, write_out, ze_call, ZeResult};
+use super::{check, context, device, handle, input, output, write_out, ze_call, ZeError, ZeResult};
+use ferrite_runtime::mem::ipc;
 use ferrite_runtime::ze::event::{EventPool, ZeEvent};
+use ferrite_runtime::ze::event_ipc::SharedSlots;
 use std::sync::Arc;
 
 fn get(h: ze_event_handle_t) -> ZeResult<Arc<ZeEvent>> {
@@ -44,12 +46,18 @@ pub(super) unsafe extern "C" fn zeEventPoolCreate(
         for &d in devices {
             device::get(d)?;
         }
+        // An IPC pool keeps its events' state in a file another process can map.
+        let shared = match desc.flags & ZE_EVENT_POOL_FLAG_IPC {
+            0 => None,
+            _ => Some(SharedSlots::create(desc.count)?),
+        };
         let pool = Arc::new(EventPool {
             count: desc.count,
             timestamps: desc.flags
                 & (ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP | KERNEL_MAPPED_TIMESTAMP)
                 != 0,
             host_visible: true,
+            shared,
         });
         let h: ze_event_pool_handle_t = handle::insert(pool);
         // SAFETY: non-NULL, valid for writes (API contract).
@@ -60,6 +68,84 @@ pub(super) unsafe extern "C" fn zeEventPoolCreate(
 
 pub(super) unsafe extern "C" fn zeEventPoolDestroy(h_pool: ze_event_pool_handle_t) -> ze_result_t {
     ze_call(|| {
+        handle::remove::<EventPool, _>(h_pool)?;
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+/// `zeEventPoolGetIpcHandle`: the handle of a pool created with `ZE_EVENT_POOL_FLAG_IPC`
+/// (else `ZE_RESULT_ERROR_INVALID_ARGUMENT`): its shared file, as a memory handle names
+/// one (`ferrite_runtime::mem::ipc`), with the pool's event count and timestamp flag.
+pub(super) unsafe extern "C" fn zeEventPoolGetIpcHandle(
+    h_pool: ze_event_pool_handle_t,
+    ph_ipc: *mut ze_ipc_event_pool_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let pool = handle::get::<EventPool, _>(h_pool)?;
+        check(!ph_ipc.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        let h = pool
+            .shared
+            .as_ref()
+            .and_then(|sh| sh.handle())
+            .ok_or(ZeError(ZE_RESULT_ERROR_INVALID_ARGUMENT))?;
+        let mut data = h.to_bytes();
+        data[IPC_TIMESTAMPS] = u8::from(pool.timestamps);
+        // SAFETY: non-NULL, valid for writes (API contract).
+        unsafe {
+            write_out(
+                ph_ipc,
+                ze_ipc_event_pool_handle_t {
+                    data: data.map(|b| b as _),
+                },
+            )?
+        };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+/// Byte of an event-pool handle that says whether its events record timestamps (past
+/// the fields of `mem::ipc::Handle`, which are zero there).
+const IPC_TIMESTAMPS: usize = 32;
+
+/// `zeEventPoolOpenIpcHandle`: the pool another process (or this one) shared, mapped
+/// here; its events are that pool's events.
+pub(super) unsafe extern "C" fn zeEventPoolOpenIpcHandle(
+    h_context: ze_context_handle_t,
+    h_ipc: ze_ipc_event_pool_handle_t,
+    ph_pool: *mut ze_event_pool_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        context::get(h_context)?;
+        check(!ph_pool.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        let data = h_ipc.data.map(|b| b as u8);
+        let h = ipc::Handle::from_bytes(&data).ok_or(ZeError(ZE_RESULT_ERROR_INVALID_ARGUMENT))?;
+        let shared = SharedSlots::open(&h)?;
+        let count =
+            u32::try_from(h.offset).map_err(|_| ZeError(ZE_RESULT_ERROR_INVALID_ARGUMENT))?;
+        let pool = Arc::new(EventPool {
+            count,
+            timestamps: data[IPC_TIMESTAMPS] != 0,
+            host_visible: true,
+            shared: Some(shared),
+        });
+        let h: ze_event_pool_handle_t = handle::insert(pool);
+        // SAFETY: non-NULL, valid for writes (API contract).
+        unsafe { write_out(ph_pool, h)? };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+/// `zeEventPoolCloseIpcHandle`: release a pool opened from a handle (its mapping goes with
+/// the last of its events).
+pub(super) unsafe extern "C" fn zeEventPoolCloseIpcHandle(
+    h_pool: ze_event_pool_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let pool = handle::get::<EventPool, _>(h_pool)?;
+        check(
+            pool.shared.as_ref().is_some_and(|sh| !sh.exported()),
+            ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        )?;
         handle::remove::<EventPool, _>(h_pool)?;
         Ok(ZE_RESULT_SUCCESS)
     })

@@ -98,22 +98,14 @@ pub fn export(ptr: usize) -> Result<Handle> {
 /// Move the `len` bytes at `base` (an allocation's own pages) onto a new `memfd`, mapped at
 /// the same address; returns the file's descriptor.
 fn share(base: usize, len: usize) -> Result<i32> {
-    // SAFETY: a NUL-terminated name and valid flags; the result is checked.
-    let fd = unsafe { libc::memfd_create(c"ferrite-ipc".as_ptr(), libc::MFD_CLOEXEC) };
-    if fd < 0 {
-        return Err(os_error("memfd_create failed"));
-    }
+    let fd = new_file(len)?;
     let fail = |what| {
         // SAFETY: `fd` is ours, closed once.
         unsafe { libc::close(fd) };
         Err(os_error(what))
     };
-    // SAFETY: `fd` is a new memfd we own.
-    if unsafe { libc::ftruncate(fd, len as libc::off_t) } != 0 {
-        return fail("ftruncate of the shared file failed");
-    }
     // The current contents into the file, through a temporary shared mapping of it.
-    let tmp = map_shared(fd, len);
+    let tmp = map_file(fd, len);
     if tmp == libc::MAP_FAILED {
         return fail("mapping the shared file failed");
     }
@@ -141,6 +133,24 @@ fn share(base: usize, len: usize) -> Result<i32> {
     Ok(fd)
 }
 
+/// A new zero-filled `memfd` of `len` bytes that [`open_file`] accepts (also the file of
+/// a shared event pool, `ze/event_ipc.rs`); returns its descriptor.
+pub(crate) fn new_file(len: usize) -> Result<i32> {
+    // SAFETY: a NUL-terminated name and valid flags; the result is checked.
+    let fd = unsafe { libc::memfd_create(c"ferrite-ipc".as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(os_error("memfd_create failed"));
+    }
+    // SAFETY: `fd` is a new memfd we own.
+    if unsafe { libc::ftruncate(fd, len as libc::off_t) } != 0 {
+        let e = os_error("ftruncate of the shared file failed");
+        // SAFETY: `fd` is ours, closed once.
+        unsafe { libc::close(fd) };
+        return Err(e);
+    }
+    Ok(fd)
+}
+
 /// Close the shared file of the allocation at `base`, if it has one (it is being freed).
 pub fn forget(base: usize) {
     if let Some(fd) = FILES.lock().remove(&base) {
@@ -150,7 +160,7 @@ pub fn forget(base: usize) {
 }
 
 /// A descriptor of the file `h` names, opened in this process.
-fn open_file(h: &Handle) -> Result<i32> {
+pub(crate) fn open_file(h: &Handle) -> Result<i32> {
     let own = h.pid == std::process::id();
     if !own {
         let path = format!("/proc/{}/fd/{}\0", h.pid, h.fd);
@@ -204,7 +214,7 @@ fn map_opened(fd: i32, len: usize) -> Result<*mut libc::c_void> {
     if !crate::mem::pages::reserve_pages(len) {
         return Err(Error::MemObjectAllocationFailure { size: len });
     }
-    let p = map_shared(fd, len);
+    let p = map_file(fd, len);
     if p == libc::MAP_FAILED {
         crate::mem::pages::unreserve_pages(len);
         return Err(os_error("mapping the shared file failed"));
@@ -213,7 +223,7 @@ fn map_opened(fd: i32, len: usize) -> Result<*mut libc::c_void> {
 }
 
 /// A new read-write shared mapping of the first `len` bytes of `fd` (or `MAP_FAILED`).
-fn map_shared(fd: i32, len: usize) -> *mut libc::c_void {
+pub(crate) fn map_file(fd: i32, len: usize) -> *mut libc::c_void {
     // SAFETY: a new mapping with no address hint: it aliases nothing of the process.
     unsafe {
         libc::mmap(

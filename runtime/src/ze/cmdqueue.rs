@@ -260,6 +260,7 @@ mod tests {
             count: 1,
             timestamps: false,
             host_visible: true,
+            shared: None,
         });
         let gate = Arc::new(ZeEvent::new(pool, 0));
         let fence = Arc::new(Fence::new(false));

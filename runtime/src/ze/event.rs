@@ -6,17 +6,19 @@
 //! `zeEventQueryKernelTimestamp` reports for pools created with timestamps. Events of a
 //! pool are independent objects; the pool only bounds their indices and carries flags.
 
+use super::event_ipc::{SharedSlots, Slot};
 use super::{spin_first, wait_until};
 use parking_lot::{Condvar, Mutex};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-/// An event pool: `count` slots, and whether its events record timestamps.
-#[derive(Debug)]
+/// An event pool: `count` slots, and whether its events record timestamps. A pool shared
+/// between processes keeps its events' state in [`SharedSlots`] (`event_ipc.rs`).
 pub struct EventPool {
     pub count: u32,
     pub timestamps: bool,
     pub host_visible: bool,
+    pub shared: Option<SharedSlots>,
 }
 
 #[derive(Default)]
@@ -50,6 +52,11 @@ pub struct ZeEvent {
 
 impl ZeEvent {
     pub fn new(pool: Arc<EventPool>, index: u32) -> ZeEvent {
+        // A new event of a pool this process shared starts unsignalled; one of a pool
+        // opened from another process's handle takes the state it has there.
+        if let Some(sh) = pool.shared.as_ref().filter(|sh| sh.exported()) {
+            sh.slot(index).reset();
+        }
         ZeEvent {
             pool,
             index,
@@ -67,6 +74,7 @@ impl ZeEvent {
             count: 1,
             timestamps,
             host_visible: true,
+            shared: None,
         });
         ZeEvent {
             state: Mutex::new(State {
@@ -180,11 +188,23 @@ impl ZeEvent {
         st.times = Some((start, end));
         self.signaled.store(true, Ordering::Release);
         self.cv.notify_all();
+        if let Some(slot) = self.slot() {
+            slot.signal(start, end, failed);
+        }
+    }
+
+    /// The state shared with other processes, for an event of a shared pool: there it is
+    /// what counts (another process signals and resets it too).
+    fn slot(&self) -> Option<&Slot> {
+        self.pool.shared.as_ref().map(|sh| sh.slot(self.index))
     }
 
     /// Signalled by a failed command (until reset).
     pub fn failed(&self) -> bool {
-        self.state.lock().failed
+        match self.slot() {
+            Some(slot) => slot.failed(),
+            None => self.state.lock().failed,
+        }
     }
 
     pub fn reset(&self) {
@@ -193,14 +213,23 @@ impl ZeEvent {
         self.signaled.store(false, Ordering::Release);
         st.failed = false;
         st.times = None;
+        if let Some(slot) = self.slot() {
+            slot.reset();
+        }
     }
 
     pub fn is_signaled(&self) -> bool {
-        self.state.lock().signaled
+        match self.slot() {
+            Some(slot) => slot.is_signaled(),
+            None => self.state.lock().signaled,
+        }
     }
 
     /// Wait until signalled; false if the timeout passed first.
     pub fn wait(&self, timeout_ns: u64) -> bool {
+        if let Some(slot) = self.slot() {
+            return slot.wait(timeout_ns);
+        }
         let left = spin_first(timeout_ns, || self.signaled.load(Ordering::Acquire));
         let mut st = self.state.lock();
         wait_until(&self.cv, &mut st, left, |s| s.signaled)
@@ -208,6 +237,9 @@ impl ZeEvent {
 
     /// (start, end) of the signalling command, if signalled.
     pub fn times(&self) -> Option<(u64, u64)> {
+        if let Some(slot) = self.slot() {
+            return slot.times();
+        }
         let st = self.state.lock();
         st.signaled.then_some(st.times).flatten()
     }
@@ -254,6 +286,7 @@ mod tests {
             count: 1,
             timestamps: true,
             host_visible: true,
+            shared: None,
         });
         let e = Arc::new(ZeEvent::new(pool, 0));
         assert!(!e.wait(0));
