@@ -298,7 +298,7 @@ ddi_tables! {
         pfnCreate (1, 0) zePhysicalMemCreate(ze_context_handle_t, ze_device_handle_t, *mut ze_physical_mem_desc_t, *mut ze_physical_mem_handle_t) => virtual_mem::zePhysicalMemCreate;
         pfnDestroy (1, 0) zePhysicalMemDestroy(ze_context_handle_t, ze_physical_mem_handle_t) => virtual_mem::zePhysicalMemDestroy;
     }
-    zeGetMemProcAddrTable(ze_mem_dditable_t) {
+    zeGetMemProcAddrTable(ze_mem_dditable_next_t) {
         pfnAllocShared (1, 0) zeMemAllocShared(ze_context_handle_t, *const ze_device_mem_alloc_desc_t, *const ze_host_mem_alloc_desc_t, usize, usize, ze_device_handle_t, *mut *mut ::core::ffi::c_void) => mem::zeMemAllocShared;
         pfnAllocDevice (1, 0) zeMemAllocDevice(ze_context_handle_t, *const ze_device_mem_alloc_desc_t, usize, usize, ze_device_handle_t, *mut *mut ::core::ffi::c_void) => mem::zeMemAllocDevice;
         pfnAllocHost (1, 0) zeMemAllocHost(ze_context_handle_t, *const ze_host_mem_alloc_desc_t, usize, usize, *mut *mut ::core::ffi::c_void) => mem::zeMemAllocHost;
@@ -309,6 +309,9 @@ ddi_tables! {
         pfnOpenIpcHandle (1, 0) zeMemOpenIpcHandle(ze_context_handle_t, ze_device_handle_t, ze_ipc_mem_handle_t, ze_ipc_memory_flags_t, *mut *mut ::core::ffi::c_void) => mem::zeMemOpenIpcHandle;
         pfnCloseIpcHandle (1, 0) zeMemCloseIpcHandle(ze_context_handle_t, *const ::core::ffi::c_void) => mem::zeMemCloseIpcHandle;
         pfnFreeExt (1, 3) zeMemFreeExt(ze_context_handle_t, *const ze_memory_free_ext_desc_t, *mut ::core::ffi::c_void) => mem::zeMemFreeExt;
+        pfnPutIpcHandle (1, 6) zeMemPutIpcHandle(ze_context_handle_t, ze_ipc_mem_handle_t) => mem::zeMemPutIpcHandle;
+        pfnGetPitchFor2dImage (1, 9) zeMemGetPitchFor2dImage(ze_context_handle_t, ze_device_handle_t, usize, usize, u32, *mut usize);
+        pfnGetIpcHandleWithProperties (1, 15) zeMemGetIpcHandleWithProperties(ze_context_handle_t, *const ::core::ffi::c_void, *mut ::core::ffi::c_void, *mut ze_ipc_mem_handle_t) => mem::zeMemGetIpcHandleWithProperties;
     }
     zeGetMemExpProcAddrTable(ze_mem_exp_dditable_t) {
         pfnGetIpcHandleFromFileDescriptorExp (1, 6) zeMemGetIpcHandleFromFileDescriptorExp(ze_context_handle_t, u64, *mut ze_ipc_mem_handle_t);
@@ -717,6 +720,64 @@ mod tests {
             let r = get(ctx, dev, p, 64, std::ptr::null_mut());
             assert_eq!(r, ZE_RESULT_ERROR_INVALID_NULL_POINTER);
             assert_eq!(set(ctx, dev, s, 64, 0), ZE_RESULT_SUCCESS);
+            assert_eq!(mem::zeMemFree(ctx, p), ZE_RESULT_SUCCESS);
+            assert_eq!(context::zeContextDestroy(ctx), ZE_RESULT_SUCCESS);
+        }
+    }
+
+    /// The Mem table's later entries: `zeMemPutIpcHandle` (1.6) and
+    /// `zeMemGetIpcHandleWithProperties` (1.15), only for callers of those versions.
+    #[test]
+    fn later_ipc_memory_entry_points() {
+        use super::super::{context, mem};
+        let (_dev, ctx) = open_device();
+        let mut t: ze_mem_dditable_next_t = unsafe_zeroed();
+        // SAFETY: `t` is a whole table of 1.15.
+        let r = unsafe { zeGetMemProcAddrTable(ZE_API_VERSION_1_4, &mut t) };
+        assert_eq!(r, ZE_RESULT_SUCCESS);
+        assert!(t.pfnGetIpcHandle.is_some() && t.pfnPutIpcHandle.is_none());
+        assert!(t.pfnGetIpcHandleWithProperties.is_none());
+        // SAFETY: as above.
+        let r = unsafe { zeGetMemProcAddrTable(make_version(1, 15), &mut t) };
+        assert_eq!(r, ZE_RESULT_SUCCESS);
+        let (with_props, put) = (
+            t.pfnGetIpcHandleWithProperties.unwrap(),
+            t.pfnPutIpcHandle.unwrap(),
+        );
+        let hdesc = ze_host_mem_alloc_desc_t {
+            stype: ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC,
+            pNext: std::ptr::null(),
+            flags: 0,
+        };
+        let mut p: *mut std::ffi::c_void = std::ptr::null_mut();
+        let mut h = ze_ipc_mem_handle_t { data: [0; 64] };
+        let mut again = ze_ipc_mem_handle_t { data: [0; 64] };
+        let mut desc = ze_ipc_mem_handle_type_ext_desc_t {
+            stype: ZE_STRUCTURE_TYPE_IPC_MEM_HANDLE_TYPE_EXT_DESC,
+            pNext: std::ptr::null(),
+            typeFlags: ZE_IPC_MEM_HANDLE_TYPE_FLAG_DEFAULT,
+        };
+        // SAFETY: live handles and allocation, places for the results, a descriptor
+        // chain of one.
+        unsafe {
+            assert_eq!(
+                mem::zeMemAllocHost(ctx, &hdesc, 4096, 0, &mut p),
+                ZE_RESULT_SUCCESS
+            );
+            let dp: *mut ze_ipc_mem_handle_type_ext_desc_t = &raw mut desc;
+            let desc_ptr = dp.cast();
+            assert_eq!(with_props(ctx, p, desc_ptr, &mut h), ZE_RESULT_SUCCESS);
+            assert_eq!(
+                with_props(ctx, p, std::ptr::null_mut(), &mut again),
+                ZE_RESULT_SUCCESS
+            );
+            assert_eq!(h.data, again.data, "the allocation's one handle");
+            (*dp).typeFlags = 2; // FABRIC_ACCESSIBLE: no fabric
+            let r = with_props(ctx, p, desc_ptr, &mut h);
+            assert_eq!(r, ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+            assert_eq!(put(ctx, again), ZE_RESULT_SUCCESS);
+            let junk = ze_ipc_mem_handle_t { data: [0; 64] };
+            assert_eq!(put(ctx, junk), ZE_RESULT_ERROR_INVALID_ARGUMENT);
             assert_eq!(mem::zeMemFree(ctx, p), ZE_RESULT_SUCCESS);
             assert_eq!(context::zeContextDestroy(ctx), ZE_RESULT_SUCCESS);
         }

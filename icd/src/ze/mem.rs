@@ -5,7 +5,10 @@
 #![expect(non_snake_case, reason = "entry points keep their Level-Zero names")]
 
 use super::sys::*;
-use super::sys_next::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAGS_ALL;
+use super::sys_next::{
+    ze_ipc_mem_handle_type_ext_desc_t, ZE_IPC_MEM_HANDLE_TYPE_FLAG_DEFAULT,
+    ZE_MEMORY_ATOMIC_ATTR_EXP_FLAGS_ALL, ZE_STRUCTURE_TYPE_IPC_MEM_HANDLE_TYPE_EXT_DESC,
+};
 use super::{check, context, device, handle, input, output, write_out, ze_call, ZeError, ZeResult};
 use ferrite_runtime::mem::ipc;
 use ferrite_runtime::usm::{self, UsmKind};
@@ -161,6 +164,46 @@ pub(super) unsafe extern "C" fn zeMemGetIpcHandle(
         let data = h.to_bytes().map(|b| b as std::ffi::c_char);
         // SAFETY: non-NULL (checked above) and valid for writes (API contract).
         unsafe { write_out(p_ipc_handle, ze_ipc_mem_handle_t { data })? };
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+/// `zeMemGetIpcHandleWithProperties` (1.15): [`zeMemGetIpcHandle`] with a handle type
+/// (`ze_ipc_mem_handle_type_ext_desc_t` in `pNext`): the default (a process-local
+/// handle) is Ferrite's; a fabric-accessible one is `ZE_RESULT_ERROR_UNSUPPORTED_FEATURE`.
+pub(super) unsafe extern "C" fn zeMemGetIpcHandleWithProperties(
+    h_context: ze_context_handle_t,
+    ptr: *const c_void,
+    p_next: *mut c_void,
+    p_ipc_handle: *mut ze_ipc_mem_handle_t,
+) -> ze_result_t {
+    let mut flags = ZE_IPC_MEM_HANDLE_TYPE_FLAG_DEFAULT;
+    // SAFETY: pNext is NULL or a chain of extension structs (API contract).
+    unsafe {
+        super::for_each_ext(
+            p_next,
+            ZE_STRUCTURE_TYPE_IPC_MEM_HANDLE_TYPE_EXT_DESC,
+            |d: &mut ze_ipc_mem_handle_type_ext_desc_t| flags = d.typeFlags,
+        )
+    };
+    if flags & !ZE_IPC_MEM_HANDLE_TYPE_FLAG_DEFAULT != 0 {
+        return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    }
+    // SAFETY: the caller's arguments, passed on.
+    unsafe { zeMemGetIpcHandle(h_context, ptr, p_ipc_handle) }
+}
+
+/// `zeMemPutIpcHandle` (1.6): the application no longer needs a handle it got. The
+/// shared file lives as long as its allocation (other processes may still open the
+/// handle), so nothing is released; a handle that is not Ferrite's is refused.
+pub(super) unsafe extern "C" fn zeMemPutIpcHandle(
+    h_context: ze_context_handle_t,
+    handle: ze_ipc_mem_handle_t,
+) -> ze_result_t {
+    ze_call(|| {
+        context::get(h_context)?;
+        let bytes = handle.data.map(|b| b as u8);
+        ipc::Handle::from_bytes(&bytes).ok_or(ZeError(ZE_RESULT_ERROR_INVALID_ARGUMENT))?;
         Ok(ZE_RESULT_SUCCESS)
     })
 }

@@ -468,3 +468,56 @@ pub struct ze_mem_exp_dditable_t {
     pub pfnSetAtomicAccessAttributeExp: ze_pfnMemSetAtomicAccessAttributeExp_t,
     pub pfnGetAtomicAccessAttributeExp: ze_pfnMemGetAtomicAccessAttributeExp_t,
 }
+
+pub type ze_pfnMemPutIpcHandle_t =
+    Option<unsafe extern "C" fn(ze_context_handle_t, ze_ipc_mem_handle_t) -> ze_result_t>;
+pub type ze_pfnMemGetPitchFor2dImage_t = Option<
+    unsafe extern "C" fn(
+        ze_context_handle_t,
+        ze_device_handle_t,
+        usize,
+        usize,
+        u32,
+        *mut usize,
+    ) -> ze_result_t,
+>;
+pub type ze_pfnMemGetIpcHandleWithProperties_t = Option<
+    unsafe extern "C" fn(
+        ze_context_handle_t,
+        *const c_void,
+        *mut c_void,
+        *mut ze_ipc_mem_handle_t,
+    ) -> ze_result_t,
+>;
+
+/// `ze_mem_dditable_t` up to 1.15.
+#[repr(C)]
+pub struct ze_mem_dditable_next_t {
+    pub pfnAllocShared: ze_pfnMemAllocShared_t,
+    pub pfnAllocDevice: ze_pfnMemAllocDevice_t,
+    pub pfnAllocHost: ze_pfnMemAllocHost_t,
+    pub pfnFree: ze_pfnMemFree_t,
+    pub pfnGetAllocProperties: ze_pfnMemGetAllocProperties_t,
+    pub pfnGetAddressRange: ze_pfnMemGetAddressRange_t,
+    pub pfnGetIpcHandle: ze_pfnMemGetIpcHandle_t,
+    pub pfnOpenIpcHandle: ze_pfnMemOpenIpcHandle_t,
+    pub pfnCloseIpcHandle: ze_pfnMemCloseIpcHandle_t,
+    pub pfnFreeExt: ze_pfnMemFreeExt_t,
+    /// 1.6.
+    pub pfnPutIpcHandle: ze_pfnMemPutIpcHandle_t,
+    /// 1.9.
+    pub pfnGetPitchFor2dImage: ze_pfnMemGetPitchFor2dImage_t,
+    /// 1.15.
+    pub pfnGetIpcHandleWithProperties: ze_pfnMemGetIpcHandleWithProperties_t,
+}
+
+/// `ze_ipc_mem_handle_type_ext_desc_t` (`ZE_extension_ipc_mem_handle_type`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct ze_ipc_mem_handle_type_ext_desc_t {
+    pub stype: ze_structure_type_t,
+    pub pNext: *const c_void,
+    pub typeFlags: u32,
+}
+pub const ZE_STRUCTURE_TYPE_IPC_MEM_HANDLE_TYPE_EXT_DESC: ze_structure_type_t = 0x0002_003D;
+pub const ZE_IPC_MEM_HANDLE_TYPE_FLAG_DEFAULT: u32 = 1;
