@@ -2,6 +2,8 @@
  * success and error paths (NULL and destroyed handles, size 0, bad alignment). */
 #include "common.h"
 
+#include <time.h>
+
 static void test_driver(env_t *env) {
     ze_api_version_t v = 0;
     EXPECT_OK(zeDriverGetApiVersion(env->driver, &v));
@@ -18,10 +20,10 @@ static void test_driver(env_t *env) {
 
     uint32_t n = 0;
     EXPECT_OK(zeDriverGetExtensionProperties(env->driver, &n, NULL));
-    EXPECT(n == 8);
-    ze_driver_extension_properties_t ext[8];
+    EXPECT(n == 9);
+    ze_driver_extension_properties_t ext[9];
     EXPECT_OK(zeDriverGetExtensionProperties(env->driver, &n, ext));
-    EXPECT(n == 8 && strcmp(ext[0].name, ZE_GLOBAL_OFFSET_EXP_NAME) == 0);
+    EXPECT(n == 9 && strcmp(ext[0].name, ZE_GLOBAL_OFFSET_EXP_NAME) == 0);
     EXPECT(strcmp(ext[1].name, ZE_FLOAT_ATOMICS_EXT_NAME) == 0);
     EXPECT(strcmp(ext[2].name, ZE_LINKAGE_INSPECTION_EXT_NAME) == 0);
     EXPECT(strcmp(ext[3].name, ZE_EVENT_QUERY_TIMESTAMPS_EXP_NAME) == 0);
@@ -29,7 +31,14 @@ static void test_driver(env_t *env) {
     EXPECT(strcmp(ext[4].name, "ZE_extension_kernel_max_group_size_properties") == 0);
     EXPECT(strcmp(ext[5].name, "ZE_extension_event_query_kernel_timestamps") == 0);
     EXPECT(strcmp(ext[6].name, "ZE_extension_virtual_mem_readonly_properties") == 0);
-    EXPECT(strcmp(ext[7].name, "ZE_experimental_immediate_command_list_append") == 0);
+    EXPECT(strcmp(ext[7].name, ZE_MEMORY_FREE_POLICIES_EXT_NAME) == 0);
+    EXPECT(strcmp(ext[8].name, "ZE_experimental_immediate_command_list_append") == 0);
+    ze_driver_memory_free_ext_properties_t fp = {
+        .stype = ZE_STRUCTURE_TYPE_DRIVER_MEMORY_FREE_EXT_PROPERTIES};
+    ze_driver_properties_t dp2 = {.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES, .pNext = &fp};
+    EXPECT_OK(zeDriverGetProperties(env->driver, &dp2));
+    EXPECT(fp.freePolicies == (ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE |
+                               ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE));
     void *fn = NULL;
     EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT,
                   zeDriverGetExtensionFunctionAddress(env->driver, "zexNothing", &fn));
@@ -286,6 +295,47 @@ static void test_memory(env_t *env) {
     EXPECT_OK(zeMemFreeExt(env->context, &fd, s));
     /* Freed twice. */
     EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ARGUMENT, zeMemFree(env->context, s));
+
+    /* A deferred free while a command that writes the allocation waits for an event:
+       the memory stays until the command ran, then goes. */
+    ze_event_pool_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
+                               .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE, .count = 2};
+    ze_event_pool_handle_t pool;
+    EXPECT_OK(zeEventPoolCreate(env->context, &pd, 0, NULL, &pool));
+    ze_event_handle_t gate, done;
+    ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .index = 0};
+    EXPECT_OK(zeEventCreate(pool, &ed, &gate));
+    ed.index = 1;
+    EXPECT_OK(zeEventCreate(pool, &ed, &done));
+    ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+                                  .mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS};
+    ze_command_list_handle_t imm;
+    EXPECT_OK(zeCommandListCreateImmediate(env->context, env->device, &qd, &imm));
+    void *later = NULL;
+    EXPECT_OK(zeMemAllocDevice(env->context, &dd, 4096, 0, env->device, &later));
+    uint8_t pattern = 7;
+    EXPECT_OK(zeCommandListAppendMemoryFill(imm, later, &pattern, 1, 4096, done, 1, &gate));
+    fd.freePolicy = ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE;
+    EXPECT_OK(zeMemFreeExt(env->context, &fd, later));
+    EXPECT_OK(zeMemGetAllocProperties(env->context, later, &mp, NULL));
+    EXPECT(mp.type == ZE_MEMORY_TYPE_DEVICE);
+    EXPECT_OK(zeEventHostSignal(gate));
+    EXPECT_OK(zeEventHostSynchronize(done, UINT64_MAX));
+    int gone = 0;
+    for (int i = 0; i < 2000 && !gone; i++) {
+        EXPECT_OK(zeMemGetAllocProperties(env->context, later, &mp, NULL));
+        gone = mp.type == ZE_MEMORY_TYPE_UNKNOWN;
+        if (!gone) nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    }
+    EXPECT(gone);
+    fd.freePolicy = 4;
+    EXPECT_OK(zeMemAllocHost(env->context, &hd, 16, 0, &later));
+    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_ENUMERATION, zeMemFreeExt(env->context, &fd, later));
+    EXPECT_OK(zeMemFree(env->context, later));
+    EXPECT_OK(zeCommandListDestroy(imm));
+    EXPECT_OK(zeEventDestroy(gate));
+    EXPECT_OK(zeEventDestroy(done));
+    EXPECT_OK(zeEventPoolDestroy(pool));
 
     /* Many allocations, freed in another order. */
     void *many[64];

@@ -139,6 +139,17 @@ pub(super) unsafe extern "C" fn zeDriverGetProperties(
         let p = unsafe { output(props)? };
         p.uuid.id = ferrite_runtime::device::DRIVER_UUID;
         p.driverVersion = driver_version();
+        // SAFETY: pNext is NULL or a chain of extension structs (API contract).
+        unsafe {
+            super::for_each_ext(
+                p.pNext,
+                ZE_STRUCTURE_TYPE_DRIVER_MEMORY_FREE_EXT_PROPERTIES,
+                |m: &mut ze_driver_memory_free_ext_properties_t| {
+                    m.freePolicies = ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE
+                        | ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE;
+                },
+            )
+        };
         Ok(ZE_RESULT_SUCCESS)
     })
 }
@@ -194,6 +205,11 @@ const EXTENSIONS: &[(&str, u32)] = &[
     (
         "ZE_extension_virtual_mem_readonly_properties",
         super::sys_next::ZE_VIRTUAL_MEM_READONLY_PROPERTIES_EXT_VERSION_1_0,
+    ),
+    // zeMemFreeExt's policies, ze_driver_memory_free_ext_properties_t
+    (
+        "ZE_extension_memory_free_policies",
+        ZE_MEMORY_FREE_POLICIES_EXT_VERSION_1_0,
     ),
     // zeCommandListImmediateAppendCommandListsExp (API 1.9)
     (

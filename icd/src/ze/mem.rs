@@ -12,6 +12,7 @@ use super::sys_next::{
 use super::{check, context, device, handle, input, output, write_out, ze_call, ZeError, ZeResult};
 use ferrite_runtime::mem::ipc;
 use ferrite_runtime::usm::{self, UsmKind};
+use ferrite_runtime::ze::cmdqueue::submitted_now;
 use ferrite_runtime::Error;
 use std::ffi::c_void;
 
@@ -290,21 +291,47 @@ pub(super) unsafe extern "C" fn zeMemGetAtomicAccessAttributeExp(
     })
 }
 
+/// `zeMemFreeExt` (`ZE_extension_memory_free_policies`). A CPU driver does not track
+/// which commands use an allocation, so both policies go by every queue's work submitted
+/// before the call: `BLOCKING_FREE` waits for it, then frees; `DEFER_FREE` returns at once
+/// and a thread frees the allocation when it completed. Without a policy, as
+/// `zeMemFree`.
 pub(super) unsafe extern "C" fn zeMemFreeExt(
     h_context: ze_context_handle_t,
     desc: *const ze_memory_free_ext_desc_t,
     ptr: *mut c_void,
 ) -> ze_result_t {
     ze_call(|| {
-        context::get(h_context)?;
+        let ctx = context::get(h_context)?;
         // SAFETY: NULL or a valid descriptor (API contract).
         let desc = unsafe { input(desc)? };
         // ZE_RESULT_ERROR_INVALID_ENUMERATION: 0x3 < pMemFreeDesc->freePolicy
         check(desc.freePolicy <= 0x3, ZE_RESULT_ERROR_INVALID_ENUMERATION)?;
-        // Blocking and deferred frees are the same here: commands hold no reference to
-        // USM memory, so the application's ordering is all that matters.
-        // SAFETY: the caller's arguments are passed on unchanged.
-        Ok(unsafe { zeMemFree(h_context, ptr) })
+        check(!ptr.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
+        let base = match usm::find(ptr as usize) {
+            Some(a) if a.base == ptr as usize && a.owner == ctx.owner() => a.base,
+            _ => return Err(ZeError(ZE_RESULT_ERROR_INVALID_ARGUMENT)),
+        };
+        if desc.freePolicy == 0 {
+            usm::free(base)?;
+            return Ok(ZE_RESULT_SUCCESS);
+        }
+        let work = submitted_now();
+        if desc.freePolicy & ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE != 0 {
+            work.wait();
+            usm::free(base)?;
+        } else {
+            std::thread::Builder::new()
+                .name("ferrite-ze-free".into())
+                .spawn(move || {
+                    work.wait();
+                    // The application may have destroyed the context meanwhile, which
+                    // freed the allocation already.
+                    let _ = usm::free_if(base, |a| a.owner == ctx.owner());
+                })
+                .map_err(|_| ZeError(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY))?;
+        }
+        Ok(ZE_RESULT_SUCCESS)
     })
 }
 

@@ -15,7 +15,7 @@ use parking_lot::{Condvar, Mutex, MutexGuard};
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock, Weak};
 use std::thread::JoinHandle;
 
 /// The command lists of one `zeCommandQueueExecuteCommandLists` and its fence.
@@ -78,9 +78,43 @@ impl Priority {
     }
 }
 
+/// Every live queue (immediate lists' too), for [`submitted_now`].
+static LIVE: LazyLock<Mutex<Vec<Weak<Shared>>>> = LazyLock::new(|| Mutex::new(Vec::new()));
+
+/// What every queue of the process has been given so far (`zeMemFreeExt`'s policies: a
+/// CPU driver does not track which commands read an allocation, so it waits for all of
+/// them).
+pub struct Submitted(Vec<(Arc<Shared>, u64)>);
+
+/// Every queue's work submitted up to now.
+pub fn submitted_now() -> Submitted {
+    let mut live = LIVE.lock();
+    live.retain(|w| w.strong_count() > 0);
+    Submitted(
+        live.iter()
+            .filter_map(Weak::upgrade)
+            .map(|s| {
+                let ticket = s.state.lock().submitted;
+                (s, ticket)
+            })
+            .collect(),
+    )
+}
+
+impl Submitted {
+    /// Wait until all of it completed (a dropped queue finishes its work first).
+    pub fn wait(&self) {
+        for (s, ticket) in &self.0 {
+            let mut st = s.state.lock();
+            wait_until(&s.done, &mut st, u64::MAX, |st| st.completed >= *ticket);
+        }
+    }
+}
+
 impl CmdQueue {
     pub fn new(synchronous: bool, priority: Priority) -> Result<CmdQueue> {
         let shared = Arc::new(Shared::default());
+        LIVE.lock().push(Arc::downgrade(&shared));
         let s = shared.clone();
         let thread = std::thread::Builder::new()
             .name("ferrite-ze-queue".into())
