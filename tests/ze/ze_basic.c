@@ -20,10 +20,10 @@ static void test_driver(env_t *env) {
 
     uint32_t n = 0;
     EXPECT_OK(zeDriverGetExtensionProperties(env->driver, &n, NULL));
-    EXPECT(n == 9);
-    ze_driver_extension_properties_t ext[9];
+    EXPECT(n == 11);
+    ze_driver_extension_properties_t ext[11];
     EXPECT_OK(zeDriverGetExtensionProperties(env->driver, &n, ext));
-    EXPECT(n == 9 && strcmp(ext[0].name, ZE_GLOBAL_OFFSET_EXP_NAME) == 0);
+    EXPECT(n == 11 && strcmp(ext[0].name, ZE_GLOBAL_OFFSET_EXP_NAME) == 0);
     EXPECT(strcmp(ext[1].name, ZE_FLOAT_ATOMICS_EXT_NAME) == 0);
     EXPECT(strcmp(ext[2].name, ZE_LINKAGE_INSPECTION_EXT_NAME) == 0);
     EXPECT(strcmp(ext[3].name, ZE_EVENT_QUERY_TIMESTAMPS_EXP_NAME) == 0);
@@ -31,8 +31,10 @@ static void test_driver(env_t *env) {
     EXPECT(strcmp(ext[4].name, "ZE_extension_kernel_max_group_size_properties") == 0);
     EXPECT(strcmp(ext[5].name, "ZE_extension_event_query_kernel_timestamps") == 0);
     EXPECT(strcmp(ext[6].name, "ZE_extension_virtual_mem_readonly_properties") == 0);
-    EXPECT(strcmp(ext[7].name, ZE_MEMORY_FREE_POLICIES_EXT_NAME) == 0);
-    EXPECT(strcmp(ext[8].name, "ZE_experimental_immediate_command_list_append") == 0);
+    EXPECT(strcmp(ext[7].name, ZE_IMAGE_MEMORY_PROPERTIES_EXP_NAME) == 0);
+    EXPECT(strcmp(ext[8].name, ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_NAME) == 0);
+    EXPECT(strcmp(ext[9].name, ZE_MEMORY_FREE_POLICIES_EXT_NAME) == 0);
+    EXPECT(strcmp(ext[10].name, "ZE_experimental_immediate_command_list_append") == 0);
     ze_driver_memory_free_ext_properties_t fp = {
         .stype = ZE_STRUCTURE_TYPE_DRIVER_MEMORY_FREE_EXT_PROPERTIES};
     ze_driver_properties_t dp2 = {.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES, .pNext = &fp};

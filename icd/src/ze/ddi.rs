@@ -215,10 +215,10 @@ ddi_tables! {
         pfnGetProperties (1, 0) zeImageGetProperties(ze_device_handle_t, *const ze_image_desc_t, *mut ze_image_properties_t) => image::zeImageGetProperties;
         pfnCreate (1, 0) zeImageCreate(ze_context_handle_t, ze_device_handle_t, *const ze_image_desc_t, *mut ze_image_handle_t) => image::zeImageCreate;
         pfnDestroy (1, 0) zeImageDestroy(ze_image_handle_t) => image::zeImageDestroy;
-        pfnGetAllocPropertiesExt (1, 3) zeImageGetAllocPropertiesExt(ze_context_handle_t, ze_image_handle_t, *mut ze_image_allocation_ext_properties_t);
+        pfnGetAllocPropertiesExt (1, 3) zeImageGetAllocPropertiesExt(ze_context_handle_t, ze_image_handle_t, *mut ze_image_allocation_ext_properties_t) => image::zeImageGetAllocPropertiesExt;
     }
     zeGetImageExpProcAddrTable(ze_image_exp_dditable_t) {
-        pfnGetMemoryPropertiesExp (1, 2) zeImageGetMemoryPropertiesExp(ze_image_handle_t, *mut ze_image_memory_properties_exp_t);
+        pfnGetMemoryPropertiesExp (1, 2) zeImageGetMemoryPropertiesExp(ze_image_handle_t, *mut ze_image_memory_properties_exp_t) => image::zeImageGetMemoryPropertiesExp;
         pfnViewCreateExp (1, 2) zeImageViewCreateExp(ze_context_handle_t, ze_device_handle_t, *const ze_image_desc_t, ze_image_handle_t, *mut ze_image_handle_t);
     }
     zeGetFenceProcAddrTable(ze_fence_dditable_t) {
@@ -1117,14 +1117,16 @@ mod tests {
 
     #[test]
     fn stubs_report_unsupported() {
-        let mut t: ze_image_dditable_t = unsafe_zeroed();
+        let mut t: ze_image_exp_dditable_t = unsafe_zeroed();
         // SAFETY: `t` is a whole table.
-        unsafe { zeGetImageProcAddrTable(ZE_API_VERSION_1_4, &mut t) };
-        let alloc_props = t.pfnGetAllocPropertiesExt.expect("slot filled");
+        unsafe { zeGetImageExpProcAddrTable(ZE_API_VERSION_1_4, &mut t) };
+        let view = t.pfnViewCreateExp.expect("slot filled");
         // SAFETY: the stub ignores its arguments.
         let r = unsafe {
-            alloc_props(
+            view(
                 std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null(),
                 std::ptr::null_mut(),
                 std::ptr::null_mut(),
             )

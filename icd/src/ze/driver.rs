@@ -206,6 +206,16 @@ const EXTENSIONS: &[(&str, u32)] = &[
         "ZE_extension_virtual_mem_readonly_properties",
         super::sys_next::ZE_VIRTUAL_MEM_READONLY_PROPERTIES_EXT_VERSION_1_0,
     ),
+    // zeImageGetMemoryPropertiesExp
+    (
+        "ZE_experimental_image_memory_properties",
+        ZE_IMAGE_MEMORY_PROPERTIES_EXP_VERSION_1_0,
+    ),
+    // zeImageGetAllocPropertiesExt
+    (
+        "ZE_extension_image_query_alloc_properties",
+        ZE_IMAGE_QUERY_ALLOC_PROPERTIES_EXT_VERSION_1_0,
+    ),
     // zeMemFreeExt's policies, ze_driver_memory_free_ext_properties_t
     (
         "ZE_extension_memory_free_policies",
@@ -265,12 +275,14 @@ pub(super) unsafe extern "C" fn zeDriverGetExtensionFunctionAddress(
 /// The entry points of the claimed extensions ([`EXTENSIONS`]), by name: a loader older
 /// than an extension has no table slot for it, and applications reach it this way.
 fn extension_function(name: &[u8]) -> Option<*mut c_void> {
-    use super::{cmdlist, event, kernel, module};
+    use super::{cmdlist, event, image, kernel, module};
     Some(match name {
         b"zeKernelSetGlobalOffsetExp" => kernel::zeKernelSetGlobalOffsetExp as *mut c_void,
         b"zeModuleInspectLinkageExt" => module::zeModuleInspectLinkageExt as *mut c_void,
         b"zeEventQueryKernelTimestampsExt" => event::zeEventQueryKernelTimestampsExt as *mut c_void,
         b"zeEventQueryTimestampsExp" => event::zeEventQueryTimestampsExp as *mut c_void,
+        b"zeImageGetMemoryPropertiesExp" => image::zeImageGetMemoryPropertiesExp as *mut c_void,
+        b"zeImageGetAllocPropertiesExt" => image::zeImageGetAllocPropertiesExt as *mut c_void,
         b"zeCommandListImmediateAppendCommandListsExp" => {
             cmdlist::zeCommandListImmediateAppendCommandListsExp as *mut c_void
         }

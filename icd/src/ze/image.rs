@@ -99,11 +99,16 @@ fn order_of(channels: usize, swizzle: [u32; 4]) -> ZeResult<ChannelOrder> {
     const B: u32 = ZE_IMAGE_FORMAT_SWIZZLE_B;
     const A: u32 = ZE_IMAGE_FORMAT_SWIZZLE_A;
     const ZERO: u32 = ZE_IMAGE_FORMAT_SWIZZLE_0;
+    // `ZE_IMAGE_FORMAT_SWIZZLE_D` (later than the generated bindings): the depth
+    // component of a depth format, its one stored component.
+    const D: u32 = 7;
     check(
-        swizzle.iter().all(|&c| c <= ZE_IMAGE_FORMAT_SWIZZLE_X),
+        swizzle.iter().all(|&c| c <= D),
         ZE_RESULT_ERROR_INVALID_ENUMERATION,
     )?;
     Ok(match (channels, swizzle) {
+        // A depth format: its one component, read as red.
+        (1, [D, ..]) => ChannelOrder::R,
         // One stored component shown as alpha; otherwise it is red and the rest are the
         // defaults OpenCL gives (0, 0, 1) whatever the swizzle says of them.
         (1, [ZERO, ZERO, ZERO, R]) => ChannelOrder::A,
@@ -211,6 +216,45 @@ pub(super) unsafe extern "C" fn zeImageCreate(
 pub(super) unsafe extern "C" fn zeImageDestroy(h_image: ze_image_handle_t) -> ze_result_t {
     ze_call(|| {
         handle::remove::<ZeImage, _>(h_image)?;
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+/// `zeImageGetAllocPropertiesExt` (`ZE_extension_image_query_alloc_properties`): an id of
+/// the image's storage, unique among live allocations (its address).
+pub(super) unsafe extern "C" fn zeImageGetAllocPropertiesExt(
+    h_context: ze_context_handle_t,
+    h_image: ze_image_handle_t,
+    props: *mut ze_image_allocation_ext_properties_t,
+) -> ze_result_t {
+    ze_call(|| {
+        super::context::get(h_context)?;
+        let img = get(h_image)?;
+        // SAFETY: NULL or the application's struct (API contract).
+        let p = unsafe { output(props)? };
+        p.id = Arc::as_ptr(&img.mem) as u64;
+        Ok(ZE_RESULT_SUCCESS)
+    })
+}
+
+/// `zeImageGetMemoryPropertiesExp` (`ZE_experimental_image_memory_properties`): the bytes
+/// the image's linear storage spans and its row and slice pitches (`mem/image.rs`).
+pub(super) unsafe extern "C" fn zeImageGetMemoryPropertiesExp(
+    h_image: ze_image_handle_t,
+    props: *mut ze_image_memory_properties_exp_t,
+) -> ze_result_t {
+    ze_call(|| {
+        let img = get(h_image)?;
+        let image = img
+            .mem
+            .image
+            .as_ref()
+            .ok_or(super::ZeError(ZE_RESULT_ERROR_INVALID_NULL_HANDLE))?;
+        // SAFETY: NULL or the application's struct (API contract).
+        let p = unsafe { output(props)? };
+        p.size = image.byte_size() as u64;
+        p.rowPitch = image.row_pitch as u64;
+        p.slicePitch = image.slice_pitch as u64;
         Ok(ZE_RESULT_SUCCESS)
     })
 }
