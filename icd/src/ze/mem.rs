@@ -294,7 +294,7 @@ pub(super) unsafe extern "C" fn zeMemGetAtomicAccessAttributeExp(
 /// `zeMemFreeExt` (`ZE_extension_memory_free_policies`). A CPU driver does not track
 /// which commands use an allocation, so both policies go by every queue's work submitted
 /// before the call: `BLOCKING_FREE` waits for it, then frees; `DEFER_FREE` returns at once
-/// and a thread frees the allocation when it completed. Without a policy, as
+/// and a background thread frees the allocation when it completed. Without a policy, as
 /// `zeMemFree`.
 pub(super) unsafe extern "C" fn zeMemFreeExt(
     h_context: ze_context_handle_t,
@@ -321,15 +321,12 @@ pub(super) unsafe extern "C" fn zeMemFreeExt(
             work.wait();
             usm::free(base)?;
         } else {
-            std::thread::Builder::new()
-                .name("ferrite-ze-free".into())
-                .spawn(move || {
-                    work.wait();
-                    // The application may have destroyed the context meanwhile, which
-                    // freed the allocation already.
-                    let _ = usm::free_if(base, |a| a.owner == ctx.owner());
-                })
-                .map_err(|_| ZeError(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY))?;
+            let owner = ctx.owner();
+            work.then(move || {
+                // The application may have destroyed the context meanwhile, which freed
+                // the allocation already.
+                let _ = usm::free_if(base, |a| a.owner == owner);
+            })?;
         }
         Ok(ZE_RESULT_SUCCESS)
     })

@@ -109,6 +109,39 @@ impl Submitted {
             wait_until(&s.done, &mut st, u64::MAX, |st| st.completed >= *ticket);
         }
     }
+
+    /// Run `f` on a background thread once all of it completed (`zeMemFreeExt`'s deferred
+    /// free). One thread serves every such request, in order: a later request's work
+    /// includes an earlier one's, so none waits longer than its own.
+    pub fn then(self, f: impl FnOnce() + Send + 'static) -> Result<()> {
+        type Job = (Submitted, Box<dyn FnOnce() + Send>);
+        static AFTER: std::sync::OnceLock<Mutex<std::sync::mpsc::Sender<Job>>> =
+            std::sync::OnceLock::new();
+        let tx = match AFTER.get() {
+            Some(tx) => tx,
+            None => {
+                let (tx, rx) = std::sync::mpsc::channel::<Job>();
+                std::thread::Builder::new()
+                    .name("ferrite-ze-after".into())
+                    .spawn(move || {
+                        for (work, f) in rx {
+                            work.wait();
+                            f();
+                        }
+                    })
+                    .map_err(|e| {
+                        Error::OutOfResources(format!("cannot start a free thread: {e}"))
+                    })?;
+                // Another thread may have set one meanwhile: then this one's receiver
+                // ends when `tx` drops, and its thread exits.
+                let _ = AFTER.set(Mutex::new(tx));
+                AFTER.get().expect("set above")
+            }
+        };
+        tx.lock()
+            .send((self, Box::new(f)))
+            .map_err(|_| Error::OutOfResources("the free thread has stopped".into()))
+    }
 }
 
 impl CmdQueue {
@@ -269,6 +302,31 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn work_then_runs_after_the_queues_work() {
+        let q = CmdQueue::new(false, Priority::Normal).unwrap();
+        let pool = Arc::new(EventPool {
+            count: 1,
+            timestamps: false,
+            host_visible: true,
+            shared: None,
+        });
+        let gate = Arc::new(ZeEvent::new(pool, 0));
+        let cmd = Command::new(vec![gate.clone()], Op::NOTHING, None).unwrap();
+        q.submit(Batch {
+            lists: vec![Arc::new(vec![cmd])],
+            fence: None,
+        });
+        let (tx, rx) = std::sync::mpsc::channel();
+        submitted_now().then(move || tx.send(()).unwrap()).unwrap();
+        // The queue is held at its gate: nothing ran yet.
+        assert!(rx
+            .recv_timeout(std::time::Duration::from_millis(50))
+            .is_err());
+        gate.signal();
+        rx.recv().unwrap();
     }
 
     #[test]
