@@ -308,8 +308,8 @@ pub(super) unsafe extern "C" fn zeMemFreeExt(
         // ZE_RESULT_ERROR_INVALID_ENUMERATION: 0x3 < pMemFreeDesc->freePolicy
         check(desc.freePolicy <= 0x3, ZE_RESULT_ERROR_INVALID_ENUMERATION)?;
         check(!ptr.is_null(), ZE_RESULT_ERROR_INVALID_NULL_POINTER)?;
-        let base = match usm::find(ptr as usize) {
-            Some(a) if a.base == ptr as usize && a.owner == ctx.owner() => a.base,
+        let (base, id) = match usm::find(ptr as usize) {
+            Some(a) if a.base == ptr as usize && a.owner == ctx.owner() => (a.base, a.id),
             _ => return Err(ZeError(ZE_RESULT_ERROR_INVALID_ARGUMENT)),
         };
         if desc.freePolicy == 0 {
@@ -321,11 +321,11 @@ pub(super) unsafe extern "C" fn zeMemFreeExt(
             work.wait();
             usm::free(base)?;
         } else {
-            let owner = ctx.owner();
             work.then(move || {
                 // The application may have destroyed the context meanwhile, which freed
-                // the allocation already.
-                let _ = usm::free_if(base, |a| a.owner == owner);
+                // the allocation already, and a new allocation may lie at the same
+                // address since: only this allocation (ids are never reused) is freed.
+                let _ = usm::free_if(base, |a| a.id == id);
             })?;
         }
         Ok(ZE_RESULT_SUCCESS)
