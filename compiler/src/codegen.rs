@@ -252,6 +252,40 @@ pub struct Env<'p> {
     pub check_local: bool,
 }
 
+impl<'p> Env<'p> {
+    /// The state of a new compilation of `p` into `module`: nothing declared, laid out or
+    /// checked yet, one lane until `workgroup::build` chooses.
+    pub fn new(
+        p: &'p Program,
+        module: JITModule,
+        global_addr: &'p HashMap<Word, u64>,
+        sub_group_size: u32,
+        lanes: Option<usize>,
+        kernel_func: Word,
+        check_local: bool,
+    ) -> Env<'p> {
+        Env {
+            p,
+            module,
+            funcs: HashMap::new(),
+            builtin_funcs: HashMap::new(),
+            global_addr,
+            local_offsets: HashMap::new(),
+            static_local_size: 0,
+            private_size: 0,
+            handler: crate::Handler {
+                lanes: 1,
+                note: String::new(),
+            },
+            sub_group_size,
+            lanes,
+            check_sites: Vec::new(),
+            kernel_func,
+            check_local,
+        }
+    }
+}
+
 impl Env<'_> {
     /// A reference from `func` to built-in `bi` (declared in the module once).
     pub fn builtin_ref(

@@ -188,25 +188,15 @@ pub fn compile(
 
     let isa = jit::host_isa()?;
     let (module, code_ranges) = jit::new_recorded(isa)?;
-    let mut env = Env {
+    let mut env = Env::new(
         p,
         module,
-        funcs: HashMap::new(),
-        builtin_funcs: HashMap::new(),
         global_addr,
-        local_offsets: HashMap::new(),
-        static_local_size: 0,
-        private_size: 0,
-        handler: crate::Handler {
-            lanes: 1,
-            note: String::new(),
-        },
-        sub_group_size: ep.sub_group_size.unwrap_or(crate::DEFAULT_SUB_GROUP_SIZE),
+        ep.sub_group_size.unwrap_or(crate::DEFAULT_SUB_GROUP_SIZE),
         lanes,
-        check_sites: Vec::new(),
-        kernel_func: ep.func,
-        check_local: info.args.iter().any(|a| a.kind == crate::ArgKind::Local),
-    };
+        ep.func,
+        info.args.iter().any(|a| a.kind == crate::ArgKind::Local),
+    );
     lay_out_local(&mut env, &reach.funcs)?;
     let inline = inline_body(reference);
 
@@ -344,26 +334,16 @@ pub fn compile_function(
     }
     let isa = jit::host_isa()?;
     let (module, code_ranges) = jit::new_recorded(isa)?;
-    let mut env = Env {
+    // No kernel: 0 is no SPIR-V id.
+    let mut env = Env::new(
         p,
         module,
-        funcs: HashMap::new(),
-        builtin_funcs: HashMap::new(),
         global_addr,
-        local_offsets: HashMap::new(),
-        static_local_size: 0,
-        private_size: 0,
-        handler: crate::Handler {
-            lanes: 1,
-            note: String::new(),
-        },
-        sub_group_size: crate::DEFAULT_SUB_GROUP_SIZE,
-        lanes: None,
-        check_sites: Vec::new(),
-        // No kernel: 0 is no SPIR-V id.
-        kernel_func: 0,
-        check_local: false,
-    };
+        crate::DEFAULT_SUB_GROUP_SIZE,
+        None,
+        0,
+        false,
+    );
     lay_out_local(&mut env, &funcs)?;
     if env.static_local_size > 0 {
         return Err(refuse("uses __local variables"));

@@ -360,20 +360,6 @@ static void test_swizzle(env_t *env, ze_module_handle_t module) {
     EXPECT_OK(zeMemAllocHost(env->context, &hd, W * H * 4, 64, (void **)&in));
     EXPECT_OK(zeMemAllocHost(env->context, &hd, W * H * 4, 64, (void **)&out));
     for (int i = 0; i < W * H * 4; i++) in[i] = (uint8_t)(i * 11 + 2);
-    /* The storage: its size and pitches, and an id per allocation. */
-    ze_image_memory_properties_exp_t mp = {.stype = ZE_STRUCTURE_TYPE_IMAGE_MEMORY_EXP_PROPERTIES};
-    EXPECT_OK(zeImageGetMemoryPropertiesExp(src, &mp));
-    EXPECT(mp.rowPitch >= W * 4 && mp.size >= mp.rowPitch * H && mp.slicePitch >= mp.rowPitch * H);
-    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_POINTER, zeImageGetMemoryPropertiesExp(src, NULL));
-    ze_image_allocation_ext_properties_t ap1 = {
-        .stype = ZE_STRUCTURE_TYPE_IMAGE_ALLOCATION_EXT_PROPERTIES};
-    ze_image_allocation_ext_properties_t ap2 = ap1;
-    EXPECT_OK(zeImageGetAllocPropertiesExt(env->context, src, &ap1));
-    EXPECT_OK(zeImageGetAllocPropertiesExt(env->context, dst, &ap2));
-    EXPECT(ap1.id != 0 && ap1.id != ap2.id);
-    EXPECT_RESULT(ZE_RESULT_ERROR_INVALID_NULL_HANDLE,
-                  zeImageGetAllocPropertiesExt(env->context, NULL, &ap1));
-
     ze_kernel_handle_t k;
     ze_kernel_desc_t kd = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .pKernelName = "invert"};
     EXPECT_OK(zeKernelCreate(module, &kd, &k));

@@ -105,7 +105,21 @@ unsafe fn append_op(
     ph_wait: *mut ze_event_handle_t,
     op: impl FnOnce() -> ZeResult<Op>,
 ) -> ZeResult<ze_result_t> {
-    let list = get(h_list)?;
+    // SAFETY: per the caller.
+    unsafe { append_op_to(&*get(h_list)?, h_signal, n_wait, ph_wait, op) }
+}
+
+/// [`append_op`] to a list already looked up.
+///
+/// # Safety
+/// As [`events`].
+unsafe fn append_op_to(
+    list: &CmdList,
+    h_signal: ze_event_handle_t,
+    n_wait: u32,
+    ph_wait: *mut ze_event_handle_t,
+    op: impl FnOnce() -> ZeResult<Op>,
+) -> ZeResult<ze_result_t> {
     // SAFETY: per the caller.
     let ev = unsafe { events(h_signal, n_wait, ph_wait)? };
     list.append(Command::new(ev.wait, op()?, ev.signal)?)
@@ -462,14 +476,15 @@ unsafe fn append_launch(
     ph_wait: *mut ze_event_handle_t,
     cooperative: bool,
 ) -> ZeResult<ze_result_t> {
-    get(h_list)?.check_computes()?;
+    let list = get(h_list)?;
+    list.check_computes()?;
     let k = kernel::get(h_kernel)?;
     // SAFETY: per the caller.
     let g = unsafe { input(p_launch_args)? };
     let counts = [g.groupCountX, g.groupCountY, g.groupCountZ];
     // SAFETY: per the caller.
     unsafe {
-        append_op(h_list, h_signal, n_wait, ph_wait, || {
+        append_op_to(&list, h_signal, n_wait, ph_wait, || {
             let launch = k.rt.launch(counts)?;
             let launch = if cooperative {
                 launch.into_cooperative()?

@@ -307,13 +307,7 @@ mod tests {
     #[test]
     fn work_then_runs_after_the_queues_work() {
         let q = CmdQueue::new(false, Priority::Normal).unwrap();
-        let pool = Arc::new(EventPool {
-            count: 1,
-            timestamps: false,
-            host_visible: true,
-            shared: None,
-        });
-        let gate = Arc::new(ZeEvent::new(pool, 0));
+        let gate = Arc::new(ZeEvent::new(Arc::new(EventPool::local(1, false)), 0));
         let cmd = Command::new(vec![gate.clone()], Op::NOTHING, None).unwrap();
         q.submit(Batch {
             lists: vec![Arc::new(vec![cmd])],
@@ -348,13 +342,7 @@ mod tests {
     #[test]
     fn batches_run_in_order_and_signal_fences() {
         let q = CmdQueue::new(false, Priority::Normal).unwrap();
-        let pool = Arc::new(EventPool {
-            count: 1,
-            timestamps: false,
-            host_visible: true,
-            shared: None,
-        });
-        let gate = Arc::new(ZeEvent::new(pool, 0));
+        let gate = Arc::new(ZeEvent::new(Arc::new(EventPool::local(1, false)), 0));
         let fence = Arc::new(Fence::new(false));
         let cmd = Command::new(vec![gate.clone()], Op::NOTHING, None).unwrap();
         q.submit(Batch {

@@ -21,6 +21,18 @@ pub struct EventPool {
     pub shared: Option<SharedSlots>,
 }
 
+impl EventPool {
+    /// A pool of this process only (not `ZE_EVENT_POOL_FLAG_IPC`).
+    pub fn local(count: u32, timestamps: bool) -> EventPool {
+        EventPool {
+            count,
+            timestamps,
+            host_visible: true,
+            shared: None,
+        }
+    }
+}
+
 #[derive(Default)]
 struct State {
     signaled: bool,
@@ -70,12 +82,7 @@ impl ZeEvent {
     /// A counter-based event, in a pool of its own; complete until a command is appended
     /// to signal it.
     pub fn new_counter_based(timestamps: bool) -> ZeEvent {
-        let pool = Arc::new(EventPool {
-            count: 1,
-            timestamps,
-            host_visible: true,
-            shared: None,
-        });
+        let pool = Arc::new(EventPool::local(1, timestamps));
         ZeEvent {
             state: Mutex::new(State {
                 signaled: true,
@@ -282,12 +289,7 @@ mod tests {
 
     #[test]
     fn signal_wait_reset() {
-        let pool = Arc::new(EventPool {
-            count: 1,
-            timestamps: true,
-            host_visible: true,
-            shared: None,
-        });
+        let pool = Arc::new(EventPool::local(1, true));
         let e = Arc::new(ZeEvent::new(pool, 0));
         assert!(!e.wait(0));
         assert!(!e.wait(1_000));
