@@ -73,7 +73,7 @@ impl Program {
 
     /// Byte offset of an (`Ptr`)`AccessChain` from its base pointer `base` with the index
     /// operands `indices` (the element index first for the `Ptr` forms).
-    fn chain_offset(&self, base: Word, indices: &[Word], ptr_chain: bool) -> Result<i64> {
+    fn chain_offset(&self, base: Word, indices: &[Word], ptr_chain: bool) -> Result<(i64, Word)> {
         let Type::Pointer { mut pointee, .. } = self.ty(self.const_type(base)?)?.clone() else {
             return Err(CompileError::Invalid(
                 "OpSpecConstantOp: access chain on a non-pointer".into(),
@@ -125,7 +125,57 @@ impl Program {
             off = off.checked_add(step).ok_or_else(overflow)?;
             pointee = next;
         }
-        Ok(off)
+        Ok((off, pointee))
+    }
+
+    /// The byte offset of clang-22's `PtrAccessChain`s in program-scope initialisers, or
+    /// `None` for a well-formed chain. clang's own SPIR-V target writes LLVM's byte GEP
+    /// `getelementptr i8, ptr @arr, i64 8` (for `&arr[2]`) as `PtrAccessChain %arr 0 8`
+    /// typed `uchar*`, without the cast of `%arr` to `uchar*` that would make the 8 bytes:
+    /// read by the rules, the chain selects `arr[8]`, a `uint`, which is not the result's
+    /// type (`spirv-val` rejects it). So when a chain of one index after the element ends
+    /// on another type than its result's pointee, the index counts elements of the
+    /// result's pointee, as the producer meant.
+    fn byte_chain_offset(
+        &self,
+        base: Word,
+        indices: &[Word],
+        ptr_chain: bool,
+        rt: Word,
+    ) -> Result<Option<i64>> {
+        let (Type::Pointer { pointee: want, .. }, [first, index]) = (self.ty(rt)?, indices) else {
+            return Ok(None);
+        };
+        if !ptr_chain {
+            return Ok(None);
+        }
+        let (_, reached) = self.chain_offset(base, indices, ptr_chain)?;
+        if reached == *want || self.ty(reached)? == self.ty(*want)? {
+            return Ok(None);
+        }
+        let overflow = || CompileError::Invalid("OpSpecConstantOp: offset overflows".into());
+        let Type::Pointer { pointee, .. } = self.ty(self.const_type(base)?)? else {
+            return Ok(None);
+        };
+        let base_size = i64::try_from(layout(self, *pointee)?.size).map_err(|_| overflow())?;
+        let step = i64::try_from(layout(self, *want)?.size).map_err(|_| overflow())?;
+        let a = self.const_index(*first)?.checked_mul(base_size);
+        let b = self.const_index(*index)?.checked_mul(step);
+        Ok(Some(
+            a.zip(b)
+                .and_then(|(a, b)| a.checked_add(b))
+                .ok_or_else(overflow)?,
+        ))
+    }
+
+    /// Whether constant `id` is a null pointer.
+    fn is_null_pointer(&self, id: Word) -> bool {
+        matches!(self.constants.get(&id), Some(Constant::Null { ty }) if self.is_pointer(*ty))
+    }
+
+    /// Whether type `ty` is a pointer.
+    fn is_pointer(&self, ty: Word) -> bool {
+        matches!(self.ty(ty), Ok(Type::Pointer { .. }))
     }
 
     /// Fold an `OpSpecConstantOp` that computes an address, or `None` when `op` with these
@@ -161,6 +211,11 @@ impl Program {
             | Op::UConvert
             | Op::SConvert => match self.address_operand(first) {
                 Some((base, offset)) => addr(base, offset),
+                // A cast of a null pointer (clang-22: `GenericCastToPtr` of a generic
+                // null in `global int *global pp[] = { …, 0, … }`) is the null of its type.
+                None if self.is_null_pointer(first) && self.is_pointer(rt) => {
+                    Ok(Some(Constant::Null { ty: rt }))
+                }
                 None => Ok(None),
             },
             Op::PtrAccessChain
@@ -168,7 +223,10 @@ impl Program {
             | Op::AccessChain
             | Op::InBoundsAccessChain => {
                 let ptr_chain = matches!(op, Op::PtrAccessChain | Op::InBoundsPtrAccessChain);
-                let off = self.chain_offset(first, &operands[1..], ptr_chain)?;
+                let off = match self.byte_chain_offset(first, &operands[1..], ptr_chain, rt)? {
+                    Some(off) => off,
+                    None => self.chain_offset(first, &operands[1..], ptr_chain)?.0,
+                };
                 match self.address_operand(first) {
                     Some((base, offset)) => {
                         let offset = offset.checked_add(off).ok_or_else(|| {
