@@ -14,8 +14,12 @@
 //! (allowed only while no kernel is attached) replaces the program's `Built` without
 //! touching running kernels.
 
+mod arg_info;
+#[cfg(test)]
+mod arg_info_tests;
 pub mod binary;
 pub mod clc;
+mod conversions_prelude;
 pub mod link;
 pub mod tool;
 pub mod toolchain;

@@ -308,34 +308,60 @@ fn compile_with_toolchain(
         }
         return bytes;
     }
+    // As the driver compiles with clang's own target (runtime/src/program/clc.rs): the
+    // integer-conversion macros first, parameter names kept, and the argument type names
+    // from a second run to LLVM IR added as llvm-spirv's strings.
     let cl = scratch("cl");
     let spv = scratch("spv");
-    std::fs::write(&cl, src).expect("write .cl");
-    let mut cmd = Command::new(clang);
-    cmd.args(["-c", "--target=spirv64", "-cl-std=CL3.0"])
-        .args([opt, "-cl-kernel-arg-info"])
-        .args(clang_args);
+    let ll = scratch("ll");
+    let text = format!("{}#line 1\n{src}", conversions_prelude::make());
+    std::fs::write(&cl, text).expect("write .cl");
+    let mut args: Vec<String> = ["-c", "--target=spirv64", "-cl-std=CL3.0", opt]
+        .into_iter()
+        .chain(["-cl-kernel-arg-info", "-fno-discard-value-names"])
+        .chain(clang_args.iter().copied())
+        .map(String::from)
+        .collect();
     let exts: Vec<&str> = spirv_exts.split(',').filter(|e| !e.is_empty()).collect();
     if !exts.is_empty() {
-        cmd.arg("-mllvm")
-            .arg(format!("--spirv-ext={}", exts.join(",")));
+        args.push("-mllvm".into());
+        args.push(format!("--spirv-ext={}", exts.join(",")));
     }
-    let out = cmd
-        .arg(&cl)
-        .arg("-o")
-        .arg(&spv)
-        .output()
-        .unwrap_or_else(|e| panic!("run {clang}: {e}"));
-    assert!(
-        out.status.success(),
-        "{clang} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    args.extend([
+        cl.display().to_string(),
+        "-o".into(),
+        spv.display().to_string(),
+    ]);
+    let run = |args: &[String]| {
+        let out = Command::new(clang)
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("run {clang}: {e}"));
+        assert!(
+            out.status.success(),
+            "{clang} failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    run(&args);
+    run(&arg_info::ir_args(&args, &ll));
+    let ir = std::fs::read_to_string(&ll).expect("read .ll");
     let bytes = std::fs::read(&spv).expect("read .spv");
-    let _ = std::fs::remove_file(cl);
-    let _ = std::fs::remove_file(spv);
+    let bytes = arg_info::add_strings(&bytes, &arg_info::arg_strings(&ir));
+    for f in [cl, spv, ll] {
+        let _ = std::fs::remove_file(f);
+    }
     bytes
 }
+
+/// The driver's argument type names for clang's own SPIR-V target, and its
+/// integer-conversion macros: the same files, so the tests compile as the driver does.
+#[path = "../../../runtime/src/program/arg_info.rs"]
+#[allow(dead_code)]
+mod arg_info;
+#[path = "../../../runtime/src/program/conversions_prelude.rs"]
+#[allow(dead_code)]
+mod conversions_prelude;
 
 /// Run clang-15 and llvm-spirv-15.
 fn compile_cl(src: &str, opt: &str, clang_args: &[&str], ext_flag: &str) -> Option<Vec<u8>> {

@@ -49,6 +49,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::toolchain::{self, Kind, Toolchain};
+use super::{arg_info, conversions_prelude};
 
 /// OpenCL C extensions the device supports; their macros are defined for every compile.
 /// `CL_DEVICE_EXTENSIONS` is built from this list (`device.rs`), so the two cannot drift.
@@ -234,67 +235,7 @@ const KERNEL_CLOCK_PRELUDE: &str = include_str!("kernel_clock.cl");
 /// without them); they are made once per process.
 fn integer_conversions_prelude() -> &'static str {
     static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    TEXT.get_or_init(make_integer_conversions_prelude)
-}
-
-fn make_integer_conversions_prelude() -> String {
-    const INTS: [(&str, &str, bool); 8] = [
-        ("char", "CHAR", true),
-        ("uchar", "UCHAR", false),
-        ("short", "SHRT", true),
-        ("ushort", "USHRT", false),
-        ("int", "INT", true),
-        ("uint", "UINT", false),
-        ("long", "LONG", true),
-        ("ulong", "ULONG", false),
-    ];
-    const LANES: [&str; 16] = [
-        "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F",
-    ];
-    let mut out = String::new();
-    for (n, count) in [("", 1), ("2", 2), ("3", 3), ("4", 4), ("8", 8), ("16", 16)] {
-        for (d, limit, signed) in INTS {
-            let w = if signed { "long" } else { "ulong" };
-            // The argument is evaluated once: a vector goes through a temporary of its own
-            // type (`(x) - (x)` drops an address space `__typeof__` would keep, and is not
-            // evaluated there).
-            let widened = if count == 1 {
-                format!("(({w})(x))")
-            } else {
-                let lanes: Vec<String> = LANES[..count]
-                    .iter()
-                    .map(|l| format!("({w})(__ferrite_x.s{l})"))
-                    .collect();
-                format!(
-                    "({{ __typeof__((x) - (x)) __ferrite_x = (x); ({w}{n})({}); }})",
-                    lanes.join(", ")
-                )
-            };
-            // clang's own built-ins, not `clamp`/`min`: a user's variable or macro of
-            // that name must not change what the macro means.
-            let capped = format!("__builtin_elementwise_min({widened}, ({w}{n})({limit}_MAX))");
-            let clamped = if signed {
-                format!("__builtin_elementwise_max({capped}, ({w}{n})({limit}_MIN))")
-            } else {
-                capped
-            };
-            for (sat, arg) in [("", &widened), ("_sat", &clamped)] {
-                for r in ["", "_rte", "_rtz", "_rtp", "_rtn"] {
-                    let name = format!("convert_{d}{n}{sat}{r}");
-                    let same: Vec<String> = INTS
-                        .iter()
-                        .filter(|t| t.2 == signed)
-                        .map(|t| format!("{}{n}: (convert_{d}{n})({arg})", t.0))
-                        .collect();
-                    out.push_str(&format!(
-                        "#define {name}(x) _Generic((x), {}, default: {name}(x))\n",
-                        same.join(", ")
-                    ));
-                }
-            }
-        }
-    }
-    out
+    TEXT.get_or_init(conversions_prelude::make)
 }
 
 /// The text fed to clang before the source: `#undef` of every header-defined macro the
@@ -525,6 +466,12 @@ impl BuildOptions {
         if native {
             args.push("-mllvm".into());
             args.push(spirv_ext_option(toolchain));
+            // clang's SPIR-V target names parameters (`OpName`, what `CL_KERNEL_ARG_NAME`
+            // reports) only from the LLVM values' names, which a release clang drops
+            // (measured: clang-22 wrote no parameter name at all without this).
+            if self.kernel_arg_info {
+                args.push("-fno-discard-value-names".into());
+            }
         }
         let mut ext = String::from("-cl-ext=-all");
         for e in OPENCL_C_EXTENSIONS
@@ -760,9 +707,23 @@ pub fn compile_with(
     if !ok {
         return Ok(ClcOutput { spirv: None, log });
     }
-    let spirv = std::fs::read(&spv).map_err(|e| {
+    let mut spirv = std::fs::read(&spv).map_err(|e| {
         ClcError::CompilerNotAvailable(format!("{} wrote no output: {e}", toolchain.clang))
     })?;
+    if opts.kernel_arg_info && toolchain.kind == Kind::Native {
+        let ll = scratch.0.join("program.ll");
+        let args = arg_info::ir_args(&clang_args, &ll);
+        let (ir_ok, ir_log) = run_tool(&toolchain.clang, &args, input.as_bytes(), &scratch.0)?;
+        match std::fs::read_to_string(&ll) {
+            Ok(text) if ir_ok => {
+                spirv = arg_info::add_strings(&spirv, &arg_info::arg_strings(&text));
+            }
+            _ => {
+                log.push_str("warning: no argument type names (clang's LLVM IR run failed):\n");
+                log.push_str(&ir_log);
+            }
+        }
+    }
     if let Some(path) = &cache {
         store_in_cache(path, &spirv);
     }
