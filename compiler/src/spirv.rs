@@ -125,12 +125,21 @@ pub const SPIRV_EXTENSIONS: &[&str] = &[
 
 /// Every capability [`capability_supported`] accepts, as numbers, in increasing order
 /// (`CL_DEVICE_SPIRV_CAPABILITIES_KHR`): read from the one predicate the lifter checks,
-/// so the query cannot drift from what is compiled.
+/// so the query cannot drift from what is compiled. Less [`UNREPORTED_CAPABILITIES`].
 pub fn supported_capabilities() -> Vec<u32> {
     (0..=u32::from(u16::MAX))
         .filter(|&n| Capability::from_u32(n).is_some_and(capability_supported))
+        .filter(|&n| !UNREPORTED_CAPABILITIES.iter().any(|c| *c as u32 == n))
         .collect()
 }
+
+/// Capabilities modules may declare that the query does not report: each needs an
+/// extension [`SPIRV_EXTENSIONS`] does not claim, and `cl_khr_spirv_queries` requires
+/// every reported capability's extension to be reported (CTS `api`
+/// `spirv_query_dependencies`). `FunctionPointersINTEL`: `OpFunctionPointerCallINTEL`
+/// on pointers from `zeModuleGetFunctionPointer` works, but
+/// `OpConstantFunctionPointerINTEL`, the rest of `SPV_INTEL_function_pointers`, does not.
+const UNREPORTED_CAPABILITIES: [Capability; 1] = [Capability::FunctionPointersINTEL];
 
 /// Capabilities whose features Ferrite implements (or that only permit types/instructions
 /// which are rejected individually when used).
