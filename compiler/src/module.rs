@@ -362,6 +362,12 @@ fn const_bytes(
             Ok(())
         }
         Constant::Address { base, offset, .. } => {
+            if l.size < 8 {
+                return Err(CompileError::Unsupported(format!(
+                    "an initialiser holds the address of %{base} in a {}-bit integer",
+                    l.size * 8
+                )));
+            }
             put(address(*base)?.wrapping_add(*offset as u64));
             Ok(())
         }

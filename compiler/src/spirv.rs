@@ -7,6 +7,7 @@
 //! (`OpSelectionMerge`/`OpLoopMerge`) is kept in the instruction lists but ignored later:
 //! llvm-spirv's merge blocks are not always valid, and kernels do not need them.
 
+mod any_all;
 mod builtin_casts;
 mod library;
 mod spec;
@@ -274,7 +275,8 @@ impl Program {
         let next = p.copy_byval_params(bound)?;
         let next = p.lower_builtin_casts(next)?;
         p.resolve_imports()?;
-        p.lower_library_calls(next);
+        let next = p.lower_library_calls(next);
+        p.lower_integer_any_all(next);
         p.lift_entry_points(&module.entry_points, &module.execution_modes)?;
         Ok(p)
     }
@@ -345,7 +347,13 @@ impl Program {
             Op::TypeVector => {
                 let elem = op_id(inst, 0)?;
                 let count = op_lit(inst, 1)?;
-                self.scalar_type(elem)?;
+                let scalar = self.scalar_type(elem)?;
+                // clang-22's own SPIR-V target types some vector parameters as pointers to
+                // one-element vectors (`global char2 *` as `v1uchar*`, which it then reads
+                // through casts): invalid SPIR-V, read as the element type it holds.
+                if count == 1 {
+                    return self.add_type(inst, scalar);
+                }
                 if !matches!(count, 2 | 3 | 4 | 8 | 16) {
                     return Err(CompileError::Invalid(format!("vector of {count} elements")));
                 }

@@ -96,3 +96,60 @@ fn async_copies_of_a_local_array() {
         .collect();
     assert_eq!(d2, want);
 }
+
+/// clang-22 types a `global char2 *` parameter as a pointer to a one-element vector,
+/// invalid SPIR-V Ferrite reads as the element type (`compiler/src/spirv.rs`); CTS
+/// relationals' shuffle kernels are of this shape.
+#[test]
+fn one_element_vector_pointers_read_as_their_element() {
+    let spv = include_bytes!("kernels/clang22_one_lane_vectors.spv");
+    let m = TestModule::new(spv);
+    let k = m.kernel("k");
+    let mut source: Vec<i8> = (1..=8).collect();
+    let mut dest = vec![-1i8; 6];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut source).buf(1, &mut dest);
+    harness::run1(&k, &args, 1, 1);
+    // tmp.s1 = source[0].x; tmp.s2 = source[3].y (the eighth char).
+    assert_eq!(dest, [0, 1, 0, 0, 0, 8]);
+}
+
+/// clang-22 writes `any`/`all` of integers as `OpAny`/`OpAll` on the integers; Ferrite
+/// tests their top bits (`compiler/src/spirv/any_all.rs`). Components that are non-zero
+/// with the top bit clear tell the two readings apart.
+#[test]
+fn any_and_all_of_integers_test_the_top_bits() {
+    let spv = include_bytes!("kernels/clang22_any_all.spv");
+    let m = TestModule::new(spv);
+    let k = m.kernel("k");
+    let mut c: Vec<i8> = vec![1, -1, 0, 5, -1, -2, -3, -128];
+    let mut i: Vec<i32> = vec![0x7fff_ffff, 1];
+    let mut l: Vec<i64> = vec![-5, -6, 1, 2];
+    let mut s: Vec<i16> = vec![-3];
+    let mut out = vec![-1i32; 12];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut c)
+        .buf(1, &mut i)
+        .buf(2, &mut l)
+        .buf(3, &mut s)
+        .buf(4, &mut out);
+    harness::run1(&k, &args, 1, 1);
+    assert_eq!(out, [1, 0, 0, 0, 1, 1, 1, 1, 1, 1, 0, 0]);
+}
+
+/// clang-22 folds `(uint)&local_var` into `OpSpecConstantOp ConvertPtrToU` to a 32-bit
+/// integer: the address at run time, truncated where the function uses it.
+#[test]
+fn local_addresses_in_narrow_integers_are_truncated_at_run_time() {
+    let spv = include_bytes!("kernels/clang22_local_address.spv");
+    let m = TestModule::new(spv);
+    let k = m.kernel("k");
+    let mut dest = vec![0u32; 2];
+    let mut wide = vec![0u64; 1];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut dest).buf(1, &mut wide);
+    harness::run1(&k, &args, 1, 1);
+    assert_ne!(wide[0], 0, "the local variable's address");
+    assert_eq!(dest[0], wide[0] as u32);
+    assert_eq!(dest[1], dest[0].wrapping_add(5), "vec (2 bytes), then arrPost[3]");
+}

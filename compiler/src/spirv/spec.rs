@@ -168,6 +168,15 @@ impl Program {
         ))
     }
 
+    /// How many bits of an address a value of type `ty` holds: 64 for a pointer, an
+    /// integer's width.
+    fn address_bits(&self, ty: Word) -> u32 {
+        match self.ty(ty) {
+            Ok(Type::Int { width, .. }) => (*width).min(64),
+            _ => 64,
+        }
+    }
+
     /// Whether constant `id` is a null pointer.
     fn is_null_pointer(&self, id: Word) -> bool {
         matches!(self.constants.get(&id), Some(Constant::Null { ty }) if self.is_pointer(*ty))
@@ -187,15 +196,10 @@ impl Program {
         let Some(&first) = operands.first() else {
             return Ok(None);
         };
+        // An address in an integer narrower than 64 bits is truncated where a function
+        // uses it (clang-22 folds `(uint)&local_var` into a constant); an initialiser
+        // cannot hold one (`module.rs`).
         let addr = |base: Word, offset: i64| -> Result<Option<Constant>> {
-            if let Type::Int { width, .. } = self.ty(rt)? {
-                if *width < 64 {
-                    return Err(CompileError::Unsupported(format!(
-                        "OpSpecConstantOp {op:?}: the address of variable %{base} in a \
-                         {width}-bit integer"
-                    )));
-                }
-            }
             Ok(Some(Constant::Address {
                 ty: rt,
                 base,
@@ -210,6 +214,12 @@ impl Program {
             | Op::ConvertUToPtr
             | Op::UConvert
             | Op::SConvert => match self.address_operand(first) {
+                // A truncated address widened again is no longer the address.
+                Some(_) if self.address_bits(rt) > self.address_bits(self.const_type(first)?) => {
+                    Err(CompileError::Unsupported(format!(
+                        "OpSpecConstantOp {op:?} widens the truncated address %{first}"
+                    )))
+                }
                 Some((base, offset)) => addr(base, offset),
                 // A cast of a null pointer (clang-22: `GenericCastToPtr` of a generic
                 // null in `global int *global pp[] = { …, 0, … }`) is the null of its type.
