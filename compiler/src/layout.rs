@@ -54,7 +54,9 @@ fn layout_depth(p: &Program, ty: Word, depth: u32) -> Result<Layout, CompileErro
         }
         Type::Vector { elem, count } => {
             let e = layout_depth(p, *elem, depth + 1)?;
-            let n = if *count == 3 { 4 } else { u64::from(*count) };
+            // 3 takes the room of 4 (OpenCL C); clang-22's odd sizes (5, 6, 7, 9 … 15,
+            // see `spirv.rs`) that of the next power of two, as LLVM allocates them.
+            let n = u64::from(*count).next_power_of_two();
             let s = e.size * n;
             Layout { size: s, align: s }
         }
