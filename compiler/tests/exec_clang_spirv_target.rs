@@ -151,7 +151,11 @@ fn local_addresses_in_narrow_integers_are_truncated_at_run_time() {
     harness::run1(&k, &args, 1, 1);
     assert_ne!(wide[0], 0, "the local variable's address");
     assert_eq!(dest[0], wide[0] as u32);
-    assert_eq!(dest[1], dest[0].wrapping_add(5), "vec (2 bytes), then arrPost[3]");
+    assert_eq!(
+        dest[1],
+        dest[0].wrapping_add(5),
+        "vec (2 bytes), then arrPost[3]"
+    );
 }
 
 /// clang-22 writes vectors of 5 and 10 components for this CTS kernel's swizzles
@@ -180,5 +184,8 @@ fn odd_sized_vectors_give_the_translator_pair_s_results() {
         return;
     };
     assert_eq!(native, run(&pair));
-    assert!(native.iter().any(|b| *b != 0 && *b != -1), "the kernel copies bytes");
+    assert!(
+        native.iter().any(|b| *b != 0 && *b != -1),
+        "the kernel copies bytes"
+    );
 }
