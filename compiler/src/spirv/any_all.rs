@@ -23,14 +23,7 @@ impl Program {
             let Some(mut f) = self.functions.remove(&fid) else {
                 continue;
             };
-            let mut local: HashMap<Word, Word> = f.params.iter().map(|p| (p.id, p.ty)).collect();
-            for b in &f.blocks {
-                for i in &b.insts {
-                    if let (Some(r), Some(t)) = (i.result_id, i.result_type) {
-                        local.insert(r, t);
-                    }
-                }
-            }
+            let local = f.value_types();
             for b in &mut f.blocks {
                 let found: Vec<Option<(Word, Word, u32)>> = b
                     .insts

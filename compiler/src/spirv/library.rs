@@ -431,14 +431,7 @@ impl Program {
                 continue;
             };
             // The type of each value the function defines (a rewrite may need a pointer's).
-            let mut local: HashMap<Word, Word> = f.params.iter().map(|p| (p.id, p.ty)).collect();
-            for b in &f.blocks {
-                for i in &b.insts {
-                    if let (Some(r), Some(t)) = (i.result_id, i.result_type) {
-                        local.insert(r, t);
-                    }
-                }
-            }
+            let local = f.value_types();
             for b in &mut f.blocks {
                 let mut out = Vec::with_capacity(b.insts.len());
                 for inst in std::mem::take(&mut b.insts) {

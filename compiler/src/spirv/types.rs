@@ -135,6 +135,19 @@ pub struct Function {
     pub blocks: Vec<Block>,
 }
 
+impl Function {
+    /// The type of each value the function defines: its parameters and results.
+    pub fn value_types(&self) -> std::collections::HashMap<Word, Word> {
+        let params = self.params.iter().map(|p| (p.id, p.ty));
+        let results = self
+            .blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .filter_map(|i| Some((i.result_id?, i.result_type?)));
+        params.chain(results).collect()
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct EntryPoint {
     pub func: Word,
