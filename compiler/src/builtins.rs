@@ -206,7 +206,7 @@ builtins! {
     ferrite_cbrtf(x: f32) -> f32 = vector::cbrtf(x);
     ferrite_powf(x: f32, y: f32) -> f32 = vector::powf(x, y);
     ferrite_powrf(x: f32, y: f32) -> f32 = vector::powrf(x, y);
-    ferrite_pownf(x: f32, n: i32) -> f32 = m::pown(d(x), n) as f32;
+    ferrite_pownf(x: f32, n: i32) -> f32 = vector::pownf(x, n);
     ferrite_rootnf(x: f32, n: i32) -> f32 = m::rootn(d(x), n) as f32;
     ferrite_hypotf(x: f32, y: f32) -> f32 = vector::hypotf(x, y);
     ferrite_fmodf(x: f32, y: f32) -> f32 = x % y;

@@ -1873,9 +1873,10 @@ fn bit_casts_between_scalars_and_vectors() {
     }
 }
 
-/// Math built-ins with an integer argument (`ldexp`, `pown`, `rootn`) call the scalar
-/// built-in per lane with each lane's integer; `ldexp` against a host model, the others
-/// against the reference shape (the same function, so the same bits).
+/// Math built-ins with an integer argument: `ldexp` and `rootn` call the scalar built-in per
+/// lane with each lane's integer, `pown` its vector entry point with the integers' lanes
+/// (`builtins/vector.rs`); `ldexp` against a host model, the others against the reference
+/// shape (the same algorithm, so the same bits).
 #[test]
 fn math_with_integer_arguments_per_lane() {
     let src = "kernel void mi(global const float *x, global const int *k, global float *o) {

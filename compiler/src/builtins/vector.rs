@@ -17,6 +17,7 @@
 //!   cosh asinh acosh atanh sinpi cospi tanpi`;
 //! - `ferrite_vN_<f>f(a: *const f32, b: *const f32, out: *mut f32)` for `pow powr hypot`
 //!   (a = x, b = y) and `atan2 atan2pi` (a = y, b = x);
+//! - `ferrite_vN_pownf(x: *const f32, n: *const i32, out: *mut f32)`;
 //! - `ferrite_vN_sincosf(x, sin_out, cos_out)`.
 
 #[cfg(target_arch = "x86_64")]
@@ -516,6 +517,97 @@ binary_f16! {
     pow: ferrite_v16_powf, ferrite_v8_powf;
 }
 
+/// `pown(x, n)` on lane arrays: `pow(x, n)` where `n` is exact in `f32` (|n| ≤ 2²⁴;
+/// `pow`'s special cases for an integer `y` are `pown`'s), through `pow` (an entry point
+/// of the width, or the scalar built-in); lanes with a larger `n` take the double function
+/// rounded once (a rounded `n` would move the power by up to 44 ulp). The same bits at
+/// every width, as `pow`'s are.
+#[inline(always)]
+fn pown_lanes<const W: usize>(
+    x: [f32; W],
+    n: [i32; W],
+    pow: impl FnOnce(&[f32; W], &[f32; W]) -> [f32; W],
+) -> [f32; W] {
+    let mut r = pow(&x, &n.map(|n| n as f32));
+    // One test for all lanes (a vector maximum), the lane loop only where it is needed.
+    if n.iter().fold(0, |m, n| m.max(n.unsigned_abs())) <= 1 << 24 {
+        return r;
+    }
+    for i in 0..W {
+        if n[i].unsigned_abs() > 1 << 24 {
+            r[i] = super::math::pown(f64::from(x[i]), n[i]) as f32;
+        }
+    }
+    r
+}
+
+/// The `pown` entry points: `ferrite_vN_pownf(x: *const f32, n: *const i32, out: *mut f32)`,
+/// [`pown_lanes`] over the `pow` entry point of the same width (and the direct builds over
+/// `pow`'s direct builds).
+macro_rules! pown {
+    ($($name:ident, $w:literal: $pow:ident, $build:ident, $features:literal;)*) => {$(
+        #[doc = concat!("`pown` on ", stringify!($w), " lanes.")]
+        ///
+        /// # Safety
+        #[doc = concat!("`x` points to ", stringify!($w), " readable `f32`s, `n` to ",
+            stringify!($w), " readable `i32`s and `out` to ", stringify!($w),
+            " writable `f32`s.")]
+        pub unsafe extern "C" fn $name(x: *const f32, n: *const i32, out: *mut f32) {
+            // SAFETY: `$w` lanes at each pointer (the caller's promise).
+            let (x, n) = unsafe {
+                (x.cast::<[f32; $w]>().read_unaligned(), n.cast::<[i32; $w]>().read_unaligned())
+            };
+            let r = pown_lanes(x, n, |a, b| {
+                let mut o = [0f32; $w];
+                // SAFETY: `$w` lanes in each array.
+                unsafe { $pow(a.as_ptr(), b.as_ptr(), o.as_mut_ptr()) };
+                o
+            });
+            // SAFETY: the caller passes `$w` writable lanes at `out`.
+            unsafe { out.cast::<[f32; $w]>().write_unaligned(r) }
+        }
+
+        /// The build [`all`] gives the JIT directly where the processor has its features.
+        #[cfg(target_arch = "x86_64")]
+        pub mod $name {
+            use super::*;
+
+            /// # Safety
+            /// As for the entry point, and the processor has the features named.
+            #[target_feature(enable = $features)]
+            pub unsafe extern "C" fn $build(x: *const f32, n: *const i32, out: *mut f32) {
+                // SAFETY: `$w` lanes at each pointer (the caller's promise).
+                let (x, n) = unsafe {
+                    (
+                        x.cast::<[f32; $w]>().read_unaligned(),
+                        n.cast::<[i32; $w]>().read_unaligned(),
+                    )
+                };
+                let r = pown_lanes(x, n, |a, b| {
+                    let mut o = [0f32; $w];
+                    // SAFETY: `$w` lanes in each array; the processor has the features of
+                    // `pow`'s build (this function's).
+                    unsafe { $pow::$build(a.as_ptr(), b.as_ptr(), o.as_mut_ptr()) };
+                    o
+                });
+                // SAFETY: the caller passes `$w` writable lanes at `out`.
+                unsafe { out.cast::<[f32; $w]>().write_unaligned(r) }
+            }
+        }
+    )*};
+}
+
+pown! {
+    ferrite_v4_pownf, 4: ferrite_v4_powf, avx2, "avx2,fma";
+    ferrite_v8_pownf, 8: ferrite_v8_powf, avx2, "avx2,fma";
+    ferrite_v16_pownf, 16: ferrite_v16_powf, avx512, "avx512f,avx2,fma";
+}
+
+/// `pown` on one lane: the scalar built-in.
+pub fn pownf(x: f32, n: i32) -> f32 {
+    pown_lanes([x], [n], |a, b| [powf(a[0], b[0])])[0]
+}
+
 macro_rules! scalar {
     ($($name:ident = $lanes:ident, $f:ident;)*) => {$(
         #[doc = concat!("`", stringify!($f), "` on one lane: the scalar built-in.")]
@@ -668,6 +760,7 @@ list! {
     "erfc", 1, 1: ferrite_v4_erfcf, ferrite_v8_erfcf direct;
     "tanh", 1, 1: ferrite_v4_tanhf, ferrite_v8_tanhf direct;
     "pow", 2, 1: ferrite_v4_powf, ferrite_v8_powf direct;
+    "pown", 2, 1: ferrite_v4_pownf, ferrite_v8_pownf direct;
     "atan2", 2, 1: ferrite_v4_atan2f, ferrite_v8_atan2f;
     "asinpi", 1, 1: ferrite_v4_asinpif, ferrite_v8_asinpif;
     "acospi", 1, 1: ferrite_v4_acospif, ferrite_v8_acospif;
@@ -697,6 +790,7 @@ list! {
     "erfc", 1: ferrite_v16_erfcf;
     "tanh", 1: ferrite_v16_tanhf;
     "pow", 2: ferrite_v16_powf;
+    "pown", 2: ferrite_v16_pownf;
 }
 
 #[cfg(test)]

@@ -685,3 +685,96 @@ fn listed_addresses_give_the_entry_points_bits() {
         }
     }
 }
+
+/// `pown` at 4, 8 and 16 lanes (each entry point, and the direct builds where they run)
+/// against the scalar built-in, bit for bit; and against the double function: within
+/// `pow`'s few ulp where `n` is exact in `f32`, and exactly its rounding beyond.
+#[test]
+fn lanes_pown() {
+    use super::super::vmath::tests::ulp_err;
+    let xs = inputs();
+    let mut s = 0x2545_f491_4f6c_dd1du64;
+    let mut ns: Vec<i32> = vec![0, 1, -1, 2, -2, 3, -3, 127, -149, 1 << 24, -(1 << 24)];
+    ns.extend([
+        (1 << 24) + 1,
+        -(1 << 24) - 1,
+        i32::MAX,
+        i32::MIN,
+        33_554_435,
+    ]);
+    while ns.len() < xs.len() {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        // Mostly small exponents (where results are finite), some of every size.
+        ns.push(match s % 4 {
+            0 => s as i32,
+            _ => (s >> 32) as i32 % 40,
+        });
+    }
+    // Arguments near 1 make powers of huge `n` finite.
+    let near_one = |x: f32| 1.0 + (x % 1.0) * 1e-7;
+    let xs: Vec<f32> = xs
+        .iter()
+        .zip(&ns)
+        .map(|(&x, &n)| {
+            if n.unsigned_abs() > 1 << 20 {
+                near_one(x)
+            } else {
+                x
+            }
+        })
+        .collect();
+    type Pown = unsafe extern "C" fn(*const f32, *const i32, *mut f32);
+    let mut entries: Vec<(&str, usize, Pown)> = vec![
+        ("v4", 4, ferrite_v4_pownf),
+        ("v8", 8, ferrite_v8_pownf),
+        ("v16", 16, ferrite_v16_pownf),
+    ];
+    #[cfg(target_arch = "x86_64")]
+    {
+        if avx2() {
+            entries.push(("v4 avx2", 4, ferrite_v4_pownf::avx2));
+            entries.push(("v8 avx2", 8, ferrite_v8_pownf::avx2));
+        }
+        if avx512() {
+            entries.push(("v16 avx512", 16, ferrite_v16_pownf::avx512));
+        }
+    }
+    let mut worst = 0f64;
+    for (a, n) in xs.chunks_exact(16).zip(ns.chunks_exact(16)) {
+        let scalar: Vec<f32> = a.iter().zip(n).map(|(&x, &n)| pownf(x, n)).collect();
+        for (name, w, f) in &entries {
+            let mut o = [0f32; 16];
+            for k in (0..16).step_by(*w) {
+                // SAFETY: `w` lanes from `k` in each array.
+                unsafe { f(a[k..].as_ptr(), n[k..].as_ptr(), o[k..].as_mut_ptr()) };
+            }
+            for i in 0..16 {
+                assert!(
+                    same(scalar[i], o[i]),
+                    "pown({:e}, {}): scalar {:e}, {name} {:e}",
+                    a[i],
+                    n[i],
+                    scalar[i],
+                    o[i]
+                );
+            }
+        }
+        for i in 0..16 {
+            let exact = super::super::math::pown(f64::from(a[i]), n[i]);
+            if n[i].unsigned_abs() > 1 << 24 {
+                assert!(same(scalar[i], exact as f32), "pown({:e}, {})", a[i], n[i]);
+            } else if vmath_here() {
+                worst = worst.max(ulp_err(scalar[i], exact));
+            }
+        }
+    }
+    // OpenCL's bound for `pown` is 16 ulp.
+    assert!(worst <= 8.0, "pown: {worst} ulp");
+    assert_eq!(pownf(f32::NAN, 0), 1.0);
+    assert_eq!(pownf(-0.0, -3), f32::NEG_INFINITY);
+    assert_eq!(pownf(-0.0, 3).to_bits(), (-0.0f32).to_bits());
+    assert_eq!(pownf(-2.0, 3), -8.0);
+    assert_eq!(pownf(f32::NEG_INFINITY, -1).to_bits(), (-0.0f32).to_bits());
+}

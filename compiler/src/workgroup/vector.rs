@@ -3683,7 +3683,11 @@ impl VTx<'_, '_, '_, '_> {
         if args.len() != bi.params.len() || !bi.params.iter().all(arg_ok) || bi.ret != bty {
             return Err(refuse(format!("{base}'s arguments")));
         }
-        let all_float = bi.params.iter().all(|p| *p == bty);
+        // Entry points take 4-byte lanes: `float`, and `int` (`pown`'s exponent).
+        let four_byte = bi
+            .params
+            .iter()
+            .all(|p| matches!(p, crate::builtins::BTy::F32 | crate::builtins::BTy::I32));
         let fref = self.builtin_fref(&bi)?;
         let call = |s: &mut Self, a: &[Value]| -> Result<Value> {
             let c = s.b.ins().call(fref, a);
@@ -3695,7 +3699,7 @@ impl VTx<'_, '_, '_, '_> {
         // The widest entry point that divides the width: one call for 4 or 8 lanes,
         // two for 16.
         let fits = |vb: &crate::builtins::vector::VectorBuiltin| {
-            t == types::F32 && all_float && vb.outputs == 1 && vb.inputs as usize == args.len()
+            t == types::F32 && four_byte && vb.outputs == 1 && vb.inputs as usize == args.len()
         };
         // One call for all 16 lanes where there is such an entry point (an AVX-512 build).
         let (per_call, whole) = match crate::builtins::vector_lookup(base, 16).filter(fits) {
@@ -3738,8 +3742,8 @@ impl VTx<'_, '_, '_, '_> {
                 row as u32 * (args.len() as u32 + 1),
                 4,
             ));
-            for (i, a) in args.iter().enumerate() {
-                let x = self.vector(a, types::F32)?;
+            for (i, (a, p)) in args.iter().zip(bi.params.iter()).enumerate() {
+                let x = self.vector(a, clif(*p))?;
                 for (j, p) in x.into_iter().enumerate() {
                     let off = row * i as i32 + 16 * j as i32;
                     self.b.ins().stack_store(types::I64, p, slot, off);
