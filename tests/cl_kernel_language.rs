@@ -309,6 +309,84 @@ kernel void k(global atomic_float *sum, global atomic_float *mm, global atomic_d
     assert_eq!(dsum.read::<f64>(&env.queue, 1), vec![256.0]);
 }
 
+/// `cl_ext_float_atomics` for halves: load/store and min/max in global and local memory are
+/// claimed (add is not: llvm-spirv cannot translate it), the feature macros agree, and a
+/// kernel using them works on the halves' 16 bits.
+#[test]
+fn half_atomics_extension() {
+    const HALF: cl_device_info = 0x4233; // CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT
+    let exts = device_string(CL_DEVICE_EXTENSIONS);
+    if !require(
+        exts.contains("cl_ext_float_atomics") && exts.contains("cl_khr_fp16"),
+        "cl_ext_float_atomics and cl_khr_fp16",
+    ) {
+        return;
+    }
+    // Load/store (bit 0) and min/max (bit 2), global and local (<< 16); no add (bit 1).
+    assert_eq!(
+        device_get::<cl_bitfield>(HALF),
+        0b101 | 0b101 << 16,
+        "fp16 capabilities"
+    );
+    let env = Env::new();
+    let src = r#"
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+#if !defined(__opencl_c_ext_fp16_global_atomic_min_max) || !defined(__opencl_c_ext_fp16_local_atomic_load_store) || defined(__opencl_c_ext_fp16_global_atomic_add)
+#error the feature macros must follow the claims
+#endif
+kernel void k(global atomic_half *g, global half *out) {
+    local atomic_half lmin;
+    size_t i = get_global_id(0);
+    if (get_local_id(0) == 0)
+        atomic_store(&lmin, 100.0h);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    half v = (half)(int)(i % 64) * 0.5h - 8.0h;
+    atomic_fetch_min(&g[0], v);
+    atomic_fetch_max(&g[1], v);
+    atomic_fetch_min(&lmin, v);
+    out[i] = atomic_exchange(&g[3], v);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (i == 0)
+        atomic_store(&g[2], atomic_load(&lmin));
+}
+"#;
+    let n = 256;
+    // Halves: 0, 0, 0, 100.0, and a sentinel a 32-bit atomic on g[3] would reach.
+    let g = env.buffer_from(&[0u16, 0, 0, 0x5640, 0x5555]);
+    let out = env.buffer_from(&vec![0u16; n]);
+    let k = env.build(src, "-cl-std=CL3.0").kernel("k");
+    k.buf(0, &g).buf(1, &out);
+    run_1d(&env.queue, &k, n, Some(64));
+    let g = g.read::<u16>(&env.queue, 5);
+    // -8.0 = 0xc800, 23.5 = 0x4de0.
+    assert_eq!(g[0], 0xc800, "global min");
+    assert_eq!(g[1], 0x4de0, "global max");
+    assert_eq!(g[2], 0xc800, "local min, stored");
+    assert_eq!(g[4], 0x5555, "the half after the last one is untouched");
+    // Every value exchanged in was handed on once, 100.0 first.
+    let mut handed: Vec<u16> = out.read::<u16>(&env.queue, n);
+    handed.push(g[3]);
+    assert_eq!(
+        handed.iter().filter(|&&h| h == 0x5640).count(),
+        1,
+        "100.0 handed on once"
+    );
+    // The values as halves: (i % 64) / 2 - 8 is a multiple of 0.5 below 2^5 in magnitude.
+    let half = |x: f32| -> u16 {
+        if x == 0.0 {
+            return 0;
+        }
+        let b = x.to_bits();
+        let e = ((b >> 23) & 0xff) - 127 + 15;
+        (((b >> 16) & 0x8000) | (e << 10) | ((b >> 13) & 0x3ff)) as u16
+    };
+    let mut want: Vec<u16> = (0..n).map(|i| half((i % 64) as f32 * 0.5 - 8.0)).collect();
+    want.push(0x5640);
+    handed.sort_unstable();
+    want.sort_unstable();
+    assert_eq!(handed, want, "exchange");
+}
+
 /// `cl_khr_fp16`: claimed with truthful queries (round to nearest, infinities and NaNs,
 /// a vector width), its macros defined for OpenCL C, and a kernel with half arguments,
 /// arithmetic, `half4` vectors and conversions computing exact results.

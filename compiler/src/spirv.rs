@@ -117,6 +117,7 @@ pub const SPIRV_EXTENSIONS: &[&str] = &[
     "SPV_KHR_vulkan_memory_model",
     "SPV_KHR_shader_clock",
     "SPV_EXT_shader_atomic_float_add",
+    "SPV_EXT_shader_atomic_float16_add",
     "SPV_EXT_shader_atomic_float_min_max",
     "SPV_INTEL_subgroups",
     "SPV_INTEL_arbitrary_precision_integers",
@@ -180,6 +181,9 @@ fn capability_supported(c: Capability) -> bool {
             | Capability::AtomicFloat64AddEXT
             | Capability::AtomicFloat32MinMaxEXT
             | Capability::AtomicFloat64MinMaxEXT
+            // Atomics of halves (`codegen/atomic.rs`).
+            | Capability::AtomicFloat16AddEXT
+            | Capability::AtomicFloat16MinMaxEXT
             | Capability::ArbitraryPrecisionIntegersINTEL
             // `OpFunctionPointerCallINTEL` (`codegen/control.rs`) with pointers from
             // `zeModuleGetFunctionPointer`; `OpConstantFunctionPointerINTEL` is refused.
@@ -963,6 +967,14 @@ mod query_tests {
             ),
             (
                 Capability::AtomicFloat32MinMaxEXT,
+                "SPV_EXT_shader_atomic_float_min_max",
+            ),
+            (
+                Capability::AtomicFloat16AddEXT,
+                "SPV_EXT_shader_atomic_float16_add",
+            ),
+            (
+                Capability::AtomicFloat16MinMaxEXT,
                 "SPV_EXT_shader_atomic_float_min_max",
             ),
             (

@@ -189,3 +189,64 @@ fn odd_sized_vectors_give_the_translator_pair_s_results() {
         "the kernel copies bytes"
     );
 }
+
+/// Atomics of halves (`OpAtomicFAddEXT`/`FMinEXT`/`FMaxEXT`, load, store and exchange on a
+/// `half`, global and local; `clang22_half_atomics.cl`): each works on the 16 bits, not on
+/// 32 (before, a half's atomic was compiled as a float's and touched its neighbour).
+#[test]
+fn half_atomics_global_and_local() {
+    let spv = include_bytes!("kernels/clang22_half_atomics.spv");
+    let m = TestModule::new(spv);
+    let k = m.kernel("k");
+    let n = 16usize;
+    // Halves of the small values used here: sign, exponent and the top 10 mantissa bits.
+    let h = |x: f32| -> u16 {
+        if x == 0.0 {
+            return 0;
+        }
+        let b = x.to_bits();
+        let e = ((b >> 23) & 0xff) as i32 - 127 + 15;
+        (((b >> 16) & 0x8000) | ((e as u32) << 10) | ((b >> 13) & 0x3ff)) as u16
+    };
+    let v: Vec<f32> = (0..n).map(|i| (i as f32 - 7.5) * 0.5).collect();
+    let mut vh: Vec<u16> = v.iter().map(|&x| h(x)).collect();
+    // A sentinel after the seven halves: a 32-bit atomic on g[6] would reach it.
+    let mut g: Vec<u16> = vec![0, h(1000.0), h(-1000.0), 0, h(7.0), 0, 0, 0x5555];
+    let mut out = vec![0u16; 2 * n];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut g)
+        .buf(1, &mut vh)
+        .buf(2, &mut out)
+        .local(3, 0);
+    run1_local(&k, &args, n as u64, n as u64, 64);
+
+    assert_eq!(g[0], h(4.0), "sum of sixteen 0.25s");
+    let mut olds: Vec<u16> = out[..n].to_vec();
+    olds.sort_by(|a, b| half_value(*a).total_cmp(&half_value(*b)));
+    let want: Vec<u16> = (0..n).map(|i| h(i as f32 * 0.25)).collect();
+    assert_eq!(olds, want, "fetch_add returned each partial sum once");
+    assert_eq!(g[1], h(-3.75), "global min");
+    assert_eq!(g[2], h(3.75), "global max");
+    assert_eq!(g[3], 0, "local sum of the values (they cancel)");
+    assert_eq!(g[5], h(-3.75), "local min");
+    assert_eq!(g[6], h(3.75), "local max");
+    assert_eq!(g[7], 0x5555, "the half after the last one is untouched");
+    let mut seen: Vec<u16> = out[n..].to_vec();
+    seen.push(g[4]);
+    let mut all: Vec<u16> = vh.clone();
+    all.push(h(7.0));
+    seen.sort_unstable();
+    all.sort_unstable();
+    assert_eq!(seen, all, "exchange handed each value on once");
+}
+
+/// The value of a half's bits (normal values and zero only, as the test uses).
+fn half_value(b: u16) -> f32 {
+    if b & 0x7fff == 0 {
+        return 0.0;
+    }
+    let e = i32::from((b >> 10) & 0x1f) - 15 + 127;
+    f32::from_bits(
+        (u32::from(b & 0x8000) << 16) | ((e as u32) << 23) | (u32::from(b & 0x3ff) << 13),
+    )
+}

@@ -256,14 +256,32 @@ pub const DOUBLE_FP_ATOMICS: FpAtomicCapabilities = fp_atomics(
         "__opencl_c_ext_fp64_local_atomic_min_max",
     ],
 );
-/// `CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT`: none (no half atomics are compiled).
+/// `CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT`: what OpenCL C programs can use (the
+/// extension's own load/store macros, as halves are not core atomic types).
 pub const HALF_FP_ATOMICS: FpAtomicCapabilities = FpAtomicCapabilities {
-    global_load_store: false,
-    global_add: false,
-    global_min_max: false,
-    local_load_store: false,
-    local_add: false,
-    local_min_max: false,
+    global_load_store: claims_extension_feature("__opencl_c_ext_fp16_global_atomic_load_store"),
+    local_load_store: claims_extension_feature("__opencl_c_ext_fp16_local_atomic_load_store"),
+    ..fp_atomics(
+        false,
+        [
+            "__opencl_c_ext_fp16_global_atomic_add",
+            "__opencl_c_ext_fp16_global_atomic_min_max",
+            "__opencl_c_ext_fp16_local_atomic_add",
+            "__opencl_c_ext_fp16_local_atomic_min_max",
+        ],
+    )
+};
+
+/// Half atomics in SPIR-V modules (Level-Zero's `fp16Flags`): all of them, add included
+/// (`SPV_EXT_shader_atomic_float16_add`), which OpenCL C cannot reach through llvm-spirv
+/// ([`HALF_FP_ATOMICS`]).
+pub const HALF_FP_ATOMICS_SPIRV: FpAtomicCapabilities = FpAtomicCapabilities {
+    global_load_store: true,
+    global_add: true,
+    global_min_max: true,
+    local_load_store: true,
+    local_add: true,
+    local_min_max: true,
 };
 
 /// Atomic functions: every order and scope (all map up to SeqCst, device-wide; see the

@@ -100,10 +100,14 @@ impl FnTx<'_, '_, '_> {
         let (class, pointee) = self.p.pointer_type(self.type_of(ptr)?)?;
         let lowering = memory_model::atomic_lowering(class);
         let addr = self.scalar(ptr)?;
+        if super::half::is_half(self.p, pointee) {
+            return self.half_atomic(inst, lowering, addr);
+        }
         let t = clif_scalar(self.p, pointee)?;
         if !matches!(t, types::I32 | types::I64 | types::F32 | types::F64) {
             return Err(CompileError::Unsupported(format!(
-                "Op{op:?} on a {t} (atomics are on 32- and 64-bit integers and floats)"
+                "Op{op:?} on a {t} (atomics are on 32- and 64-bit integers and floats, \
+                 and halves)"
             )));
         }
         let result = match op {
@@ -179,6 +183,103 @@ impl FnTx<'_, '_, '_> {
         }
         Ok(())
     }
+}
+
+impl FnTx<'_, '_, '_> {
+    /// The atomics of a `half` (`cl_ext_float_atomics`' fp16 load/store and min/max,
+    /// `SPV_EXT_shader_atomic_float16_add`): its 16 bits in memory, its value an `f32`
+    /// (`half.rs`). Load, store and exchange move the bits; add, min and max go through
+    /// [`half_float_rmw`].
+    fn half_atomic(&mut self, inst: &Instruction, l: AtomicLowering, addr: Value) -> Result<()> {
+        let op = inst.class.opcode;
+        let result = match op {
+            Op::AtomicLoad => {
+                let h = atomic_load(&mut self.b, l, types::I16, addr);
+                Some(super::half::from_bits(&mut self.b, h))
+            }
+            Op::AtomicStore | Op::AtomicExchange => {
+                let v = self.scalar(op_id(inst, 3)?)?;
+                let h = super::half::to_bits(&mut self.b, v);
+                let h = self.b.ins().ireduce(types::I16, h);
+                if op == Op::AtomicStore {
+                    atomic_store(&mut self.b, l, h, addr);
+                    None
+                } else {
+                    let old = rmw(&mut self.b, l, AtomicRmwOp::Xchg, types::I16, addr, h);
+                    Some(super::half::from_bits(&mut self.b, old))
+                }
+            }
+            Op::AtomicFAddEXT | Op::AtomicFMinEXT | Op::AtomicFMaxEXT => {
+                let v = self.scalar(op_id(inst, 3)?)?;
+                let fop = float_rmw_op(op).ok_or_else(|| self.unsupported(inst))?;
+                Some(half_float_rmw(&mut self.b, l, fop, addr, v))
+            }
+            _ => {
+                return Err(CompileError::Unsupported(format!(
+                    "Op{op:?} on a half (halves have atomic load, store, exchange, add, \
+                     min and max)"
+                )))
+            }
+        };
+        if let Some(r) = result {
+            let rt = result_type(inst)?;
+            if !super::half::is_half(self.p, rt) {
+                return Err(CompileError::Invalid(format!(
+                    "Op{op:?}: result type does not match the pointee"
+                )));
+            }
+            self.set_result(inst, Val::S(r))?;
+        }
+        Ok(())
+    }
+}
+
+/// A float read-modify-write of a `half` at `addr` (`v` an `f32` holding a half), returning
+/// the old value: a CAS loop on the 16 bits (global/generic), or load-op-store. A sum is
+/// rounded back to `half` once (exact for a sum of two halves in `f32`: `half.rs`); min
+/// and max return one of their operands.
+fn half_float_rmw(
+    b: &mut FunctionBuilder,
+    l: AtomicLowering,
+    op: FloatOp,
+    addr: Value,
+    v: Value,
+) -> Value {
+    let apply = |b: &mut FunctionBuilder, old_bits: Value| {
+        let old = super::half::from_bits(b, old_bits);
+        let new = float_op(b, op, old, v);
+        let new = match op {
+            FloatOp::Add => super::half::round(b, new),
+            FloatOp::Min | FloatOp::Max => new,
+        };
+        let bits = super::half::to_bits(b, new);
+        (old, b.ins().ireduce(types::I16, bits))
+    };
+    if l == AtomicLowering::Plain {
+        let cur = b.ins().load(types::I16, flags(), addr, 0);
+        let (old, new) = apply(b, cur);
+        b.ins().store(flags(), new, addr, 0);
+        return old;
+    }
+    let first = b.ins().atomic_load(types::I16, flags(), addr);
+    let head = b.create_block();
+    let done = b.create_block();
+    let cur = b.append_block_param(head, types::I16);
+    let result = b.append_block_param(done, types::I16);
+    b.ins().jump(head, &[BlockArg::Value(first)]);
+    b.switch_to_block(head);
+    let (_, new) = apply(b, cur);
+    let seen = b.ins().atomic_cas(flags(), addr, cur, new);
+    let ok = b.ins().icmp(IntCC::Equal, seen, cur);
+    b.ins().brif(
+        ok,
+        done,
+        &[BlockArg::Value(seen)],
+        head,
+        &[BlockArg::Value(seen)],
+    );
+    b.switch_to_block(done);
+    super::half::from_bits(b, result)
 }
 
 /// An atomic load per the lowering (floats through their integer bits).

@@ -230,7 +230,7 @@ pub(super) unsafe extern "C" fn zeDeviceGetModuleProperties(
                 p.pNext,
                 ZE_STRUCTURE_TYPE_FLOAT_ATOMIC_EXT_PROPERTIES,
                 |f: &mut ze_float_atomic_ext_properties_t| {
-                    f.fp16Flags = fp_atomic_flags(rt::HALF_FP_ATOMICS);
+                    f.fp16Flags = fp_atomic_flags(rt::HALF_FP_ATOMICS_SPIRV);
                     f.fp32Flags = fp_atomic_flags(rt::SINGLE_FP_ATOMICS);
                     f.fp64Flags = fp_atomic_flags(rt::DOUBLE_FP_ATOMICS);
                 },

@@ -103,7 +103,9 @@ pub const OPENCL_C_EXTENSIONS: &[&str] = &[
 /// `CL_DEVICE_{SINGLE,DOUBLE}_FP_ATOMIC_CAPABILITIES_EXT` from this list).
 /// `cl_ext_float_atomics`: `OpAtomicFAddEXT/FMinEXT/FMaxEXT` on 32- and 64-bit floats in
 /// global and local memory (compiler `codegen/atomic.rs`: a compare-and-swap loop on the
-/// bit pattern for global memory, load-op-store for local). No half atomics.
+/// bit pattern for global memory, load-op-store for local). Halves: load, store, exchange,
+/// min and max; not add, which the compiler has but llvm-spirv 14 and 15 cannot translate
+/// (an assertion fails: "AtomicFAddEXT can only be generated for f32 or f64 types").
 pub const OPENCL_C_EXTENSION_FEATURES: &[&str] = &[
     // `cl_khr_fp16`'s feature macro in OpenCL C 3.0.
     "__opencl_c_fp16",
@@ -115,6 +117,10 @@ pub const OPENCL_C_EXTENSION_FEATURES: &[&str] = &[
     "__opencl_c_ext_fp64_local_atomic_add",
     "__opencl_c_ext_fp64_global_atomic_min_max",
     "__opencl_c_ext_fp64_local_atomic_min_max",
+    "__opencl_c_ext_fp16_global_atomic_load_store",
+    "__opencl_c_ext_fp16_local_atomic_load_store",
+    "__opencl_c_ext_fp16_global_atomic_min_max",
+    "__opencl_c_ext_fp16_local_atomic_min_max",
     "__opencl_c_kernel_clock_scope_device",
     "__opencl_c_kernel_clock_scope_work_group",
     "__opencl_c_kernel_clock_scope_sub_group",
@@ -190,6 +196,10 @@ pub const HEADER_DEFINED_MACROS: &[&str] = &[
     "__opencl_c_ext_fp64_local_atomic_add",
     "__opencl_c_ext_fp64_global_atomic_min_max",
     "__opencl_c_ext_fp64_local_atomic_min_max",
+    "__opencl_c_ext_fp16_global_atomic_load_store",
+    "__opencl_c_ext_fp16_local_atomic_load_store",
+    "__opencl_c_ext_fp16_global_atomic_min_max",
+    "__opencl_c_ext_fp16_local_atomic_min_max",
     "__opencl_c_ext_fp32_global_atomic_add",
     "__opencl_c_ext_fp32_local_atomic_add",
     "__opencl_c_ext_fp32_global_atomic_min_max",
