@@ -8,7 +8,7 @@
 #[path = "common/harness.rs"]
 mod harness;
 
-use harness::{run, Args, Kernel};
+use harness::{run, spvasm, Args, Kernel, TestModule};
 
 fn assert_vectorised(k: &Kernel) {
     assert!(
@@ -326,6 +326,174 @@ fn widened_32_bit_indices_wrap_exactly() {
         assert_eq!(
             word(&out[1], i) as i64,
             i64::from((i as i32).wrapping_add(soff))
+        );
+    }
+}
+
+/// `int id; id += get_local_size(0)` (clpeak's and ze_peak's bandwidth kernels) widens
+/// `id`, adds in 64 bits and truncates again: the truncation of a widened affine value is
+/// affine in 32 bits whether or not its lanes wrapped (they do here, past 2^31 and 2^32),
+/// and the loads it indexes stay vector loads.
+#[test]
+fn widened_then_narrowed_indices_stay_affine() {
+    let src = "kernel void k(global const float *a, global int *o, global float *s, int off) {
+        int id = (int)get_global_id(0) + off;
+        id += get_local_size(0);
+        o[get_global_id(0)] = id;
+        uint u = (uint)get_global_id(0) + (uint)off;
+        u += get_local_size(0);
+        o[get_global_id(0) + 32] = (int)u;
+        int j = get_local_id(0);
+        float sum = a[j];
+        j += get_local_size(0);
+        sum += a[j];
+        j += get_local_size(0);
+        sum += a[j];
+        s[get_global_id(0)] = sum;
+    }";
+    let items = 32usize;
+    // 0x7FFF_FFE0 + 32 + i crosses 2^31 at i = 0 (signed) and the lanes stay in range of
+    // the unsigned sum until 2^32.
+    let off = 0x7FFF_FFE0u32;
+    let a = floats(3 * items, 17);
+    let bufs = vec![a.clone(), vec![0; 2 * items], vec![0; items]];
+    let Some(out) = differential(
+        src,
+        "k",
+        &bufs,
+        &[0, 1, 2],
+        &[(3, off)],
+        [items as u64, 1],
+        [items as u64, 1],
+    ) else {
+        return;
+    };
+    let a = f(&a);
+    let sums = f(&out[2]);
+    for i in 0..items {
+        let want = (i as i32)
+            .wrapping_add(off as i32)
+            .wrapping_add(items as i32);
+        assert_eq!(out[1][i] as i32, want, "id of {i}");
+        assert_eq!(out[1][i + 32] as i32, want, "uint id of {i}");
+        assert_eq!(
+            sums[i],
+            a[i] + a[i + items] + a[i + 2 * items],
+            "sum of {i}"
+        );
+    }
+}
+
+/// The same step as llvm-spirv writes it from clang without LLVM's passes (as the driver's
+/// own build does): `o[gid] = (uint)((long)(int)((uint)gid + off) + lsize)` and
+/// `s[gid] = a[(long)(int)((long)(int)lid + lsize)]`, `UConvert`/`SConvert`/`IAdd`; the
+/// narrowing of the widened sum must stay affine and exact across the wrap.
+const WIDEN_NARROW: &str = "
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Int64
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k \"k\" %gid %lid %lsize
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %lid BuiltIn LocalInvocationId
+               OpDecorate %lsize BuiltIn WorkgroupSize
+               OpDecorate %gid Constant
+               OpDecorate %lid Constant
+               OpDecorate %lsize Constant
+       %void = OpTypeVoid
+       %uint = OpTypeInt 32 0
+      %ulong = OpTypeInt 64 0
+      %float = OpTypeFloat 32
+    %v3ulong = OpTypeVector %ulong 3
+     %ptr_in = OpTypePointer Input %v3ulong
+      %ptr_f = OpTypePointer CrossWorkgroup %float
+      %ptr_u = OpTypePointer CrossWorkgroup %uint
+        %gid = OpVariable %ptr_in Input
+        %lid = OpVariable %ptr_in Input
+      %lsize = OpVariable %ptr_in Input
+         %fn = OpTypeFunction %void %ptr_f %ptr_u %ptr_f %uint
+          %k = OpFunction %void None %fn
+          %a = OpFunctionParameter %ptr_f
+          %o = OpFunctionParameter %ptr_u
+          %s = OpFunctionParameter %ptr_f
+        %off = OpFunctionParameter %uint
+      %entry = OpLabel
+         %g3 = OpLoad %v3ulong %gid
+          %g = OpCompositeExtract %ulong %g3 0
+         %z3 = OpLoad %v3ulong %lsize
+          %z = OpCompositeExtract %ulong %z3 0
+         %l3 = OpLoad %v3ulong %lid
+          %l = OpCompositeExtract %ulong %l3 0
+         %g32 = OpUConvert %uint %g
+         %id = OpIAdd %uint %g32 %off
+        %idw = OpSConvert %ulong %id
+        %sum = OpIAdd %ulong %idw %z
+        %n32 = OpUConvert %uint %sum
+         %po = OpInBoundsPtrAccessChain %ptr_u %o %g
+               OpStore %po %n32
+        %l32 = OpUConvert %uint %l
+         %j0 = OpSConvert %ulong %l32
+        %pa0 = OpInBoundsPtrAccessChain %ptr_f %a %j0
+         %x0 = OpLoad %float %pa0
+        %j1s = OpIAdd %ulong %j0 %z
+        %j1n = OpUConvert %uint %j1s
+         %j1 = OpSConvert %ulong %j1n
+        %pa1 = OpInBoundsPtrAccessChain %ptr_f %a %j1
+         %x1 = OpLoad %float %pa1
+        %j2s = OpIAdd %ulong %j1 %z
+        %j2n = OpUConvert %uint %j2s
+         %j2 = OpSConvert %ulong %j2n
+        %pa2 = OpInBoundsPtrAccessChain %ptr_f %a %j2
+         %x2 = OpLoad %float %pa2
+         %y0 = OpFAdd %float %x0 %x1
+         %y1 = OpFAdd %float %y0 %x2
+         %ps = OpInBoundsPtrAccessChain %ptr_f %s %g
+               OpStore %ps %y1
+               OpReturn
+               OpFunctionEnd
+";
+
+#[test]
+fn widened_then_narrowed_in_spirv_conversions() {
+    let Some(spv) = spvasm(WIDEN_NARROW) else {
+        return;
+    };
+    let m = TestModule::new(&spv);
+    let k = m.kernel("k");
+    assert_vectorised(&k);
+    let items = 32usize;
+    let off = 0x7FFF_FFE0u32;
+    let a = floats(3 * items, 23);
+    let mut bufs: Bufs = vec![a.clone(), vec![0; items], vec![0; items]];
+    let mut args = Args::new(&k.info);
+    {
+        let (a_buf, rest) = bufs.split_at_mut(1);
+        let (o_buf, s_buf) = rest.split_at_mut(1);
+        args.buf(0, &mut a_buf[0])
+            .buf(1, &mut o_buf[0])
+            .buf(2, &mut s_buf[0])
+            .val(3, off);
+    }
+    run(
+        &k,
+        &args,
+        1,
+        [items as u64, 1, 1],
+        [items as u64, 1, 1],
+        [0; 3],
+        0,
+    );
+    let a = f(&a);
+    let sums = f(&bufs[2]);
+    for i in 0..items {
+        let want = (i as i32)
+            .wrapping_add(off as i32)
+            .wrapping_add(items as i32);
+        assert_eq!(bufs[1][i] as i32, want, "id of {i}");
+        assert_eq!(
+            sums[i],
+            a[i] + a[i + items] + a[i + 2 * items],
+            "sum of {i}"
         );
     }
 }

@@ -2378,6 +2378,29 @@ impl VTx<'_, '_, '_, '_> {
                 };
                 let c = self.consts.get(&yi).copied();
                 let v = match (op, c, &x) {
+                    // `(x << 32) >> 32`, LLVM's sign (or zero) extension of an `int` index
+                    // in a 64-bit register: the high halves of an affine value whose step
+                    // has no low bits are `ext(hi(base) + k × hi(step))`, a widened 32-bit
+                    // affine value (one vector access where it does not wrap).
+                    (
+                        Op::ShiftRightArithmetic | Op::ShiftRightLogical,
+                        Some(32),
+                        V::Aff(base, st),
+                    ) if t == types::I64
+                        && st & 0xFFFF_FFFF == 0
+                        && (st >> 32).unsigned_abs() < 1 << 24 =>
+                    {
+                        let hi = self.b.ins().ushr_imm_u(*base, 32);
+                        let narrow = self.b.ins().ireduce(types::I32, hi);
+                        V::Ext(Ext {
+                            narrow,
+                            nstep: st >> 32,
+                            signed: op == Op::ShiftRightArithmetic,
+                            mul: 1,
+                            add: None,
+                            clamp: None,
+                        })
+                    }
                     (Op::ShiftLeftLogical, Some(c), _) => {
                         let c = c & i64::from(t.bits() - 1);
                         self.mul_const(&x, 1i64 << c, t)?
@@ -3940,6 +3963,26 @@ impl VTx<'_, '_, '_, '_> {
             V::L(l) if cur(self, l[0]) != t => V::L(l.iter().map(|x| self.fit(*x, t)).collect()),
             V::L(_) => v.clone(),
             V::Vec(x) if self.b.func.dfg.value_type(x[0]).lane_type() == t => v.clone(),
+            V::Ext(e) if e.clamp.is_none() && t.bits() <= 32 => {
+                // Narrowed again (`int id; id += get_local_size(0)` widens `id`, adds in 64
+                // bits and truncates): the low bits of `add + mul × ext(n + k × s)` are
+                // `add + mul × (n + k × s)` in the narrow type's wrapping arithmetic,
+                // affine whether or not the narrow lanes wrapped.
+                let n = self.fit(e.narrow, t);
+                let m = if e.mul == 1 {
+                    n
+                } else {
+                    self.b.ins().imul_imm_s(n, e.mul)
+                };
+                let base = match e.add {
+                    Some(a) => {
+                        let a = self.fit(a, t);
+                        self.b.ins().iadd(a, m)
+                    }
+                    None => m,
+                };
+                V::Aff(base, canon(e.mul.wrapping_mul(e.nstep), t))
+            }
             v => {
                 // Vectors of a wider type, widened or clamped indices: lane by lane.
                 let l = self.lanes(v)?;
