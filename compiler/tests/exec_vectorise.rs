@@ -498,6 +498,40 @@ fn widened_then_narrowed_in_spirv_conversions() {
     }
 }
 
+/// Private `float16` and `float8` arrays (64- and 32-byte aligned types) indexed per lane
+/// (ze_peak's unoptimised kernels keep every variable in memory): each lane's copy aligned
+/// as its type asks, though stack slots are aligned to 16 bytes.
+#[test]
+fn private_wide_vectors_aligned_per_lane() {
+    let src = "kernel void k(global const float *a, global float *o, global uint *misaligned) {
+        size_t i = get_global_id(0);
+        float16 v[2];
+        float8 w[3];
+        v[0] = (float16)(a[i]);
+        v[1] = (float16)(a[i] + 1.0f);
+        w[i % 3] = (float8)(a[i] * 2.0f);
+        w[(i + 1) % 3] = (float8)(3.0f);
+        w[(i + 2) % 3] = (float8)(4.0f);
+        float16 x = v[i & 1];
+        float8 y = w[i % 3];
+        o[i] = x.s0 + x.sf + y.s3;
+        misaligned[i] = ((ulong)&v[i & 1] % 64) | ((ulong)&w[i % 3] % 32);
+    }";
+    let items = 37usize;
+    let a = floats(items, 5);
+    let bufs = vec![a.clone(), vec![0; items], vec![u32::MAX; items]];
+    let Some(out) = one_group_row(src, "k", &bufs, &[0, 1, 2], items) else {
+        return;
+    };
+    let a = f(&a);
+    let o = f(&out[1]);
+    for i in 0..items {
+        let x = if i & 1 == 0 { a[i] } else { a[i] + 1.0 };
+        assert_eq!(o[i], x + x + a[i] * 2.0, "o[{i}]");
+        assert_eq!(out[2][i], 0, "alignment of lane {i}'s copies");
+    }
+}
+
 // ---- divergent control flow: masked mode ----------------------------------------------
 
 #[test]

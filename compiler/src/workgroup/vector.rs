@@ -2635,15 +2635,24 @@ impl VTx<'_, '_, '_, '_> {
                         let stride = crate::layout::align_up(l.size.max(1), align);
                         // The lanes' copies of a large private array would not fit the stack.
                         let w = self.w as u64;
-                        if stride * w > 64 * 1024 || align > 16 {
+                        if stride * w > 64 * 1024 || align > 128 {
                             return Err(refuse(format!("private variable of {} bytes", l.size)));
                         }
+                        // Stack slots are aligned to at most 16 bytes: a `float8`'s or
+                        // `float16`'s copies (32 and 64) start at the slot's first address
+                        // so aligned, in room for the padding.
+                        let slot_align = align.min(16);
+                        let pad = align - slot_align;
                         let slot = self.b.create_sized_stack_slot(ir::StackSlotData::new(
                             ir::StackSlotKind::ExplicitSlot,
-                            (stride * w) as u32,
-                            align.trailing_zeros() as u8,
+                            (stride * w + pad) as u32,
+                            slot_align.trailing_zeros() as u8,
                         ));
-                        let base = self.b.ins().stack_addr(types::I64, slot, 0);
+                        let mut base = self.b.ins().stack_addr(types::I64, slot, 0);
+                        if pad > 0 {
+                            let up = self.b.ins().iadd_imm_s(base, pad as i64);
+                            base = self.b.ins().band_imm_s(up, -(align as i64));
+                        }
                         V::Aff(base, stride as i64)
                     }
                 };
