@@ -377,7 +377,7 @@ kernel void k(global atomic_half *g, global half *out) {
             return 0;
         }
         let b = x.to_bits();
-        let e = ((b >> 23) & 0xff) - 127 + 15;
+        let e = ((b >> 23) & 0xff) + 15 - 127;
         (((b >> 16) & 0x8000) | (e << 10) | ((b >> 13) & 0x3ff)) as u16
     };
     let mut want: Vec<u16> = (0..n).map(|i| half((i % 64) as f32 * 0.5 - 8.0)).collect();

@@ -368,14 +368,20 @@ fn widened_then_narrowed_indices_stay_affine() {
     ) else {
         return;
     };
-    let a = f(&a);
-    let sums = f(&out[2]);
+    check_widened_then_narrowed(&a, off, &out[1][..items], &out[2]);
+    check_widened_then_narrowed(&a, off, &out[1][items..], &out[2]);
+}
+
+/// The results of the two widened-then-narrowed tests: each work-item's stepped id, and
+/// the sum of the three floats its stepped local id indexes.
+fn check_widened_then_narrowed(a: &[u32], off: u32, ids: &[u32], sums: &[u32]) {
+    let (a, sums) = (f(a), f(sums));
+    let items = ids.len();
     for i in 0..items {
         let want = (i as i32)
             .wrapping_add(off as i32)
             .wrapping_add(items as i32);
-        assert_eq!(out[1][i] as i32, want, "id of {i}");
-        assert_eq!(out[1][i + 32] as i32, want, "uint id of {i}");
+        assert_eq!(ids[i] as i32, want, "id of {i}");
         assert_eq!(
             sums[i],
             a[i] + a[i + items] + a[i + 2 * items],
@@ -483,19 +489,7 @@ fn widened_then_narrowed_in_spirv_conversions() {
         [0; 3],
         0,
     );
-    let a = f(&a);
-    let sums = f(&bufs[2]);
-    for i in 0..items {
-        let want = (i as i32)
-            .wrapping_add(off as i32)
-            .wrapping_add(items as i32);
-        assert_eq!(bufs[1][i] as i32, want, "id of {i}");
-        assert_eq!(
-            sums[i],
-            a[i] + a[i + items] + a[i + 2 * items],
-            "sum of {i}"
-        );
-    }
+    check_widened_then_narrowed(&a, off, &bufs[1], &bufs[2]);
 }
 
 /// Private `float16` and `float8` arrays (64- and 32-byte aligned types) indexed per lane

@@ -261,14 +261,26 @@ fn half_float_rmw(
         b.ins().store(flags(), new, addr, 0);
         return old;
     }
-    let first = b.ins().atomic_load(types::I16, flags(), addr);
+    let old = cas_loop(b, types::I16, addr, |b, cur| apply(b, cur).1);
+    super::half::from_bits(b, old)
+}
+
+/// A compare-and-swap loop on the `ty` bits at `addr`: `step` makes the new bits from the
+/// current ones, again until a swap succeeds; returns the bits it replaced.
+fn cas_loop(
+    b: &mut FunctionBuilder,
+    ty: ClType,
+    addr: Value,
+    step: impl Fn(&mut FunctionBuilder, Value) -> Value,
+) -> Value {
+    let first = b.ins().atomic_load(ty, flags(), addr);
     let head = b.create_block();
     let done = b.create_block();
-    let cur = b.append_block_param(head, types::I16);
-    let result = b.append_block_param(done, types::I16);
+    let cur = b.append_block_param(head, ty);
+    let result = b.append_block_param(done, ty);
     b.ins().jump(head, &[BlockArg::Value(first)]);
     b.switch_to_block(head);
-    let (_, new) = apply(b, cur);
+    let new = step(b, cur);
     let seen = b.ins().atomic_cas(flags(), addr, cur, new);
     let ok = b.ins().icmp(IntCC::Equal, seen, cur);
     b.ins().brif(
@@ -279,7 +291,7 @@ fn half_float_rmw(
         &[BlockArg::Value(seen)],
     );
     b.switch_to_block(done);
-    super::half::from_bits(b, result)
+    result
 }
 
 /// An atomic load per the lowering (floats through their integer bits).
@@ -415,27 +427,12 @@ pub(crate) fn float_rmw(
         return old;
     }
     let it = int_of(t);
-    let first = b.ins().atomic_load(it, flags(), addr);
-    let head = b.create_block();
-    let done = b.create_block();
-    let cur = b.append_block_param(head, it);
-    let result = b.append_block_param(done, it);
-    b.ins().jump(head, &[BlockArg::Value(first)]);
-    b.switch_to_block(head);
-    let old = b.ins().bitcast(t, MemFlagsData::new(), cur);
-    let new = float_op(b, op, old, v);
-    let new_bits = b.ins().bitcast(it, MemFlagsData::new(), new);
-    let seen = b.ins().atomic_cas(flags(), addr, cur, new_bits);
-    let ok = b.ins().icmp(IntCC::Equal, seen, cur);
-    b.ins().brif(
-        ok,
-        done,
-        &[BlockArg::Value(seen)],
-        head,
-        &[BlockArg::Value(seen)],
-    );
-    b.switch_to_block(done);
-    b.ins().bitcast(t, MemFlagsData::new(), result)
+    let old = cas_loop(b, it, addr, |b, cur| {
+        let old = b.ins().bitcast(t, MemFlagsData::new(), cur);
+        let new = float_op(b, op, old, v);
+        b.ins().bitcast(it, MemFlagsData::new(), new)
+    });
+    b.ins().bitcast(t, MemFlagsData::new(), old)
 }
 
 /// Compare-and-exchange per the lowering; returns the old value (floats compare their bit
