@@ -830,6 +830,22 @@ impl Program {
 
     // ---- typed lookups -----------------------------------------------------------------
 
+    /// The id of type `want` (the lowest, where the module declares it more than once), or
+    /// a new one from `fresh`, declared, for a rewrite that needs a type the module lacks.
+    pub(crate) fn type_id_or_add(&mut self, want: Type, fresh: impl FnOnce() -> Word) -> Word {
+        let existing = self
+            .types
+            .iter()
+            .filter(|(_, t)| **t == want)
+            .map(|(id, _)| *id)
+            .min();
+        existing.unwrap_or_else(|| {
+            let id = fresh();
+            self.types.insert(id, want);
+            id
+        })
+    }
+
     pub fn ty(&self, id: Word) -> Result<&Type> {
         self.types.get(&id).ok_or(CompileError::InvalidId {
             id,

@@ -553,18 +553,8 @@ macro_rules! pown {
             stringify!($w), " readable `i32`s and `out` to ", stringify!($w),
             " writable `f32`s.")]
         pub unsafe extern "C" fn $name(x: *const f32, n: *const i32, out: *mut f32) {
-            // SAFETY: `$w` lanes at each pointer (the caller's promise).
-            let (x, n) = unsafe {
-                (x.cast::<[f32; $w]>().read_unaligned(), n.cast::<[i32; $w]>().read_unaligned())
-            };
-            let r = pown_lanes(x, n, |a, b| {
-                let mut o = [0f32; $w];
-                // SAFETY: `$w` lanes in each array.
-                unsafe { $pow(a.as_ptr(), b.as_ptr(), o.as_mut_ptr()) };
-                o
-            });
-            // SAFETY: the caller passes `$w` writable lanes at `out`.
-            unsafe { out.cast::<[f32; $w]>().write_unaligned(r) }
+            // SAFETY: the caller's lanes; `$pow` runs on every processor.
+            unsafe { pown_entry::<$w>(x, n, out, $pow) }
         }
 
         /// The build [`all`] gives the JIT directly where the processor has its features.
@@ -576,25 +566,40 @@ macro_rules! pown {
             /// As for the entry point, and the processor has the features named.
             #[target_feature(enable = $features)]
             pub unsafe extern "C" fn $build(x: *const f32, n: *const i32, out: *mut f32) {
-                // SAFETY: `$w` lanes at each pointer (the caller's promise).
-                let (x, n) = unsafe {
-                    (
-                        x.cast::<[f32; $w]>().read_unaligned(),
-                        n.cast::<[i32; $w]>().read_unaligned(),
-                    )
-                };
-                let r = pown_lanes(x, n, |a, b| {
-                    let mut o = [0f32; $w];
-                    // SAFETY: `$w` lanes in each array; the processor has the features of
-                    // `pow`'s build (this function's).
-                    unsafe { $pow::$build(a.as_ptr(), b.as_ptr(), o.as_mut_ptr()) };
-                    o
-                });
-                // SAFETY: the caller passes `$w` writable lanes at `out`.
-                unsafe { out.cast::<[f32; $w]>().write_unaligned(r) }
+                // SAFETY: the caller's lanes; the processor has the features of `pow`'s
+                // build (this function's).
+                unsafe { pown_entry::<$w>(x, n, out, $pow::$build) }
             }
         }
     )*};
+}
+
+/// The body of a `pown` entry point of `W` lanes over the `pow` entry point `pow`.
+///
+/// # Safety
+/// `W` lanes readable at `x` and `n`, writable at `out`; the processor can run `pow`.
+#[inline(always)]
+unsafe fn pown_entry<const W: usize>(
+    x: *const f32,
+    n: *const i32,
+    out: *mut f32,
+    pow: unsafe extern "C" fn(*const f32, *const f32, *mut f32),
+) {
+    // SAFETY: `W` lanes at each pointer (the caller's promise).
+    let (x, n) = unsafe {
+        (
+            x.cast::<[f32; W]>().read_unaligned(),
+            n.cast::<[i32; W]>().read_unaligned(),
+        )
+    };
+    let r = pown_lanes(x, n, |a, b| {
+        let mut o = [0f32; W];
+        // SAFETY: `W` lanes in each array; `pow` may run here (the caller's promise).
+        unsafe { pow(a.as_ptr(), b.as_ptr(), o.as_mut_ptr()) };
+        o
+    });
+    // SAFETY: the caller passes `W` writable lanes at `out`.
+    unsafe { out.cast::<[f32; W]>().write_unaligned(r) }
 }
 
 pown! {

@@ -98,29 +98,16 @@ impl Program {
     /// The id of `bool` (`count` 1) or of a vector of `count` booleans, made with an id
     /// from `fresh` where the module has none.
     fn bool_type(&mut self, count: u32, fresh: &mut impl FnMut() -> Word) -> Word {
-        let mut find_or_add = |p: &mut Program, want: Type| {
-            let existing = p
-                .types
-                .iter()
-                .filter(|(_, t)| **t == want)
-                .map(|(id, _)| *id)
-                .min();
-            existing.unwrap_or_else(|| {
-                let id = fresh();
-                p.types.insert(id, want);
-                id
-            })
-        };
-        let scalar = find_or_add(self, Type::Bool);
+        let scalar = self.type_id_or_add(Type::Bool, &mut *fresh);
         if count == 1 {
             return scalar;
         }
-        find_or_add(
-            self,
+        self.type_id_or_add(
             Type::Vector {
                 elem: scalar,
                 count,
             },
+            fresh,
         )
     }
 }

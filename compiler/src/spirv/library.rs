@@ -359,18 +359,7 @@ impl Fresh {
         if let Some(t) = self.pointers.get(&(class, pointee)) {
             return *t;
         }
-        let want = Type::Pointer { class, pointee };
-        let existing = p
-            .types
-            .iter()
-            .filter(|(_, t)| **t == want)
-            .map(|(id, _)| *id)
-            .min();
-        let t = existing.unwrap_or_else(|| {
-            let id = self.id();
-            p.types.insert(id, want);
-            id
-        });
+        let t = p.type_id_or_add(Type::Pointer { class, pointee }, || self.id());
         self.pointers.insert((class, pointee), t);
         t
     }
