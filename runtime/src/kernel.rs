@@ -52,7 +52,8 @@ pub struct Kernel {
     pub program: Arc<Program>,
     /// The build this kernel comes from.
     pub built: Arc<Built>,
-    pub compiled: CompiledKernel,
+    /// Shared with every launch snapshot (a launch clones the `Arc`, not the kernel).
+    pub compiled: Arc<CompiledKernel>,
     args: Mutex<Vec<Option<ArgValue>>>,
 }
 api_type!(Kernel, Kernel);
@@ -69,6 +70,7 @@ impl Kernel {
             .kernel(name)
             .ok_or_else(|| Error::InvalidKernelName(name.to_string()))?
             .clone();
+        let compiled = Arc::new(compiled);
         let nargs = compiled.info.args.len();
         Ok(Self::make(program, built, compiled, vec![None; nargs]))
     }
@@ -76,7 +78,7 @@ impl Kernel {
     fn make(
         program: &Arc<Program>,
         built: Arc<Built>,
-        compiled: CompiledKernel,
+        compiled: Arc<CompiledKernel>,
         args: Vec<Option<ArgValue>>,
     ) -> Arc<Kernel> {
         program.attach_kernel();
@@ -316,7 +318,7 @@ impl Drop for Kernel {
 /// Everything one launch needs, independent of later API calls: the one launch of both
 /// APIs (an OpenCL NDRange, a Level-Zero group count), checked once by [`LaunchData::new`].
 pub struct LaunchData {
-    kernel: CompiledKernel,
+    kernel: Arc<CompiledKernel>,
     args: AlignedBuf,
     local_mem_size: usize,
     /// Keeps the memory objects the argument block points into alive until the launch is
@@ -336,7 +338,7 @@ impl LaunchData {
     /// the device's, a work-item count that fits 64 bits, the stack the work-items need,
     /// and the frames a barrier kernel keeps per work-group.
     pub fn new(
-        kernel: CompiledKernel,
+        kernel: Arc<CompiledKernel>,
         args: AlignedBuf,
         local_mem_size: usize,
         buffers: Vec<Arc<Mem>>,

@@ -33,6 +33,19 @@ fn reserve(size: usize) -> bool {
         .is_ok()
 }
 
+/// Bytes left unused after each allocation the global allocator serves. Its blocks of one
+/// size class lie back to back (mimalloc, the driver library's allocator), so without a gap
+/// a kernel that runs a few bytes past one buffer reads or writes the next one: silently
+/// wrong results, and an overrun checked mode (`FERRITE_CHECK=bounds`) cannot tell from
+/// an access to that other argument. One `float16` fits in the gap.
+const GAP: usize = 64;
+
+/// The layout the global allocator serves for a small allocation of `layout`.
+fn with_gap(layout: Layout) -> Layout {
+    // A size below `LAZY_BYTES` plus 64 cannot overflow `isize`.
+    Layout::from_size_align(layout.size() + GAP, layout.align()).unwrap_or(layout)
+}
+
 /// Allocations of at least this many bytes are mapped pages.
 pub const LAZY_BYTES: usize = 1 << 20;
 /// Mapped allocations of at least this many bytes ask for transparent huge pages
@@ -80,7 +93,7 @@ pub fn alloc_zeroed(layout: Layout) -> *mut u8 {
         p.cast()
     } else {
         // SAFETY: the layout has a non-zero size (checked above).
-        unsafe { std::alloc::alloc_zeroed(layout) }
+        unsafe { std::alloc::alloc_zeroed(with_gap(layout)) }
     }
 }
 
@@ -96,8 +109,9 @@ pub unsafe fn free(ptr: *mut u8, layout: Layout) {
         unsafe { libc::munmap(ptr.cast(), layout.size()) };
         MAPPED.fetch_sub(layout.size() as u64, Ordering::Relaxed);
     } else {
-        // SAFETY: per the caller, `ptr` came from `std::alloc::alloc_zeroed` with `layout`.
-        unsafe { std::alloc::dealloc(ptr, layout) };
+        // SAFETY: per the caller, `ptr` came from `std::alloc::alloc_zeroed` with
+        // `with_gap(layout)`.
+        unsafe { std::alloc::dealloc(ptr, with_gap(layout)) };
     }
 }
 

@@ -48,7 +48,8 @@ struct ArgState {
 
 /// A kernel object: one compiled kernel of a module and its current arguments.
 pub struct ZeKernel {
-    pub compiled: CompiledKernel,
+    /// Shared with every launch snapshot.
+    pub compiled: Arc<CompiledKernel>,
     state: Mutex<ArgState>,
 }
 
@@ -77,7 +78,7 @@ impl ZeKernel {
                 group_size,
                 global_offset: [0; 3],
             }),
-            compiled,
+            compiled: Arc::new(compiled),
         }
     }
 
