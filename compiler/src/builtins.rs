@@ -16,12 +16,20 @@
 //!   by [`vector_all`]);
 //!   where there is none yet, the double function rounded once (see [`math`]);
 //! - conversions with a rounding mode Cranelift lacks ([`convert`]);
-//! - half-precision loads and stores (`vload_half`, `vstore_half_r*`);
+//! - half-precision loads and stores (`vload_half`, `vstore_half_r*`), and the
+//!   vectoriser's whole-vector half conversions by F16C ([`half_lanes`], listed by
+//!   [`half_lanes::all`]);
 //! - `printf` ([`crate::printf`]);
 //! - the address-space lookup of explicit generic casts ([`crate::spaces`]);
 //! - image reads, writes and sampling ([`image`]).
 
 pub mod convert;
+#[expect(
+    unsafe_code,
+    reason = "the half conversion entry points read and write the lanes JIT code points \
+              at, with F16C intrinsics (called only after the processor was checked)"
+)]
+pub mod half_lanes;
 #[expect(
     unsafe_code,
     reason = "the image library reads and writes the pixels an image argument's descriptor \

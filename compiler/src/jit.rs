@@ -111,7 +111,10 @@ pub fn new_recorded(isa: OwnedTargetIsa) -> Result<(JITModule, Ranges), CompileE
     for bi in builtins::all() {
         b.symbol(bi.name, bi.addr);
     }
-    for vb in builtins::vector_all() {
+    for vb in builtins::vector_all()
+        .into_iter()
+        .chain(builtins::half_lanes::all())
+    {
         b.symbol(vb.name, vb.addr);
     }
     for (name, addr) in crate::check::symbols() {

@@ -351,3 +351,60 @@ fn vectorised_kernels_keep_half_results() {
         assert_eq!(w[i], packed + 1, "as_uint(half2) and back at {i}");
     }
 }
+
+const MOVES: &str = r#"
+    #pragma OPENCL EXTENSION cl_khr_fp16 : enable
+    kernel void moves(global const half *x, global half *y, global const uint *f,
+                      global half *z) {
+        size_t i = get_global_id(0);
+        y[i] = x[i];
+        z[i] = (half)as_float(f[i]);
+    }"#;
+
+/// Consecutive half loads and stores (whole vectors: by F16C where the processor has
+/// it, `builtins/half_lanes.rs`, else inline) move every half bit for bit, signalling
+/// NaNs included, and store NaN floats converted to half as the scalar code does (quiet,
+/// sign, the top 10 payload bits, a low bit for any lower one).
+#[test]
+fn vectorised_half_moves_keep_every_bit() {
+    let Some(k) = kernel(MOVES, "moves") else {
+        return;
+    };
+    assert!(k.handler.lanes > 1, "{}", k.handler.note);
+    let n = 1usize << 16;
+    let mut x: Vec<u16> = (0..=u16::MAX).collect();
+    let mut y = vec![0u16; n];
+    // NaN floats of both signs, quiet and signalling, with low payload bits or not;
+    // between them halves' floats and values that round.
+    let mut next = xorshift(0x9e37_79b9);
+    let mut f: Vec<u32> = (0..n)
+        .map(|i| match i % 4 {
+            0 => 0x7f80_0000 | (next() & 0x7f_ffff).max(1),
+            1 => 0xff80_0000 | (next() & 0x7f_ffff).max(1),
+            2 => h2f(next() as u16 & 0x7bff).to_bits(),
+            _ => next() & 0x477f_ffff,
+        })
+        .collect();
+    let mut z = vec![0u16; n];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut x)
+        .buf(1, &mut y)
+        .buf(2, &mut f)
+        .buf(3, &mut z);
+    run1(&k, &args, n as u64, 64);
+    for (i, (&h, &g)) in x.iter().zip(&y).enumerate() {
+        assert_eq!(g, h, "half {i:#06x} moved");
+    }
+    for (&b, &g) in f.iter().zip(&z) {
+        let v = f32::from_bits(b);
+        let want = if v.is_nan() {
+            // The conversion quiets a signalling NaN, as IEEE 754 asks.
+            let abs = (b | 0x0040_0000) & 0x7fff_ffff;
+            ((b >> 16) & 0x8000 | 0x7c00 | (abs >> 13) & 0x3ff | u32::from(abs & 0x1fff != 0))
+                as u16
+        } else {
+            f2h(f64::from(v), 0)
+        };
+        assert_eq!(g, want, "(half){v:e} ({b:#010x})");
+    }
+}

@@ -2136,7 +2136,7 @@ impl VTx<'_, '_, '_, '_> {
                     }
                 }
                 let v = match (self.bounds_guard(ptr, &pv, bytes, false)?, pv) {
-                    (None, pv) if half && n == 1 => match self.half_load_consecutive(&pv) {
+                    (None, pv) if half && n == 1 => match self.half_load_consecutive(&pv)? {
                         Some(v) => return self.set(inst, t, v),
                         None => self.load_through(pv, n, lt)?,
                     },
@@ -3687,6 +3687,27 @@ impl VTx<'_, '_, '_, '_> {
         })
     }
 
+    /// The function reference of the vector entry point `vb` (pointer arguments only).
+    pub(super) fn vector_entry_ref(
+        &mut self,
+        vb: &crate::builtins::vector::VectorBuiltin,
+    ) -> Result<ir::FuncRef> {
+        if let Some(r) = self.builtin_refs.get(vb.name) {
+            return Ok(*r);
+        }
+        let r = match self.env.as_deref_mut() {
+            Some(env) => env.vector_builtin_ref(self.b.func, vb)?,
+            None => {
+                let mut sig = Signature::new(CallConv::SystemV);
+                sig.params
+                    .extend((0..vb.inputs + vb.outputs).map(|_| AbiParam::new(types::I64)));
+                self.scratch_import(vb.name, sig)
+            }
+        };
+        self.builtin_refs.insert(vb.name, r);
+        Ok(r)
+    }
+
     /// A math built-in that is a call (`codegen/extinst.rs`): one call per lane, or one
     /// for a uniform argument list, to the function the scalar code calls.
     fn math_call(&mut self, inst: &Instruction, base: &str, t: ir::Type) -> Result<()> {
@@ -3751,22 +3772,7 @@ impl VTx<'_, '_, '_, '_> {
         } else if let Some(vb) = whole {
             // One call for the four lanes (`builtins/vector.rs`): the arguments and the
             // result pass through a stack slot.
-            let fref = match self.builtin_refs.get(vb.name) {
-                Some(r) => *r,
-                None => {
-                    let r = match self.env.as_deref_mut() {
-                        Some(env) => env.vector_builtin_ref(self.b.func, &vb)?,
-                        None => {
-                            let mut sig = Signature::new(CallConv::SystemV);
-                            sig.params
-                                .extend((0..vb.inputs + 1).map(|_| AbiParam::new(types::I64)));
-                            self.scratch_import(vb.name, sig)
-                        }
-                    };
-                    self.builtin_refs.insert(vb.name, r);
-                    r
-                }
-            };
+            let fref = self.vector_entry_ref(&vb)?;
             // Each argument's lanes, then the result's, `4 × w` bytes each.
             let row = 4 * self.w as i32;
             let slot = self.b.create_sized_stack_slot(ir::StackSlotData::new(

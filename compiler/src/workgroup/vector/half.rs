@@ -5,10 +5,11 @@
 //! back four lanes at a time.
 
 use super::{refuse, VTx, V};
+use crate::builtins::half_lanes;
 use crate::codegen::half;
 use crate::codegen::Result;
 use crate::spirv::Type;
-use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{self, types, InstBuilder, MemFlagsData, Value};
 use rspirv::dr::Instruction;
 use rspirv::spirv::Word;
 
@@ -131,28 +132,53 @@ impl VTx<'_, '_, '_, '_> {
         }
     }
 
-    /// The halves of consecutive lanes through `pv` (lane k's at `base + 2k`), loaded four
-    /// at a time (`uload16x4`) and widened, if every lane runs and the access is known
-    /// consecutive; `None` for any other access (the lane-by-lane path takes it).
-    pub(super) fn half_load_consecutive(&mut self, pv: &V) -> Option<V> {
+    /// The halves of consecutive lanes through `pv` (lane k's at `base + 2k`), loaded and
+    /// widened a vector at a time (one call to an F16C entry point, `builtins/half_lanes.rs`,
+    /// else `uload16x4` and the inline widening four lanes at a time), if every lane runs
+    /// and the access is known consecutive; `None` for any other access (the lane-by-lane
+    /// path takes it).
+    pub(super) fn half_load_consecutive(&mut self, pv: &V) -> Result<Option<V>> {
         if !self.all_lanes() {
-            return None;
+            return Ok(None);
         }
         let Some((a, None)) = self.consecutive(pv, 2) else {
-            return None;
+            return Ok(None);
         };
+        if let Some(e) = half_lanes::lookup(true, self.w as u32) {
+            let f = self.vector_entry_ref(&e)?;
+            let slot = self.lanes_slot();
+            let out = self.b.ins().stack_addr(types::I64, slot, 0);
+            self.b.ins().call(f, &[a, out]);
+            let parts = (0..self.w / 4)
+                .map(|j| {
+                    self.b
+                        .ins()
+                        .stack_load(types::I64, types::F32X4, slot, 16 * j as i32)
+                })
+                .collect();
+            return Ok(Some(V::Vec(parts)));
+        }
         let parts = (0..self.w / 4)
             .map(|j| {
                 let bits = self.b.ins().uload16x4(MemFlagsData::new(), a, 8 * j as i32);
                 half::from_bits(self.b, bits)
             })
             .collect();
-        Some(V::Vec(parts))
+        Ok(Some(V::Vec(parts)))
     }
 
-    /// Store the halves `v` to consecutive lanes through `pv`, eight at a time, on the
-    /// same conditions as [`Self::half_load_consecutive`]; `false` if they do not hold
-    /// (nothing is stored).
+    /// A stack slot for the `f32` lanes of one vector (`4 × w` bytes).
+    fn lanes_slot(&mut self) -> ir::StackSlot {
+        self.b.create_sized_stack_slot(ir::StackSlotData::new(
+            ir::StackSlotKind::ExplicitSlot,
+            4 * self.w as u32,
+            4,
+        ))
+    }
+
+    /// Store the halves `v` to consecutive lanes through `pv` (narrowed by one call to
+    /// an F16C entry point, else inline and eight at a time), on the same conditions as
+    /// [`Self::half_load_consecutive`]; `false` if they do not hold (nothing is stored).
     pub(super) fn half_store_consecutive(&mut self, pv: &V, v: &V) -> Result<bool> {
         if !self.all_lanes() || matches!(v, V::Comp(_)) {
             return Ok(false);
@@ -160,6 +186,17 @@ impl VTx<'_, '_, '_, '_> {
         let Some((a, None)) = self.consecutive(pv, 2) else {
             return Ok(false);
         };
+        if let Some(e) = half_lanes::lookup(false, self.w as u32) {
+            let parts = self.vector(v, types::F32)?;
+            let f = self.vector_entry_ref(&e)?;
+            let slot = self.lanes_slot();
+            for (j, p) in parts.into_iter().enumerate() {
+                self.b.ins().stack_store(types::I64, p, slot, 16 * j as i32);
+            }
+            let src = self.b.ins().stack_addr(types::I64, slot, 0);
+            self.b.ins().call(f, &[src, a]);
+            return Ok(true);
+        }
         let parts = self.vector(v, types::F32)?;
         let bits = self.map1(&parts, half::to_bits);
         let flags = MemFlagsData::new();
