@@ -355,16 +355,21 @@ fn vectorised_kernels_keep_half_results() {
 const MOVES: &str = r#"
     #pragma OPENCL EXTENSION cl_khr_fp16 : enable
     kernel void moves(global const half *x, global half *y, global const uint *f,
-                      global half *z) {
+                      global half *z, global const half *m, global half *p,
+                      global half *q) {
         size_t i = get_global_id(0);
         y[i] = x[i];
         z[i] = (half)as_float(f[i]);
+        p[i] = x[i] * m[i];
+        q[i] = x[i] + m[i];
     }"#;
 
 /// Consecutive half loads and stores (whole vectors: by F16C where the processor has
 /// it, `builtins/half_lanes.rs`, else inline) move every half bit for bit, signalling
 /// NaNs included, and store NaN floats converted to half as the scalar code does (quiet,
-/// sign, the top 10 payload bits, a low bit for any lower one).
+/// sign, the top 10 payload bits, a low bit for any lower one); products and sums stored
+/// straight away (narrowed from `f32` unrounded where F16C rounds them) are the
+/// correctly rounded halves, subnormal, overflowing and tied ones included.
 #[test]
 fn vectorised_half_moves_keep_every_bit() {
     let Some(k) = kernel(MOVES, "moves") else {
@@ -386,12 +391,27 @@ fn vectorised_half_moves_keep_every_bit() {
         })
         .collect();
     let mut z = vec![0u16; n];
+    let mut m: Vec<u16> = (0..n).map(|_| next() as u16).collect();
+    let (mut pr, mut sm) = (vec![0u16; n], vec![0u16; n]);
     let mut args = Args::new(&k.info);
     args.buf(0, &mut x)
         .buf(1, &mut y)
         .buf(2, &mut f)
-        .buf(3, &mut z);
+        .buf(3, &mut z)
+        .buf(4, &mut m)
+        .buf(5, &mut pr)
+        .buf(6, &mut sm);
     run1(&k, &args, n as u64, 64);
+    for i in 0..n {
+        let (a, b) = (f64::from(h2f(x[i])), f64::from(h2f(m[i])));
+        for (got, exact, op) in [(pr[i], a * b, "*"), (sm[i], a + b, "+")] {
+            if exact.is_nan() {
+                assert!(h2f(got).is_nan(), "{a:e} {op} {b:e}: {got:#06x}");
+            } else {
+                assert!(same(got, f2h(exact, 0)), "{a:e} {op} {b:e}: {got:#06x}");
+            }
+        }
+    }
     for (i, (&h, &g)) in x.iter().zip(&y).enumerate() {
         assert_eq!(g, h, "half {i:#06x} moved");
     }

@@ -101,10 +101,10 @@ mod x86 {
     pub unsafe fn narrow8(src: *const f32, dst: *mut u16) {
         // SAFETY: per the caller, 32 readable bytes at `src` and 16 writable at `dst`.
         unsafe {
-            // Two 16-byte loads: JIT code has just stored the lanes 16 bytes at a time,
-            // and a 32-byte load of two such stores would wait for them to retire
-            // instead of taking their data directly.
-            let x = _mm256_loadu2_m128(src.add(4), src);
+            // Two 16-byte loads (`F8::load_ptr`): JIT code has just stored the lanes 16
+            // bytes at a time, and a 32-byte load of two such stores would wait for them
+            // to retire instead of taking their data directly.
+            let x = super::super::simd::F8::load_ptr(src).0;
             let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(x);
             _mm_storeu_si128(dst.cast(), h);
             let abs = _mm256_and_si256(_mm256_castps_si256(x), _mm256_set1_epi32(0x7fff_ffff));

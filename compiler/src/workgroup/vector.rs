@@ -368,6 +368,10 @@ struct VTx<'a, 'b, 'p, 'e> {
     inp: &'a Inputs<'a>,
     plan: &'p Plan,
     vals: HashMap<Word, V>,
+    /// Half results of `f32` arithmetic as computed, before [`Self::set`] rounded them:
+    /// a store that narrows by F16C rounds them itself (`vector/half.rs`), and the
+    /// rounding, then unused, is dropped by Cranelift.
+    unrounded: HashMap<Word, V>,
     /// Known integer constants (for multiplication of affine values).
     consts: HashMap<Word, i64>,
     /// Constants materialised in the current block (dropped at the next block, which
@@ -769,6 +773,7 @@ fn translate<'a, 'p, 'e>(
         inp,
         plan,
         vals: HashMap::new(),
+        unrounded: HashMap::new(),
         consts: HashMap::new(),
         block_consts: Vec::new(),
         tys: HashMap::new(),
@@ -1256,6 +1261,9 @@ impl VTx<'_, '_, '_, '_> {
         let rt = result_type(inst)?;
         // A half computed in `f32` is rounded back once, as in the scalar code.
         let v = if crate::codegen::half::rounds(inst) && crate::codegen::half::is_half(self.p, rt) {
+            if self.arithmetic_f32_lanes(inst, &v) {
+                self.unrounded.insert(id, v.clone());
+            }
             self.half_round(v)?
         } else {
             v
@@ -2169,7 +2177,10 @@ impl VTx<'_, '_, '_, '_> {
                 // Halves are stored as their 16 bits.
                 if crate::codegen::half::is_half(p, self.type_of_id(val_id)?) {
                     // (Checked mode guards each access: the general path below.)
-                    if !crate::check::mode().any() && self.half_store_consecutive(&pv, &v)? {
+                    let unrounded = self.unrounded.get(&val_id).cloned();
+                    if !crate::check::mode().any()
+                        && self.half_store_consecutive(&pv, &v, unrounded)?
+                    {
                         return Ok(());
                     }
                     v = self.half_narrow(&v)?;

@@ -176,10 +176,41 @@ impl VTx<'_, '_, '_, '_> {
         ))
     }
 
+    /// Whether `inst`'s half result `v`, computed in `f32` lanes, may be narrowed unrounded
+    /// (see `unrounded`): arithmetic, whose results the processor never makes signalling
+    /// NaNs (a conversion of a signalling NaN float is quieted by the rounding, which
+    /// F16C's narrowing would not repeat), in `f32x4` parts.
+    pub(super) fn arithmetic_f32_lanes(&self, inst: &Instruction, v: &V) -> bool {
+        use rspirv::spirv::{Op, OpenclStd100Op as E};
+        let arithmetic = match inst.class.opcode {
+            Op::FAdd | Op::FSub | Op::FMul | Op::FDiv => true,
+            Op::ExtInst => matches!(
+                inst.operands.get(1),
+                Some(rspirv::dr::Operand::LiteralExtInstInteger(n))
+                    if matches!(E::from_u32(*n), Some(E::fma | E::mad))
+            ),
+            _ => false,
+        };
+        let f32_parts = match v {
+            V::Vec(parts) => parts
+                .iter()
+                .all(|x| self.b.func.dfg.value_type(*x) == types::F32X4),
+            _ => false,
+        };
+        arithmetic && f32_parts
+    }
+
     /// Store the halves `v` to consecutive lanes through `pv` (narrowed by one call to
     /// an F16C entry point, else inline and eight at a time), on the same conditions as
     /// [`Self::half_load_consecutive`]; `false` if they do not hold (nothing is stored).
-    pub(super) fn half_store_consecutive(&mut self, pv: &V, v: &V) -> Result<bool> {
+    /// `unrounded`: `v` before its rounding to half (`f32` arithmetic), which F16C's
+    /// narrowing rounds the same way (to nearest even, overflow to infinity) on its own.
+    pub(super) fn half_store_consecutive(
+        &mut self,
+        pv: &V,
+        v: &V,
+        unrounded: Option<V>,
+    ) -> Result<bool> {
         if !self.all_lanes() || matches!(v, V::Comp(_)) {
             return Ok(false);
         }
@@ -187,7 +218,7 @@ impl VTx<'_, '_, '_, '_> {
             return Ok(false);
         };
         if let Some(e) = half_lanes::lookup(false, self.w as u32) {
-            let parts = self.vector(v, types::F32)?;
+            let parts = self.vector(unrounded.as_ref().unwrap_or(v), types::F32)?;
             let f = self.vector_entry_ref(&e)?;
             let slot = self.lanes_slot();
             for (j, p) in parts.into_iter().enumerate() {
