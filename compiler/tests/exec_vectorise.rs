@@ -9,6 +9,7 @@
 mod harness;
 
 use harness::{run, spvasm, Args, Kernel, TestModule};
+use std::ops::BitXor;
 
 fn assert_vectorised(k: &Kernel) {
     assert!(
@@ -2334,6 +2335,219 @@ fn sub_group_operations_between_work_group_barriers() {
                     );
                 }
             }
+        }
+    }
+}
+
+/// `char`/`uchar`/`short`/`ushort` lanes moved in bulk (`vector/small_ints.rs`):
+/// consecutive loads and stores, wrapping arithmetic, shifts by uniform amounts (beyond
+/// the width too: taken modulo it), conversions to and from `int` and `float` with and
+/// without saturation and rounding modes, truncations, and a divergent store; byte for byte
+/// with the scalar reference at every width, and with a host model of a few lanes.
+#[test]
+fn small_integers_move_as_vectors() {
+    let src = "kernel void k(global const uchar *u8, global const char *s8,
+                             global const ushort *u16, global const short *s16,
+                             global uchar *o8, global short *o16, global int *oi,
+                             global float *of, int sh) {
+        size_t i = get_global_id(0);
+        uchar a = u8[i];
+        char b = s8[i];
+        ushort c = u16[i];
+        short d = s16[i];
+        o8[4 * i] = convert_uchar_sat(a * 1.5f + b);
+        o8[4 * i + 1] = (uchar)(a + b * 3) ^ (uchar)sh;
+        o8[4 * i + 2] = (uchar)(b >> (sh & 15)) | (a << 1);
+        o8[4 * i + 3] = (uchar)convert_char_sat_rte(d * 0.01f);
+        o16[2 * i] = (short)(c * 3 - d) & (short)0x7ff7;
+        o16[2 * i + 1] = (short)(d >> sh) + (short)(c >> sh);
+        oi[2 * i] = (int)b + (int)d + (int)c * 2;
+        oi[2 * i + 1] = convert_int(convert_ushort_rtp(c * 0.37f));
+        of[i] = (float)b + (float)c - (float)d * 0.5f;
+    }
+    kernel void st(global const short *s16, global short *o16, global char *o8) {
+        size_t i = get_global_id(0);
+        short d = s16[i];
+        o16[i] = d * 5;
+        o8[i] = (char)(d >> 3);
+        if (d & 1)
+            o8[i] = (char)d;
+    }";
+    // Not a multiple of 16: the scalar loop finishes each row.
+    let items = 1000usize;
+    let words = |n: usize, seed: u32| -> Vec<u32> {
+        let mut s = seed;
+        (0..n)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 17;
+                s ^= s << 5;
+                s
+            })
+            .collect()
+    };
+    let bufs = vec![
+        words(items / 4 + 1, 3),
+        words(items / 4 + 1, 5),
+        words(items / 2 + 1, 7),
+        words(items / 2 + 1, 11),
+        vec![0; items],
+        vec![0; items],
+        vec![0; 2 * items],
+        vec![0; items],
+    ];
+    for sh in [1u32, 3, 9, 17] {
+        let Some(out) = differential(
+            src,
+            "k",
+            &bufs,
+            &[0, 1, 2, 3, 4, 5, 6, 7],
+            &[(8, sh)],
+            [items as u64, 1],
+            [100, 1],
+        ) else {
+            return;
+        };
+        let byte = |b: &Vec<u32>, i: usize| (b[i / 4] >> (8 * (i % 4))) as u8;
+        let half = |b: &Vec<u32>, i: usize| (b[i / 2] >> (16 * (i % 2))) as u16;
+        for i in 0..items {
+            let a = byte(&bufs[0], i);
+            let b = byte(&bufs[1], i) as i8;
+            let c = half(&bufs[2], i);
+            let d = half(&bufs[3], i) as i16;
+            let sat = (f32::from(a) * 1.5 + f32::from(b)).clamp(0.0, 255.0) as u8;
+            assert_eq!(byte(&out[4], 4 * i), sat, "convert_uchar_sat at {i}");
+            let wrap = a.wrapping_add((b as u8).wrapping_mul(3)) ^ sh as u8;
+            assert_eq!(byte(&out[4], 4 * i + 1), wrap, "wrapping uchar at {i}");
+            let s16 = (c.wrapping_mul(3) as i16).wrapping_sub(d) & 0x7ff7;
+            assert_eq!(half(&out[5], 2 * i) as i16, s16, "short arithmetic at {i}");
+            let ints = i32::from(b) + i32::from(d) + i32::from(c) * 2;
+            assert_eq!(out[6][2 * i] as i32, ints, "widened to int at {i}");
+            let fl = f32::from(b) + f32::from(c) - f32::from(d) * 0.5;
+            assert_eq!(f32::from_bits(out[7][i]), fl, "to float at {i}");
+        }
+    }
+    let bufs = vec![
+        words(items / 2 + 1, 13),
+        vec![0; items / 2],
+        vec![0; items / 4],
+    ];
+    let Some(out) = differential(
+        src,
+        "st",
+        &bufs,
+        &[0, 1, 2],
+        &[],
+        [items as u64, 1],
+        [items as u64, 1],
+    ) else {
+        return;
+    };
+    for i in 0..items {
+        let d = (bufs[0][i / 2] >> (16 * (i % 2))) as i16;
+        assert_eq!((out[1][i / 2] >> (16 * (i % 2))) as i16, d.wrapping_mul(5));
+        let want = if d & 1 != 0 { d as i8 } else { (d >> 3) as i8 };
+        assert_eq!((out[2][i / 4] >> (8 * (i % 4))) as i8, want, "store at {i}");
+    }
+}
+
+/// 16- and 8-bit arithmetic straight in SPIR-V (what LLVM leaves when it narrows `short`
+/// and `char` operations): shifts by a uniform amount at and beyond the width (taken
+/// modulo it, as the scalar shifts), arithmetic shifts of negative lanes, multiply and add
+/// wrapping in 16 bits, a truncation to 8 bits and a widening back.
+const NARROW_OPS: &str = "
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Int64
+               OpCapability Int16
+               OpCapability Int8
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k \"k\" %gid
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %gid Constant
+       %void = OpTypeVoid
+      %ulong = OpTypeInt 64 0
+     %ushort = OpTypeInt 16 0
+      %uchar = OpTypeInt 8 0
+    %v3ulong = OpTypeVector %ulong 3
+     %ptr_in = OpTypePointer Input %v3ulong
+      %ptr_s = OpTypePointer CrossWorkgroup %ushort
+      %ptr_c = OpTypePointer CrossWorkgroup %uchar
+      %c1001 = OpConstant %ushort 1001
+    %ulong_1 = OpConstant %ulong 1
+        %gid = OpVariable %ptr_in Input
+         %fn = OpTypeFunction %void %ptr_s %ptr_s %ptr_c %ushort
+          %k = OpFunction %void None %fn
+          %x = OpFunctionParameter %ptr_s
+          %o = OpFunctionParameter %ptr_s
+          %c = OpFunctionParameter %ptr_c
+         %sh = OpFunctionParameter %ushort
+      %entry = OpLabel
+         %g3 = OpLoad %v3ulong %gid
+          %g = OpCompositeExtract %ulong %g3 0
+         %px = OpInBoundsPtrAccessChain %ptr_s %x %g
+          %v = OpLoad %ushort %px
+         %sa = OpShiftRightArithmetic %ushort %v %sh
+         %sl = OpShiftRightLogical %ushort %v %sh
+         %ll = OpShiftLeftLogical %ushort %v %sh
+         %m = OpIMul %ushort %v %c1001
+         %s1 = OpIAdd %ushort %sa %sl
+         %s2 = OpBitwiseXor %ushort %s1 %ll
+         %s3 = OpISub %ushort %s2 %m
+         %g2 = OpShiftLeftLogical %ulong %g %ulong_1
+         %po = OpInBoundsPtrAccessChain %ptr_s %o %g2
+               OpStore %po %s3
+         %t8 = OpUConvert %uchar %sa
+         %n8 = OpShiftRightArithmetic %uchar %t8 %sh
+         %pc = OpInBoundsPtrAccessChain %ptr_c %c %g
+               OpStore %pc %n8
+         %w = OpSConvert %ushort %n8
+         %g1 = OpIAdd %ulong %g2 %ulong_1
+        %po1 = OpInBoundsPtrAccessChain %ptr_s %o %g1
+               OpStore %po1 %w
+               OpReturn
+               OpFunctionEnd
+";
+
+#[test]
+fn narrow_integer_arithmetic_in_spirv() {
+    let Some(spv) = spvasm(NARROW_OPS) else {
+        return;
+    };
+    let m = TestModule::new(&spv);
+    let k = m.kernel("k");
+    assert_vectorised(&k);
+    let items = 100usize;
+    let mut s = 0x1234_5678u32;
+    let x: Vec<u16> = (0..items)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            s as u16
+        })
+        .collect();
+    for sh in [0u16, 3, 7, 8, 15, 16, 17, 21] {
+        let mut xs = x.clone();
+        let mut o = vec![0u16; 2 * items];
+        let mut c = vec![0u8; items];
+        let mut args = Args::new(&k.info);
+        args.buf(0, &mut xs)
+            .buf(1, &mut o)
+            .buf(2, &mut c)
+            .val(3, sh);
+        run(&k, &args, 1, [items as u64, 1, 1], [50, 1, 1], [0; 3], 0);
+        for (i, &v) in x.iter().enumerate() {
+            let s16 = u32::from(sh % 16);
+            let sa = ((v as i16) >> s16) as u16;
+            let want = sa
+                .wrapping_add(v >> s16)
+                .bitxor(v << s16)
+                .wrapping_sub(v.wrapping_mul(1001));
+            assert_eq!(o[2 * i], want, "16-bit lanes at {i}, shift {sh}");
+            let n8 = (sa as u8 as i8) >> (sh % 8);
+            assert_eq!(c[i], n8 as u8, "8-bit lanes at {i}, shift {sh}");
+            assert_eq!(o[2 * i + 1], n8 as i16 as u16, "widened at {i}, shift {sh}");
         }
     }
 }

@@ -67,6 +67,7 @@ mod image;
 mod linear;
 mod narrow;
 mod rows;
+mod small_ints;
 pub mod steps;
 mod subgroup;
 pub mod width;
@@ -256,6 +257,9 @@ enum V {
     Comp(Vec<V>),
     /// A loaded builtin vector (only its components are used).
     Builtin(BuiltIn),
+    /// An 8- or 16-bit integer (the type) in `i32x4` parts, lanes `4j .. 4j + 4` in the
+    /// `j`-th, zero-extended (`vector/small_ints.rs`).
+    Zext(Vec<Value>, ir::Type),
 }
 
 /// Lane `k` is `add + mul × ext(narrow + k × nstep)`, `ext` the zero or sign extension of
@@ -1306,6 +1310,10 @@ impl VTx<'_, '_, '_, '_> {
                 self.ext_at(e, n)
             }
             V::Clamped(c) => self.clamped_lane(c, k),
+            V::Zext(x, t) => {
+                let l = self.b.ins().extractlane(x[k / 4], (k % 4) as u8);
+                self.b.ins().ireduce(*t, l)
+            }
             V::Builtin(_) => return Err(refuse("builtin vector used whole")),
             V::Comp(_) => return Err(refuse("an OpenCL vector used as a scalar")),
         })
@@ -1315,6 +1323,12 @@ impl VTx<'_, '_, '_, '_> {
     fn load(&mut self, pv: V, t: ir::Type) -> Result<V> {
         let flags = MemFlagsData::new();
         let size = i64::from(t.bytes());
+        if small_ints::small(t) && self.all_lanes() && !matches!(pv, V::U(_)) {
+            if let Some((a, None)) = self.consecutive(&pv, size) {
+                let parts = self.zext_load(a, t);
+                return Ok(V::Zext(parts, t));
+            }
+        }
         let vt = vec_of(t);
         let fast = match (&pv, vt) {
             (V::U(_), _) | (_, None) => None,
@@ -1488,6 +1502,14 @@ impl VTx<'_, '_, '_, '_> {
     fn store(&mut self, pv: &V, v: &V, t: ir::Type) -> Result<()> {
         let flags = MemFlagsData::new();
         let size = i64::from(t.bytes());
+        if let (V::Zext(parts, _), false) = (v, matches!(pv, V::U(_))) {
+            if self.all_lanes() {
+                if let Some((a, None)) = self.consecutive(pv, size) {
+                    self.zext_store(parts, a, t);
+                    return Ok(());
+                }
+            }
+        }
         let fast = match (pv, vec_of(t)) {
             (V::U(_), _) | (_, None) => None,
             (_, Some(_)) => self.consecutive(pv, size),
@@ -2327,6 +2349,14 @@ impl VTx<'_, '_, '_, '_> {
                     x
                 } else if td.bits() < ts.bits() {
                     self.truncate(&x, td)?
+                } else if let (V::Zext(parts, _), true) = (&x, td.bits() <= 32) {
+                    // `char`/`short` lanes widened: as they are, or sign-extended.
+                    let wide = self.zext_as_i32(parts, ts, signed);
+                    if td == types::I32 {
+                        V::Vec(wide)
+                    } else {
+                        self.zext_of(&wide, td)
+                    }
                 } else if let (V::Aff(base, step), Shape::Affine(_)) =
                     (&x, self.plan.shapes.shape(result_id(inst)?))
                 {
@@ -2358,7 +2388,7 @@ impl VTx<'_, '_, '_, '_> {
                 let v = match (self.consts.get(&ai).copied(), self.consts.get(&bi).copied()) {
                     (_, Some(c)) => self.mul_const(&a, c, t)?,
                     (Some(c), _) => self.mul_const(&b, c, t)?,
-                    _ => self.binary(&a, &b, t, |b, x, y| b.ins().imul(x, y))?,
+                    _ => self.low_bits_binary(&a, &b, t, |b, x, y| b.ins().imul(x, y))?,
                 };
                 self.set(inst, t, v)
             }
@@ -2417,6 +2447,7 @@ impl VTx<'_, '_, '_, '_> {
                         self.mul_const(&x, 1i64 << c, t)?
                     }
                     (_, _, V::U(v)) => V::U(shift(self.b, *v)),
+                    (_, _, V::Zext(parts, _)) => self.zext_shift(parts, t, y, op),
                     _ if vec_of(t).is_some() => {
                         let v = self.vector(&x, t)?;
                         V::Vec(self.map1(&v, shift))
@@ -2461,9 +2492,13 @@ impl VTx<'_, '_, '_, '_> {
                     }
                 }
                 let v = match inst.class.opcode {
-                    Op::BitwiseAnd => self.binary(&a, &b, t, |b, x, y| b.ins().band(x, y))?,
-                    Op::BitwiseOr => self.binary(&a, &b, t, |b, x, y| b.ins().bor(x, y))?,
-                    _ => self.binary(&a, &b, t, |b, x, y| b.ins().bxor(x, y))?,
+                    Op::BitwiseAnd => {
+                        self.low_bits_binary(&a, &b, t, |b, x, y| b.ins().band(x, y))?
+                    }
+                    Op::BitwiseOr => {
+                        self.low_bits_binary(&a, &b, t, |b, x, y| b.ins().bor(x, y))?
+                    }
+                    _ => self.low_bits_binary(&a, &b, t, |b, x, y| b.ins().bxor(x, y))?,
                 };
                 self.set(inst, t, v)
             }
@@ -2944,6 +2979,12 @@ impl VTx<'_, '_, '_, '_> {
                         let v = self.vector(&x, ts)?;
                         V::Vec(self.map1(&v, |b, v| cvt(b, types::F32X4, v)))
                     }
+                    // `char`/`short` lanes: in range of `int` either way, so a signed
+                    // conversion of their 32-bit extensions.
+                    V::Zext(parts, _) if t == types::F32 => {
+                        let v = self.zext_as_i32(&parts, ts, signed);
+                        V::Vec(self.map1(&v, |b, v| b.ins().fcvt_from_sint(types::F32X4, v)))
+                    }
                     // Narrow integers widened to 32 bits first, as the scalar code.
                     x => self.per_lane(&x, t, move |b, v| {
                         let v = match (b.func.dfg.value_type(v).bits() < 32, signed) {
@@ -2968,6 +3009,11 @@ impl VTx<'_, '_, '_, '_> {
                 let signed = inst.class.opcode == Op::ConvertFToS;
                 let x = self.val(x_id)?;
                 let effects = inst.effects;
+                if small_ints::small(t) && self.ty(x_id)? == types::F32 {
+                    if let Some(v) = self.float_to_small(&x, t, signed, effects)? {
+                        return self.set(inst, t, v);
+                    }
+                }
                 let v = self.per_lane(&x, t, move |b, v| {
                     convert::float_to_int(b, v, t, t.bits(), signed, effects)
                 })?;
@@ -3989,6 +4035,13 @@ impl VTx<'_, '_, '_, '_> {
             V::L(l) if cur(self, l[0]) != t => V::L(l.iter().map(|x| self.fit(*x, t)).collect()),
             V::L(_) => v.clone(),
             V::Vec(x) if self.b.func.dfg.value_type(x[0]).lane_type() == t => v.clone(),
+            // `int` lanes to `char`/`short`: their low bits.
+            V::Vec(x)
+                if small_ints::small(t) && self.b.func.dfg.value_type(x[0]) == types::I32X4 =>
+            {
+                self.zext_of(x, t)
+            }
+            V::Zext(x, _) if small_ints::small(t) => self.zext_of(x, t),
             V::Ext(e) if e.clamp.is_none() && t.bits() <= 32 => {
                 // Narrowed again (`int id; id += get_local_size(0)` widens `id`, adds in 64
                 // bits and truncates): the low bits of `add + mul × ext(n + k × s)` are
@@ -4096,7 +4149,7 @@ impl VTx<'_, '_, '_, '_> {
                     ..*e
                 })
             }
-            _ => self.binary(a, b, t, move |bb, x, y| {
+            _ => self.low_bits_binary(a, b, t, move |bb, x, y| {
                 if sub {
                     bb.ins().isub(x, y)
                 } else {
@@ -4119,9 +4172,25 @@ impl VTx<'_, '_, '_, '_> {
             }),
             a => {
                 let k = self.b.ins().iconst(t, c);
-                self.binary(a, &V::U(k), t, |b, x, y| b.ins().imul(x, y))?
+                self.low_bits_binary(a, &V::U(k), t, |b, x, y| b.ins().imul(x, y))?
             }
         })
+    }
+
+    /// [`Self::binary`] for an integer operation whose result's low bits depend only on
+    /// its operands' low bits (add, subtract, multiply, and, or, xor): `char`/`short`
+    /// lanes kept in `i32x4` parts ([`V::Zext`]) are operated on there.
+    fn low_bits_binary(
+        &mut self,
+        a: &V,
+        b: &V,
+        t: ir::Type,
+        f: impl Fn(&mut FunctionBuilder, Value, Value) -> Value,
+    ) -> Result<V> {
+        match self.zext_binary(a, b, t, &f) {
+            Some(v) => Ok(v),
+            None => self.binary(a, b, t, f),
+        }
     }
 
     /// A lane-wise binary operation: uniform if both are, else on vectors (32-bit types)

@@ -41,6 +41,7 @@ impl VTx<'_, '_, '_, '_> {
                     .map(|x| self.half_widen(x))
                     .collect::<Result<_>>()?,
             ),
+            V::Zext(bits, _) => V::Vec(self.map1(&bits, half::from_bits)),
             v => {
                 let l = self.lanes(&v)?;
                 let l: Vec<Value> = l

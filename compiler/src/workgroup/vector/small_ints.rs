@@ -1,0 +1,226 @@
+//! 8- and 16-bit integers (`char`, `uchar`, `short`, `ushort`) across the lanes as whole
+//! vectors where a kernel moves them in bulk: a consecutive load, the conversions to and
+//! from `int` and `float`, truncations from `int`, and a consecutive store keep them in
+//! `i32x4` parts, zero-extended ([`V::Zext`]). Every other use takes their lanes one by
+//! one, as it did before: [`VTx::lane`] extracts and narrows a lane.
+//!
+//! An image kernel on `uchar` pixels (`convert_uchar_sat(x[i] * 1.5f + y[i])`) was 32
+//! scalar loads, 32 scalar conversions, 16 saturating conversions (a branchy sequence each)
+//! and 16 scalar stores per 16 lanes; it is now two 8-byte loads widened twice, four
+//! vector conversions each way, and one 16-byte store.
+
+use super::{VTx, V};
+use crate::codegen::Result;
+use crate::ir::Effects;
+use cranelift_codegen::ir::{self, types, InstBuilder, MemFlagsData, Value};
+use cranelift_frontend::FunctionBuilder;
+use rspirv::spirv::FPRoundingMode;
+use rspirv::spirv::Op;
+
+/// Whether `t` is an integer type this module keeps in `i32x4` parts.
+pub(super) fn small(t: ir::Type) -> bool {
+    matches!(t, types::I8 | types::I16)
+}
+
+/// The mask of `t`'s bits in an `i32` lane.
+fn mask(t: ir::Type) -> i64 {
+    (1i64 << t.bits()) - 1
+}
+
+impl VTx<'_, '_, '_, '_> {
+    /// The `w` lanes of `t` (`i8`/`i16`) at `a`, `a + size`, …, zero-extended into
+    /// `i32x4` parts (reads exactly `w × size` bytes).
+    pub(super) fn zext_load(&mut self, a: Value, t: ir::Type) -> Vec<Value> {
+        let flags = MemFlagsData::new();
+        if t == types::I16 {
+            return (0..self.w / 4)
+                .map(|j| self.b.ins().uload16x4(flags, a, 8 * j as i32))
+                .collect();
+        }
+        if self.w == 4 {
+            // Four bytes: one 32-bit load into a vector, widened twice.
+            let x = self.b.ins().load(types::I32, flags, a, 0);
+            let x = self.b.ins().scalar_to_vector(types::I32X4, x);
+            let x = self.b.ins().bitcast(types::I8X16, super::lane_order(), x);
+            let x = self.b.ins().uwiden_low(x);
+            return vec![self.b.ins().uwiden_low(x)];
+        }
+        let mut parts = Vec::with_capacity(self.w / 4);
+        for j in 0..self.w / 8 {
+            let x = self.b.ins().uload8x8(flags, a, 8 * j as i32);
+            parts.push(self.b.ins().uwiden_low(x));
+            parts.push(self.b.ins().uwiden_high(x));
+        }
+        parts
+    }
+
+    /// Store the zero-extended lanes `parts` of `t` (`i8`/`i16`) to `a`, `a + size`, …
+    /// (writes exactly `w × size` bytes). The values fit `t`, so the saturating
+    /// narrowings are exact.
+    pub(super) fn zext_store(&mut self, parts: &[Value], a: Value, t: ir::Type) {
+        let flags = MemFlagsData::new();
+        // `i32x4` pairs narrowed to `i16x8`s (a lone part with itself).
+        let halves: Vec<Value> = parts
+            .chunks(2)
+            .map(|p| {
+                let hi = p.get(1).copied().unwrap_or(p[0]);
+                self.b.ins().unarrow(p[0], hi)
+            })
+            .collect();
+        let (vectors, bytes) = if t == types::I16 {
+            (halves, 2 * self.w)
+        } else {
+            let bytes: Vec<Value> = halves
+                .chunks(2)
+                .map(|p| {
+                    let hi = p.get(1).copied().unwrap_or(p[0]);
+                    self.b.ins().unarrow(p[0], hi)
+                })
+                .collect();
+            (bytes, self.w)
+        };
+        if bytes >= 16 {
+            for (j, v) in vectors.iter().enumerate() {
+                self.b.ins().store(flags, *v, a, 16 * j as i32);
+            }
+            return;
+        }
+        // 4 or 8 bytes: the low lanes of the one vector.
+        let (wide, lane_t) = if bytes == 8 {
+            (types::I64X2, types::I64)
+        } else {
+            (types::I32X4, types::I32)
+        };
+        let v = self.b.ins().bitcast(wide, super::lane_order(), vectors[0]);
+        let low = self.b.ins().extractlane(v, 0);
+        debug_assert_eq!(self.b.func.dfg.value_type(low), lane_t);
+        self.b.ins().store(flags, low, a, 0);
+    }
+
+    /// `i32x4` parts whose low `t` bits are the value: zero-extended.
+    pub(super) fn zext_of(&mut self, parts: &[Value], t: ir::Type) -> V {
+        let m = self.b.ins().iconst(types::I32, mask(t));
+        let m = self.b.ins().splat(types::I32X4, m);
+        let parts = parts.iter().map(|p| self.b.ins().band(*p, m)).collect();
+        V::Zext(parts, t)
+    }
+
+    /// The lanes of `parts` (zero-extended `t`) as `i32x4`: as they are, or sign-extended
+    /// (`signed`).
+    pub(super) fn zext_as_i32(&mut self, parts: &[Value], t: ir::Type, signed: bool) -> Vec<Value> {
+        if !signed {
+            return parts.to_vec();
+        }
+        let shift = 32 - i64::from(t.bits());
+        parts
+            .iter()
+            .map(|p| {
+                let x = self.b.ins().ishl_imm_u(*p, shift);
+                self.b.ins().sshr_imm_u(x, shift)
+            })
+            .collect()
+    }
+
+    /// `OpConvertFToS`/`OpConvertFToU` of `f32` lanes `x` to `t` (`i8`/`i16`), as the
+    /// scalar code (`codegen/convert.rs` `float_to_int`): the rounding mode, a saturating
+    /// conversion to 32 bits, then the destination's range if `SaturatedConversion`,
+    /// else its low bits. `None` for uniform lanes (the scalar path is one conversion).
+    pub(super) fn float_to_small(
+        &mut self,
+        x: &V,
+        t: ir::Type,
+        signed: bool,
+        effects: Effects,
+    ) -> Result<Option<V>> {
+        if matches!(x, V::U(_)) {
+            return Ok(None);
+        }
+        let parts = self.vector(x, types::F32)?;
+        let bits = t.bits();
+        let mut out = Vec::with_capacity(parts.len());
+        for f in parts {
+            let f = match effects.rounding {
+                Some(FPRoundingMode::RTE) => self.b.ins().nearest(f),
+                Some(FPRoundingMode::RTP) => self.b.ins().ceil(f),
+                Some(FPRoundingMode::RTN) => self.b.ins().floor(f),
+                Some(FPRoundingMode::RTZ) | None => f,
+            };
+            let mut r = if signed {
+                self.b.ins().fcvt_to_sint_sat(types::I32X4, f)
+            } else {
+                self.b.ins().fcvt_to_uint_sat(types::I32X4, f)
+            };
+            if effects.saturated {
+                r = if signed {
+                    let lo = self.b.ins().iconst(types::I32, -(1i64 << (bits - 1)));
+                    let lo = self.b.ins().splat(types::I32X4, lo);
+                    let hi = self.b.ins().iconst(types::I32, (1i64 << (bits - 1)) - 1);
+                    let hi = self.b.ins().splat(types::I32X4, hi);
+                    let r = self.b.ins().smax(r, lo);
+                    self.b.ins().smin(r, hi)
+                } else {
+                    let hi = self.b.ins().iconst(types::I32, mask(t));
+                    let hi = self.b.ins().splat(types::I32X4, hi);
+                    self.b.ins().umin(r, hi)
+                };
+            }
+            out.push(r);
+        }
+        Ok(Some(self.zext_of(&out, t)))
+    }
+
+    /// `f` of `a` and `b` (`t` lanes, one of them [`V::Zext`], the other too or uniform)
+    /// on their `i32x4` parts, for an operation whose low bits depend only on the
+    /// operands' low bits; `None` for other operands.
+    pub(super) fn zext_binary(
+        &mut self,
+        a: &V,
+        b: &V,
+        t: ir::Type,
+        f: &impl Fn(&mut FunctionBuilder, Value, Value) -> Value,
+    ) -> Option<V> {
+        if !small(t) {
+            return None;
+        }
+        let parts = |s: &mut Self, v: &V, n: usize| -> Option<Vec<Value>> {
+            match v {
+                V::Zext(p, _) => Some(p.clone()),
+                V::U(x) => {
+                    let x = s.b.ins().uextend(types::I32, *x);
+                    Some(vec![s.b.ins().splat(types::I32X4, x); n])
+                }
+                _ => None,
+            }
+        };
+        let n = match (a, b) {
+            (V::Zext(p, _), _) | (_, V::Zext(p, _)) => p.len(),
+            _ => return None,
+        };
+        let x = parts(self, a, n)?;
+        let y = parts(self, b, n)?;
+        let r: Vec<Value> = x.iter().zip(&y).map(|(x, y)| f(self.b, *x, *y)).collect();
+        Some(self.zext_of(&r, t))
+    }
+
+    /// A shift of `t` lanes `parts` ([`V::Zext`]) by the uniform amount `y`, taken modulo
+    /// `t`'s width as the scalar shifts do: on the `i32x4` parts, an arithmetic right
+    /// shift on their sign extensions.
+    pub(super) fn zext_shift(&mut self, parts: &[Value], t: ir::Type, y: Value, op: Op) -> V {
+        let y = self.b.ins().band_imm_s(y, i64::from(t.bits() - 1));
+        let y = match self.b.func.dfg.value_type(y).bits() {
+            0..32 => self.b.ins().uextend(types::I32, y),
+            32 => y,
+            _ => self.b.ins().ireduce(types::I32, y),
+        };
+        let x = self.zext_as_i32(parts, t, op == Op::ShiftRightArithmetic);
+        let r: Vec<Value> = x
+            .iter()
+            .map(|x| match op {
+                Op::ShiftLeftLogical => self.b.ins().ishl(*x, y),
+                Op::ShiftRightLogical => self.b.ins().ushr(*x, y),
+                _ => self.b.ins().sshr(*x, y),
+            })
+            .collect();
+        self.zext_of(&r, t)
+    }
+}
