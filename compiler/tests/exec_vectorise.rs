@@ -2551,3 +2551,49 @@ fn narrow_integer_arithmetic_in_spirv() {
         }
     }
 }
+
+/// `uchar4` and `short2` lanes (one 32-bit word each) loaded and stored as `i32x4`
+/// words, their components shifted out and back in (`vector/small_ints.rs`): a pixel
+/// kernel, byte for byte with the scalar reference at every width and with a host model.
+#[test]
+fn packed_small_vectors_move_as_words() {
+    let src = "kernel void px(global const uchar4 *p, global uchar4 *q,
+                              global const short2 *r, global short2 *s) {
+        size_t i = get_global_id(0);
+        uchar4 c = p[i];
+        float4 f = convert_float4(c);
+        q[i] = convert_uchar4_sat(f * 1.25f) ^ (uchar4)(c.w, c.z, c.y, c.x);
+        short2 v = r[i];
+        s[i] = v + (short2)(c.x, -c.y);
+    }";
+    let items = 300usize;
+    let px: Vec<u32> = (0..items as u32)
+        .map(|i| i.wrapping_mul(0x9e37_79b9) ^ 0x5a5a_0f0f)
+        .collect();
+    let bufs = vec![px.clone(), vec![0; items], px.clone(), vec![0; items]];
+    let Some(out) = differential(
+        src,
+        "px",
+        &bufs,
+        &[0, 1, 2, 3],
+        &[],
+        [items as u64, 1],
+        [60, 1],
+    ) else {
+        return;
+    };
+    for (i, &w) in px.iter().enumerate() {
+        let c = w.to_le_bytes();
+        let q: Vec<u8> = (0..4)
+            .map(|k| (f32::from(c[k]) * 1.25).min(255.0) as u8 ^ c[3 - k])
+            .collect();
+        assert_eq!(out[1][i].to_le_bytes().to_vec(), q, "uchar4 at {i}");
+        let v0 = (w as u16).wrapping_add(u16::from(c[0]));
+        let v1 = ((w >> 16) as u16).wrapping_sub(u16::from(c[1]));
+        assert_eq!(
+            out[3][i],
+            u32::from(v0) | (u32::from(v1) << 16),
+            "short2 at {i}"
+        );
+    }
+}

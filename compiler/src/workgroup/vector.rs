@@ -1378,6 +1378,9 @@ impl VTx<'_, '_, '_, '_> {
 
     /// Load `n` components of scalar type `t` through `pv` (an `OpLoad`'s access).
     fn load_through(&mut self, pv: V, n: usize, t: ir::Type) -> Result<V> {
+        if let Some(v) = self.packed_small_load(&pv, n, t) {
+            return Ok(v);
+        }
         if let Some((a, test)) = self.consecutive_vec4(&pv, n, t) {
             // Each four lanes' float4s one after another: four loads and a
             // transpose (where the index's test holds; else component by
@@ -1435,6 +1438,9 @@ impl VTx<'_, '_, '_, '_> {
     /// Store `comps` (components of scalar type `t`) through `pv` (an `OpStore`'s
     /// access).
     fn store_through(&mut self, pv: &V, comps: &[V], t: ir::Type) -> Result<()> {
+        if self.packed_small_store(pv, comps, t)? {
+            return Ok(());
+        }
         if let Some((a, test)) = self.consecutive_vec4(pv, comps.len(), t) {
             // The transpose back and four stores (where the index's test holds;
             // else component by component).

@@ -223,4 +223,84 @@ impl VTx<'_, '_, '_, '_> {
             .collect();
         self.zext_of(&r, t)
     }
+
+    /// `v` (lanes of `t`, any shape) as zero-extended `i32x4` parts.
+    fn zext_parts(&mut self, v: &V, t: ir::Type) -> Result<Vec<Value>> {
+        Ok(match v {
+            V::Zext(p, _) => p.clone(),
+            v => {
+                let l = self.lanes(v)?;
+                let l: Vec<Value> = l
+                    .into_iter()
+                    .map(|x| {
+                        let x = if self.b.func.dfg.value_type(x) == t {
+                            x
+                        } else {
+                            self.b.ins().ireduce(t, x)
+                        };
+                        self.b.ins().uextend(types::I32, x)
+                    })
+                    .collect();
+                self.pack(types::I32X4, &l)
+            }
+        })
+    }
+
+    /// `n` components of `t` per lane that fill one 32-bit word (`uchar4`, `char4`,
+    /// `ushort2`, `short2`): the word of every lane through `pv`, consecutive, loaded as
+    /// `i32x4` parts and each component shifted out of it; `None` for other accesses.
+    pub(super) fn packed_small_load(&mut self, pv: &V, n: usize, t: ir::Type) -> Option<V> {
+        if !small(t) || n < 2 || n * t.bytes() as usize != 4 || !self.all_lanes() {
+            return None;
+        }
+        let (a, None) = self.consecutive(pv, 4)? else {
+            return None;
+        };
+        let words = self.load_parts(types::I32X4, a);
+        let comps = (0..n)
+            .map(|c| {
+                let shift = i64::from(t.bits()) * c as i64;
+                let parts: Vec<Value> = words
+                    .iter()
+                    .map(|w| self.b.ins().ushr_imm_u(*w, shift))
+                    .collect();
+                self.zext_of(&parts, t)
+            })
+            .collect();
+        Some(V::Comp(comps))
+    }
+
+    /// Store `comps` (components of `t` filling one 32-bit word per lane, as
+    /// [`Self::packed_small_load`]) to consecutive words through `pv`: each lane's word
+    /// put together from its components; `false` for other accesses (nothing stored).
+    pub(super) fn packed_small_store(&mut self, pv: &V, comps: &[V], t: ir::Type) -> Result<bool> {
+        let n = comps.len();
+        if !small(t) || n < 2 || n * t.bytes() as usize != 4 || !self.all_lanes() {
+            return Ok(false);
+        }
+        let Some((a, None)) = self.consecutive(pv, 4) else {
+            return Ok(false);
+        };
+        let mut words: Option<Vec<Value>> = None;
+        for (c, v) in comps.iter().enumerate() {
+            let parts = self.zext_parts(v, t)?;
+            let shift = i64::from(t.bits()) * c as i64;
+            let parts: Vec<Value> = parts
+                .into_iter()
+                .map(|p| self.b.ins().ishl_imm_u(p, shift))
+                .collect();
+            words = Some(match words {
+                None => parts,
+                Some(w) => w
+                    .iter()
+                    .zip(&parts)
+                    .map(|(w, p)| self.b.ins().bor(*w, *p))
+                    .collect(),
+            });
+        }
+        if let Some(w) = words {
+            self.store_parts(&w, a);
+        }
+        Ok(true)
+    }
 }
