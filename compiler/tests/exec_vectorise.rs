@@ -2565,6 +2565,13 @@ fn packed_small_vectors_move_as_words() {
         q[i] = convert_uchar4_sat(f * 1.25f) ^ (uchar4)(c.w, c.z, c.y, c.x);
         short2 v = r[i];
         s[i] = v + (short2)(c.x, -c.y);
+    }
+    kernel void words(global const uchar4 *p, global uint *o, global uchar4 *q) {
+        size_t i = get_global_id(0);
+        uchar4 c = p[i];
+        o[i] = as_uint(c ^ (uchar4)(1, 2, 3, 4)) + 1u;
+        uchar4 e = as_uchar4((uint)i * 0x01020304u);
+        q[i] = e + c.wzyx;
     }";
     let items = 300usize;
     let px: Vec<u32> = (0..items as u32)
@@ -2595,5 +2602,29 @@ fn packed_small_vectors_move_as_words() {
             u32::from(v0) | (u32::from(v1) << 16),
             "short2 at {i}"
         );
+    }
+    // Bit casts between `uint` and `uchar4`, on whole words.
+    let bufs = vec![px.clone(), vec![0; items], vec![0; items]];
+    let Some(out) = differential(
+        src,
+        "words",
+        &bufs,
+        &[0, 1, 2],
+        &[],
+        [items as u64, 1],
+        [60, 1],
+    ) else {
+        return;
+    };
+    for (i, &w) in px.iter().enumerate() {
+        assert_eq!(
+            out[1][i],
+            (w ^ 0x0403_0201).wrapping_add(1),
+            "as_uint at {i}"
+        );
+        let e = (i as u32).wrapping_mul(0x0102_0304).to_le_bytes();
+        let c = w.to_le_bytes();
+        let q: Vec<u8> = (0..4).map(|k| e[k].wrapping_add(c[3 - k])).collect();
+        assert_eq!(out[2][i].to_le_bytes().to_vec(), q, "as_uchar4 at {i}");
     }
 }

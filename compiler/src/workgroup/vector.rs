@@ -3097,6 +3097,9 @@ impl VTx<'_, '_, '_, '_> {
             && (sn == 1 || rn == 1)
             && ts.bits() * sn as u32 == td.bits() * rn as u32
         {
+            if let Some(v) = self.word_bit_cast(&v, ts, sn, td, rn)? {
+                return self.set(inst, td, v);
+            }
             let v = self.bit_cast_resize(v, ts, sn, td, rn)?;
             return self.set(inst, td, v);
         }

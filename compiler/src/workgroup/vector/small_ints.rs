@@ -257,16 +257,7 @@ impl VTx<'_, '_, '_, '_> {
             return None;
         };
         let words = self.load_parts(types::I32X4, a);
-        let comps = (0..n)
-            .map(|c| {
-                let shift = i64::from(t.bits()) * c as i64;
-                let parts: Vec<Value> = words
-                    .iter()
-                    .map(|w| self.b.ins().ushr_imm_u(*w, shift))
-                    .collect();
-                self.zext_of(&parts, t)
-            })
-            .collect();
+        let comps = self.words_to_comps(&words, n, t);
         Some(V::Comp(comps))
     }
 
@@ -281,7 +272,30 @@ impl VTx<'_, '_, '_, '_> {
         let Some((a, None)) = self.consecutive(pv, 4) else {
             return Ok(false);
         };
-        let mut words: Option<Vec<Value>> = None;
+        let words = self.comps_to_words(comps, t)?;
+        self.store_parts(&words, a);
+        Ok(true)
+    }
+
+    /// The `n` components of `t` packed in each lane's 32-bit word (`words`, `i32x4`
+    /// parts), little-endian: component `c` is bits `c × width ..` of the word.
+    fn words_to_comps(&mut self, words: &[Value], n: usize, t: ir::Type) -> Vec<V> {
+        (0..n)
+            .map(|c| {
+                let shift = i64::from(t.bits()) * c as i64;
+                let parts: Vec<Value> = words
+                    .iter()
+                    .map(|w| self.b.ins().ushr_imm_u(*w, shift))
+                    .collect();
+                self.zext_of(&parts, t)
+            })
+            .collect()
+    }
+
+    /// Each lane's 32-bit word (`i32x4` parts) put together from components `comps` of
+    /// `t`, as [`Self::words_to_comps`] takes them apart.
+    fn comps_to_words(&mut self, comps: &[V], t: ir::Type) -> Result<Vec<Value>> {
+        let mut words: Vec<Value> = Vec::new();
         for (c, v) in comps.iter().enumerate() {
             let parts = self.zext_parts(v, t)?;
             let shift = i64::from(t.bits()) * c as i64;
@@ -289,18 +303,42 @@ impl VTx<'_, '_, '_, '_> {
                 .into_iter()
                 .map(|p| self.b.ins().ishl_imm_u(p, shift))
                 .collect();
-            words = Some(match words {
-                None => parts,
-                Some(w) => w
+            words = if words.is_empty() {
+                parts
+            } else {
+                words
                     .iter()
                     .zip(&parts)
                     .map(|(w, p)| self.b.ins().bor(*w, *p))
-                    .collect(),
-            });
+                    .collect()
+            };
         }
-        if let Some(w) = words {
-            self.store_parts(&w, a);
+        Ok(words)
+    }
+
+    /// A bit cast between a 32-bit integer and the `n` components of `t` that fill it
+    /// (`as_uint(uchar4)`, `as_short2(int)`), on whole words; `None` for other casts or
+    /// a uniform value (the lane code takes those).
+    pub(super) fn word_bit_cast(
+        &mut self,
+        v: &V,
+        ts: ir::Type,
+        sn: usize,
+        td: ir::Type,
+        rn: usize,
+    ) -> Result<Option<V>> {
+        let fills = |t: ir::Type, n: usize| small(t) && n >= 2 && n * t.bytes() as usize == 4;
+        if ts == types::I32 && sn == 1 && fills(td, rn) && !matches!(v, V::U(_)) {
+            let words = self.vector(v, types::I32)?;
+            return Ok(Some(V::Comp(self.words_to_comps(&words, rn, td))));
         }
-        Ok(true)
+        if td == types::I32 && rn == 1 && fills(ts, sn) {
+            if let V::Comp(c) = v {
+                if c.len() == sn && !c.iter().all(|x| matches!(x, V::U(_))) {
+                    return Ok(Some(V::Vec(self.comps_to_words(c, ts)?)));
+                }
+            }
+        }
+        Ok(None)
     }
 }
