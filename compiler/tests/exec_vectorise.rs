@@ -2365,6 +2365,14 @@ fn small_integers_move_as_vectors() {
         oi[2 * i + 1] = convert_int(convert_ushort_rtp(c * 0.37f));
         of[i] = (float)b + (float)c - (float)d * 0.5f;
     }
+    kernel void thr(global const uchar *x, global uchar *y, global short *s, int lim,
+                    int flag) {
+        size_t i = get_global_id(0);
+        uchar v = x[i];
+        y[i] = v > (uchar)lim ? (uchar)255 : v;
+        short d = (short)v - (short)128;
+        s[i] = d < (short)-5 ? d : (short)(flag ? 7 : -7);
+    }
     kernel void st(global const short *s16, global short *o16, global char *o8) {
         size_t i = get_global_id(0);
         short d = s16[i];
@@ -2425,6 +2433,44 @@ fn small_integers_move_as_vectors() {
             assert_eq!(out[6][2 * i] as i32, ints, "widened to int at {i}");
             let fl = f32::from(b) + f32::from(c) - f32::from(d) * 0.5;
             assert_eq!(f32::from_bits(out[7][i]), fl, "to float at {i}");
+        }
+    }
+    // Comparisons (unsigned and signed) and selects of the lanes.
+    let x = words(items / 4, 17);
+    for (lim, flag) in [(100u32, 0u32), (200, 1)] {
+        let bufs = vec![x.clone(), vec![0; items / 4], vec![0; items / 2]];
+        let Some(out) = differential(
+            src,
+            "thr",
+            &bufs,
+            &[0, 1, 2],
+            &[(3, lim), (4, flag)],
+            [items as u64, 1],
+            [items as u64, 1],
+        ) else {
+            return;
+        };
+        for i in 0..items {
+            let v = (x[i / 4] >> (8 * (i % 4))) as u8;
+            let y = (out[1][i / 4] >> (8 * (i % 4))) as u8;
+            assert_eq!(
+                y,
+                if u32::from(v) > lim { 255 } else { v },
+                "threshold at {i}"
+            );
+            let d = i16::from(v) - 128;
+            let want = if d < -5 {
+                d
+            } else if flag != 0 {
+                7
+            } else {
+                -7
+            };
+            assert_eq!(
+                (out[2][i / 2] >> (16 * (i % 2))) as i16,
+                want,
+                "select at {i}"
+            );
         }
     }
     let bufs = vec![

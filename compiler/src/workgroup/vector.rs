@@ -2950,6 +2950,19 @@ impl VTx<'_, '_, '_, '_> {
                         let y = self.vector(&b, t)?;
                         V::Vec(self.select_parts(m, &x, &y))
                     }
+                    // `char`/`short` lanes in `i32x4` parts, or uniform ones under a
+                    // varying condition (`v | sext(v > k)`): blended there.
+                    (c, _, _)
+                        if Self::zext_pair(&a, &b, t)
+                            || (small_ints::small(t)
+                                && matches!(c, V::Mask(_))
+                                && matches!((&a, &b), (V::U(_), V::U(_)))) =>
+                    {
+                        let m = self.mask(c)?;
+                        let x = self.zext_parts(&a, t)?;
+                        let y = self.zext_parts(&b, t)?;
+                        V::Zext(self.select_parts(m, &x, &y), t)
+                    }
                     _ => {
                         let cl = self.lanes(&c)?;
                         let x = self.lanes(&a)?;
@@ -3062,6 +3075,10 @@ impl VTx<'_, '_, '_, '_> {
             );
         let v = match (&a, &b) {
             (V::U(x), V::U(y)) => V::U(cmp(self.b, *x, *y)?),
+            _ if Self::zext_pair(&a, &b, t) && int_cc(op).is_some() => {
+                let (cc, _) = int_cc(op).ok_or_else(|| refuse("comparison"))?;
+                self.zext_compare(&a, &b, t, cc)?
+            }
             _ if vec_of(t).is_some() && vector_cc => {
                 let x = self.vector(&a, t)?;
                 let y = self.vector(&b, t)?;

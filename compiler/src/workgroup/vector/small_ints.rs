@@ -12,7 +12,7 @@
 use super::{VTx, V};
 use crate::codegen::Result;
 use crate::ir::Effects;
-use cranelift_codegen::ir::{self, types, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{self, condcodes::IntCC, types, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::FunctionBuilder;
 use rspirv::spirv::FPRoundingMode;
 use rspirv::spirv::Op;
@@ -225,9 +225,13 @@ impl VTx<'_, '_, '_, '_> {
     }
 
     /// `v` (lanes of `t`, any shape) as zero-extended `i32x4` parts.
-    fn zext_parts(&mut self, v: &V, t: ir::Type) -> Result<Vec<Value>> {
+    pub(super) fn zext_parts(&mut self, v: &V, t: ir::Type) -> Result<Vec<Value>> {
         Ok(match v {
             V::Zext(p, _) => p.clone(),
+            V::U(x) => {
+                let x = self.b.ins().uextend(types::I32, *x);
+                vec![self.b.ins().splat(types::I32X4, x); self.w / 4]
+            }
             v => {
                 let l = self.lanes(v)?;
                 let l: Vec<Value> = l
@@ -340,5 +344,32 @@ impl VTx<'_, '_, '_, '_> {
             }
         }
         Ok(None)
+    }
+
+    /// Whether `a` and `b` are `t` lanes ([`small`]) this module can take whole: one of
+    /// them [`V::Zext`], the other too or uniform.
+    pub(super) fn zext_pair(a: &V, b: &V, t: ir::Type) -> bool {
+        let whole = |v: &V| matches!(v, V::Zext(..) | V::U(_));
+        small(t) && (matches!(a, V::Zext(..)) || matches!(b, V::Zext(..))) && whole(a) && whole(b)
+    }
+
+    /// An integer comparison `cc` of `t` lanes `a` and `b` ([`Self::zext_pair`]) on their
+    /// `i32x4` parts, sign-extended first for a signed condition: a lane mask.
+    pub(super) fn zext_compare(&mut self, a: &V, b: &V, t: ir::Type, cc: IntCC) -> Result<V> {
+        use IntCC::*;
+        let signed = matches!(
+            cc,
+            SignedGreaterThan | SignedGreaterThanOrEqual | SignedLessThan | SignedLessThanOrEqual
+        );
+        let x = self.zext_parts(a, t)?;
+        let y = self.zext_parts(b, t)?;
+        let x = self.zext_as_i32(&x, t, signed);
+        let y = self.zext_as_i32(&y, t, signed);
+        let parts: Vec<Value> = x
+            .iter()
+            .zip(&y)
+            .map(|(x, y)| self.b.ins().icmp(cc, *x, *y))
+            .collect();
+        Ok(V::Mask(self.narrow_mask(&parts)))
     }
 }
