@@ -148,6 +148,19 @@ fn read_f32(d: &Device, b: &cl::Buffer, n: usize) -> Result<Vec<f32>> {
         .collect())
 }
 
+/// `n` pseudo-random pixels of four bytes.
+fn pixels(n: usize) -> Vec<u8> {
+    let mut s = 0x2545_f491u32;
+    (0..4 * n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            s as u8
+        })
+        .collect()
+}
+
 fn read_u32(d: &Device, b: &cl::Buffer, n: usize) -> Result<Vec<u32>> {
     let mut bytes = vec![0u8; n * 4];
     d.read(b, &mut bytes)?;
@@ -529,6 +542,12 @@ const CASES: &[Case] = &[
         kernel: "saxpy-float4",
         size: "16M",
         prepare: memory::saxpy_float4,
+    },
+    Case {
+        area: "mem",
+        kernel: "grey-uchar4",
+        size: "16M",
+        prepare: memory::grey_uchar4,
     },
     Case {
         area: "compute",

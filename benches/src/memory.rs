@@ -27,6 +27,13 @@ pub(crate) const SAXPY4: &str =
     y[i] = a * x[i] + y[i];
 }";
 
+pub(crate) const GREY: &str = "kernel void grey(global const uchar4* in, global uchar4* out) {
+    size_t i = get_global_id(0);
+    float4 p = convert_float4(in[i]);
+    float l = 0.25f * p.x + 0.5f * p.y + 0.25f * p.z;
+    out[i] = convert_uchar4_sat((float4)(l, l, l * 1.25f, p.w));
+}";
+
 /// Elements whose value is their index.
 fn indices(n: usize) -> Vec<f32> {
     (0..n).map(|i| i as f32).collect()
@@ -109,6 +116,36 @@ pub fn saxpy_float4(d: &Device) -> Result<Iteration<'_>> {
     Ok(Box::new(move || {
         let _keep = (&p, &bx, &by);
         d.enqueue(&k, &[M16 / 4], None)?;
+        d.finish()
+    }))
+}
+
+/// 16M RGBA pixels (`uchar4`) to a tinted grey: 8-bit data converted to float and back
+/// with saturation, the common shape of image kernels.
+pub fn grey_uchar4(d: &Device) -> Result<Iteration<'_>> {
+    let pixels: Vec<u8> = crate::pixels(M16);
+    let bin = d.buffer(M16 * 4, Some(&pixels))?;
+    let bout = d.buffer(M16 * 4, None)?;
+    let p = d.program_from_source(GREY, "")?;
+    let k = p.kernel("grey")?;
+    k.buf(0, &bin)?.buf(1, &bout)?;
+    d.enqueue(&k, &[M16], None)?;
+    let mut out = vec![0u8; M16 * 4];
+    d.read(&bout, &mut out)?;
+    // The weights are powers of two: every sum is exact, whatever the contraction.
+    let ok = pixels
+        .chunks_exact(4)
+        .zip(out.chunks_exact(4))
+        .all(|(p, o)| {
+            let f = |k: usize| f32::from(p[k]);
+            let l = 0.25 * f(0) + 0.5 * f(1) + 0.25 * f(2);
+            let sat = |x: f32| x.min(255.0) as u8;
+            o == [sat(l), sat(l), sat(l * 1.25), p[3]]
+        });
+    expect(ok, "uchar4 grey")?;
+    Ok(Box::new(move || {
+        let _keep = (&p, &bin, &bout);
+        d.enqueue(&k, &[M16], None)?;
         d.finish()
     }))
 }
