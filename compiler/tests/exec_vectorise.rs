@@ -2372,6 +2372,8 @@ fn small_integers_move_as_vectors() {
         y[i] = v > (uchar)lim ? (uchar)255 : v;
         short d = (short)v - (short)128;
         s[i] = d < (short)-5 ? d : (short)(flag ? 7 : -7);
+        y[i + 1000] = max(v, (uchar)lim) - min(v, (uchar)(lim / 2));
+        s[i + 1000] = clamp(d, (short)-100, (short)(lim - 150));
     }
     kernel void st(global const short *s16, global short *o16, global char *o8) {
         size_t i = get_global_id(0);
@@ -2438,7 +2440,7 @@ fn small_integers_move_as_vectors() {
     // Comparisons (unsigned and signed) and selects of the lanes.
     let x = words(items / 4, 17);
     for (lim, flag) in [(100u32, 0u32), (200, 1)] {
-        let bufs = vec![x.clone(), vec![0; items / 4], vec![0; items / 2]];
+        let bufs = vec![x.clone(), vec![0; items / 2], vec![0; items]];
         let Some(out) = differential(
             src,
             "thr",
@@ -2471,6 +2473,16 @@ fn small_integers_move_as_vectors() {
                 want,
                 "select at {i}"
             );
+            let j = i + items;
+            let (lim8, half8) = (lim as u8, (lim / 2) as u8);
+            let mm = v.max(lim8).wrapping_sub(v.min(half8));
+            assert_eq!(
+                (out[1][j / 4] >> (8 * (j % 4))) as u8,
+                mm,
+                "max - min at {i}"
+            );
+            let cl = d.clamp(-100, lim as i16 - 150);
+            assert_eq!((out[2][j / 2] >> (16 * (j % 2))) as i16, cl, "clamp at {i}");
         }
     }
     let bufs = vec![

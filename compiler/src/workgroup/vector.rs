@@ -3422,6 +3422,21 @@ impl VTx<'_, '_, '_, '_> {
 
     /// Integer `min`/`max` on lanes.
     fn int_minmax(&mut self, a: &V, b: &V, t: ir::Type, signed: bool, max: bool) -> Result<V> {
+        if Self::zext_pair(a, b, t) {
+            // `char`/`short` lanes: on their `i32x4` parts, sign-extended for a signed
+            // `min`/`max`; the result is one of the operands, so it fits `t`.
+            let x = self.zext_parts(a, t)?;
+            let y = self.zext_parts(b, t)?;
+            let x = self.zext_as_i32(&x, t, signed);
+            let y = self.zext_as_i32(&y, t, signed);
+            let r = self.map2(&x, &y, move |bb, x, y| match (signed, max) {
+                (true, true) => bb.ins().smax(x, y),
+                (true, false) => bb.ins().smin(x, y),
+                (false, true) => bb.ins().umax(x, y),
+                (false, false) => bb.ins().umin(x, y),
+            });
+            return Ok(self.zext_of(&r, t));
+        }
         self.binary(a, b, t, move |bb, x, y| match (signed, max) {
             (true, true) => bb.ins().smax(x, y),
             (true, false) => bb.ins().smin(x, y),
@@ -3691,7 +3706,7 @@ impl VTx<'_, '_, '_, '_> {
             let lo = self.fminmax(&args[0], &args[1], true)?;
             self.fminmax(&lo, &args[2], false)?
         } else if t.is_int()
-            && t != types::I8
+            && (t != types::I8 || args.len() == 2 && Self::zext_pair(&args[0], &args[1], t))
             && (sse41 || t == types::I64)
             && (is(E::s_min) || is(E::s_max) || is(E::u_min) || is(E::u_max))
         {
@@ -3700,7 +3715,11 @@ impl VTx<'_, '_, '_, '_> {
             let max = is(E::s_max) || is(E::u_max);
             self.int_minmax(&args[0], &args[1], t, signed, max)?
         } else if t.is_int()
-            && t != types::I8
+            && (t != types::I8
+                || args.len() == 3
+                    && matches!(args[0], V::Zext(..))
+                    && Self::zext_pair(&args[0], &args[1], t)
+                    && Self::zext_pair(&args[0], &args[2], t))
             && (sse41 || t == types::I64)
             && (is(E::s_clamp) || is(E::u_clamp))
         {
