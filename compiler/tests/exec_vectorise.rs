@@ -2375,6 +2375,24 @@ fn small_integers_move_as_vectors() {
         y[i + 1000] = max(v, (uchar)lim) - min(v, (uchar)(lim / 2));
         s[i + 1000] = clamp(d, (short)-100, (short)(lim - 150));
     }
+    kernel void sat(global const uchar *x, global const short *d, global uchar *y,
+                    global short *s, int k) {
+        size_t i = get_global_id(0);
+        uchar v = x[i], w = x[i + 1000];
+        short a = d[i], b = d[i + 1000];
+        y[6 * i] = add_sat(v, w);
+        y[6 * i + 1] = sub_sat(v, (uchar)k);
+        y[6 * i + 2] = abs_diff(v, w);
+        y[6 * i + 3] = hadd(v, w);
+        y[6 * i + 4] = rhadd(v, w);
+        y[6 * i + 5] = abs((char)v);
+        s[6 * i] = add_sat(a, b);
+        s[6 * i + 1] = sub_sat(a, (short)k);
+        s[6 * i + 2] = (short)abs_diff(a, b);
+        s[6 * i + 3] = hadd(a, b);
+        s[6 * i + 4] = rhadd(a, b);
+        s[6 * i + 5] = (short)abs(a);
+    }
     kernel void st(global const short *s16, global short *o16, global char *o8) {
         size_t i = get_global_id(0);
         short d = s16[i];
@@ -2435,6 +2453,30 @@ fn small_integers_move_as_vectors() {
             assert_eq!(out[6][2 * i] as i32, ints, "widened to int at {i}");
             let fl = f32::from(b) + f32::from(c) - f32::from(d) * 0.5;
             assert_eq!(f32::from_bits(out[7][i]), fl, "to float at {i}");
+        }
+    }
+    // Saturating, absolute and halving built-ins (stored with a stride, lane by lane),
+    // held to the scalar reference.
+    let (x8, x16) = (words(items / 2, 19), words(items, 23));
+    for k in [7u32, 0xffff_ff00] {
+        let bufs = vec![
+            x8.clone(),
+            x16.clone(),
+            vec![0; 6 * items / 4],
+            vec![0; 3 * items],
+        ];
+        if differential(
+            src,
+            "sat",
+            &bufs,
+            &[0, 1, 2, 3],
+            &[(4, k)],
+            [items as u64, 1],
+            [items as u64, 1],
+        )
+        .is_none()
+        {
+            return;
         }
     }
     // Comparisons (unsigned and signed) and selects of the lanes.

@@ -3521,6 +3521,11 @@ impl VTx<'_, '_, '_, '_> {
         // Rounding to an integer and vector integer min/max are SSE4.1 instructions; a
         // target with FMA has them.
         let sse41 = self.fma;
+        if let Some(e) = E::from_u32(*n) {
+            if let Some(v) = self.zext_ext_inst(e, &args, t)? {
+                return self.set(inst, t, v);
+            }
+        }
         let v = if half && is(E::fma) {
             // One rounding of the exact result, through double, as the scalar code
             // (`codegen/extinst.rs`), lane by lane.
