@@ -3422,6 +3422,12 @@ impl VTx<'_, '_, '_, '_> {
 
     /// Integer `min`/`max` on lanes.
     fn int_minmax(&mut self, a: &V, b: &V, t: ir::Type, signed: bool, max: bool) -> Result<V> {
+        let op = move |bb: &mut FunctionBuilder, x: Value, y: Value| match (signed, max) {
+            (true, true) => bb.ins().smax(x, y),
+            (true, false) => bb.ins().smin(x, y),
+            (false, true) => bb.ins().umax(x, y),
+            (false, false) => bb.ins().umin(x, y),
+        };
         if Self::zext_pair(a, b, t) {
             // `char`/`short` lanes: on their `i32x4` parts, sign-extended for a signed
             // `min`/`max`; the result is one of the operands, so it fits `t`.
@@ -3429,20 +3435,10 @@ impl VTx<'_, '_, '_, '_> {
             let y = self.zext_parts(b, t)?;
             let x = self.zext_as_i32(&x, t, signed);
             let y = self.zext_as_i32(&y, t, signed);
-            let r = self.map2(&x, &y, move |bb, x, y| match (signed, max) {
-                (true, true) => bb.ins().smax(x, y),
-                (true, false) => bb.ins().smin(x, y),
-                (false, true) => bb.ins().umax(x, y),
-                (false, false) => bb.ins().umin(x, y),
-            });
+            let r = self.map2(&x, &y, op);
             return Ok(self.zext_of(&r, t));
         }
-        self.binary(a, b, t, move |bb, x, y| match (signed, max) {
-            (true, true) => bb.ins().smax(x, y),
-            (true, false) => bb.ins().smin(x, y),
-            (false, true) => bb.ins().umax(x, y),
-            (false, false) => bb.ins().umin(x, y),
-        })
+        self.binary(a, b, t, op)
     }
 
     /// A lane-wise unary float operation.
