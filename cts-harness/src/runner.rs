@@ -105,6 +105,21 @@ fn command(setup: &Setup, program: &Path, bin: &Path) -> Command {
     cmd
 }
 
+/// `f` again while it fails with "text file busy" (for up to a second): a binary written
+/// a moment ago can still be open for writing in a child another thread has just forked
+/// and not yet exec'd (the harness's own tests write fake suites while others spawn).
+fn retry_busy<T>(mut f: impl FnMut() -> io::Result<T>) -> io::Result<T> {
+    for _ in 0..100 {
+        match f() {
+            Err(e) if e.kind() == io::ErrorKind::ExecutableFileBusy => {
+                thread::sleep(Duration::from_millis(10));
+            }
+            r => return r,
+        }
+    }
+    f()
+}
+
 /// The suite's test names in the order it runs them: `BINARY --list`, or
 /// `BINARY --gtest_list_tests [--gtest_filter=FILTER]`.
 fn list_tests(setup: &Setup, suite: &Suite, filter: Option<&str>) -> Result<Vec<String>, String> {
@@ -116,9 +131,7 @@ fn list_tests(setup: &Setup, suite: &Suite, filter: Option<&str>) -> Result<Vec<
             .arg("--gtest_list_tests")
             .args(filter.map(|f| format!("--gtest_filter={f}"))),
     };
-    let out = cmd
-        .output()
-        .map_err(|e| format!("{}: {e}", bin.display()))?;
+    let out = retry_busy(|| cmd.output()).map_err(|e| format!("{}: {e}", bin.display()))?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let mut names: Vec<String> = match suite.kind {
         Kind::Cts => stdout
