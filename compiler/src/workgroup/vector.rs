@@ -62,6 +62,7 @@ use rspirv::spirv::{BuiltIn, MemoryAccess, Op, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
 
 mod check;
+mod divide;
 mod half;
 mod image;
 mod linear;
@@ -2841,6 +2842,11 @@ impl VTx<'_, '_, '_, '_> {
                 let a = self.val(op_id(inst, 0)?)?;
                 let b = self.val(op_id(inst, 1)?)?;
                 let op = inst.class.opcode;
+                if let V::U(y) = b {
+                    if let Some(v) = self.divide_by_uniform(op, &a, y, t)? {
+                        return self.set(inst, t, v);
+                    }
+                }
                 let v = match (&a, &b) {
                     (V::U(x), V::U(y)) => V::U(crate::codegen::arith::div_rem(self.b, op, *x, *y)),
                     _ => {
