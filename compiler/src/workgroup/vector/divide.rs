@@ -2,12 +2,13 @@
 //! filter, `i % width` of an index), on whole vectors: x64 has no vector integer division,
 //! so the lanes went one `idiv` (and the scalar code's never-trapping selects) each.
 //!
-//! Each 32-bit lane (an `int`, or a `char`/`short` extended to 32 bits) is converted to
-//! `double`, divided, truncated and converted back. That is exact: a quotient `x / d` of
-//! 32-bit integers that is not an integer lies at least `1/|d|` from one, while the
-//! division's rounding moves it by at most `|x/d| × 2^-53 < 1/|d|` (`|x| < 2^31`). The
-//! truncated quotient (`|q| ≤ 2^31`) comes back through its bits after adding `2^52 +
-//! 2^51` (the low 32 bits of the sum are `q`). The divisor is taken as the scalar code
+//! Each `int` lane is converted to `double`, divided, truncated and converted back. That
+//! is exact: a quotient `x / d` of 32-bit integers that is not an integer lies at least
+//! `1/|d|` from one, while the division's rounding moves it by at most
+//! `|x/d| × 2^-53 < 1/|d|` (`|x| < 2^31`). The truncated quotient (`|q| ≤ 2^31`) comes
+//! back through its bits after adding `2^52 + 2^51` (the low 32 bits of the sum are `q`).
+//! `char` and `short` lanes (extended to 32 bits, `|x| < 2^16`) divide in `float`, four at
+//! a time, exact by the same argument with 24 bits (`|x| < 2^24`). The divisor is taken as the scalar code
 //! takes it (`codegen::arith::div_rem`): 0, and for a signed division -1, as 1, with
 //! `x / -1` then `-x` (wrapping) and the remainders `x - q × d`.
 
@@ -81,18 +82,36 @@ impl VTx<'_, '_, '_, '_> {
         let safe_v = self.b.ins().splat(types::I32X4, safe);
         let order = super::lane_order();
         let mut out = Vec::with_capacity(parts.len());
+        // `char`/`short` lanes (|x| < 2^16) divide in `float`, four at a time: exact by the
+        // same argument with 24 bits, as |x| < 2^24.
+        let ff = if small {
+            let f = self.b.ins().fcvt_from_sint(types::F32, safe);
+            Some(self.b.ins().splat(types::F32X4, f))
+        } else {
+            None
+        };
         for p in parts {
-            let high = self.shuffle32(p, p, [2, 3, 2, 3]);
-            let mut q2 = Vec::with_capacity(2);
-            for half in [p, high] {
-                let w = self.b.ins().swiden_low(half);
-                let f = self.b.ins().fcvt_from_sint(types::F64X2, w);
-                let f = self.b.ins().fdiv(f, df);
-                let f = self.b.ins().trunc(f);
-                let f = self.b.ins().fadd(f, magic);
-                q2.push(self.b.ins().bitcast(types::I32X4, order, f));
-            }
-            let q = self.shuffle32(q2[0], q2[1], [0, 2, 4, 6]);
+            let q = match ff {
+                Some(ff) => {
+                    let f = self.b.ins().fcvt_from_sint(types::F32X4, p);
+                    let f = self.b.ins().fdiv(f, ff);
+                    let f = self.b.ins().trunc(f);
+                    self.b.ins().fcvt_to_sint_sat(types::I32X4, f)
+                }
+                None => {
+                    let high = self.shuffle32(p, p, [2, 3, 2, 3]);
+                    let mut q2 = Vec::with_capacity(2);
+                    for half in [p, high] {
+                        let w = self.b.ins().swiden_low(half);
+                        let f = self.b.ins().fcvt_from_sint(types::F64X2, w);
+                        let f = self.b.ins().fdiv(f, df);
+                        let f = self.b.ins().trunc(f);
+                        let f = self.b.ins().fadd(f, magic);
+                        q2.push(self.b.ins().bitcast(types::I32X4, order, f));
+                    }
+                    self.shuffle32(q2[0], q2[1], [0, 2, 4, 6])
+                }
+            };
             out.push(match op {
                 Op::SDiv => {
                     let neg = self.b.ins().ineg(p);
