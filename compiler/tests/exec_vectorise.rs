@@ -2730,7 +2730,7 @@ fn packed_small_vectors_move_as_words() {
 }
 
 /// Division and remainder by a uniform divisor on whole vectors (`vector/divide.rs`):
-/// `int` (signed), `short`, `ushort`, `char` and `uchar` lanes, positive and negative
+/// `int`, `uint`, `short`, `ushort`, `char` and `uchar` lanes, positive and negative
 /// dividends and divisors, `INT_MIN` among them, and the divisors 0 and -1 whose results
 /// the scalar code defines (never trapping); byte for byte with the scalar reference at
 /// every width, and with a host model for the others.
@@ -2742,8 +2742,10 @@ fn division_by_a_uniform_divisor() {
                              global uchar *c, int d) {
         size_t i = get_global_id(0);
         int v = x[i], r = v ^ 0x5a5a5a5a;
-        q[2 * i] = v / d;
-        q[2 * i + 1] = r % d;
+        q[4 * i] = v / d;
+        q[4 * i + 1] = r % d;
+        q[4 * i + 2] = (int)((uint)v / (uint)d);
+        q[4 * i + 3] = (int)((uint)r % (uint)d);
         s[4 * i] = (short)v / (short)d;
         s[4 * i + 1] = (short)r % (short)d;
         s[4 * i + 2] = (short)((ushort)v / (ushort)d);
@@ -2770,7 +2772,7 @@ fn division_by_a_uniform_divisor() {
     for d in [9i32, -7, 1, 3, 255, -32768, 40000, 0, -1] {
         let bufs = vec![
             x.clone(),
-            vec![0; 2 * items],
+            vec![0; 4 * items],
             vec![0; 2 * items],
             vec![0; items],
         ];
@@ -2792,8 +2794,15 @@ fn division_by_a_uniform_divisor() {
         let byte = |b: &Vec<u32>, i: usize| (b[i / 4] >> (8 * (i % 4))) as u8;
         for (i, &w) in x.iter().enumerate() {
             let (v, r) = (w as i32, (w ^ 0x5a5a_5a5a) as i32);
-            assert_eq!(out[1][2 * i] as i32, v.wrapping_div(d), "{v} / {d}");
-            assert_eq!(out[1][2 * i + 1] as i32, r.wrapping_rem(d), "{r} % {d}");
+            assert_eq!(out[1][4 * i] as i32, v.wrapping_div(d), "{v} / {d}");
+            assert_eq!(out[1][4 * i + 1] as i32, r.wrapping_rem(d), "{r} % {d}");
+            assert_eq!(out[1][4 * i + 2], w / d as u32, "{w} / {}", d as u32);
+            assert_eq!(
+                out[1][4 * i + 3],
+                (r as u32) % d as u32,
+                "{r} % {}",
+                d as u32
+            );
             let hd = d as i16;
             if hd != 0 && hd != -1 {
                 let (h, hr) = (v as i16, r as i16);

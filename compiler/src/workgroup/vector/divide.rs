@@ -2,10 +2,10 @@
 //! filter, `i % width` of an index), on whole vectors: x64 has no vector integer division,
 //! so the lanes went one `idiv` (and the scalar code's never-trapping selects) each.
 //!
-//! Each `int` lane is converted to `double`, divided, truncated and converted back. That
-//! is exact: a quotient `x / d` of 32-bit integers that is not an integer lies at least
-//! `1/|d|` from one, while the division's rounding moves it by at most
-//! `|x/d| × 2^-53 < 1/|d|` (`|x| < 2^31`). The truncated quotient (`|q| ≤ 2^31`) comes
+//! Each `int` or `uint` lane is converted to `double`, divided, truncated and converted
+//! back. That is exact: a quotient `x / d` of 32-bit integers that is not an integer lies
+//! at least `1/|d|` from one, while the division's rounding moves it by at most
+//! `|x/d| × 2^-53 < 1/|d|` (`|x| < 2^32`). The truncated quotient (`|q| < 2^32`) comes
 //! back through its bits after adding `2^52 + 2^51` (the low 32 bits of the sum are `q`).
 //! `char` and `short` lanes (extended to 32 bits, `|x| < 2^16`) divide in `float`, four at
 //! a time, exact by the same argument with 24 bits (`|x| < 2^24`). The divisor is taken as the scalar code
@@ -35,9 +35,9 @@ impl VTx<'_, '_, '_, '_> {
     }
 
     /// `op` (`OpUDiv`, `OpUMod`, `OpSDiv`, `OpSRem`) of the lanes `a` of `t` by the
-    /// uniform divisor `y`, on whole vectors; `None` where this does not apply (an
-    /// unsigned `int` division, `OpSMod`, 64-bit lanes, a processor without SSE4.1's
-    /// rounding), which the lane-by-lane code takes.
+    /// uniform divisor `y`, on whole vectors; `None` where this does not apply (`OpSMod`,
+    /// 64-bit lanes, a processor without SSE4.1's rounding), which the lane-by-lane code
+    /// takes.
     pub(super) fn divide_by_uniform(
         &mut self,
         op: Op,
@@ -48,7 +48,7 @@ impl VTx<'_, '_, '_, '_> {
         let signed = matches!(op, Op::SDiv | Op::SRem);
         let small = super::small_ints::small(t);
         let applies = matches!(op, Op::UDiv | Op::UMod | Op::SDiv | Op::SRem)
-            && (small || t == types::I32 && signed)
+            && (small || t == types::I32)
             && self.fma
             && !matches!(a, V::U(_) | V::Comp(_) | V::Builtin(_) | V::Mask(_));
         if !applies {
@@ -75,11 +75,19 @@ impl VTx<'_, '_, '_, '_> {
         };
         let one = self.b.ins().iconst(types::I32, 1);
         let safe = self.b.ins().select(bad, one, d);
-        let df = self.b.ins().fcvt_from_sint(types::F64, safe);
+        let df = if signed || small {
+            self.b.ins().fcvt_from_sint(types::F64, safe)
+        } else {
+            self.b.ins().fcvt_from_uint(types::F64, safe)
+        };
         let df = self.b.ins().splat(types::F64X2, df);
         let magic = self.b.ins().f64const(6_755_399_441_055_744.0);
         let magic = self.b.ins().splat(types::F64X2, magic);
         let safe_v = self.b.ins().splat(types::I32X4, safe);
+        let high_word = self.b.ins().iconst(types::I32, 0x4330_0000);
+        let high_word = self.b.ins().splat(types::I32X4, high_word);
+        let two52 = self.b.ins().f64const(4_503_599_627_370_496.0);
+        let two52 = self.b.ins().splat(types::F64X2, two52);
         let order = super::lane_order();
         let mut out = Vec::with_capacity(parts.len());
         // `char`/`short` lanes (|x| < 2^16) divide in `float`, four at a time: exact by the
@@ -102,8 +110,16 @@ impl VTx<'_, '_, '_, '_> {
                     let high = self.shuffle32(p, p, [2, 3, 2, 3]);
                     let mut q2 = Vec::with_capacity(2);
                     for half in [p, high] {
-                        let w = self.b.ins().swiden_low(half);
-                        let f = self.b.ins().fcvt_from_sint(types::F64X2, w);
+                        let f = if signed {
+                            let w = self.b.ins().swiden_low(half);
+                            self.b.ins().fcvt_from_sint(types::F64X2, w)
+                        } else {
+                            // `uint` lanes: the doubles 2^52 + x (their bits: the high
+                            // word 0x43300000, the low word x), less 2^52.
+                            let w = self.shuffle32(half, high_word, [0, 4, 1, 5]);
+                            let f = self.b.ins().bitcast(types::F64X2, order, w);
+                            self.b.ins().fsub(f, two52)
+                        };
                         let f = self.b.ins().fdiv(f, df);
                         let f = self.b.ins().trunc(f);
                         let f = self.b.ins().fadd(f, magic);
