@@ -2832,3 +2832,91 @@ fn division_by_a_uniform_divisor() {
         }
     }
 }
+
+/// Division and remainder by divisors that differ between the lanes, on whole vectors:
+/// `int`, `uint`, `short` and `uchar` lanes, with 0 and -1 among the divisors (the scalar
+/// code's results, lane by lane); byte for byte with the scalar reference at every width,
+/// and with a host model for the defined lanes.
+#[test]
+fn division_by_varying_divisors() {
+    let src = "kernel void k(global const int *x, global const int *y, global int *q,
+                             global short *s, global uchar *c) {
+        size_t i = get_global_id(0);
+        int v = x[i], d = y[i], r = v ^ 0x5a5a5a5a;
+        q[4 * i] = v / d;
+        q[4 * i + 1] = r % d;
+        q[4 * i + 2] = (int)((uint)v / (uint)d);
+        q[4 * i + 3] = (int)((uint)r % (uint)d);
+        s[2 * i] = (short)v / (short)d;
+        s[2 * i + 1] = (short)r % (short)d;
+        c[2 * i] = (uchar)v / (uchar)d;
+        c[2 * i + 1] = (uchar)r % (uchar)d;
+    }";
+    let items = 600usize;
+    let mut s = 0x1357_9bdfu32;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        s
+    };
+    let x: Vec<u32> = (0..items).map(|_| next()).collect();
+    let y: Vec<u32> = (0..items)
+        .map(|i| match i % 7 {
+            0 => 0,
+            1 => u32::MAX,
+            2 => next() % 200 + 1,
+            3 => (next() % 200 + 1).wrapping_neg(),
+            _ => next() >> (next() % 32),
+        })
+        .collect();
+    let bufs = vec![
+        x.clone(),
+        y.clone(),
+        vec![0; 4 * items],
+        vec![0; items],
+        vec![0; items / 2],
+    ];
+    let Some(out) = differential(
+        src,
+        "k",
+        &bufs,
+        &[0, 1, 2, 3, 4],
+        &[],
+        [items as u64, 1],
+        [100, 1],
+    ) else {
+        return;
+    };
+    let half = |b: &Vec<u32>, i: usize| (b[i / 2] >> (16 * (i % 2))) as u16;
+    let byte = |b: &Vec<u32>, i: usize| (b[i / 4] >> (8 * (i % 4))) as u8;
+    for i in 0..items {
+        let (v, d, r) = (x[i] as i32, y[i] as i32, (x[i] ^ 0x5a5a_5a5a) as i32);
+        if d != 0 && d != -1 {
+            assert_eq!(out[2][4 * i] as i32, v / d, "{v} / {d}");
+            assert_eq!(out[2][4 * i + 1] as i32, r % d, "{r} % {d}");
+        }
+        if let (Some(q), Some(m)) = (x[i].checked_div(y[i]), (r as u32).checked_rem(y[i])) {
+            assert_eq!(out[2][4 * i + 2], q, "{} / {}", x[i], y[i]);
+            assert_eq!(out[2][4 * i + 3], m, "{r} % {}", y[i]);
+        }
+        let (hv, hd, hr) = (v as i16, d as i16, r as i16);
+        if hd != 0 && hd != -1 {
+            assert_eq!(
+                half(&out[3], 2 * i) as i16,
+                hv.wrapping_div(hd),
+                "{hv} / {hd}"
+            );
+            assert_eq!(
+                half(&out[3], 2 * i + 1) as i16,
+                hr.wrapping_rem(hd),
+                "{hr} % {hd}"
+            );
+        }
+        let (bv, bd, br) = (v as u8, d as u8, r as u8);
+        if let (Some(q), Some(m)) = (bv.checked_div(bd), br.checked_rem(bd)) {
+            assert_eq!(byte(&out[4], 2 * i), q, "{bv} / {bd}");
+            assert_eq!(byte(&out[4], 2 * i + 1), m, "{br} % {bd}");
+        }
+    }
+}

@@ -2842,10 +2842,8 @@ impl VTx<'_, '_, '_, '_> {
                 let a = self.val(op_id(inst, 0)?)?;
                 let b = self.val(op_id(inst, 1)?)?;
                 let op = inst.class.opcode;
-                if let V::U(y) = b {
-                    if let Some(v) = self.divide_by_uniform(op, &a, y, t)? {
-                        return self.set(inst, t, v);
-                    }
+                if let Some(v) = self.divide_lanes(op, &a, &b, t)? {
+                    return self.set(inst, t, v);
                 }
                 let v = match (&a, &b) {
                     (V::U(x), V::U(y)) => V::U(crate::codegen::arith::div_rem(self.b, op, *x, *y)),
