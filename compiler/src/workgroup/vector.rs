@@ -1324,7 +1324,7 @@ impl VTx<'_, '_, '_, '_> {
     fn load(&mut self, pv: V, t: ir::Type) -> Result<V> {
         let flags = MemFlagsData::new();
         let size = i64::from(t.bytes());
-        if small_ints::small(t) && self.all_lanes() && !matches!(pv, V::U(_)) {
+        if small_ints::small(t) && self.all_lanes() {
             if let Some((a, None)) = self.consecutive(&pv, size) {
                 let parts = self.zext_load(a, t);
                 return Ok(V::Zext(parts, t));
@@ -1509,12 +1509,10 @@ impl VTx<'_, '_, '_, '_> {
     fn store(&mut self, pv: &V, v: &V, t: ir::Type) -> Result<()> {
         let flags = MemFlagsData::new();
         let size = i64::from(t.bytes());
-        if let (V::Zext(parts, _), false) = (v, matches!(pv, V::U(_))) {
-            if self.all_lanes() {
-                if let Some((a, None)) = self.consecutive(pv, size) {
-                    self.zext_store(parts, a, t);
-                    return Ok(());
-                }
+        if let (V::Zext(parts, _), true) = (v, self.all_lanes()) {
+            if let Some((a, None)) = self.consecutive(pv, size) {
+                self.zext_store(parts, a, t);
+                return Ok(());
             }
         }
         let fast = match (pv, vec_of(t)) {
@@ -1794,32 +1792,33 @@ impl VTx<'_, '_, '_, '_> {
     /// Transpose four 4-lane vectors (rows ↔ columns), as `unpcklps`/`unpckhps` then
     /// `movlhps`/`movhlps` do.
     fn transpose4(&mut self, r: [Value; 4]) -> [Value; 4] {
-        let vt = self.b.func.dfg.value_type(r[0]);
-        let order = lane_order();
-        let bytes = |s: &mut Self, v: Value| s.b.ins().bitcast(types::I8X16, order, v);
-        let r = r.map(|v| bytes(self, v));
-        let shuf = |s: &mut Self, a: Value, b: Value, lanes: [u8; 4]| {
-            // Lane i of the result is 32-bit lane `lanes[i]` of a:b (0-3 a, 4-7 b).
-            let mut m = [0u8; 16];
-            for (i, l) in lanes.iter().enumerate() {
-                for j in 0..4 {
-                    m[4 * i + j] = 4 * l + j as u8;
-                }
+        let t0 = self.shuffle32(r[0], r[1], [0, 4, 1, 5]);
+        let t1 = self.shuffle32(r[2], r[3], [0, 4, 1, 5]);
+        let t2 = self.shuffle32(r[0], r[1], [2, 6, 3, 7]);
+        let t3 = self.shuffle32(r[2], r[3], [2, 6, 3, 7]);
+        [
+            self.shuffle32(t0, t1, [0, 1, 4, 5]),
+            self.shuffle32(t0, t1, [2, 3, 6, 7]),
+            self.shuffle32(t2, t3, [0, 1, 4, 5]),
+            self.shuffle32(t2, t3, [2, 3, 6, 7]),
+        ]
+    }
+
+    /// The 32-bit lanes `lanes` of `x`:`y` (each 0-3 of `x`, 4-7 of `y`), as `x`'s type.
+    fn shuffle32(&mut self, x: Value, y: Value, lanes: [u8; 4]) -> Value {
+        let vt = self.b.func.dfg.value_type(x);
+        let mut m = [0u8; 16];
+        for (i, l) in lanes.iter().enumerate() {
+            for j in 0..4 {
+                m[4 * i + j] = 4 * l + j as u8;
             }
-            let imm = s.b.func.dfg.immediates.push(m.to_vec().into());
-            s.b.ins().shuffle(a, b, imm)
-        };
-        let t0 = shuf(self, r[0], r[1], [0, 4, 1, 5]);
-        let t1 = shuf(self, r[2], r[3], [0, 4, 1, 5]);
-        let t2 = shuf(self, r[0], r[1], [2, 6, 3, 7]);
-        let t3 = shuf(self, r[2], r[3], [2, 6, 3, 7]);
-        let c = [
-            shuf(self, t0, t1, [0, 1, 4, 5]),
-            shuf(self, t0, t1, [2, 3, 6, 7]),
-            shuf(self, t2, t3, [0, 1, 4, 5]),
-            shuf(self, t2, t3, [2, 3, 6, 7]),
-        ];
-        c.map(|v| self.b.ins().bitcast(vt, order, v))
+        }
+        let imm = self.b.func.dfg.immediates.push(m.to_vec().into());
+        let order = lane_order();
+        let x8 = self.b.ins().bitcast(types::I8X16, order, x);
+        let y8 = self.b.ins().bitcast(types::I8X16, order, y);
+        let r = self.b.ins().shuffle(x8, y8, imm);
+        self.b.ins().bitcast(vt, order, r)
     }
 
     /// Zero- or sign-extend `x` from `ts` to `td`.
@@ -3435,10 +3434,8 @@ impl VTx<'_, '_, '_, '_> {
         if Self::zext_pair(a, b, t) {
             // `char`/`short` lanes: on their `i32x4` parts, sign-extended for a signed
             // `min`/`max`; the result is one of the operands, so it fits `t`.
-            let x = self.zext_parts(a, t)?;
-            let y = self.zext_parts(b, t)?;
-            let x = self.zext_as_i32(&x, t, signed);
-            let y = self.zext_as_i32(&y, t, signed);
+            let x = self.zext_extended(a, t, signed)?;
+            let y = self.zext_extended(b, t, signed)?;
             let r = self.map2(&x, &y, op);
             return Ok(self.zext_of(&r, t));
         }

@@ -18,28 +18,11 @@ use cranelift_codegen::ir::{self, condcodes::IntCC, types, InstBuilder, Value};
 use rspirv::spirv::Op;
 
 impl VTx<'_, '_, '_, '_> {
-    /// `x` and `y`'s 32-bit lanes `lanes` (each 0-3 of `x`, 4-7 of `y`).
-    fn shuffle32(&mut self, x: Value, y: Value, lanes: [u8; 4]) -> Value {
-        let mut m = [0u8; 16];
-        for (i, l) in lanes.iter().enumerate() {
-            for j in 0..4 {
-                m[4 * i + j] = 4 * l + j as u8;
-            }
-        }
-        let imm = self.b.func.dfg.immediates.push(m.to_vec().into());
-        let order = super::lane_order();
-        let x8 = self.b.ins().bitcast(types::I8X16, order, x);
-        let y8 = self.b.ins().bitcast(types::I8X16, order, y);
-        let r = self.b.ins().shuffle(x8, y8, imm);
-        self.b.ins().bitcast(types::I32X4, order, r)
-    }
-
     /// `t` lanes `v` as `i32x4` parts holding their values (`char`/`short` extended by
     /// `signed`).
     fn int_parts(&mut self, v: &V, t: ir::Type, signed: bool) -> Result<Vec<Value>> {
         if super::small_ints::small(t) {
-            let p = self.zext_parts(v, t)?;
-            Ok(self.zext_as_i32(&p, t, signed))
+            self.zext_extended(v, t, signed)
         } else {
             self.vector(v, types::I32)
         }

@@ -22,6 +22,12 @@ pub(super) fn small(t: ir::Type) -> bool {
     matches!(t, types::I8 | types::I16)
 }
 
+/// Whether `n` components of `t` fill one 32-bit word (`uchar4`, `char4`, `ushort2`,
+/// `short2`).
+fn fills_word(t: ir::Type, n: usize) -> bool {
+    small(t) && n >= 2 && n * t.bytes() as usize == 4
+}
+
 /// The mask of `t`'s bits in an `i32` lane.
 fn mask(t: ir::Type) -> i64 {
     (1i64 << t.bits()) - 1
@@ -121,6 +127,13 @@ impl VTx<'_, '_, '_, '_> {
             .collect()
     }
 
+    /// `v` (lanes of `t`, any shape) as `i32x4` parts holding their values: zero- or
+    /// sign-extended (`signed`).
+    pub(super) fn zext_extended(&mut self, v: &V, t: ir::Type, signed: bool) -> Result<Vec<Value>> {
+        let p = self.zext_parts(v, t)?;
+        Ok(self.zext_as_i32(&p, t, signed))
+    }
+
     /// `OpConvertFToS`/`OpConvertFToU` of `f32` lanes `x` to `t` (`i8`/`i16`), as the
     /// scalar code (`codegen/convert.rs` `float_to_int`): the rounding mode, a saturating
     /// conversion to 32 bits, then the destination's range if `SaturatedConversion`,
@@ -179,25 +192,12 @@ impl VTx<'_, '_, '_, '_> {
         t: ir::Type,
         f: &impl Fn(&mut FunctionBuilder, Value, Value) -> Value,
     ) -> Option<V> {
-        if !small(t) {
+        if !Self::zext_pair(a, b, t) {
             return None;
         }
-        let parts = |s: &mut Self, v: &V, n: usize| -> Option<Vec<Value>> {
-            match v {
-                V::Zext(p, _) => Some(p.clone()),
-                V::U(x) => {
-                    let x = s.b.ins().uextend(types::I32, *x);
-                    Some(vec![s.b.ins().splat(types::I32X4, x); n])
-                }
-                _ => None,
-            }
-        };
-        let n = match (a, b) {
-            (V::Zext(p, _), _) | (_, V::Zext(p, _)) => p.len(),
-            _ => return None,
-        };
-        let x = parts(self, a, n)?;
-        let y = parts(self, b, n)?;
+        // Zero-extended or uniform lanes: `zext_parts` takes them without failing.
+        let x = self.zext_parts(a, t).ok()?;
+        let y = self.zext_parts(b, t).ok()?;
         let r: Vec<Value> = x.iter().zip(&y).map(|(x, y)| f(self.b, *x, *y)).collect();
         Some(self.zext_of(&r, t))
     }
@@ -254,7 +254,7 @@ impl VTx<'_, '_, '_, '_> {
     /// `ushort2`, `short2`): the word of every lane through `pv`, consecutive, loaded as
     /// `i32x4` parts and each component shifted out of it; `None` for other accesses.
     pub(super) fn packed_small_load(&mut self, pv: &V, n: usize, t: ir::Type) -> Option<V> {
-        if !small(t) || n < 2 || n * t.bytes() as usize != 4 || !self.all_lanes() {
+        if !fills_word(t, n) || !self.all_lanes() {
             return None;
         }
         let (a, None) = self.consecutive(pv, 4)? else {
@@ -270,7 +270,7 @@ impl VTx<'_, '_, '_, '_> {
     /// put together from its components; `false` for other accesses (nothing stored).
     pub(super) fn packed_small_store(&mut self, pv: &V, comps: &[V], t: ir::Type) -> Result<bool> {
         let n = comps.len();
-        if !small(t) || n < 2 || n * t.bytes() as usize != 4 || !self.all_lanes() {
+        if !fills_word(t, n) || !self.all_lanes() {
             return Ok(false);
         }
         let Some((a, None)) = self.consecutive(pv, 4) else {
@@ -331,12 +331,11 @@ impl VTx<'_, '_, '_, '_> {
         td: ir::Type,
         rn: usize,
     ) -> Result<Option<V>> {
-        let fills = |t: ir::Type, n: usize| small(t) && n >= 2 && n * t.bytes() as usize == 4;
-        if ts == types::I32 && sn == 1 && fills(td, rn) && !matches!(v, V::U(_)) {
+        if ts == types::I32 && sn == 1 && fills_word(td, rn) && !matches!(v, V::U(_)) {
             let words = self.vector(v, types::I32)?;
             return Ok(Some(V::Comp(self.words_to_comps(&words, rn, td))));
         }
-        if td == types::I32 && rn == 1 && fills(ts, sn) {
+        if td == types::I32 && rn == 1 && fills_word(ts, sn) {
             if let V::Comp(c) = v {
                 if c.len() == sn && !c.iter().all(|x| matches!(x, V::U(_))) {
                     return Ok(Some(V::Vec(self.comps_to_words(c, ts)?)));
@@ -361,10 +360,8 @@ impl VTx<'_, '_, '_, '_> {
             cc,
             SignedGreaterThan | SignedGreaterThanOrEqual | SignedLessThan | SignedLessThanOrEqual
         );
-        let x = self.zext_parts(a, t)?;
-        let y = self.zext_parts(b, t)?;
-        let x = self.zext_as_i32(&x, t, signed);
-        let y = self.zext_as_i32(&y, t, signed);
+        let x = self.zext_extended(a, t, signed)?;
+        let y = self.zext_extended(b, t, signed)?;
         let parts: Vec<Value> = x
             .iter()
             .zip(&y)
@@ -411,8 +408,7 @@ impl VTx<'_, '_, '_, '_> {
         }
         let mut ext = Vec::with_capacity(2);
         for a in args {
-            let p = self.zext_parts(a, t)?;
-            ext.push(self.zext_as_i32(&p, t, signed));
+            ext.push(self.zext_extended(a, t, signed)?);
         }
         let bits = t.bits();
         let (lo, hi) = if signed {
