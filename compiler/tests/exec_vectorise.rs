@@ -1907,6 +1907,167 @@ fn double_functions_and_bit_counts_per_lane() {
     }
 }
 
+/// `double` lanes kept as `f64x2` vectors: consecutive loads and stores, arithmetic,
+/// comparisons and selects, `fmin`/`fmax`, the exact one-operand functions, `fma`,
+/// conversions from `float` and `int` and to `float` (rounding, overflow, NaN), a uniform
+/// loop's accumulator, a divergent branch's blend and a loop with per-lane trip counts;
+/// bit for bit with the scalar reference at every width, and with a host model.
+#[test]
+fn double_lanes_as_vectors() {
+    let src = "kernel void dv(global const double *x, global const double *y,
+                              global const float *f, global const int *n, global double *o,
+                              global float *of, uint s, int k) {
+        size_t i = get_global_id(0);
+        double u = x[i], v = y[i];
+        double a = x[0];
+        o[i] = a * u - v / 3.0;
+        o[i + s] = u > v ? u - v : v * 0.25;
+        o[i + 2 * s] = fmin(u, v) + fmax(u, 2.0);
+        o[i + 3 * s] = sqrt(fabs(u)) + rsqrt(fabs(v) + 1.0) + floor(u * 3.0) + rint(v);
+        o[i + 4 * s] = (double)f[i] * 1.5 + (double)n[i] + fma(u, v, -1.0);
+        double acc = 0.0;
+        for (int j = 0; j < k; j++)
+            acc = acc * 0.5 + x[i + j];
+        o[i + 5 * s] = acc;
+        double d = u;
+        if (n[i] & 1)
+            d = d * 3.0 - v;
+        else
+            d = -d;
+        o[i + 6 * s] = d;
+        double z = u;
+        for (int j = 0; j < (n[i] & 7); j++)
+            z = z * 1.25 + 1.0;
+        o[i + 7 * s] = z;
+        if (n[i] & 2)
+            o[i + 8 * s] = y[i] * 2.0 + x[i + 1];
+        of[i] = (float)(u * v);
+        of[i + s] = (float)(u >= 0.0 && v != 1.5 ? u : -v);
+    }";
+    let n = 45usize;
+    let special = [
+        f64::NAN,
+        f64::INFINITY,
+        -f64::INFINITY,
+        -0.0,
+        1e-310,
+        1e300,
+        -7e38,
+        1.0 + f64::EPSILON,
+    ];
+    let xs: Vec<f64> = (0..n + 8)
+        .map(|k| {
+            if k % 7 == 3 {
+                special[(k / 7) % special.len()]
+            } else {
+                (k as f64 - 20.0) * 0.37 + 0.1
+            }
+        })
+        .collect();
+    let ys: Vec<f64> = (0..n)
+        .map(|k| {
+            if k % 11 == 5 {
+                1.5
+            } else {
+                (k as f64 * 0.61).sin() * 9.0
+            }
+        })
+        .collect();
+    let fs: Vec<u32> = floats(n, 29);
+    let ns: Vec<u32> = (0..n as u32)
+        .map(|k| k.wrapping_mul(0x9E37_79B9) >> 7)
+        .collect();
+    let bufs = vec![
+        double_words(&xs),
+        double_words(&ys),
+        fs.clone(),
+        ns.clone(),
+        vec![0; 18 * n],
+        vec![0; 2 * n],
+    ];
+    let k = 5;
+    let Some(out) = differential(
+        src,
+        "dv",
+        &bufs,
+        &[0, 1, 2, 3, 4, 5],
+        &[(6, n as u32), (7, k as u32)],
+        [n as u64, 1],
+        [n as u64, 1],
+    ) else {
+        return;
+    };
+    let same = |got: f64, want: f64, what: &str| {
+        assert!(
+            got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+            "{what}: {got} (want {want})"
+        );
+    };
+    // clang contracts `a * b + c` (a `mad`: fused where the processor has FMA).
+    let mad = |a: f64, b: f64, c: f64| {
+        if std::arch::is_x86_feature_detected!("fma") {
+            a.mul_add(b, c)
+        } else {
+            a * b + c
+        }
+    };
+    let fmin = |a: f64, b: f64| {
+        if a.is_nan() {
+            b
+        } else if b.is_nan() {
+            a
+        } else {
+            a.min(b)
+        }
+    };
+    let fmax = |a: f64, b: f64| {
+        if a.is_nan() {
+            b
+        } else if b.is_nan() {
+            a
+        } else {
+            a.max(b)
+        }
+    };
+    for i in 0..n {
+        let (u, v) = (xs[i], ys[i]);
+        let o = |j: usize| double_at(&out[4], i + j * n);
+        same(
+            o(1),
+            if u > v { u - v } else { v * 0.25 },
+            &format!("select {i}"),
+        );
+        same(o(2), fmin(u, v) + fmax(u, 2.0), &format!("fmin/fmax {i}"));
+        let mut acc = 0.0;
+        for j in 0..k {
+            acc = mad(acc, 0.5, xs[i + j]);
+        }
+        same(o(5), acc, &format!("loop {i}"));
+        let d = if ns[i] & 1 == 1 { mad(u, 3.0, -v) } else { -u };
+        same(o(6), d, &format!("branch {i}"));
+        let mut z = u;
+        for _ in 0..(ns[i] & 7) {
+            z = mad(z, 1.25, 1.0);
+        }
+        same(o(7), z, &format!("per-lane loop {i}"));
+        let m = if ns[i] & 2 == 2 {
+            mad(v, 2.0, xs[i + 1])
+        } else {
+            0.0
+        };
+        same(o(8), m, &format!("masked load and store {i}"));
+        let of = |j: usize| f32::from_bits(out[5][i + j * n]);
+        let p = (u * v) as f32;
+        assert!(
+            of(0).to_bits() == p.to_bits() || (p.is_nan() && of(0).is_nan()),
+            "to float {i}: {} (want {p})",
+            of(0)
+        );
+        let q = (if u >= 0.0 && v != 1.5 { u } else { -v }) as f32;
+        assert_eq!(of(1).to_bits(), q.to_bits(), "to float {i}");
+    }
+}
+
 /// Division and remainder of `char`, `uchar`, `short` and `ushort` lanes, zero and `-1`
 /// divisors and the most negative dividend among them, per lane through the scalar code's
 /// never-trapping sequence.

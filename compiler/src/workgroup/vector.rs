@@ -63,6 +63,7 @@ use std::collections::{HashMap, HashSet};
 
 mod check;
 mod divide;
+mod doubles;
 mod half;
 mod image;
 mod linear;
@@ -261,6 +262,9 @@ enum V {
     /// An 8- or 16-bit integer (the type) in `i32x4` parts, lanes `4j .. 4j + 4` in the
     /// `j`-th, zero-extended (`vector/small_ints.rs`).
     Zext(Vec<Value>, ir::Type),
+    /// `double` lanes in `f64x2` parts, lanes `2j`, `2j + 1` in the `j`-th
+    /// (`vector/doubles.rs`).
+    F64(Vec<Value>),
 }
 
 /// Lane `k` is `add + mul × ext(narrow + k × nstep)`, `ext` the zero or sign extension of
@@ -305,6 +309,19 @@ enum Repr {
     /// A boolean as a lane mask.
     Mask,
     Lanes,
+    /// A `double` in `f64x2` parts.
+    F64,
+}
+
+impl Repr {
+    /// How a varying value of scalar type `t` (not a boolean) is kept.
+    fn varying(t: ir::Type) -> Repr {
+        match t {
+            types::F64 => Repr::F64,
+            t if vec_of(t).is_some() => Repr::Vector,
+            _ => Repr::Lanes,
+        }
+    }
 }
 
 fn refuse(what: impl std::fmt::Display) -> CompileError {
@@ -857,8 +874,7 @@ impl VTx<'_, '_, '_, '_> {
                     Shape::Uniform => Repr::Uniform,
                     Shape::Affine(s) if t.is_int() => Repr::Affine(canon(s, t)),
                     _ if self.is_bool(elem) => Repr::Mask,
-                    _ if vec_of(t).is_some() => Repr::Vector,
-                    _ => Repr::Lanes,
+                    _ => Repr::varying(t),
                 };
                 let mut vars = Vec::new();
                 for _ in 0..count {
@@ -869,6 +885,9 @@ impl VTx<'_, '_, '_, '_> {
                         }
                         Repr::Mask => vars.push(self.b.declare_var(self.mask_ty())),
                         Repr::Lanes => vars.extend((0..self.w).map(|_| self.b.declare_var(t))),
+                        Repr::F64 => {
+                            vars.extend((0..self.w / 2).map(|_| self.b.declare_var(types::F64X2)))
+                        }
                         Repr::Uniform | Repr::Affine(_) => vars.push(self.b.declare_var(t)),
                     }
                 }
@@ -1051,6 +1070,7 @@ impl VTx<'_, '_, '_, '_> {
             Repr::Vector => V::Vec(vars.iter().map(|v| self.b.use_var(*v)).collect()),
             Repr::Mask => V::Mask(self.b.use_var(vars[0])),
             Repr::Lanes => V::L(vars.iter().map(|v| self.b.use_var(*v)).collect()),
+            Repr::F64 => V::F64(vars.iter().map(|v| self.b.use_var(*v)).collect()),
         }
     }
 
@@ -1083,6 +1103,7 @@ impl VTx<'_, '_, '_, '_> {
                     (Repr::Vector, _) => self.vector(x, t)?,
                     (Repr::Mask, _) => vec![self.mask(x)?],
                     (Repr::Lanes, _) => self.lanes(x)?,
+                    (Repr::F64, _) => self.f64_parts(x)?,
                     _ => return Err(refuse(format!("phi %{phi}: incoming %{v} is {x:?}"))),
                 });
             }
@@ -1315,6 +1336,7 @@ impl VTx<'_, '_, '_, '_> {
                 let l = self.b.ins().extractlane(x[k / 4], (k % 4) as u8);
                 self.b.ins().ireduce(*t, l)
             }
+            V::F64(x) => self.b.ins().extractlane(x[k / 2], (k % 2) as u8),
             V::Builtin(_) => return Err(refuse("builtin vector used whole")),
             V::Comp(_) => return Err(refuse("an OpenCL vector used as a scalar")),
         })
@@ -1324,6 +1346,9 @@ impl VTx<'_, '_, '_, '_> {
     fn load(&mut self, pv: V, t: ir::Type) -> Result<V> {
         let flags = MemFlagsData::new();
         let size = i64::from(t.bytes());
+        if let Some(v) = self.f64_load(&pv, t) {
+            return Ok(v);
+        }
         if small_ints::small(t) && self.all_lanes() {
             if let Some((a, None)) = self.consecutive(&pv, size) {
                 let parts = self.zext_load(a, t);
@@ -1509,6 +1534,9 @@ impl VTx<'_, '_, '_, '_> {
     fn store(&mut self, pv: &V, v: &V, t: ir::Type) -> Result<()> {
         let flags = MemFlagsData::new();
         let size = i64::from(t.bytes());
+        if self.f64_store(pv, v) {
+            return Ok(());
+        }
         if let (V::Zext(parts, _), true) = (v, self.all_lanes()) {
             if let Some((a, None)) = self.consecutive(pv, size) {
                 self.zext_store(parts, a, t);
@@ -2530,6 +2558,7 @@ impl VTx<'_, '_, '_, '_> {
                 }
                 let v = match self.val(op_id(inst, 0)?)? {
                     V::U(x) => V::U(self.b.ins().fneg(x)),
+                    x @ V::F64(_) => self.f64_unary(&x, |b, v| b.ins().fneg(v))?,
                     x if vec_of(t).is_some() => {
                         let x = self.vector(&x, t)?;
                         V::Vec(self.map1(&x, |b, v| b.ins().fneg(v)))
@@ -2561,7 +2590,14 @@ impl VTx<'_, '_, '_, '_> {
                         v
                     }
                 };
-                let v = self.per_lane(&x, t, cvt)?;
+                let v = match &x {
+                    V::U(_) => self.per_lane(&x, t, cvt)?,
+                    // float → double and double → float on whole vectors (`cvtps2pd`,
+                    // `cvtpd2ps`: the scalar instructions' results, two lanes at once).
+                    x if ts == types::F32 && t == types::F64 => self.f32_to_f64(x)?,
+                    V::F64(parts) if t == types::F32 && !to_half => self.f64_to_f32(parts),
+                    x => self.per_lane(x, t, cvt)?,
+                };
                 self.set(inst, t, v)
             }
             Op::Bitcast | Op::PtrCastToGeneric | Op::GenericCastToPtr => {
@@ -2941,6 +2977,20 @@ impl VTx<'_, '_, '_, '_> {
                             }
                         })
                     }
+                    (c, _, _) if doubles::any_f64(t, &[&a, &b]) => {
+                        let x = self.f64_parts(&a)?;
+                        let y = self.f64_parts(&b)?;
+                        V::F64(match c {
+                            V::U(c) => {
+                                let c = *c;
+                                self.map2(&x, &y, |b, x, y| b.ins().select(c, x, y))
+                            }
+                            c => {
+                                let m = self.mask(c)?;
+                                self.f64_select(m, &x, &y)
+                            }
+                        })
+                    }
                     (V::U(c), _, _) if vec_of(t).is_some() => {
                         let c = *c;
                         let x = self.vector(&a, t)?;
@@ -3000,6 +3050,12 @@ impl VTx<'_, '_, '_, '_> {
                     {
                         let v = self.vector(&x, ts)?;
                         V::Vec(self.map1(&v, |b, v| cvt(b, types::F32X4, v)))
+                    }
+                    // `int` to `double` is exact: two lanes at once (`cvtdq2pd`).
+                    x @ V::Vec(_) | x @ V::Aff(..)
+                        if ts == types::I32 && t == types::F64 && signed =>
+                    {
+                        self.i32_to_f64(&x)?
                     }
                     // `char`/`short` lanes: in range of `int` either way, so a signed
                     // conversion of their 32-bit extensions.
@@ -3081,6 +3137,10 @@ impl VTx<'_, '_, '_, '_> {
             _ if Self::zext_pair(&a, &b, t) && int_cc(op).is_some() => {
                 let (cc, _) = int_cc(op).ok_or_else(|| refuse("comparison"))?;
                 self.zext_compare(&a, &b, t, cc)?
+            }
+            _ if doubles::any_f64(t, &[&a, &b]) && vector_cc && float_cc(op).is_some() => {
+                let cc = float_cc(op).ok_or_else(|| refuse("comparison"))?;
+                self.f64_compare(&a, &b, cc)?
             }
             _ if vec_of(t).is_some() && vector_cc => {
                 let x = self.vector(&a, t)?;
@@ -3408,8 +3468,13 @@ impl VTx<'_, '_, '_, '_> {
         }
         let x = self.vector(a, types::F32)?;
         let y = self.vector(b, types::F32)?;
+        Ok(V::Vec(self.fminmax_parts(&x, &y, max)))
+    }
+
+    /// [`Self::fminmax`] on parts of one vector type (`f32x4`, `f64x2`).
+    fn fminmax_parts(&mut self, x: &[Value], y: &[Value], max: bool) -> Vec<Value> {
         let mut out = Vec::with_capacity(x.len());
-        for (x, y) in x.into_iter().zip(y) {
+        for (&x, &y) in x.iter().zip(y) {
             let m = if max {
                 self.b.ins().fmax(x, y)
             } else {
@@ -3420,7 +3485,7 @@ impl VTx<'_, '_, '_, '_> {
             let r = self.bitselect(yn, x, m);
             out.push(self.bitselect(xn, y, r));
         }
-        Ok(V::Vec(out))
+        out
     }
 
     /// Integer `min`/`max` on lanes.
@@ -3520,6 +3585,9 @@ impl VTx<'_, '_, '_, '_> {
         let sse41 = self.fma;
         if let Some(e) = E::from_u32(*n) {
             if let Some(v) = self.zext_ext_inst(e, &args, t)? {
+                return self.set(inst, t, v);
+            }
+            if let Some(v) = self.f64_ext_inst(e, &args, t)? {
                 return self.set(inst, t, v);
             }
         }
@@ -4251,6 +4319,9 @@ impl VTx<'_, '_, '_, '_> {
     ) -> Result<V> {
         if let (V::U(x), V::U(y)) = (a, b) {
             return Ok(V::U(f(self.b, *x, *y)));
+        }
+        if doubles::any_f64(t, &[a, b]) {
+            return self.f64_binary(a, b, f);
         }
         if vec_of(t).is_some() {
             let x = self.vector(a, t)?;

@@ -398,6 +398,11 @@ impl VTx<'_, '_, '_, '_> {
             let y = self.mask(b)?;
             return Ok(V::Mask(self.b.ins().bitselect(m, x, y)));
         }
+        if super::doubles::any_f64(t, &[a, b]) {
+            let x = self.f64_parts(a)?;
+            let y = self.f64_parts(b)?;
+            return Ok(V::F64(self.f64_select(m, &x, &y)));
+        }
         if vec_of(t).is_some() {
             let x = self.vector(a, t)?;
             let y = self.vector(b, t)?;
@@ -421,6 +426,7 @@ impl VTx<'_, '_, '_, '_> {
             (Repr::Mask, _) => vec![self.mask(v)?],
             (Repr::Vector, _) => self.vector(v, t)?,
             (Repr::Lanes, _) => self.lanes(v)?,
+            (Repr::F64, _) => self.f64_parts(v)?,
             _ => return Err(refuse(format!("loop value {v:?} kept as {repr:?}"))),
         })
     }
@@ -553,10 +559,8 @@ impl VTx<'_, '_, '_, '_> {
                 Repr::Uniform
             } else if self.is_bool(ty) {
                 Repr::Mask
-            } else if vec_of(t).is_some() {
-                Repr::Vector
             } else {
-                Repr::Lanes
+                Repr::varying(t)
             };
             let mut vars: Vec<Variable> = Vec::new();
             for _ in 0..count {
@@ -580,6 +584,17 @@ impl VTx<'_, '_, '_, '_> {
                         let z = self.zero_mask();
                         self.b.def_var(v, z);
                         vec![v]
+                    }
+                    Repr::F64 => {
+                        let z = self.b.ins().f64const(0.0);
+                        let z = self.b.ins().splat(types::F64X2, z);
+                        (0..self.w / 2)
+                            .map(|_| {
+                                let v = self.b.declare_var(types::F64X2);
+                                self.b.def_var(v, z);
+                                v
+                            })
+                            .collect()
                     }
                     _ => {
                         let vt = vec_of(t).unwrap_or(t);
@@ -748,6 +763,9 @@ impl VTx<'_, '_, '_, '_> {
             Some(vt) => (0..self.w / 4)
                 .map(|_| self.b.append_block_param(join, vt))
                 .collect(),
+            None if t == types::F64 => (0..self.w / 2)
+                .map(|_| self.b.append_block_param(join, types::F64X2))
+                .collect(),
             None => (0..self.w)
                 .map(|_| self.b.append_block_param(join, t))
                 .collect(),
@@ -780,6 +798,7 @@ impl VTx<'_, '_, '_, '_> {
         self.b.switch_to_block(join);
         Ok(match vt {
             Some(_) => V::Vec(params),
+            None if t == types::F64 => V::F64(params),
             None => V::L(params),
         })
     }
@@ -814,6 +833,7 @@ impl VTx<'_, '_, '_, '_> {
     fn join_args(&mut self, v: &V, t: ir::Type) -> Result<Vec<BlockArg>> {
         let vals = match vec_of(t) {
             Some(_) => self.vector(v, t)?,
+            None if t == types::F64 => self.f64_parts(v)?,
             None => self.lanes(v)?,
         };
         Ok(vals.into_iter().map(BlockArg::Value).collect())

@@ -3,7 +3,7 @@
 //!
 //! Wider is better until the values a loop carries no longer fit the 16 vector registers
 //! of x86-64 without AVX-512 (Cranelift lowers only 128-bit vectors: a `float` of 8 lanes
-//! takes two registers): then every iteration spills and reloads. Measured (two threads,
+//! takes two registers, a `double` four): then every iteration spills and reloads. Measured (two threads,
 //! Ferrite alone, `FERRITE_LANES=4/8/16`): a naive matmul's loop keeps one `float` (and
 //! its affine index) and runs 2.8x faster at 16 lanes than at 4, a 5x5 convolution's 3.3x;
 //! mandelbrot's masked loop (four floats, two masks) 1.4x faster at 8 than at 4 and no
@@ -54,7 +54,9 @@ pub fn choose(p: &Program, plan: &Plan, widths: &[usize]) -> Result<(usize, Stri
 struct Regs {
     /// 32-bit values: one register per four lanes.
     narrow: usize,
-    /// 8-, 16- and 64-bit values: one (scalar) register per lane.
+    /// `double`s: one register per two lanes.
+    doubles: usize,
+    /// 8-, 16- and 64-bit integers: one (scalar) register per lane.
     wide: usize,
     /// Lane masks: one register whatever the width.
     masks: usize,
@@ -62,14 +64,15 @@ struct Regs {
 
 impl Regs {
     fn at(&self, w: usize) -> usize {
-        self.narrow * w / 4 + self.wide * w + self.masks
+        self.narrow * w / 4 + self.doubles * w / 2 + self.wide * w + self.masks
     }
 
-    fn add(&mut self, bits: u32, comps: usize) {
-        match bits {
-            1 => self.masks += comps,
-            32 => self.narrow += comps,
-            // 8-, 16- and 64-bit lanes are kept one scalar per lane.
+    fn add(&mut self, (bits, float): (u32, bool), comps: usize) {
+        match (bits, float) {
+            (1, _) => self.masks += comps,
+            (32, _) => self.narrow += comps,
+            (64, true) => self.doubles += comps,
+            // 8-, 16- and 64-bit integers are kept one scalar per lane.
             _ => self.wide += comps,
         }
     }
@@ -85,8 +88,9 @@ fn pressure(p: &Program, plan: &Plan) -> Result<Vec<Regs>> {
     if loops.loops.is_empty() {
         return Ok(Vec::new());
     }
-    // Each value's scalar width (1: a boolean) and component count, and its block.
-    let mut kind: HashMap<Word, (u32, usize)> = HashMap::new();
+    // Each value's scalar width (1: a boolean), whether it is a float, and component
+    // count, and its block.
+    let mut kind: HashMap<Word, ((u32, bool), usize)> = HashMap::new();
     let mut block_of: HashMap<Word, usize> = HashMap::new();
     for (bi, blk) in f.blocks.iter().enumerate() {
         for inst in &blk.insts {
@@ -105,8 +109,8 @@ fn pressure(p: &Program, plan: &Plan) -> Result<Vec<Regs>> {
         let mut seen = HashSet::new();
         let mut count = |id: Word, regs: &mut Regs| {
             if varying(id) && seen.insert(id) {
-                if let Some((bits, comps)) = kind.get(&id) {
-                    regs.add(*bits, *comps);
+                if let Some((k, comps)) = kind.get(&id) {
+                    regs.add(*k, *comps);
                 }
             }
         };
@@ -155,18 +159,19 @@ fn pressure(p: &Program, plan: &Plan) -> Result<Vec<Regs>> {
     Ok(out)
 }
 
-/// The scalar width (1 for a boolean) and component count of values of type `ty`, if they
-/// are numbers, booleans or vectors of them.
-fn scalar_kind(p: &Program, ty: Word) -> Option<(u32, usize)> {
+/// The scalar width (1 for a boolean), whether it is a float, and component count of
+/// values of type `ty`, if they are numbers, booleans or vectors of them.
+fn scalar_kind(p: &Program, ty: Word) -> Option<((u32, bool), usize)> {
     match p.ty(ty).ok()? {
-        Type::Bool => Some((1, 1)),
+        Type::Bool => Some(((1, false), 1)),
         // A half is computed in an `f32` lane.
-        Type::Float { width: 16 } => Some((32, 1)),
-        Type::Int { width, .. } | Type::Float { width } => Some((*width, 1)),
-        Type::Pointer { .. } => Some((64, 1)),
+        Type::Float { width: 16 } => Some(((32, true), 1)),
+        Type::Float { width } => Some(((*width, true), 1)),
+        Type::Int { width, .. } => Some(((*width, false), 1)),
+        Type::Pointer { .. } => Some(((64, false), 1)),
         Type::Vector { elem, count } => {
-            let (bits, _) = scalar_kind(p, *elem)?;
-            Some((bits, *count as usize))
+            let (k, _) = scalar_kind(p, *elem)?;
+            Some((k, *count as usize))
         }
         _ => None,
     }
