@@ -647,6 +647,68 @@ fn divergent_if_else_switch_and_early_return() {
     }
 }
 
+/// A loop whose branches are all uniform, inside a divergent `if` (masked mode): the lanes
+/// that enter leave together, through the loop's condition or a uniform `break`, and keep
+/// the last iteration's values; lanes that skip the loop keep theirs.
+#[test]
+fn uniform_loop_under_a_divergent_branch() {
+    let src = "kernel void ul(global const float *a, global float *o, global double *d,
+                              int n, int lim) {
+        int i = get_global_id(0);
+        float s = 1.0f;
+        double t = 0.0;
+        int j = -1;
+        if (a[i] > 0.0f) {
+            for (j = 0; j < n; j++) {
+                s = s * 0.5f + a[j];
+                t = t * 0.25 + (double)a[i + j];
+                if (j * j > lim)
+                    break;
+            }
+        }
+        o[i] = s + (float)j;
+        d[i] = t;
+    }";
+    let items = 37usize;
+    let a = floats(items + 40, 23);
+    for (n, lim) in [(9u32, 1000u32), (30, 40), (0, 0)] {
+        let bufs = vec![a.clone(), vec![0; items], vec![0; 2 * items]];
+        let Some(out) = differential(
+            src,
+            "ul",
+            &bufs,
+            &[0, 1, 2],
+            &[(3, n), (4, lim)],
+            [items as u64, 1],
+            [items as u64, 1],
+        ) else {
+            return;
+        };
+        let a = f(&a);
+        for i in 0..items {
+            let (mut s, mut t, mut j) = (1.0f32, 0.0f64, -1i32);
+            if a[i] > 0.0 {
+                j = 0;
+                while j < n as i32 {
+                    s = mad(s, 0.5, a[j as usize]);
+                    let x = f64::from(a[i + j as usize]);
+                    t = if std::arch::is_x86_feature_detected!("fma") {
+                        t.mul_add(0.25, x)
+                    } else {
+                        t * 0.25 + x
+                    };
+                    if j * j > lim as i32 {
+                        break;
+                    }
+                    j += 1;
+                }
+            }
+            assert_eq!(f32::from_bits(out[1][i]), s + j as f32, "o[{i}], n {n}");
+            assert_eq!(double_at(&out[2], i), t, "d[{i}], n {n}");
+        }
+    }
+}
+
 #[test]
 fn nested_loops_with_varying_trip_counts_and_breaks() {
     // The inner loop's trip count depends on the work-item; it breaks out early on a

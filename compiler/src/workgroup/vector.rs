@@ -343,7 +343,8 @@ fn at_inst(e: CompileError, inst: &Inst) -> CompileError {
 fn scalar_ty(p: &Program, ty: Word) -> Result<ir::Type> {
     Ok(match p.ty(ty)? {
         Type::Float { width: 32 } => types::F32,
-        // `double` lanes are kept as four scalars (x64's f64x2 would need two per value).
+        // `double` lanes in `f64x2` parts where they compute (`vector/doubles.rs`), else
+        // one scalar per lane.
         Type::Float { width: 64 } => types::F64,
         // A half is an `f32` lane holding a binary16 value (`vector/half.rs`).
         Type::Float { width: 16 } => types::F32,
@@ -3636,8 +3637,9 @@ impl VTx<'_, '_, '_, '_> {
             .any(is))
             || (t.is_int() && (is(E::clz) || is(E::ctz) || is(E::popcount)))
         {
-            // Exact one-operand functions of doubles (lanes of scalars) and integers: the
-            // scalar code's instruction per lane (`codegen/extinst.rs`).
+            // Exact one-operand functions of doubles kept as lanes of scalars (those in
+            // `f64x2` parts took `f64_ext_inst`) and integers: the scalar code's
+            // instruction per lane (`codegen/extinst.rs`).
             need(1)?;
             let e = E::from_u32(*n).ok_or_else(|| refuse("extended instruction"))?;
             self.per_lane(&args[0], t, move |b, x| match e {

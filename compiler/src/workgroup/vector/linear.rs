@@ -10,7 +10,8 @@
 //! back edge: its header's mask is the entry edges' the first time and the back edges'
 //! after; an exit edge's mask is the union over the iterations; a value defined in the loop
 //! and used after it keeps, per lane, its value from the iteration in which that lane left
-//! (blended in at the end of each iteration). An exit that leaves two loops at once, and
+//! (blended in at the end of each iteration), except in a loop whose branches are all
+//! uniform, which every lane that enters leaves in the same iteration. An exit that leaves two loops at once, and
 //! irreducible control flow, are refused.
 //!
 //! Memory under a mask: a load or store runs as one vector access (or the unmasked lane
@@ -488,6 +489,20 @@ impl VTx<'_, '_, '_, '_> {
         out
     }
 
+    /// Whether every conditional branch and switch in loop `lp` is on a uniform value
+    /// (every lane active in the loop takes the same path through it).
+    fn branches_uniform(&self, lp: &loops::Loop) -> bool {
+        let f = &self.plan.inlined.func;
+        lp.blocks.iter().all(|&b| {
+            f.blocks[b].insts.iter().all(|i| match i.class.opcode {
+                Op::BranchConditional | Op::Switch => {
+                    op_id(i, 0).is_ok_and(|c| self.plan.shapes.shape(c) == Shape::Uniform)
+                }
+                _ => true,
+            })
+        })
+    }
+
     fn masked_loop(&mut self, lin: &Linear, l: usize, inner: &[Item]) -> Result<()> {
         let lp = &lin.loops.loops[l];
         let h = lp.header;
@@ -547,8 +562,14 @@ impl VTx<'_, '_, '_, '_> {
                 self.b.def_var(*var, x);
             }
         }
-        // Values used after the loop: per lane, the value of the iteration it left in.
-        let live = self.live_out(lin, l);
+        // Values used after the loop: per lane, the value of the iteration it left in —
+        // unless every branch in the loop is uniform: then the lanes that enter leave
+        // together, in the last iteration, with its values.
+        let live = if self.branches_uniform(lp) {
+            Vec::new()
+        } else {
+            self.live_out(lin, l)
+        };
         let mut outs = Vec::new();
         for id in &live {
             // An OpenCL vector is kept as its components' variables, one after another.
