@@ -3060,6 +3060,157 @@ fn division_by_a_uniform_divisor() {
 /// `int`, `uint`, `short` and `uchar` lanes, with 0 and -1 among the divisors (the scalar
 /// code's results, lane by lane); byte for byte with the scalar reference at every width,
 /// and with a host model for the defined lanes.
+/// Division and remainder by constants (`x / 9`, `i % 3`): a multiplication by the
+/// divisor's magic reciprocal and shifts, signed and unsigned, powers of two among them,
+/// for `int`, `uint`, `short` and `uchar` lanes; with the scalar reference at every width
+/// and with the host's division.
+#[test]
+fn division_by_constants() {
+    let ints = [
+        9i32,
+        7,
+        3,
+        641,
+        1000,
+        1,
+        2,
+        16,
+        -3,
+        -5,
+        -16,
+        -1000,
+        i32::MIN,
+        i32::MAX,
+    ];
+    let uints = [
+        9u32,
+        7,
+        641,
+        1000,
+        1,
+        16,
+        0x8000_0000,
+        0xffff_fffe,
+        6_700_417,
+        125,
+    ];
+    let mut body = String::new();
+    for (k, d) in ints.iter().enumerate() {
+        // `(int)0x80000000`: INT_MIN without the unary minus of a too large literal.
+        let c = if *d == i32::MIN {
+            "(int)0x80000000".to_string()
+        } else {
+            format!("({d})")
+        };
+        body += &format!(
+            "q[{n} * i + {a}] = v / {c}; q[{n} * i + {b}] = r % {c};\n",
+            n = 2 * (ints.len() + uints.len()),
+            a = 2 * k,
+            b = 2 * k + 1
+        );
+    }
+    // LLVM 15 turns a remainder by a divisor above 2^31 into a select on a `freeze`,
+    // which llvm-spirv 15 rejects: those take a remainder by 5 instead.
+    let urem = |d: u32| if d > 0x8000_0000 { 5 } else { d };
+    for (k, d) in uints.iter().enumerate() {
+        let j = ints.len() + k;
+        body +=
+            &format!(
+            "q[{n} * i + {a}] = (int)((uint)v / {d}u); q[{n} * i + {b}] = (int)((uint)r % {e}u);\n",
+            n = 2 * (ints.len() + uints.len()), a = 2 * j, b = 2 * j + 1, e = urem(*d));
+    }
+    let src = format!(
+        "kernel void k(global const int *x, global const int *y, global int *q, global short *s,
+                       global uchar *c) {{
+        size_t i = get_global_id(0);
+        int v = x[i], r = y[i];
+        {body}
+        s[4 * i] = (short)v / (short)7;
+        s[4 * i + 1] = (short)r % (short)-300;
+        s[4 * i + 2] = (short)((ushort)v / (ushort)1000);
+        s[4 * i + 3] = (short)((ushort)r % (ushort)9);
+        c[2 * i] = (uchar)v / (uchar)3;
+        c[2 * i + 1] = (uchar)r % (uchar)10;
+    }}"
+    );
+    let items = 300usize;
+    let mut st = 0x1357_9bdfu32;
+    let mut x: Vec<u32> = (0..items)
+        .map(|_| {
+            st ^= st << 13;
+            st ^= st >> 17;
+            st ^= st << 5;
+            st >> (st % 29)
+        })
+        .collect();
+    for (k, e) in [
+        0x8000_0000u32,
+        0x7fff_ffff,
+        0xffff_ffff,
+        0,
+        1,
+        0xffff_ff80,
+        0x8000_0001,
+    ]
+    .iter()
+    .enumerate()
+    {
+        x[2 * k] = *e;
+        x[2 * k + 1] = *e ^ 0x5a5a_5a5a;
+    }
+    let n = 2 * (ints.len() + uints.len());
+    // The remainders' dividends from another buffer: LLVM 15 relates `v / 2` and
+    // `(v ^ k) % 2` through a `freeze`, which llvm-spirv 15 rejects.
+    let y: Vec<u32> = x.iter().map(|w| w ^ 0x5a5a_5a5a).collect();
+    let bufs = vec![
+        x.clone(),
+        y,
+        vec![0; n * items],
+        vec![0; 2 * items],
+        vec![0; items / 2],
+    ];
+    let Some(out) = differential(
+        &src,
+        "k",
+        &bufs,
+        &[0, 1, 2, 3, 4],
+        &[],
+        [items as u64, 1],
+        [100, 1],
+    ) else {
+        return;
+    };
+    let half = |i: usize| (out[3][i / 2] >> (16 * (i % 2))) as u16;
+    let byte = |i: usize| (out[4][i / 4] >> (8 * (i % 4))) as u8;
+    for (i, &w) in x.iter().enumerate() {
+        let (v, r) = (w as i32, (w ^ 0x5a5a_5a5a) as i32);
+        for (k, &d) in ints.iter().enumerate() {
+            assert_eq!(out[2][n * i + 2 * k] as i32, v.wrapping_div(d), "{v} / {d}");
+            assert_eq!(
+                out[2][n * i + 2 * k + 1] as i32,
+                r.wrapping_rem(d),
+                "{r} % {d}"
+            );
+        }
+        for (k, &d) in uints.iter().enumerate() {
+            let j = ints.len() + k;
+            assert_eq!(out[2][n * i + 2 * j], w / d, "{w} / {d}");
+            let e = urem(d);
+            assert_eq!(out[2][n * i + 2 * j + 1], r as u32 % e, "{r} % {e}");
+        }
+        assert_eq!(half(4 * i) as i16, (v as i16) / 7, "short {v} / 7");
+        assert_eq!(
+            half(4 * i + 1) as i16,
+            (r as i16) % -300,
+            "short {r} % -300"
+        );
+        assert_eq!(half(4 * i + 2), (v as u16) / 1000, "ushort {v} / 1000");
+        assert_eq!(half(4 * i + 3), (r as u16) % 9, "ushort {r} % 9");
+        assert_eq!(byte(2 * i), (v as u8) / 3, "uchar {v} / 3");
+        assert_eq!(byte(2 * i + 1), (r as u8) % 10, "uchar {r} % 10");
+    }
+}
+
 #[test]
 fn division_by_varying_divisors() {
     let src = "kernel void k(global const int *x, global const int *y, global int *q,

@@ -11,6 +11,11 @@
 //! a time, exact by the same argument with 24 bits (`|x| < 2^24`). Each lane's divisor is
 //! taken as the scalar code takes it (`codegen::arith::div_rem`): 0, and for a signed
 //! division -1, as 1, with `x / -1` then `-x` (wrapping) and the remainders `x - q × d`.
+//!
+//! A constant divisor (`x / 9`, `i % 3`; not 0 nor, signed, -1) is a multiplication by
+//! its magic reciprocal instead ([`Magic`], libdivide's algorithm after Granlund and
+//! Montgomery): the high halves of two widening multiplications per four lanes, at most
+//! an add and two shifts, and no division at all; a power of two is a shift.
 
 use super::{VTx, V};
 use crate::codegen::Result;
@@ -68,6 +73,14 @@ impl VTx<'_, '_, '_, '_> {
             return Ok(None);
         }
         let parts = self.int_parts(a, t, signed)?;
+        if let Some(d) = self.constant_divisor(b, t, signed) {
+            let out = self.divide_by_constant(op, &parts, d, signed);
+            return Ok(Some(if small {
+                self.zext_of(&out, t)
+            } else {
+                V::Vec(out)
+            }));
+        }
         let divisors = self.int_parts(b, t, signed)?;
         let splat = |s: &mut Self, c: i64| {
             let c = s.b.ins().iconst(types::I32, c);
@@ -125,5 +138,319 @@ impl VTx<'_, '_, '_, '_> {
         } else {
             V::Vec(out)
         }))
+    }
+
+    /// The divisor `b` when it is a constant the magic multiplication takes: as a signed
+    /// or unsigned value of `t`, not 0 (nor -1 for a signed division: `x / -1` wraps).
+    fn constant_divisor(&mut self, b: &V, t: ir::Type, signed: bool) -> Option<i64> {
+        let V::U(x) = b else { return None };
+        let ir::ValueDef::Result(inst, _) = self.b.func.dfg.value_def(*x) else {
+            return None;
+        };
+        let ir::InstructionData::UnaryImm {
+            opcode: ir::Opcode::Iconst,
+            imm,
+        } = self.b.func.dfg.insts[inst]
+        else {
+            return None;
+        };
+        let bits = t.bits();
+        let raw = imm.bits();
+        let d = if signed {
+            super::canon(raw, t)
+        } else {
+            raw & ((1i64 << bits) - 1)
+        };
+        (d != 0 && !(signed && d == -1)).then_some(d)
+    }
+
+    /// `op` of the `i32x4` parts `parts` by the constant `d` (signed or unsigned 32-bit
+    /// values; `char`/`short` lanes extended): a multiplication by `d`'s magic reciprocal
+    /// and shifts ([`Magic`]), with `x - q × d` for a remainder.
+    fn divide_by_constant(&mut self, op: Op, parts: &[Value], d: i64, signed: bool) -> Vec<Value> {
+        let magic = if signed {
+            Magic::signed(d as i32)
+        } else {
+            Magic::unsigned(d as u32)
+        };
+        let splat = |s: &mut Self, c: i64| {
+            let c = s.b.ins().iconst(types::I32, c);
+            s.b.ins().splat(types::I32X4, c)
+        };
+        let m = splat(self, i64::from(magic.multiplier as i32));
+        let dv = splat(self, d);
+        let mut out = Vec::with_capacity(parts.len());
+        for &x in parts {
+            let q = if magic.multiplier == 0 {
+                // A power of two: a shift, rounding toward zero for a negative dividend.
+                if signed {
+                    // `2^sh - 1` added to a negative dividend first.
+                    let sh = magic.shift;
+                    let q = if sh == 0 {
+                        x
+                    } else {
+                        let sign = self.b.ins().sshr_imm_s(x, 31);
+                        let bias = self.b.ins().ushr_imm_s(sign, i64::from(32 - sh));
+                        let biased = self.b.ins().iadd(x, bias);
+                        self.b.ins().sshr_imm_s(biased, i64::from(sh))
+                    };
+                    if magic.negative {
+                        self.b.ins().ineg(q)
+                    } else {
+                        q
+                    }
+                } else {
+                    self.b.ins().ushr_imm_s(x, i64::from(magic.shift))
+                }
+            } else if signed {
+                let mut q = self.mulhi(x, m, true);
+                if magic.add {
+                    q = if magic.negative {
+                        self.b.ins().isub(q, x)
+                    } else {
+                        self.b.ins().iadd(q, x)
+                    };
+                }
+                let q = self.b.ins().sshr_imm_s(q, i64::from(magic.shift));
+                // Toward zero: plus one where the shifted quotient is negative.
+                let neg = self.b.ins().ushr_imm_s(q, 31);
+                self.b.ins().iadd(q, neg)
+            } else {
+                let q = self.mulhi(x, m, false);
+                if magic.add {
+                    let t = self.b.ins().isub(x, q);
+                    let t = self.b.ins().ushr_imm_s(t, 1);
+                    let t = self.b.ins().iadd(t, q);
+                    self.b.ins().ushr_imm_s(t, i64::from(magic.shift))
+                } else {
+                    self.b.ins().ushr_imm_s(q, i64::from(magic.shift))
+                }
+            };
+            out.push(match op {
+                Op::UDiv | Op::SDiv => q,
+                _ => {
+                    let p = self.b.ins().imul(q, dv);
+                    self.b.ins().isub(x, p)
+                }
+            });
+        }
+        out
+    }
+
+    /// The high 32 bits of each lane's 64-bit product of `x` and `y` (`i32x4`), signed
+    /// or unsigned: two widening multiplications of two lanes each.
+    fn mulhi(&mut self, x: Value, y: Value, signed: bool) -> Value {
+        let (lo, hi) = if signed {
+            let (xl, yl) = (self.b.ins().swiden_low(x), self.b.ins().swiden_low(y));
+            let (xh, yh) = (self.b.ins().swiden_high(x), self.b.ins().swiden_high(y));
+            (self.b.ins().imul(xl, yl), self.b.ins().imul(xh, yh))
+        } else {
+            let (xl, yl) = (self.b.ins().uwiden_low(x), self.b.ins().uwiden_low(y));
+            let (xh, yh) = (self.b.ins().uwiden_high(x), self.b.ins().uwiden_high(y));
+            (self.b.ins().imul(xl, yl), self.b.ins().imul(xh, yh))
+        };
+        let r = self.shuffle32(lo, hi, [1, 3, 5, 7]);
+        let order = super::lane_order();
+        self.b.ins().bitcast(types::I32X4, order, r)
+    }
+}
+
+/// How to divide 32-bit integers by a constant with a multiplication (libdivide's
+/// branchy algorithm, after Granlund and Montgomery): the quotient is the high half of
+/// `x × multiplier`, corrected by `x` where `add`, shifted right by `shift`; a power of
+/// two (`multiplier` 0) is a shift alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Magic {
+    multiplier: u32,
+    shift: u32,
+    add: bool,
+    /// A negative divisor (signed division).
+    negative: bool,
+}
+
+impl Magic {
+    /// For unsigned division by `d` (not 0).
+    fn unsigned(d: u32) -> Magic {
+        let log = 31 - d.leading_zeros();
+        if d.is_power_of_two() {
+            return Magic {
+                multiplier: 0,
+                shift: log,
+                add: false,
+                negative: false,
+            };
+        }
+        let n = (1u64 << log) << 32;
+        let (mut m, rem) = ((n / u64::from(d)) as u32, (n % u64::from(d)) as u32);
+        let e = d - rem;
+        let (shift, add) = if e < (1u32 << log) {
+            (log, false)
+        } else {
+            m = m.wrapping_add(m);
+            let twice = rem.wrapping_add(rem);
+            if twice >= d || twice < rem {
+                m = m.wrapping_add(1);
+            }
+            (log, true)
+        };
+        Magic {
+            multiplier: m.wrapping_add(1),
+            shift,
+            add,
+            negative: false,
+        }
+    }
+
+    /// For signed division by `d` (not 0 nor -1).
+    fn signed(d: i32) -> Magic {
+        let abs = d.unsigned_abs();
+        let log = 31 - abs.leading_zeros();
+        let negative = d < 0;
+        if abs.is_power_of_two() {
+            return Magic {
+                multiplier: 0,
+                shift: log,
+                add: false,
+                negative,
+            };
+        }
+        let n = (1u64 << (log - 1)) << 32;
+        let (mut m, rem) = ((n / u64::from(abs)) as u32, (n % u64::from(abs)) as u32);
+        let e = abs - rem;
+        let (shift, add) = if e < (1u32 << log) {
+            (log - 1, false)
+        } else {
+            m = m.wrapping_add(m);
+            let twice = rem.wrapping_add(rem);
+            if twice >= abs || twice < rem {
+                m = m.wrapping_add(1);
+            }
+            (log, true)
+        };
+        let m = m.wrapping_add(1);
+        Magic {
+            multiplier: if negative { m.wrapping_neg() } else { m },
+            shift,
+            add,
+            negative,
+        }
+    }
+
+    /// `x / d` by this magic (the model of the vector code, for the tests).
+    #[cfg(test)]
+    fn apply_unsigned(self, x: u32) -> u32 {
+        if self.multiplier == 0 {
+            return x >> self.shift;
+        }
+        let q = ((u64::from(x) * u64::from(self.multiplier)) >> 32) as u32;
+        if self.add {
+            (((x - q) >> 1) + q) >> self.shift
+        } else {
+            q >> self.shift
+        }
+    }
+
+    /// `x / d` by this magic, signed.
+    #[cfg(test)]
+    fn apply_signed(self, x: i32) -> i32 {
+        if self.multiplier == 0 {
+            let bias = if self.shift == 0 {
+                0
+            } else {
+                (((x >> 31) as u32) >> (32 - self.shift)) as i32
+            };
+            let q = x.wrapping_add(bias) >> self.shift;
+            return if self.negative { q.wrapping_neg() } else { q };
+        }
+        let mut q = ((i64::from(x) * i64::from(self.multiplier as i32)) >> 32) as i32;
+        if self.add {
+            q = if self.negative {
+                q.wrapping_sub(x)
+            } else {
+                q.wrapping_add(x)
+            };
+        }
+        let q = q >> self.shift;
+        q + ((q as u32) >> 31) as i32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Magic;
+
+    /// Dividends: the edges and a pseudo-random sweep.
+    fn dividends() -> Vec<u32> {
+        let mut v = vec![
+            0,
+            1,
+            2,
+            3,
+            0x7fff_ffff,
+            0x8000_0000,
+            0x8000_0001,
+            0xffff_ffff,
+        ];
+        let mut s = 0x9e37_79b9u32;
+        for _ in 0..20_000 {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            v.push(s);
+            v.push(s >> (s % 31));
+        }
+        v
+    }
+
+    fn divisors() -> Vec<u32> {
+        let mut d: Vec<u32> = (1..=1100).collect();
+        d.extend([
+            641,
+            6_700_417,
+            0x7fff_ffff,
+            0x8000_0000,
+            0x8000_0001,
+            0xffff_fffe,
+        ]);
+        d.extend((1..32).map(|k| 1u32 << k));
+        d.extend((2..32).map(|k| (1u32 << k) - 1));
+        d.extend((2..32).map(|k| (1u32 << k) + 1));
+        let mut s = 0x1234_5677u32;
+        for _ in 0..300 {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            d.push(s.max(1));
+            d.push((s >> (s % 29)).max(1));
+        }
+        d
+    }
+
+    #[test]
+    fn unsigned_magic_divides_exactly() {
+        let xs = dividends();
+        for d in divisors() {
+            let m = Magic::unsigned(d);
+            for &x in &xs {
+                assert_eq!(m.apply_unsigned(x), x / d, "{x} / {d} ({m:?})");
+            }
+        }
+    }
+
+    #[test]
+    fn signed_magic_divides_exactly() {
+        let xs = dividends();
+        for d in divisors() {
+            for d in [d as i32, (d as i32).wrapping_neg()] {
+                if d == 0 || d == -1 {
+                    continue;
+                }
+                let m = Magic::signed(d);
+                for &x in &xs {
+                    let x = x as i32;
+                    assert_eq!(m.apply_signed(x), x.wrapping_div(d), "{x} / {d} ({m:?})");
+                }
+            }
+        }
     }
 }
