@@ -2832,6 +2832,77 @@ const NARROW_OPS: &str = "
                OpFunctionEnd
 ";
 
+/// `char`/`short` lanes under a mask (a kernel with a divergent branch and a bounds guard):
+/// loads and stores that every lane reaches stay whole vectors, partial ones go lane by
+/// lane; with the scalar reference at every width and with a host model.
+#[test]
+fn small_integers_under_masks() {
+    let src = "kernel void g(global const uchar *x, global const short *s, global uchar *y,
+                             global short *t, int n) {
+        int i = get_global_id(0);
+        if (i < n) {
+            uchar v = x[i];
+            short w = s[i];
+            if (w & 1)
+                v = (uchar)(v >> 1);
+            y[i] = convert_uchar_sat(v * 1.5f) ^ (uchar)w;
+            t[i] = (short)(w * 3) - (short)v;
+            if (v > 100)
+                t[i + n] = w >> 2;
+        }
+    }";
+    let items = 203usize;
+    let n = 190usize;
+    let words = |k: usize, seed: u32| -> Vec<u32> {
+        let mut s = seed;
+        (0..k)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 17;
+                s ^= s << 5;
+                s
+            })
+            .collect()
+    };
+    let x = words(items / 4 + 1, 41);
+    let sh = words(items / 2 + 1, 43);
+    let bufs = vec![
+        x.clone(),
+        sh.clone(),
+        vec![0; items / 4 + 1],
+        vec![0; items + 1],
+    ];
+    let Some(out) = differential(
+        src,
+        "g",
+        &bufs,
+        &[0, 1, 2, 3],
+        &[(4, n as u32)],
+        [items as u64, 1],
+        [items as u64, 1],
+    ) else {
+        return;
+    };
+    let byte = |b: &Vec<u32>, i: usize| (b[i / 4] >> (8 * (i % 4))) as u8;
+    let half = |b: &Vec<u32>, i: usize| (b[i / 2] >> (16 * (i % 2))) as u16 as i16;
+    for i in 0..items {
+        if i >= n {
+            assert_eq!(byte(&out[2], i), 0, "y[{i}] past n");
+            continue;
+        }
+        let (mut v, w) = (byte(&x, i), half(&sh, i));
+        if w & 1 != 0 {
+            v >>= 1;
+        }
+        let sat = (f32::from(v) * 1.5).trunc().clamp(0.0, 255.0) as u8;
+        assert_eq!(byte(&out[2], i), sat ^ (w as u8), "y[{i}]");
+        let want = (w.wrapping_mul(3)).wrapping_sub(i16::from(v));
+        assert_eq!(half(&out[3], i), want, "t[{i}]");
+        let hi = if v > 100 { w >> 2 } else { 0 };
+        assert_eq!(half(&out[3], i + n), hi, "t[{i} + n]");
+    }
+}
+
 #[test]
 fn narrow_integer_arithmetic_in_spirv() {
     let Some(spv) = spvasm(NARROW_OPS) else {

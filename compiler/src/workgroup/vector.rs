@@ -1347,14 +1347,8 @@ impl VTx<'_, '_, '_, '_> {
     fn load(&mut self, pv: V, t: ir::Type) -> Result<V> {
         let flags = MemFlagsData::new();
         let size = i64::from(t.bytes());
-        if let Some(v) = self.f64_load(&pv, t) {
+        if let Some(v) = self.packed_load(&pv, t)? {
             return Ok(v);
-        }
-        if small_ints::small(t) && self.all_lanes() {
-            if let Some((a, None)) = self.consecutive(&pv, size) {
-                let parts = self.zext_load(a, t);
-                return Ok(V::Zext(parts, t));
-            }
         }
         let vt = vec_of(t);
         let fast = match (&pv, vt) {
@@ -1401,6 +1395,109 @@ impl VTx<'_, '_, '_, '_> {
                 self.gathered(t, l)
             }
         })
+    }
+
+    /// A consecutive load of `char`/`short` lanes (zero-extended into `i32x4` parts,
+    /// [`V::Zext`]) or `double` lanes (`f64x2` parts, [`V::F64`]): whole vectors, behind
+    /// the run-time test that a widened index does not wrap where there is one (else lane
+    /// by lane); `None` for other loads. Every lane is active in any [`Self::load`]:
+    /// masked mode calls it only then.
+    fn packed_load(&mut self, pv: &V, t: ir::Type) -> Result<Option<V>> {
+        let small = small_ints::small(t);
+        if !(small || t == types::F64) || matches!(pv, V::U(_)) {
+            return Ok(None);
+        }
+        let Some((a, test)) = self.consecutive(pv, i64::from(t.bytes())) else {
+            return Ok(None);
+        };
+        let whole = |s: &mut Self| {
+            if small {
+                V::Zext(s.zext_load(a, t), t)
+            } else {
+                V::F64(s.f64_load_at(a))
+            }
+        };
+        let Some(ok) = test else {
+            return Ok(Some(whole(self)));
+        };
+        let (vec_blk, lanes_blk, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let (pt, n) = if small {
+            (types::I32X4, self.w / 4)
+        } else {
+            (types::F64X2, self.w / 2)
+        };
+        let params: Vec<Value> = (0..n)
+            .map(|_| self.b.append_block_param(join, pt))
+            .collect();
+        self.b.ins().brif(ok, vec_blk, &[], lanes_blk, &[]);
+        self.b.switch_to_block(vec_blk);
+        let v = whole(self);
+        let args = self.packed_parts(&v, t)?;
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(lanes_blk);
+        let addr = self.lanes(pv)?;
+        let l: Vec<Value> = addr
+            .iter()
+            .map(|a| self.b.ins().load(t, MemFlagsData::new(), *a, 0))
+            .collect();
+        let args = self.packed_parts(&V::L(l), t)?;
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(join);
+        Ok(Some(if small {
+            V::Zext(params, t)
+        } else {
+            V::F64(params)
+        }))
+    }
+
+    /// `v` (`char`/`short` or `double` lanes) as the parts [`Self::packed_load`] makes,
+    /// as block arguments.
+    fn packed_parts(&mut self, v: &V, t: ir::Type) -> Result<Vec<BlockArg>> {
+        let parts = if t == types::F64 {
+            self.f64_parts(v)?
+        } else {
+            self.zext_parts(v, t)?
+        };
+        Ok(parts.into_iter().map(BlockArg::Value).collect())
+    }
+
+    /// A consecutive store of `char`/`short` lanes kept in `i32x4` parts or `double`
+    /// lanes in `f64x2` parts, as [`Self::packed_load`]; `false` (nothing emitted) for
+    /// other stores.
+    fn packed_store(&mut self, pv: &V, v: &V, t: ir::Type) -> Result<bool> {
+        if !matches!(v, V::Zext(..) | V::F64(_)) || matches!(pv, V::U(_)) {
+            return Ok(false);
+        }
+        let Some((a, test)) = self.consecutive(pv, i64::from(t.bytes())) else {
+            return Ok(false);
+        };
+        let whole = |s: &mut Self| match v {
+            V::Zext(parts, _) => s.zext_store(parts, a, t),
+            V::F64(parts) => s.store_parts(parts, a),
+            _ => {}
+        };
+        let Some(ok) = test else {
+            whole(self);
+            return Ok(true);
+        };
+        let (vec_blk, lanes_blk, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(ok, vec_blk, &[], lanes_blk, &[]);
+        self.b.switch_to_block(vec_blk);
+        whole(self);
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(lanes_blk);
+        self.store_lanes(pv, v, MemFlagsData::new())?;
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        Ok(true)
     }
 
     /// Load `n` components of scalar type `t` through `pv` (an `OpLoad`'s access).
@@ -1535,14 +1632,8 @@ impl VTx<'_, '_, '_, '_> {
     fn store(&mut self, pv: &V, v: &V, t: ir::Type) -> Result<()> {
         let flags = MemFlagsData::new();
         let size = i64::from(t.bytes());
-        if self.f64_store(pv, v) {
+        if self.packed_store(pv, v, t)? {
             return Ok(());
-        }
-        if let (V::Zext(parts, _), true) = (v, self.all_lanes()) {
-            if let Some((a, None)) = self.consecutive(pv, size) {
-                self.zext_store(parts, a, t);
-                return Ok(());
-            }
         }
         let fast = match (pv, vec_of(t)) {
             (V::U(_), _) | (_, None) => None,

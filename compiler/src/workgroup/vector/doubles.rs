@@ -43,7 +43,7 @@ impl VTx<'_, '_, '_, '_> {
     }
 
     /// The `w` doubles at `a`, `a + 8`, … as `f64x2` parts.
-    fn f64_load_at(&mut self, a: Value) -> Vec<Value> {
+    pub(super) fn f64_load_at(&mut self, a: Value) -> Vec<Value> {
         (0..self.w / 2)
             .map(|j| {
                 self.b
@@ -51,32 +51,6 @@ impl VTx<'_, '_, '_, '_> {
                     .load(types::F64X2, MemFlagsData::new(), a, 16 * j as i32)
             })
             .collect()
-    }
-
-    /// A load of `t` through `pv` (every lane active, as in every [`VTx::load`]) as
-    /// `f64x2` parts: doubles at consecutive addresses; `None` for any other load.
-    pub(super) fn f64_load(&mut self, pv: &V, t: ir::Type) -> Option<V> {
-        if t != types::F64 {
-            return None;
-        }
-        let (a, None) = self.consecutive(pv, 8)? else {
-            return None;
-        };
-        Some(V::F64(self.f64_load_at(a)))
-    }
-
-    /// A store of `v` (`f64x2` parts) through `pv` (every lane active, as in every
-    /// [`VTx::store`]) at consecutive addresses; `false` (nothing stored) for any other
-    /// store.
-    pub(super) fn f64_store(&mut self, pv: &V, v: &V) -> bool {
-        let V::F64(parts) = v else {
-            return false;
-        };
-        let Some((a, None)) = self.consecutive(pv, 8) else {
-            return false;
-        };
-        self.store_parts(parts, a);
-        true
     }
 
     /// `f` on the `f64x2` parts of `a` and `b`.

@@ -787,6 +787,9 @@ impl VTx<'_, '_, '_, '_> {
             None if t == types::F64 => (0..self.w / 2)
                 .map(|_| self.b.append_block_param(join, types::F64X2))
                 .collect(),
+            None if super::small_ints::small(t) => (0..self.w / 4)
+                .map(|_| self.b.append_block_param(join, types::I32X4))
+                .collect(),
             None => (0..self.w)
                 .map(|_| self.b.append_block_param(join, t))
                 .collect(),
@@ -820,6 +823,7 @@ impl VTx<'_, '_, '_, '_> {
         Ok(match vt {
             Some(_) => V::Vec(params),
             None if t == types::F64 => V::F64(params),
+            None if super::small_ints::small(t) => V::Zext(params, t),
             None => V::L(params),
         })
     }
@@ -855,6 +859,7 @@ impl VTx<'_, '_, '_, '_> {
         let vals = match vec_of(t) {
             Some(_) => self.vector(v, t)?,
             None if t == types::F64 => self.f64_parts(v)?,
+            None if super::small_ints::small(t) => self.zext_parts(v, t)?,
             None => self.lanes(v)?,
         };
         Ok(vals.into_iter().map(BlockArg::Value).collect())
