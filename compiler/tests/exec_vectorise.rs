@@ -70,6 +70,19 @@ fn floats(n: usize, seed: u32) -> Vec<u32> {
         .collect()
 }
 
+/// `n` pseudo-random words (xorshift32 from `seed`, which must not be 0).
+fn xorshift(n: usize, seed: u32) -> Vec<u32> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            s
+        })
+        .collect()
+}
+
 fn f(v: &[u32]) -> Vec<f32> {
     v.iter().map(|x| f32::from_bits(*x)).collect()
 }
@@ -2626,17 +2639,7 @@ fn small_integers_move_as_vectors() {
     }";
     // Not a multiple of 16: the scalar loop finishes each row.
     let items = 1000usize;
-    let words = |n: usize, seed: u32| -> Vec<u32> {
-        let mut s = seed;
-        (0..n)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 17;
-                s ^= s << 5;
-                s
-            })
-            .collect()
-    };
+    let words = xorshift;
     let bufs = vec![
         words(items / 4 + 1, 3),
         words(items / 4 + 1, 5),
@@ -2853,17 +2856,7 @@ fn small_integers_under_masks() {
     }";
     let items = 203usize;
     let n = 190usize;
-    let words = |k: usize, seed: u32| -> Vec<u32> {
-        let mut s = seed;
-        (0..k)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 17;
-                s ^= s << 5;
-                s
-            })
-            .collect()
-    };
+    let words = xorshift;
     let x = words(items / 4 + 1, 41);
     let sh = words(items / 2 + 1, 43);
     let bufs = vec![
@@ -3050,15 +3043,7 @@ fn division_by_a_uniform_divisor() {
         c[4 * i + 3] = (uchar)r % (uchar)d;
     }";
     let items = 500usize;
-    let mut s = 0x2468_ace1u32;
-    let mut x: Vec<u32> = (0..items)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 17;
-            s ^= s << 5;
-            s
-        })
-        .collect();
+    let mut x = xorshift(items, 0x2468_ace1);
     x[0] = 0x8000_0000;
     x[1] = 0x7fff_ffff;
     x[2] = 0xffff_ff80;
@@ -3205,14 +3190,9 @@ fn division_by_constants() {
     }}"
     );
     let items = 300usize;
-    let mut st = 0x1357_9bdfu32;
-    let mut x: Vec<u32> = (0..items)
-        .map(|_| {
-            st ^= st << 13;
-            st ^= st >> 17;
-            st ^= st << 5;
-            st >> (st % 29)
-        })
+    let mut x: Vec<u32> = xorshift(items, 0x1357_9bdf)
+        .into_iter()
+        .map(|w| w >> (w % 29))
         .collect();
     for (k, e) in [
         0x8000_0000u32,

@@ -1465,41 +1465,6 @@ impl VTx<'_, '_, '_, '_> {
         Ok(parts.into_iter().map(BlockArg::Value).collect())
     }
 
-    /// A consecutive store of `char`/`short` lanes kept in `i32x4` parts or `double`
-    /// lanes in `f64x2` parts, as [`Self::packed_load`]; `false` (nothing emitted) for
-    /// other stores.
-    fn packed_store(&mut self, pv: &V, v: &V, t: ir::Type) -> Result<bool> {
-        if !matches!(v, V::Zext(..) | V::F64(_)) || matches!(pv, V::U(_)) {
-            return Ok(false);
-        }
-        let Some((a, test)) = self.consecutive(pv, i64::from(t.bytes())) else {
-            return Ok(false);
-        };
-        let whole = |s: &mut Self| match v {
-            V::Zext(parts, _) => s.zext_store(parts, a, t),
-            V::F64(parts) => s.store_parts(parts, a),
-            _ => {}
-        };
-        let Some(ok) = test else {
-            whole(self);
-            return Ok(true);
-        };
-        let (vec_blk, lanes_blk, join) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
-        self.b.ins().brif(ok, vec_blk, &[], lanes_blk, &[]);
-        self.b.switch_to_block(vec_blk);
-        whole(self);
-        self.b.ins().jump(join, &[]);
-        self.b.switch_to_block(lanes_blk);
-        self.store_lanes(pv, v, MemFlagsData::new())?;
-        self.b.ins().jump(join, &[]);
-        self.b.switch_to_block(join);
-        Ok(true)
-    }
-
     /// Load `n` components of scalar type `t` through `pv` (an `OpLoad`'s access).
     fn load_through(&mut self, pv: V, n: usize, t: ir::Type) -> Result<V> {
         if let Some(v) = self.packed_small_load(&pv, n, t) {
@@ -1631,39 +1596,46 @@ impl VTx<'_, '_, '_, '_> {
     /// Store `v` (scalar type `t`) through `pv` for every lane.
     fn store(&mut self, pv: &V, v: &V, t: ir::Type) -> Result<()> {
         let flags = MemFlagsData::new();
-        let size = i64::from(t.bytes());
-        if self.packed_store(pv, v, t)? {
-            return Ok(());
-        }
-        let fast = match (pv, vec_of(t)) {
-            (V::U(_), _) | (_, None) => None,
-            (_, Some(_)) => self.consecutive(pv, size),
+        // Whole vectors: `float`/`int` lanes, and `char`/`short` or `double` lanes kept
+        // in parts ([`V::Zext`], [`V::F64`]). Every lane is active in any `store`:
+        // masked mode calls it only then.
+        let packed = matches!(v, V::Zext(..) | V::F64(_));
+        let fast = match pv {
+            V::U(_) => None,
+            _ if packed || vec_of(t).is_some() => self.consecutive(pv, i64::from(t.bytes())),
+            _ => None,
         };
-        match fast {
-            Some((a, None)) => {
-                let x = self.vector(v, t)?;
-                self.store_parts(&x, a);
+        let Some((a, test)) = fast else {
+            return self.store_lanes(pv, v, flags);
+        };
+        let whole = |s: &mut Self| -> Result<()> {
+            match v {
+                V::Zext(parts, _) => s.zext_store(parts, a, t),
+                V::F64(parts) => s.store_parts(parts, a),
+                _ => {
+                    let x = s.vector(v, t)?;
+                    s.store_parts(&x, a);
+                }
             }
-            Some((a, Some(ok))) => {
-                // One vector store where the widened index does not wrap, else lane by
-                // lane.
-                let (vec_blk, lanes_blk, join) = (
-                    self.b.create_block(),
-                    self.b.create_block(),
-                    self.b.create_block(),
-                );
-                self.b.ins().brif(ok, vec_blk, &[], lanes_blk, &[]);
-                self.b.switch_to_block(vec_blk);
-                let x = self.vector(v, t)?;
-                self.store_parts(&x, a);
-                self.b.ins().jump(join, &[]);
-                self.b.switch_to_block(lanes_blk);
-                self.store_lanes(pv, v, flags)?;
-                self.b.ins().jump(join, &[]);
-                self.b.switch_to_block(join);
-            }
-            None => self.store_lanes(pv, v, flags)?,
-        }
+            Ok(())
+        };
+        let Some(ok) = test else {
+            return whole(self);
+        };
+        // One vector store where the widened index does not wrap, else lane by lane.
+        let (vec_blk, lanes_blk, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(ok, vec_blk, &[], lanes_blk, &[]);
+        self.b.switch_to_block(vec_blk);
+        whole(self)?;
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(lanes_blk);
+        self.store_lanes(pv, v, flags)?;
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
         Ok(())
     }
 
