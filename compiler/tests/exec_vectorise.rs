@@ -2896,6 +2896,91 @@ fn small_integers_under_masks() {
     }
 }
 
+/// `float` to `uchar`/`ushort` with saturation, through the short x64 sequence: NaN,
+/// infinities, huge and tiny values, negatives, halves and values just below and above
+/// the maximum; with the scalar reference at every width and with a host model.
+#[test]
+fn float_to_unsigned_small_saturates() {
+    let src = "kernel void k(global const float *x, global uchar *c, global ushort *s) {
+        size_t i = get_global_id(0);
+        float v = x[i];
+        c[2 * i] = convert_uchar_sat(v);
+        c[2 * i + 1] = convert_uchar_sat_rte(v);
+        s[2 * i] = convert_ushort_sat(v);
+        s[2 * i + 1] = convert_ushort_sat_rtp(v);
+    }";
+    let special = [
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        -0.0,
+        0.5,
+        1.5,
+        254.5,
+        254.99,
+        255.0,
+        255.5,
+        256.0,
+        -0.5,
+        -1.0,
+        65534.5,
+        65535.0,
+        65535.5,
+        65536.0,
+        2_147_483_648.0,
+        4_294_967_296.0,
+        -2_147_483_648.0,
+        -3e38,
+        3e38,
+        1e-40,
+    ];
+    let items = 100usize;
+    let x: Vec<f32> = xorshift(items, 77)
+        .iter()
+        .enumerate()
+        .map(|(k, w)| {
+            if k < special.len() {
+                special[k]
+            } else {
+                (*w % 140_000) as f32 / 2.0 - 1000.0
+            }
+        })
+        .collect();
+    let bufs = vec![
+        x.iter().map(|v| v.to_bits()).collect(),
+        vec![0; items / 2],
+        vec![0; items],
+    ];
+    let Some(out) = differential(
+        src,
+        "k",
+        &bufs,
+        &[0, 1, 2],
+        &[],
+        [items as u64, 1],
+        [items as u64, 1],
+    ) else {
+        return;
+    };
+    let byte = |i: usize| (out[1][i / 4] >> (8 * (i % 4))) as u8;
+    let half = |i: usize| (out[2][i / 2] >> (16 * (i % 2))) as u16;
+    let sat = |v: f32, max: f32| if v.is_nan() { 0.0 } else { v.clamp(0.0, max) };
+    for (i, &v) in x.iter().enumerate() {
+        assert_eq!(byte(2 * i), sat(v.trunc(), 255.0) as u8, "uchar {v}");
+        assert_eq!(
+            byte(2 * i + 1),
+            sat(v.round_ties_even(), 255.0) as u8,
+            "uchar rte {v}"
+        );
+        assert_eq!(half(2 * i), sat(v.trunc(), 65535.0) as u16, "ushort {v}");
+        assert_eq!(
+            half(2 * i + 1),
+            sat(v.ceil(), 65535.0) as u16,
+            "ushort rtp {v}"
+        );
+    }
+}
+
 #[test]
 fn narrow_integer_arithmetic_in_spirv() {
     let Some(spv) = spvasm(NARROW_OPS) else {

@@ -12,7 +12,9 @@
 use super::{VTx, V};
 use crate::codegen::Result;
 use crate::ir::Effects;
-use cranelift_codegen::ir::{self, condcodes::IntCC, types, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{
+    self, condcodes::FloatCC, condcodes::IntCC, types, InstBuilder, MemFlagsData, Value,
+};
 use cranelift_frontend::FunctionBuilder;
 use rspirv::spirv::FPRoundingMode;
 use rspirv::spirv::Op;
@@ -158,6 +160,23 @@ impl VTx<'_, '_, '_, '_> {
                 Some(FPRoundingMode::RTN) => self.b.ins().floor(f),
                 Some(FPRoundingMode::RTZ) | None => f,
             };
+            if !signed && effects.saturated && cfg!(target_arch = "x86_64") {
+                // `uchar`/`ushort` saturation in four instructions instead of fifteen
+                // (x64's unsigned conversion handles 2^31 and beyond): lanes above the
+                // maximum take it (a NaN does not), then `cvttps2dq`, whose result for a
+                // NaN, a negative or a huge negative lane is negative, and the maximum
+                // with 0. Every lane as the scalar code: NaN and negatives 0, too large
+                // the maximum, else truncated.
+                let hi = self.b.ins().f32const(mask(t) as f32);
+                let hi = self.b.ins().splat(types::F32X4, hi);
+                let over = self.b.ins().fcmp(FloatCC::GreaterThan, f, hi);
+                let c = self.bitselect(over, hi, f);
+                let r = self.b.ins().x86_cvtt2dq(types::I32X4, c);
+                let zero = self.b.ins().iconst(types::I32, 0);
+                let zero = self.b.ins().splat(types::I32X4, zero);
+                out.push(self.b.ins().smax(r, zero));
+                continue;
+            }
             let mut r = if signed {
                 self.b.ins().fcvt_to_sint_sat(types::I32X4, f)
             } else {
