@@ -49,6 +49,15 @@ impl Linear {
     }
 }
 
+/// How a masked load's two paths join: the representation of its value.
+#[derive(Clone, Copy)]
+enum Join {
+    Vector(ir::Type),
+    F64,
+    Zext,
+    Lanes,
+}
+
 /// Masks and loop-carried state during translation.
 #[derive(Default)]
 pub struct State {
@@ -779,33 +788,36 @@ impl VTx<'_, '_, '_, '_> {
             self.b.create_block(),
             self.b.create_block(),
         );
-        let vt = vec_of(t);
-        let params: Vec<Value> = match vt {
-            Some(vt) => (0..self.w / 4)
-                .map(|_| self.b.append_block_param(join, vt))
-                .collect(),
-            None if t == types::F64 => (0..self.w / 2)
-                .map(|_| self.b.append_block_param(join, types::F64X2))
-                .collect(),
-            None if super::small_ints::small(t) => (0..self.w / 4)
-                .map(|_| self.b.append_block_param(join, types::I32X4))
-                .collect(),
-            None => (0..self.w)
-                .map(|_| self.b.append_block_param(join, t))
-                .collect(),
-        };
         let all = self.b.ins().vall_true(m);
         self.b.ins().brif(all, fast, &[], slow, &[]);
         self.b.switch_to_block(fast);
         let v = self.load(pv.clone(), t)?;
-        let args = self.join_args(&v, t)?;
+        // The join keeps the shape the full load has: `char`/`short` or `double` lanes in
+        // parts when it loaded them whole, else `float`/`int` vectors or scalars (a
+        // gather's lanes stay lanes: packing them would be undone by their users).
+        let shape = match (&v, vec_of(t)) {
+            (V::Zext(..), _) => Join::Zext,
+            (V::F64(_), _) => Join::F64,
+            (_, Some(vt)) => Join::Vector(vt),
+            _ => Join::Lanes,
+        };
+        let (pt, n) = match shape {
+            Join::Vector(vt) => (vt, self.w / 4),
+            Join::F64 => (types::F64X2, self.w / 2),
+            Join::Zext => (types::I32X4, self.w / 4),
+            Join::Lanes => (t, self.w),
+        };
+        let params: Vec<Value> = (0..n)
+            .map(|_| self.b.append_block_param(join, pt))
+            .collect();
+        let args = self.join_args(&v, t, shape)?;
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(slow);
         // No lane active (a block every lane skips): nothing to read.
         let some = self.b.create_block();
         let any = self.b.ins().vany_true(m);
         let z = zero_of(self.b, t);
-        let zeros = self.join_args(&V::U(z), t)?;
+        let zeros = self.join_args(&V::U(z), t, shape)?;
         self.b.ins().brif(any, some, &[], join, &zeros);
         self.b.switch_to_block(some);
         // Each lane loads, an inactive one from zeros: no branch per lane.
@@ -817,14 +829,14 @@ impl VTx<'_, '_, '_, '_> {
             .map(|a| self.b.ins().load(t, flags, *a, 0))
             .collect();
         let g = self.gathered(t, l);
-        let args = self.join_args(&g, t)?;
+        let args = self.join_args(&g, t, shape)?;
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(join);
-        Ok(match vt {
-            Some(_) => V::Vec(params),
-            None if t == types::F64 => V::F64(params),
-            None if super::small_ints::small(t) => V::Zext(params, t),
-            None => V::L(params),
+        Ok(match shape {
+            Join::Vector(_) => V::Vec(params),
+            Join::F64 => V::F64(params),
+            Join::Zext => V::Zext(params, t),
+            Join::Lanes => V::L(params),
         })
     }
 
@@ -855,12 +867,12 @@ impl VTx<'_, '_, '_, '_> {
             .collect()
     }
 
-    fn join_args(&mut self, v: &V, t: ir::Type) -> Result<Vec<BlockArg>> {
-        let vals = match vec_of(t) {
-            Some(_) => self.vector(v, t)?,
-            None if t == types::F64 => self.f64_parts(v)?,
-            None if super::small_ints::small(t) => self.zext_parts(v, t)?,
-            None => self.lanes(v)?,
+    fn join_args(&mut self, v: &V, t: ir::Type, shape: Join) -> Result<Vec<BlockArg>> {
+        let vals = match shape {
+            Join::Vector(_) => self.vector(v, t)?,
+            Join::F64 => self.f64_parts(v)?,
+            Join::Zext => self.zext_parts(v, t)?,
+            Join::Lanes => self.lanes(v)?,
         };
         Ok(vals.into_iter().map(BlockArg::Value).collect())
     }
