@@ -2016,6 +2016,7 @@ fn double_lanes_as_vectors() {
         o[i + 7 * s] = z;
         if (n[i] & 2)
             o[i + 8 * s] = y[i] * 2.0 + x[i + 1];
+        o[i + 9 * s] = clamp(u, -1.5, v);
         of[i] = (float)(u * v);
         of[i + s] = (float)(u >= 0.0 && v != 1.5 ? u : -v);
     }";
@@ -2057,7 +2058,7 @@ fn double_lanes_as_vectors() {
         double_words(&ys),
         fs.clone(),
         ns.clone(),
-        vec![0; 18 * n],
+        vec![0; 20 * n],
         vec![0; 2 * n],
     ];
     let k = 5;
@@ -2131,6 +2132,7 @@ fn double_lanes_as_vectors() {
             0.0
         };
         same(o(8), m, &format!("masked load and store {i}"));
+        same(o(9), fmin(fmax(u, -1.5), v), &format!("clamp {i}"));
         let of = |j: usize| f32::from_bits(out[5][i + j * n]);
         let p = (u * v) as f32;
         assert!(

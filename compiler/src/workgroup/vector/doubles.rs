@@ -1,6 +1,6 @@
 //! `double` lanes as `f64x2` vectors where a kernel computes with them ([`V::F64`]): a
-//! consecutive load and store, `+ - * /` and negation, comparisons and selects,
-//! `fabs`, `sqrt`, `rsqrt`, `floor`/`ceil`/`trunc`/`rint`, `fmin`/`fmax`, `fma`/`mad`,
+//! consecutive load and store, `+ - * /` and negation, comparisons and selects, `fabs`,
+//! `sqrt`, `rsqrt`, `floor`/`ceil`/`trunc`/`rint`, `fmin`/`fmax`/`clamp`, `fma`/`mad`,
 //! conversions from `float` and `int` and to `float`, and loop variables. Each is the
 //! scalar code's operation on two lanes at once, so every lane gets the scalar
 //! reference's bits. Every other use takes the lanes one by one, as before
@@ -178,6 +178,14 @@ impl VTx<'_, '_, '_, '_> {
                 let x = self.f64_parts(&args[0])?;
                 let y = self.f64_parts(&args[1])?;
                 V::F64(self.fminmax_parts(&x, &y, max))
+            }
+            E::fclamp if one(3) => {
+                // fmin(fmax(x, lo), hi), as the scalar code.
+                let x = self.f64_parts(&args[0])?;
+                let lo = self.f64_parts(&args[1])?;
+                let hi = self.f64_parts(&args[2])?;
+                let m = self.fminmax_parts(&x, &lo, true);
+                V::F64(self.fminmax_parts(&m, &hi, false))
             }
             E::mad | E::fma if one(3) => {
                 let x = self.f64_parts(&args[0])?;
