@@ -43,6 +43,7 @@ pub mod dot;
 mod ext_extra;
 mod ext_memory;
 pub(crate) mod extinst;
+pub(crate) mod float_fns;
 pub(crate) mod group;
 pub(crate) mod half;
 pub(crate) mod image;

@@ -2983,6 +2983,113 @@ fn float_to_unsigned_small_saturates() {
     }
 }
 
+/// `mix`, `step`, `smoothstep`, `sign`, `degrees`, `radians`, `fdim`, `maxmag` and `minmag`
+/// on `float` and `double` lanes (they made a kernel scalar before): the scalar code's
+/// definitions on whole vectors (`codegen/float_fns.rs`), with NaN, ±0 and ±inf among the
+/// inputs; with the scalar reference at every width and a host model.
+#[test]
+fn float_functions_on_whole_vectors() {
+    let src = "kernel void k(global const float *x, global const float *y, global float *o,
+                             global double *d) {
+        size_t i = get_global_id(0);
+        float a = x[i], b = y[i];
+        o[10 * i] = mix(a, b, 0.25f);
+        o[10 * i + 1] = step(a, b);
+        o[10 * i + 2] = smoothstep(-1.0f, 2.0f, a);
+        o[10 * i + 3] = sign(a);
+        o[10 * i + 4] = degrees(a);
+        o[10 * i + 5] = radians(b);
+        o[10 * i + 6] = fdim(a, b);
+        o[10 * i + 7] = maxmag(a, b);
+        o[10 * i + 8] = minmag(a, b);
+        o[10 * i + 9] = mix(a, b, b);
+        double p = (double)a, q = (double)b;
+        d[4 * i] = mix(p, q, 0.75);
+        d[4 * i + 1] = sign(p) + step(p, q);
+        d[4 * i + 2] = maxmag(p, q) - fdim(q, p);
+        d[4 * i + 3] = smoothstep(0.0, 4.0, q) + degrees(p);
+    }";
+    let special = [
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        2.0,
+        -2.0,
+    ];
+    let items = 83usize;
+    let x: Vec<f32> = xorshift(items, 5)
+        .iter()
+        .enumerate()
+        .map(|(k, w)| {
+            if k < special.len() * special.len() {
+                special[k % special.len()]
+            } else {
+                (*w % 2000) as f32 / 250.0 - 4.0
+            }
+        })
+        .collect();
+    let y: Vec<f32> = xorshift(items, 9)
+        .iter()
+        .enumerate()
+        .map(|(k, w)| {
+            if k < special.len() * special.len() {
+                special[k / special.len()]
+            } else {
+                (*w % 2000) as f32 / 250.0 - 4.0
+            }
+        })
+        .collect();
+    let bits = |v: &[f32]| -> Vec<u32> { v.iter().map(|f| f.to_bits()).collect() };
+    let bufs = vec![bits(&x), bits(&y), vec![0; 10 * items], vec![0; 8 * items]];
+    let Some(out) = differential(
+        src,
+        "k",
+        &bufs,
+        &[0, 1, 2, 3],
+        &[],
+        [items as u64, 1],
+        [items as u64, 1],
+    ) else {
+        return;
+    };
+    let same = |got: f32, want: f32, what: &str| {
+        assert!(
+            got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+            "{what}: {got} (want {want})"
+        );
+    };
+    for i in 0..items {
+        let (a, b) = (x[i], y[i]);
+        let o = |j: usize| f32::from_bits(out[2][10 * i + j]);
+        same(o(0), a + (b - a) * 0.25, &format!("mix({a}, {b})"));
+        same(
+            o(1),
+            if b < a { 0.0 } else { 1.0 },
+            &format!("step({a}, {b})"),
+        );
+        let sign = if a > 0.0 {
+            1.0
+        } else if a < 0.0 {
+            -1.0
+        } else if a.is_nan() {
+            0.0
+        } else {
+            a
+        };
+        same(o(3), sign, &format!("sign({a})"));
+        let fdim = if a > b || a.is_nan() || b.is_nan() {
+            a - b
+        } else {
+            0.0
+        };
+        same(o(6), fdim, &format!("fdim({a}, {b})"));
+    }
+}
+
 #[test]
 fn narrow_integer_arithmetic_in_spirv() {
     let Some(spv) = spvasm(NARROW_OPS) else {

@@ -97,22 +97,6 @@ impl FnTx<'_, '_, '_> {
         self.b.ins().select(over, sat, sum)
     }
 
-    /// `maxmag`/`minmag`: the operand of larger (smaller) magnitude, else `fmax`/`fmin`.
-    fn maxmag(&mut self, x: Value, y: Value, max: bool) -> Value {
-        let ax = self.b.ins().fabs(x);
-        let ay = self.b.ins().fabs(y);
-        let (gt, lt) = if max {
-            (FloatCC::GreaterThan, FloatCC::LessThan)
-        } else {
-            (FloatCC::LessThan, FloatCC::GreaterThan)
-        };
-        let pick_x = self.b.ins().fcmp(gt, ax, ay);
-        let pick_y = self.b.ins().fcmp(lt, ax, ay);
-        let m = self.fminmax(x, y, max);
-        let r = self.b.ins().select(pick_y, y, m);
-        self.b.ins().select(pick_x, x, r)
-    }
-
     fn shuffle(&mut self, rt: Word, srcs: &[Val], mask: &Val) -> Result<Val> {
         let elems: Vec<Value> = srcs.iter().flat_map(Val::flat).collect();
         let first = *elems
@@ -360,11 +344,6 @@ impl FnTx<'_, '_, '_> {
                     let c = s.b.ins().bor_imm_s(c, q);
                     Ok(s.b.ins().bitcast(et, MemFlagsData::new(), c))
                 })?
-            }
-            E::maxmag | E::minmag => {
-                need(2)?;
-                let max = op == E::maxmag;
-                self.map_n(rt, args, &mut |s, a| Ok(s.maxmag(a[0], a[1], max)))?
             }
             E::s_mad_sat | E::u_mad_sat => {
                 need(3)?;

@@ -7,11 +7,7 @@ use super::{clif_scalar, elem_of, FnTx, Result, Val};
 use crate::builtins;
 use crate::spirv::{op_id, op_lit, result_type, Type};
 use crate::CompileError;
-use cranelift_codegen::ir::{
-    condcodes::{FloatCC, IntCC},
-    types, InstBuilder, MemFlagsData, Value,
-};
-use cranelift_frontend::FunctionBuilder;
+use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, MemFlagsData, Value};
 use rspirv::dr::Instruction;
 use rspirv::spirv::OpenclStd100Op as E;
 
@@ -236,6 +232,17 @@ impl FnTx<'_, '_, '_> {
             return self.set_result(inst, v);
         }
 
+        if let Some(n) = super::float_fns::arity(op) {
+            // `mix`, `step`, `smoothstep`, `sign`, `degrees`, `radians`, `fdim`, `maxmag`,
+            // `minmag`: written once for scalars and vectors (`codegen/float_fns.rs`).
+            need(n)?;
+            let v = self.map_n(rt, &args, &mut |s, a| {
+                super::float_fns::float_fn(&mut s.b, op, a).ok_or_else(|| {
+                    CompileError::Invalid(format!("OpenCL.std {op:?}: {} operands", a.len()))
+                })
+            })?;
+            return self.set_result(inst, v);
+        }
         let v = match op {
             E::sqrt | E::native_sqrt | E::half_sqrt => {
                 self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().sqrt(a[0])))?
@@ -301,73 +308,6 @@ impl FnTx<'_, '_, '_> {
                     })
                 })?
             }
-            E::fdim => {
-                need(2)?;
-                self.map_n(rt, &args, &mut |s, a| {
-                    let t = s.value_type(a[0]);
-                    let d = s.b.ins().fsub(a[0], a[1]);
-                    let z = s.fconst(t, 0.0);
-                    let gt = s.b.ins().fcmp(FloatCC::UnorderedOrGreaterThan, a[0], a[1]);
-                    Ok(s.b.ins().select(gt, d, z))
-                })?
-            }
-            E::degrees | E::radians => {
-                let k = if op == E::degrees {
-                    180.0 / std::f64::consts::PI
-                } else {
-                    std::f64::consts::PI / 180.0
-                };
-                self.map_n(rt, &args, &mut |s, a| {
-                    let t = s.value_type(a[0]);
-                    let c = s.fconst(t, k);
-                    Ok(s.b.ins().fmul(a[0], c))
-                })?
-            }
-            E::mix => {
-                need(3)?;
-                self.map_n(rt, &args, &mut |s, a| {
-                    let d = s.b.ins().fsub(a[1], a[0]);
-                    let m = s.b.ins().fmul(d, a[2]);
-                    Ok(s.b.ins().fadd(a[0], m))
-                })?
-            }
-            E::step => {
-                need(2)?;
-                self.map_n(rt, &args, &mut |s, a| {
-                    let t = s.value_type(a[1]);
-                    let (z, o) = (s.fconst(t, 0.0), s.fconst(t, 1.0));
-                    let lt = s.b.ins().fcmp(FloatCC::LessThan, a[1], a[0]);
-                    Ok(s.b.ins().select(lt, z, o))
-                })?
-            }
-            E::smoothstep => {
-                need(3)?;
-                self.map_n(rt, &args, &mut |s, a| {
-                    let t = s.value_type(a[2]);
-                    let (z, o) = (s.fconst(t, 0.0), s.fconst(t, 1.0));
-                    let num = s.b.ins().fsub(a[2], a[0]);
-                    let den = s.b.ins().fsub(a[1], a[0]);
-                    let q = s.b.ins().fdiv(num, den);
-                    let q = s.fminmax(q, z, true);
-                    let q = s.fminmax(q, o, false);
-                    let two = s.fconst(t, 2.0);
-                    let three = s.fconst(t, 3.0);
-                    let tq = s.b.ins().fmul(two, q);
-                    let k = s.b.ins().fsub(three, tq);
-                    let qq = s.b.ins().fmul(q, q);
-                    Ok(s.b.ins().fmul(qq, k))
-                })?
-            }
-            E::sign => self.map_n(rt, &args, &mut |s, a| {
-                let t = s.value_type(a[0]);
-                let (z, o, m) = (s.fconst(t, 0.0), s.fconst(t, 1.0), s.fconst(t, -1.0));
-                let gt = s.b.ins().fcmp(FloatCC::GreaterThan, a[0], z);
-                let lt = s.b.ins().fcmp(FloatCC::LessThan, a[0], z);
-                let nan = s.b.ins().fcmp(FloatCC::Unordered, a[0], a[0]);
-                let r = s.b.ins().select(nan, z, a[0]);
-                let r = s.b.ins().select(lt, m, r);
-                Ok(s.b.ins().select(gt, o, r))
-            })?,
             E::s_abs => self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().iabs(a[0])))?,
             E::u_abs => self.map_n(rt, &args, &mut |_, a| Ok(a[0]))?,
             E::s_abs_diff | E::u_abs_diff => {
@@ -586,16 +526,6 @@ impl FnTx<'_, '_, '_> {
     }
 }
 
-/// OpenCL `fmin`/`fmax` of two scalars: a NaN operand yields the other one. The scalar
-/// translator and the vectoriser's `double` lanes both use it.
-pub(crate) fn fminmax(b: &mut FunctionBuilder, x: Value, y: Value, max: bool) -> Value {
-    let m = if max {
-        b.ins().fmax(x, y)
-    } else {
-        b.ins().fmin(x, y)
-    };
-    let xn = b.ins().fcmp(FloatCC::Unordered, x, x);
-    let yn = b.ins().fcmp(FloatCC::Unordered, y, y);
-    let r = b.ins().select(yn, x, m);
-    b.ins().select(xn, y, r)
-}
+/// OpenCL `fmin`/`fmax`: a NaN operand yields the other one (scalars and vectors alike;
+/// the scalar translator and the vectoriser's `double` lanes both use it).
+pub(crate) use super::float_fns::fminmax;

@@ -3535,21 +3535,59 @@ impl VTx<'_, '_, '_, '_> {
         Ok(V::Vec(self.fminmax_parts(&x, &y, max)))
     }
 
+    /// `mix`, `step`, `smoothstep`, `sign`, `degrees`, `radians`, `fdim`, `maxmag`,
+    /// `minmag` (`codegen/float_fns.rs`, the scalar code's own definitions) on whole
+    /// vectors: `float` lanes in `f32x4` parts, `double` ones in `f64x2` parts; `None`
+    /// for other functions and types.
+    fn float_fn_lanes(
+        &mut self,
+        e: rspirv::spirv::OpenclStd100Op,
+        args: &[V],
+        t: ir::Type,
+    ) -> Result<Option<V>> {
+        use crate::codegen::float_fns::{arity, float_fn};
+        if arity(e) != Some(args.len()) || !matches!(t, types::F32 | types::F64) {
+            return Ok(None);
+        }
+        let uniform: Vec<Value> = args
+            .iter()
+            .filter_map(|a| match a {
+                V::U(x) => Some(*x),
+                _ => None,
+            })
+            .collect();
+        if uniform.len() == args.len() {
+            return Ok(float_fn(self.b, e, &uniform).map(V::U));
+        }
+        let mut parts = Vec::with_capacity(args.len());
+        for a in args {
+            parts.push(if t == types::F64 {
+                self.f64_parts(a)?
+            } else {
+                self.vector(a, types::F32)?
+            });
+        }
+        let mut out = Vec::with_capacity(parts[0].len());
+        for j in 0..parts[0].len() {
+            let xs: Vec<Value> = parts.iter().map(|p| p[j]).collect();
+            let Some(r) = float_fn(self.b, e, &xs) else {
+                return Ok(None);
+            };
+            out.push(r);
+        }
+        Ok(Some(if t == types::F64 {
+            V::F64(out)
+        } else {
+            V::Vec(out)
+        }))
+    }
+
     /// [`Self::fminmax`] on parts of one vector type (`f32x4`, `f64x2`).
     fn fminmax_parts(&mut self, x: &[Value], y: &[Value], max: bool) -> Vec<Value> {
-        let mut out = Vec::with_capacity(x.len());
-        for (&x, &y) in x.iter().zip(y) {
-            let m = if max {
-                self.b.ins().fmax(x, y)
-            } else {
-                self.b.ins().fmin(x, y)
-            };
-            let xn = self.b.ins().fcmp(FloatCC::Unordered, x, x);
-            let yn = self.b.ins().fcmp(FloatCC::Unordered, y, y);
-            let r = self.bitselect(yn, x, m);
-            out.push(self.bitselect(xn, y, r));
-        }
-        out
+        x.iter()
+            .zip(y)
+            .map(|(&x, &y)| crate::codegen::float_fns::fminmax(self.b, x, y, max))
+            .collect()
     }
 
     /// Integer `min`/`max` on lanes.
@@ -3652,6 +3690,9 @@ impl VTx<'_, '_, '_, '_> {
                 return self.set(inst, t, v);
             }
             if let Some(v) = self.f64_ext_inst(e, &args, t)? {
+                return self.set(inst, t, v);
+            }
+            if let Some(v) = self.float_fn_lanes(e, &args, t)? {
                 return self.set(inst, t, v);
             }
         }

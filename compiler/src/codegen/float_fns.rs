@@ -1,0 +1,145 @@
+//! The `OpenCL.std` float functions that are a few exact operations (`mix`, `step`,
+//! `smoothstep`, `sign`, `degrees`, `radians`, `fdim`, `maxmag`, `minmag`, and the `fmin`/
+//! `fmax` they use), written once over a value that is a scalar (`f32`, `f64`) or a
+//! 128-bit vector of them (`f32x4`, `f64x2`): the scalar translator calls them per
+//! component, the vectoriser per 128-bit part, and every lane gets the same bits because
+//! each step is the same IEEE operation (a comparison is a lane mask on vectors, and a
+//! choice by it a bit select where the scalar code selects).
+
+use cranelift_codegen::ir::{self, condcodes::FloatCC, types, InstBuilder, Value};
+use cranelift_frontend::FunctionBuilder;
+use rspirv::spirv::OpenclStd100Op as E;
+
+/// The constant `k` in the type of `like` (splat across a vector's lanes).
+fn konst(b: &mut FunctionBuilder, like: Value, k: f64) -> Value {
+    let t = b.func.dfg.value_type(like);
+    let s = if t.lane_type() == types::F64 {
+        b.ins().f64const(k)
+    } else {
+        b.ins().f32const(k as f32)
+    };
+    if t.is_vector() {
+        b.ins().splat(t, s)
+    } else {
+        s
+    }
+}
+
+/// `c ? x : y` for a comparison result `c` of `x`'s shape: a select on scalars, a bit
+/// select by the lane mask on vectors.
+fn choose(b: &mut FunctionBuilder, c: Value, x: Value, y: Value) -> Value {
+    let t = b.func.dfg.value_type(x);
+    if t.is_vector() {
+        let m = b.ins().bitcast(
+            t,
+            ir::MemFlagsData::new().with_endianness(ir::Endianness::Little),
+            c,
+        );
+        b.ins().bitselect(m, x, y)
+    } else {
+        b.ins().select(c, x, y)
+    }
+}
+
+/// OpenCL `fmin`/`fmax`: a NaN operand yields the other one.
+pub(crate) fn fminmax(b: &mut FunctionBuilder, x: Value, y: Value, max: bool) -> Value {
+    let m = if max {
+        b.ins().fmax(x, y)
+    } else {
+        b.ins().fmin(x, y)
+    };
+    let xn = b.ins().fcmp(FloatCC::Unordered, x, x);
+    let yn = b.ins().fcmp(FloatCC::Unordered, y, y);
+    let r = choose(b, yn, x, m);
+    choose(b, xn, y, r)
+}
+
+/// `maxmag`/`minmag`: the operand of larger (smaller) magnitude, else `fmax`/`fmin`.
+fn maxmag(b: &mut FunctionBuilder, x: Value, y: Value, max: bool) -> Value {
+    let ax = b.ins().fabs(x);
+    let ay = b.ins().fabs(y);
+    let (gt, lt) = if max {
+        (FloatCC::GreaterThan, FloatCC::LessThan)
+    } else {
+        (FloatCC::LessThan, FloatCC::GreaterThan)
+    };
+    let pick_x = b.ins().fcmp(gt, ax, ay);
+    let pick_y = b.ins().fcmp(lt, ax, ay);
+    let m = fminmax(b, x, y, max);
+    let r = choose(b, pick_y, y, m);
+    choose(b, pick_x, x, r)
+}
+
+/// How many operands `op` takes, if it is one of this module's functions.
+pub(crate) fn arity(op: E) -> Option<usize> {
+    Some(match op {
+        E::sign | E::degrees | E::radians => 1,
+        E::step | E::fdim | E::maxmag | E::minmag => 2,
+        E::mix | E::smoothstep => 3,
+        _ => return None,
+    })
+}
+
+/// `op` of `a` (all of one float type, scalar or vector); `None` for other functions or
+/// a wrong operand count.
+pub(crate) fn float_fn(b: &mut FunctionBuilder, op: E, a: &[Value]) -> Option<Value> {
+    if arity(op) != Some(a.len()) {
+        return None;
+    }
+    Some(match op {
+        E::fdim => {
+            let d = b.ins().fsub(a[0], a[1]);
+            let z = konst(b, a[0], 0.0);
+            let gt = b.ins().fcmp(FloatCC::UnorderedOrGreaterThan, a[0], a[1]);
+            choose(b, gt, d, z)
+        }
+        E::degrees | E::radians => {
+            let k = if op == E::degrees {
+                180.0 / std::f64::consts::PI
+            } else {
+                std::f64::consts::PI / 180.0
+            };
+            let c = konst(b, a[0], k);
+            b.ins().fmul(a[0], c)
+        }
+        E::mix => {
+            let d = b.ins().fsub(a[1], a[0]);
+            let m = b.ins().fmul(d, a[2]);
+            b.ins().fadd(a[0], m)
+        }
+        E::step => {
+            let (z, o) = (konst(b, a[1], 0.0), konst(b, a[1], 1.0));
+            let lt = b.ins().fcmp(FloatCC::LessThan, a[1], a[0]);
+            choose(b, lt, z, o)
+        }
+        E::smoothstep => {
+            let (z, o) = (konst(b, a[2], 0.0), konst(b, a[2], 1.0));
+            let num = b.ins().fsub(a[2], a[0]);
+            let den = b.ins().fsub(a[1], a[0]);
+            let q = b.ins().fdiv(num, den);
+            let q = fminmax(b, q, z, true);
+            let q = fminmax(b, q, o, false);
+            let two = konst(b, a[2], 2.0);
+            let three = konst(b, a[2], 3.0);
+            let tq = b.ins().fmul(two, q);
+            let k = b.ins().fsub(three, tq);
+            let qq = b.ins().fmul(q, q);
+            b.ins().fmul(qq, k)
+        }
+        E::sign => {
+            let (z, o, m) = (
+                konst(b, a[0], 0.0),
+                konst(b, a[0], 1.0),
+                konst(b, a[0], -1.0),
+            );
+            let gt = b.ins().fcmp(FloatCC::GreaterThan, a[0], z);
+            let lt = b.ins().fcmp(FloatCC::LessThan, a[0], z);
+            let nan = b.ins().fcmp(FloatCC::Unordered, a[0], a[0]);
+            let r = choose(b, nan, z, a[0]);
+            let r = choose(b, lt, m, r);
+            choose(b, gt, o, r)
+        }
+        E::maxmag | E::minmag => maxmag(b, a[0], a[1], op == E::maxmag),
+        _ => return None,
+    })
+}
