@@ -3090,6 +3090,72 @@ fn float_functions_on_whole_vectors() {
     }
 }
 
+/// `vloadn`/`vstoren` (they made a kernel scalar before): `vload4(i, x)` as four loads and
+/// a transpose, `vload3`/`vstore3` packed, a `vload2` of doubles, `vload4(0, x + 4 * i)`,
+/// and a store under a divergent branch; with the scalar reference at every width and a
+/// host model.
+#[test]
+fn vload_and_vstore_across_lanes() {
+    let src = "kernel void k(global const float *x, global float *y, global const double *d,
+                             global double *e) {
+        int i = get_global_id(0);
+        float4 a = vload4(i, x);
+        float3 b = vload3(i, x + 1);
+        float4 c = vload4(0, x + 4 * i + 2);
+        vstore4(a * 2.0f + c, i, y);
+        vstore3(b.zyx - 1.0f, i, y + 4 * 60);
+        if (a.x > 0.0f)
+            vstore2((float2)(a.w, b.y), i, y + 8 * 60);
+        double2 p = vload2(i, d);
+        vstore2(p * 3.0 + (double2)(a.y, c.z), i, e);
+    }";
+    let items = 57usize;
+    let xs: Vec<u32> = floats(4 * items + 8, 31);
+    let ds: Vec<f64> = (0..2 * items).map(|k| (k as f64).sqrt() - 4.0).collect();
+    let bufs = vec![
+        xs.clone(),
+        vec![0; 10 * 60],
+        double_words(&ds),
+        vec![0; 4 * items],
+    ];
+    let Some(out) = differential(
+        src,
+        "k",
+        &bufs,
+        &[0, 1, 2, 3],
+        &[],
+        [items as u64, 1],
+        [items as u64, 1],
+    ) else {
+        return;
+    };
+    let x = f(&xs);
+    let y = f(&out[1]);
+    for i in 0..items {
+        let a = &x[4 * i..4 * i + 4];
+        let b = &x[3 * i + 1..3 * i + 4];
+        let c = &x[4 * i + 2..4 * i + 6];
+        for k in 0..4 {
+            assert_eq!(y[4 * i + k], mad(a[k], 2.0, c[k]), "vstore4 {i}.{k}");
+        }
+        for k in 0..3 {
+            assert_eq!(y[4 * 60 + 3 * i + k], b[2 - k] - 1.0, "vstore3 {i}.{k}");
+        }
+        let want = if a[0] > 0.0 { [a[3], b[1]] } else { [0.0, 0.0] };
+        assert_eq!(y[8 * 60 + 2 * i..8 * 60 + 2 * i + 2], want, "vstore2 {i}");
+        let p = [ds[2 * i], ds[2 * i + 1]];
+        let q = [f64::from(a[1]), f64::from(c[2])];
+        for k in 0..2 {
+            let want = if std::arch::is_x86_feature_detected!("fma") {
+                p[k].mul_add(3.0, q[k])
+            } else {
+                p[k] * 3.0 + q[k]
+            };
+            assert_eq!(double_at(&out[3], 2 * i + k), want, "double {i}.{k}");
+        }
+    }
+}
+
 #[test]
 fn narrow_integer_arithmetic_in_spirv() {
     let Some(spv) = spvasm(NARROW_OPS) else {

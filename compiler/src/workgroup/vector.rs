@@ -3535,6 +3535,45 @@ impl VTx<'_, '_, '_, '_> {
         Ok(V::Vec(self.fminmax_parts(&x, &y, max)))
     }
 
+    /// OpenCL.std `vloadn(offset, p)` and `vstoren(data, offset, p)`: `n` components of
+    /// `p`'s element type at `p + offset × n`, through the loads and stores of a vector
+    /// `OpLoad`/`OpStore` (so `vload4(i, x)` is four loads and a transpose per four lanes,
+    /// and a masked one touches only active lanes). Checked mode keeps the scalar code,
+    /// which checks each element.
+    fn vload_vstore(&mut self, inst: &Instruction, load: bool) -> Result<()> {
+        if crate::check::mode().any() {
+            return Err(refuse("vloadn/vstoren in checked mode"));
+        }
+        let (off, ptr) = if load {
+            (op_id(inst, 2)?, op_id(inst, 3)?)
+        } else {
+            (op_id(inst, 3)?, op_id(inst, 4)?)
+        };
+        let (_, elem) = self.p.pointer_type(self.type_of_id(ptr)?)?;
+        if crate::codegen::half::is_half(self.p, elem) {
+            return Err(refuse("half vloadn/vstoren"));
+        }
+        let t = scalar_ty(self.p, elem)?;
+        let data_ty = if load {
+            result_type(inst)?
+        } else {
+            self.type_of_id(op_id(inst, 2)?)?
+        };
+        let (_, n) = self.vector_type(data_ty)?;
+        let base = self.val(ptr)?;
+        let pv = self.index(&base, off, u64::from(t.bytes()) * n as u64)?;
+        if load {
+            let v = self.load_through(pv, n, t)?;
+            self.set(inst, t, v)
+        } else {
+            let comps = match self.val(op_id(inst, 2)?)? {
+                V::Comp(c) if c.len() == n => c,
+                _ => return Err(refuse("vstoren data")),
+            };
+            self.store_through(&pv, &comps, t)
+        }
+    }
+
     /// `mix`, `step`, `smoothstep`, `sign`, `degrees`, `radians`, `fdim`, `maxmag`,
     /// `minmag` (`codegen/float_fns.rs`, the scalar code's own definitions) on whole
     /// vectors: `float` lanes in `f32x4` parts, `double` ones in `f64x2` parts; `None`
@@ -3634,6 +3673,9 @@ impl VTx<'_, '_, '_, '_> {
         let Some(Operand::LiteralExtInstInteger(n)) = inst.operands.get(1) else {
             return Err(refuse("extended instruction"));
         };
+        if [E::vloadn as u32, E::vstoren as u32].contains(n) {
+            return self.vload_vstore(inst, *n == E::vloadn as u32);
+        }
         let t = scalar_ty(self.p, result_type(inst)?)?;
         let is = |e: E| *n == e as u32;
         // Half built-ins whose half result is not their float one rounded (the scalar
