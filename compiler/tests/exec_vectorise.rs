@@ -3156,6 +3156,52 @@ fn vload_and_vstore_across_lanes() {
     }
 }
 
+/// `mul24`, `mad24` and `bitselect` (they made a kernel scalar before) on whole vectors:
+/// the scalar code's 32-bit multiply and add, and `(x & ~c) | (y & c)` on the bits of
+/// floats and ints; with the scalar reference at every width and a host model.
+#[test]
+fn mul24_mad24_and_bitselect_on_whole_vectors() {
+    let src = "kernel void k(global const int *x, global const int *y, global int *o,
+                             global float *f, int u) {
+        size_t i = get_global_id(0);
+        int a = x[i], b = y[i];
+        o[4 * i] = mul24(a, b);
+        o[4 * i + 1] = (int)mad24((uint)a, (uint)b, (uint)u);
+        o[4 * i + 2] = bitselect(a, b, u);
+        o[4 * i + 3] = bitselect(u, a, b);
+        f[i] = bitselect(as_float(a), as_float(b), as_float(u ^ b));
+    }";
+    let items = 61usize;
+    let x: Vec<u32> = xorshift(items, 3).iter().map(|w| w & 0x00ff_ffff).collect();
+    let y: Vec<u32> = xorshift(items, 7).iter().map(|w| w >> 9).collect();
+    let u = 0x5a5a_0ff0u32;
+    let bufs = vec![x.clone(), y.clone(), vec![0; 4 * items], vec![0; items]];
+    let Some(out) = differential(
+        src,
+        "k",
+        &bufs,
+        &[0, 1, 2, 3],
+        &[(4, u)],
+        [items as u64, 1],
+        [items as u64, 1],
+    ) else {
+        return;
+    };
+    let sel = |x: u32, y: u32, c: u32| (x & !c) | (y & c);
+    for i in 0..items {
+        let (a, b) = (x[i], y[i]);
+        assert_eq!(out[2][4 * i], a.wrapping_mul(b), "mul24 {i}");
+        assert_eq!(
+            out[2][4 * i + 1],
+            a.wrapping_mul(b).wrapping_add(u),
+            "mad24 {i}"
+        );
+        assert_eq!(out[2][4 * i + 2], sel(a, b, u), "bitselect {i}");
+        assert_eq!(out[2][4 * i + 3], sel(u, a, b), "bitselect {i}");
+        assert_eq!(out[3][i], sel(a, b, u ^ b), "float bitselect {i}");
+    }
+}
+
 #[test]
 fn narrow_integer_arithmetic_in_spirv() {
     let Some(spv) = spvasm(NARROW_OPS) else {

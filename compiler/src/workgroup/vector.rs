@@ -3919,6 +3919,53 @@ impl VTx<'_, '_, '_, '_> {
             need(2)?;
             let max = is(E::fmax) || is(E::fmax_common);
             self.fminmax(&args[0], &args[1], max)?
+        } else if t == types::I32 && (is(E::s_mul24) || is(E::u_mul24)) {
+            // A 32-bit multiply, as the scalar code (out-of-range inputs are undefined).
+            need(2)?;
+            self.binary(&args[0], &args[1], t, |b, x, y| b.ins().imul(x, y))?
+        } else if t == types::I32 && (is(E::s_mad24) || is(E::u_mad24)) {
+            need(3)?;
+            let m = self.binary(&args[0], &args[1], t, |b, x, y| b.ins().imul(x, y))?;
+            self.binary(&m, &args[2], t, |b, x, y| b.ins().iadd(x, y))?
+        } else if !half && (t == types::F32 || t == types::I32) && is(E::bitselect) {
+            // (x & !c) | (y & c) on the bits, as the scalar code.
+            need(3)?;
+            let sel = |b: &mut FunctionBuilder, x: Value, y: Value, c: Value| {
+                let vt = b.func.dfg.value_type(x);
+                let it = if vt.is_vector() {
+                    types::I32X4
+                } else {
+                    types::I32
+                };
+                let order = lane_order();
+                let bits = |b: &mut FunctionBuilder, v: Value| {
+                    if vt.is_float() || vt.lane_type().is_float() {
+                        b.ins().bitcast(it, order, v)
+                    } else {
+                        v
+                    }
+                };
+                let (xi, yi, ci) = (bits(b, x), bits(b, y), bits(b, c));
+                let keep = b.ins().band_not(xi, ci);
+                let take = b.ins().band(yi, ci);
+                let r = b.ins().bor(keep, take);
+                if it == vt {
+                    r
+                } else {
+                    b.ins().bitcast(vt, order, r)
+                }
+            };
+            if let (V::U(x), V::U(y), V::U(c)) = (&args[0], &args[1], &args[2]) {
+                V::U(sel(self.b, *x, *y, *c))
+            } else {
+                let x = self.vector(&args[0], t)?;
+                let y = self.vector(&args[1], t)?;
+                let c = self.vector(&args[2], t)?;
+                let r = (0..x.len())
+                    .map(|j| sel(self.b, x[j], y[j], c[j]))
+                    .collect();
+                V::Vec(r)
+            }
         } else if float && is(E::fclamp) {
             need(3)?;
             let lo = self.fminmax(&args[0], &args[1], true)?;
