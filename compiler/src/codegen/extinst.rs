@@ -425,24 +425,7 @@ impl FnTx<'_, '_, '_> {
             E::bitselect => {
                 need(3)?;
                 self.map_n(rt, &args, &mut |s, a| {
-                    let t = s.value_type(a[0]);
-                    let it = types::Type::int(t.bits() as u16).unwrap_or(types::I32);
-                    let cast = |s: &mut Self, v: Value| {
-                        if t.is_float() {
-                            s.b.ins().bitcast(it, MemFlagsData::new(), v)
-                        } else {
-                            v
-                        }
-                    };
-                    let (x, y, c) = (cast(s, a[0]), cast(s, a[1]), cast(s, a[2]));
-                    let keep = s.b.ins().band_not(x, c);
-                    let take = s.b.ins().band(y, c);
-                    let r = s.b.ins().bor(keep, take);
-                    Ok(if t.is_float() {
-                        s.b.ins().bitcast(t, MemFlagsData::new(), r)
-                    } else {
-                        r
-                    })
+                    Ok(super::float_fns::bitselect(&mut s.b, a[0], a[1], a[2]))
                 })?
             }
             E::select => {

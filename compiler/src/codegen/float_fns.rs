@@ -1,6 +1,6 @@
 //! The `OpenCL.std` float functions that are a few exact operations (`mix`, `step`,
 //! `smoothstep`, `sign`, `degrees`, `radians`, `fdim`, `maxmag`, `minmag`, and the `fmin`/
-//! `fmax` they use), written once over a value that is a scalar (`f32`, `f64`) or a
+//! `fmax` they use; and `bitselect`), written once over a value that is a scalar (`f32`, `f64`) or a
 //! 128-bit vector of them (`f32x4`, `f64x2`): the scalar translator calls them per
 //! component, the vectoriser per 128-bit part, and every lane gets the same bits because
 //! each step is the same IEEE operation (a comparison is a lane mask on vectors, and a
@@ -68,6 +68,31 @@ fn maxmag(b: &mut FunctionBuilder, x: Value, y: Value, max: bool) -> Value {
     let m = fminmax(b, x, y, max);
     let r = choose(b, pick_y, y, m);
     choose(b, pick_x, x, r)
+}
+
+/// OpenCL `bitselect` of ints or floats (not halves): `(x & !c) | (y & c)` on the bits,
+/// of scalars or of 128-bit vectors.
+pub(crate) fn bitselect(b: &mut FunctionBuilder, x: Value, y: Value, c: Value) -> Value {
+    let t = b.func.dfg.value_type(x);
+    let float = t.lane_type().is_float();
+    let it = t.as_int();
+    let order = ir::MemFlagsData::new().with_endianness(ir::Endianness::Little);
+    let bits = |b: &mut FunctionBuilder, v: Value| {
+        if float {
+            b.ins().bitcast(it, order, v)
+        } else {
+            v
+        }
+    };
+    let (xi, yi, ci) = (bits(b, x), bits(b, y), bits(b, c));
+    let keep = b.ins().band_not(xi, ci);
+    let take = b.ins().band(yi, ci);
+    let r = b.ins().bor(keep, take);
+    if float {
+        b.ins().bitcast(t, order, r)
+    } else {
+        r
+    }
 }
 
 /// How many operands `op` takes, if it is one of this module's functions.

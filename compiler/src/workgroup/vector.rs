@@ -3928,33 +3928,9 @@ impl VTx<'_, '_, '_, '_> {
             let m = self.binary(&args[0], &args[1], t, |b, x, y| b.ins().imul(x, y))?;
             self.binary(&m, &args[2], t, |b, x, y| b.ins().iadd(x, y))?
         } else if !half && (t == types::F32 || t == types::I32) && is(E::bitselect) {
-            // (x & !c) | (y & c) on the bits, as the scalar code.
+            // The scalar code's definition (`codegen/float_fns.rs`) on 128-bit parts.
             need(3)?;
-            let sel = |b: &mut FunctionBuilder, x: Value, y: Value, c: Value| {
-                let vt = b.func.dfg.value_type(x);
-                let it = if vt.is_vector() {
-                    types::I32X4
-                } else {
-                    types::I32
-                };
-                let order = lane_order();
-                let bits = |b: &mut FunctionBuilder, v: Value| {
-                    if vt.is_float() || vt.lane_type().is_float() {
-                        b.ins().bitcast(it, order, v)
-                    } else {
-                        v
-                    }
-                };
-                let (xi, yi, ci) = (bits(b, x), bits(b, y), bits(b, c));
-                let keep = b.ins().band_not(xi, ci);
-                let take = b.ins().band(yi, ci);
-                let r = b.ins().bor(keep, take);
-                if it == vt {
-                    r
-                } else {
-                    b.ins().bitcast(vt, order, r)
-                }
-            };
+            let sel = crate::codegen::float_fns::bitselect;
             if let (V::U(x), V::U(y), V::U(c)) = (&args[0], &args[1], &args[2]) {
                 V::U(sel(self.b, *x, *y, *c))
             } else {
