@@ -48,6 +48,7 @@ pub(crate) mod group;
 pub(crate) mod half;
 pub(crate) mod image;
 mod inline;
+pub(crate) mod int_fns;
 mod memory;
 pub mod regions;
 

@@ -3651,3 +3651,306 @@ fn division_by_varying_divisors() {
         }
     }
 }
+
+/// The integer functions of `codegen/int_fns.rs` (`abs_diff`, `add_sat`, `sub_sat`,
+/// `hadd`, `rhadd`, `mul_hi`, `mad_hi`, `mad_sat`, `rotate`, `upsample`) no longer make
+/// a kernel scalar: `int` lanes in `i32x4` parts (rotation by a uniform amount too), the
+/// others and `short`/`uchar`/`long` lanes by the scalar code per lane; at the limits of
+/// each type, with the scalar reference at every width and a host model.
+#[test]
+fn integer_functions_on_lanes() {
+    let src = "kernel void k(global const int *x, global const int *y, global int *o, int u) {
+        size_t i = get_global_id(0);
+        int a = x[i], b = y[i];
+        uint ua = (uint)a, ub = (uint)b;
+        global int *r = o + 24 * i;
+        r[0] = abs_diff(a, b);
+        r[1] = abs_diff(ua, ub);
+        r[2] = add_sat(a, b);
+        r[3] = add_sat(ua, ub);
+        r[4] = sub_sat(a, b);
+        r[5] = sub_sat(ua, ub);
+        r[6] = hadd(a, b);
+        r[7] = rhadd(ua, ub);
+        r[8] = mul_hi(a, b);
+        r[9] = mul_hi(ua, ub);
+        r[10] = mad_hi(a, b, u);
+        r[11] = mad_sat(a, b, u);
+        r[12] = mad_sat(ua, ub, (uint)u);
+        r[13] = rotate(a, b);
+        r[14] = rotate(ua, (uint)u);
+        r[15] = upsample((short)a, (ushort)b);
+        r[16] = add_sat((short)a, (short)b);
+        r[17] = sub_sat((uchar)a, (uchar)b);
+        r[18] = mul_hi((short)a, (short)b);
+        r[19] = rotate((uchar)a, (uchar)b);
+        long la = (long)a * 65537, lb = (long)b << 31;
+        long s = add_sat(la, lb) ^ mul_hi(la, lb) ^ mad_sat(la, lb, (long)u);
+        r[20] = (int)s;
+        r[21] = (int)(s >> 32);
+        r[22] = rhadd(a, b);
+        r[23] = hadd(ua, ub);
+    }";
+    let edges = [
+        0u32,
+        1,
+        u32::MAX,
+        0x8000_0000,
+        0x7fff_ffff,
+        0x8000_0001,
+        0x7fff,
+        0x8000,
+        0xffff,
+        0x80,
+        0xff,
+        33,
+    ];
+    let items = 77usize;
+    let mut x = xorshift(items, 5);
+    let mut y = xorshift(items, 11);
+    for (k, e) in edges.iter().enumerate() {
+        for (j, f) in edges.iter().enumerate() {
+            let i = k * edges.len() + j;
+            if i < items {
+                x[i] = *e;
+                y[i] = *f;
+            }
+        }
+    }
+    for u in [7u32, 0x8000_0000, 0xffff_fffd] {
+        let bufs = vec![x.clone(), y.clone(), vec![0; 24 * items]];
+        let Some(out) = differential(
+            src,
+            "k",
+            &bufs,
+            &[0, 1, 2],
+            &[(3, u)],
+            [items as u64, 1],
+            [items as u64, 1],
+        ) else {
+            return;
+        };
+        let sat = |v: i64, lo: i64, hi: i64| v.clamp(lo, hi);
+        for i in 0..items {
+            let (ua, ub) = (x[i], y[i]);
+            let (a, b) = (ua as i32, ub as i32);
+            let (la, lb) = (i64::from(a), i64::from(b));
+            let want: [u32; 24] = {
+                let (sa, sb) = (a as i16, b as i16);
+                let (ca, cb) = (ua as u8, ub as u8);
+                let l = la.wrapping_mul(65537);
+                let m = lb << 31;
+                let (il, im) = (i128::from(l), i128::from(m));
+                let mad = (il * im + i128::from(u as i32)).clamp(i64::MIN.into(), i64::MAX.into());
+                let s = l.saturating_add(m) ^ ((il * im) >> 64) as i64 ^ mad as i64;
+                [
+                    (la - lb).unsigned_abs() as u32,
+                    ua.abs_diff(ub),
+                    a.saturating_add(b) as u32,
+                    ua.saturating_add(ub),
+                    a.saturating_sub(b) as u32,
+                    ua.saturating_sub(ub),
+                    ((la + lb) >> 1) as u32,
+                    ((u64::from(ua) + u64::from(ub) + 1) >> 1) as u32,
+                    ((la * lb) >> 32) as u32,
+                    ((u64::from(ua) * u64::from(ub)) >> 32) as u32,
+                    (((la * lb) >> 32) as i32).wrapping_add(u as i32) as u32,
+                    sat(
+                        la * lb + i64::from(u as i32),
+                        i32::MIN.into(),
+                        i32::MAX.into(),
+                    ) as u32,
+                    (u64::from(ua) * u64::from(ub) + u64::from(u)).min(u32::MAX.into()) as u32,
+                    ua.rotate_left(ub % 32),
+                    ua.rotate_left(u % 32),
+                    ((i32::from(sa) << 16) as u32) | (ub & 0xffff),
+                    i32::from(sa.saturating_add(sb)) as u32,
+                    u32::from(ca.saturating_sub(cb)),
+                    i32::from(((i32::from(sa) * i32::from(sb)) >> 16) as i16) as u32,
+                    u32::from(ca.rotate_left(u32::from(cb % 8))),
+                    s as u32,
+                    (s >> 32) as u32,
+                    ((la + lb + 1) >> 1) as u32,
+                    ((u64::from(ua) + u64::from(ub)) >> 1) as u32,
+                ]
+            };
+            for (k, w) in want.iter().enumerate() {
+                assert_eq!(
+                    out[2][24 * i + k],
+                    *w,
+                    "item {i} ({a}, {b}, u {u}) function {k}"
+                );
+            }
+        }
+    }
+}
+
+/// The functions with a second result through a pointer (`fract`, `modf`, `sincos`,
+/// `frexp`, `lgamma_r`, `remquo`), `ilogb` and a scalar `select` no longer make a kernel
+/// scalar: `fract`/`modf` on whole vectors (`codegen/float_fns.rs`), the others by their
+/// built-ins; the second result stored through private and global pointers, under a
+/// divergent branch only by the active lanes. Special values; with the scalar reference
+/// at every width and a host model for the exact ones.
+#[test]
+fn pointer_results_ilogb_and_select_on_lanes() {
+    let src = "kernel void k(global const float *x, global const float *y, global float *o,
+                             global int *n, global double *d) {
+        size_t i = get_global_id(0);
+        float a = x[i], b = y[i];
+        global float *r = o + 10 * i;
+        float p, q;
+        r[0] = fract(a, &p);
+        r[1] = p;
+        r[2] = modf(a, &q);
+        r[3] = q;
+        r[4] = sincos(a, &p);
+        r[5] = p;
+        int e, s, m;
+        r[6] = frexp(a, &e);
+        r[7] = lgamma_r(a, &s);
+        r[8] = remquo(a, b, &m);
+        r[9] = select(a, b, (int)(as_uint(a) & 1u));
+        global int *t = n + 6 * i;
+        t[0] = e;
+        t[1] = s;
+        t[2] = m;
+        t[3] = ilogb(a);
+        t[4] = select(e, s, m);
+        double da = (double)a * 1e10, di;
+        d[3 * i] = fract(da, &di);
+        d[3 * i + 1] = di;
+        if (as_uint(a) % 3u != 0u) {
+            t[5] = (int)(modf(a, r + 3) * 8.0f);
+            d[3 * i + 2] = modf(da, &d[3 * i + 1]);
+        }
+    }";
+    let specials = [
+        0.0f32,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -2.75,
+        1e-40,
+        -3.0e38,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        8388609.0,
+        -0.999_999_94,
+        1e30,
+    ];
+    let items = 53usize;
+    let mut x: Vec<u32> = xorshift(items, 13)
+        .iter()
+        .map(|w| (((*w >> 8) as f32 / 65536.0 - 128.0) * 1.37).to_bits())
+        .collect();
+    let y: Vec<u32> = xorshift(items, 17)
+        .iter()
+        .map(|w| ((*w >> 12) as f32 / 512.0 + 0.25).to_bits())
+        .collect();
+    for (k, v) in specials.iter().enumerate() {
+        x[k] = v.to_bits();
+    }
+    let bufs = vec![
+        x.clone(),
+        y.clone(),
+        vec![0; 10 * items],
+        vec![0; 6 * items],
+        vec![0; 6 * items],
+    ];
+    let Some(out) = differential(
+        src,
+        "k",
+        &bufs,
+        &[0, 1, 2, 3, 4],
+        &[],
+        [items as u64, 1],
+        [items as u64, 1],
+    ) else {
+        return;
+    };
+    let below_one = f32::from_bits(0x3f7f_ffff);
+    for i in 0..items {
+        let a = f32::from_bits(x[i]);
+        let r = f(&out[2][10 * i..10 * i + 10]);
+        let same = |got: f32, want: f32, what: &str| {
+            assert!(
+                got.to_bits() == want.to_bits() || got.is_nan() && want.is_nan(),
+                "{what} of {a:e} (item {i}): got {got:e}, want {want:e}"
+            );
+        };
+        let fl = a.floor();
+        let fr = if a.is_infinite() {
+            0.0f32.copysign(a)
+        } else if a.is_nan() {
+            f32::NAN
+        } else {
+            let d = (a - fl).min(below_one);
+            if d == 0.0 {
+                0.0f32.copysign(a)
+            } else {
+                d
+            }
+        };
+        same(r[0], fr, "fract");
+        same(r[1], fl, "fract's floor");
+        let tr = a.trunc();
+        let md = if a.is_infinite() {
+            0.0f32.copysign(a)
+        } else {
+            (a - tr).copysign(a)
+        };
+        same(r[2], md, "modf");
+        let masked = !x[i].is_multiple_of(3);
+        if masked {
+            same(
+                r[3],
+                tr,
+                "modf's integer part (stored through a global pointer)",
+            );
+        } else {
+            same(r[3], tr, "modf's integer part");
+        }
+        let t = &out[3][6 * i..6 * i + 6];
+        let sel = if x[i] & 1 != 0 { y[i] } else { x[i] };
+        same(r[9], f32::from_bits(sel), "select");
+        assert_eq!(t[4], if t[2] != 0 { t[1] } else { t[0] }, "int select {i}");
+        if a.is_finite() && a != 0.0 {
+            let want_e = if a.abs() < f32::MIN_POSITIVE {
+                (a.abs().to_bits().ilog2() as i32) - 149
+            } else {
+                ((x[i] >> 23) & 0xff) as i32 - 127
+            };
+            assert_eq!(t[3] as i32, want_e, "ilogb of {a:e}");
+            assert_eq!(t[0] as i32, want_e + 1, "frexp's exponent of {a:e}");
+            assert_eq!(
+                f64::from(r[6]) * 2f64.powi(want_e + 1),
+                f64::from(a),
+                "frexp's mantissa of {a:e}"
+            );
+        }
+        if masked {
+            assert_eq!(t[5] as i32, (md * 8.0) as i32, "masked modf {i}");
+        } else {
+            assert_eq!(t[5], 0, "inactive lane {i} stored");
+        }
+        let da = f64::from(a) * 1e10;
+        let dd = &out[4][6 * i..6 * i + 6];
+        let dv = |k: usize| f64::from_bits(u64::from(dd[2 * k]) | u64::from(dd[2 * k + 1]) << 32);
+        if da.is_finite() {
+            let dfl = da.floor();
+            let dfr = (da - dfl).min(f64::from_bits(0x3fef_ffff_ffff_ffff));
+            let dfr = if dfr == 0.0 { 0.0f64.copysign(da) } else { dfr };
+            assert_eq!(dv(0).to_bits(), dfr.to_bits(), "double fract of {da:e}");
+            if masked {
+                assert_eq!(dv(1).to_bits(), da.trunc().to_bits(), "double modf {da:e}");
+                let m = (da - da.trunc()).copysign(da);
+                assert_eq!(dv(2).to_bits(), m.to_bits(), "double modf of {da:e}");
+            } else {
+                assert_eq!(dv(1).to_bits(), dfl.to_bits(), "double floor of {da:e}");
+                assert_eq!(dv(2), 0.0, "inactive lane {i} stored a double");
+            }
+        }
+    }
+}

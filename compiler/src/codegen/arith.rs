@@ -466,7 +466,7 @@ impl FnTx<'_, '_, '_> {
             _ => {
                 let signed = op == SMulExtended;
                 let lo = self.b.ins().imul(a, b);
-                let hi = self.mul_hi(a, b, signed);
+                let hi = super::int_fns::mul_hi(&mut self.b, a, b, signed);
                 (lo, hi)
             }
         })

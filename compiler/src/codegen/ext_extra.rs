@@ -1,5 +1,4 @@
-//! More of `OpenCL.std`, inline: `nan`, `maxmag`/`minmag`, `mad_sat`, `mul_hi` at every
-//! width, `shuffle`/`shuffle2`, and the geometric functions that must not overflow
+//! More of `OpenCL.std`, inline: `nan`, `shuffle`/`shuffle2`, and the geometric functions that must not overflow
 //! (`length`, `distance`, `normalize` and their `fast_` forms).
 //!
 //! Geometric functions: single precision is evaluated in double (squares of any `float`
@@ -11,92 +10,11 @@ use super::{elem_of, FnTx, Result, Val};
 use crate::spirv::Type;
 use crate::CompileError;
 use cranelift_codegen::ir::{
-    condcodes::{FloatCC, IntCC},
-    types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
+    condcodes::FloatCC, types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
 };
 use rspirv::spirv::{OpenclStd100Op as E, Word};
 
 impl FnTx<'_, '_, '_> {
-    /// High half of the full product `x * y` (any integer width).
-    pub(super) fn mul_hi(&mut self, x: Value, y: Value, signed: bool) -> Value {
-        let t = self.value_type(x);
-        if t.bits() >= 32 {
-            return if signed {
-                self.b.ins().smulhi(x, y)
-            } else {
-                self.b.ins().umulhi(x, y)
-            };
-        }
-        let ext = |s: &mut Self, v: Value| {
-            if signed {
-                s.b.ins().sextend(types::I32, v)
-            } else {
-                s.b.ins().uextend(types::I32, v)
-            }
-        };
-        let (a, b) = (ext(self, x), ext(self, y));
-        let p = self.b.ins().imul(a, b);
-        let h = self.b.ins().sshr_imm_s(p, i64::from(t.bits()));
-        self.b.ins().ireduce(t, h)
-    }
-
-    /// `x * y + z` clamped to the range of the type.
-    fn mad_sat(&mut self, x: Value, y: Value, z: Value, signed: bool) -> Value {
-        let t = self.value_type(x);
-        let bits = t.bits();
-        if bits == 64 {
-            return self.mad_sat64(x, y, z, signed);
-        }
-        let ext = |s: &mut Self, v: Value| {
-            if signed {
-                s.b.ins().sextend(types::I64, v)
-            } else {
-                s.b.ins().uextend(types::I64, v)
-            }
-        };
-        let (a, b, c) = (ext(self, x), ext(self, y), ext(self, z));
-        let p = self.b.ins().imul(a, b);
-        let r = self.b.ins().iadd(p, c);
-        let r = if signed {
-            let lo = self.b.ins().iconst(types::I64, -(1i64 << (bits - 1)));
-            let hi = self.b.ins().iconst(types::I64, (1i64 << (bits - 1)) - 1);
-            let r = self.b.ins().smin(r, hi);
-            self.b.ins().smax(r, lo)
-        } else {
-            let hi = self.b.ins().iconst(types::I64, ((1u64 << bits) - 1) as i64);
-            self.b.ins().umin(r, hi)
-        };
-        self.b.ins().ireduce(t, r)
-    }
-
-    /// 64-bit `mad_sat` on the 128-bit product as a (high, low) pair of `i64`s (Cranelift
-    /// cannot lower every `i128` operation).
-    fn mad_sat64(&mut self, x: Value, y: Value, z: Value, signed: bool) -> Value {
-        let lo = self.b.ins().imul(x, y);
-        let sum = self.b.ins().iadd(lo, z);
-        let carry = self.b.ins().icmp(IntCC::UnsignedLessThan, sum, lo);
-        let carry = self.b.ins().uextend(types::I64, carry);
-        if !signed {
-            let hi = self.b.ins().umulhi(x, y);
-            let hi = self.b.ins().iadd(hi, carry);
-            let over = self.b.ins().icmp_imm_s(IntCC::NotEqual, hi, 0);
-            let max = self.b.ins().iconst(types::I64, -1);
-            return self.b.ins().select(over, max, sum);
-        }
-        let hi = self.b.ins().smulhi(x, y);
-        let zhi = self.b.ins().sshr_imm_s(z, 63);
-        let hi = self.b.ins().iadd(hi, zhi);
-        let hi = self.b.ins().iadd(hi, carry);
-        // Fits in i64 iff the high half is the sign extension of the low half.
-        let ext = self.b.ins().sshr_imm_s(sum, 63);
-        let over = self.b.ins().icmp(IntCC::NotEqual, hi, ext);
-        let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, hi, 0);
-        let min = self.b.ins().iconst(types::I64, i64::MIN);
-        let max = self.b.ins().iconst(types::I64, i64::MAX);
-        let sat = self.b.ins().select(neg, min, max);
-        self.b.ins().select(over, sat, sum)
-    }
-
     fn shuffle(&mut self, rt: Word, srcs: &[Val], mask: &Val) -> Result<Val> {
         let elems: Vec<Value> = srcs.iter().flat_map(Val::flat).collect();
         let first = *elems
@@ -344,11 +262,6 @@ impl FnTx<'_, '_, '_> {
                     let c = s.b.ins().bor_imm_s(c, q);
                     Ok(s.b.ins().bitcast(et, MemFlagsData::new(), c))
                 })?
-            }
-            E::s_mad_sat | E::u_mad_sat => {
-                need(3)?;
-                let sg = op == E::s_mad_sat;
-                self.map_n(rt, args, &mut |s, a| Ok(s.mad_sat(a[0], a[1], a[2], sg)))?
             }
             E::shuffle => {
                 need(2)?;

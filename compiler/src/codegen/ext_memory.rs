@@ -13,7 +13,7 @@ use crate::builtins;
 use crate::spirv::{op_id, result_type, Type};
 use crate::{CompileError, GroupContext};
 use cranelift_codegen::ir::{
-    condcodes::FloatCC, types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
+    types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
 };
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{BuiltIn, OpenclStd100Op as E, Word};
@@ -187,61 +187,19 @@ impl FnTx<'_, '_, '_> {
                 let e = self.map_n(pointee, vals, &mut |s, a| s.call_math("remquo_quo", a))?;
                 (m, e)
             }
-            E::fract => {
-                let fl = self.map_n(pointee, vals, &mut |s, a| Ok(s.b.ins().floor(a[0])))?;
-                // The largest number below one: of half's 11 bits for a half.
-                let below_one = if super::half::is_half(self.p, rt) {
-                    f32::from_bits(0x3f7f_e000)
-                } else {
-                    f32::from_bits(0x3f7f_ffff)
+            // Written once for the scalar code and the vectoriser (`codegen/float_fns.rs`).
+            E::fract | E::modf => {
+                let half = super::half::is_half(self.p, rt);
+                let f = |b: &mut cranelift_frontend::FunctionBuilder, x| {
+                    if op == E::fract {
+                        super::float_fns::fract(b, x, half)
+                    } else {
+                        super::float_fns::modf(b, x)
+                    }
                 };
-                let r = self.map_n(rt, vals, &mut |s, a| {
-                    let x = a[0];
-                    let t = s.value_type(x);
-                    let (below_one, inf, zero) = if t == types::F64 {
-                        (
-                            s.b.ins().f64const(f64::from_bits(0x3fef_ffff_ffff_ffff)),
-                            s.b.ins().f64const(f64::INFINITY),
-                            s.b.ins().f64const(0.0),
-                        )
-                    } else {
-                        (
-                            s.b.ins().f32const(below_one),
-                            s.b.ins().f32const(f32::INFINITY),
-                            s.b.ins().f32const(0.0),
-                        )
-                    };
-                    let f = s.b.ins().floor(x);
-                    let d = s.b.ins().fsub(x, f);
-                    // Cranelift's fmin propagates NaN, as fract(NaN) must.
-                    let d = s.b.ins().fmin(d, below_one);
-                    let ax = s.b.ins().fabs(x);
-                    let is_inf = s.b.ins().fcmp(FloatCC::Equal, ax, inf);
-                    let is_zero = s.b.ins().fcmp(FloatCC::Equal, d, zero);
-                    let z = s.b.ins().bor(is_inf, is_zero);
-                    let sz = s.b.ins().fcopysign(zero, x);
-                    Ok(s.b.ins().select(z, sz, d))
-                })?;
-                (r, fl)
-            }
-            E::modf => {
-                let ip = self.map_n(pointee, vals, &mut |s, a| Ok(s.b.ins().trunc(a[0])))?;
-                let r = self.map_n(rt, vals, &mut |s, a| {
-                    let x = a[0];
-                    let t = s.value_type(x);
-                    let (inf, zero) = if t == types::F64 {
-                        (s.b.ins().f64const(f64::INFINITY), s.b.ins().f64const(0.0))
-                    } else {
-                        (s.b.ins().f32const(f32::INFINITY), s.b.ins().f32const(0.0))
-                    };
-                    let i = s.b.ins().trunc(x);
-                    let d = s.b.ins().fsub(x, i);
-                    let ax = s.b.ins().fabs(x);
-                    let is_inf = s.b.ins().fcmp(FloatCC::Equal, ax, inf);
-                    let d = s.b.ins().select(is_inf, zero, d);
-                    Ok(s.b.ins().fcopysign(d, x))
-                })?;
-                (r, ip)
+                let second = self.map_n(pointee, vals, &mut |s, a| Ok(f(&mut s.b, a[0]).1))?;
+                let main = self.map_n(rt, vals, &mut |s, a| Ok(f(&mut s.b, a[0]).0))?;
+                (main, second)
             }
             _ => return Ok(None),
         };

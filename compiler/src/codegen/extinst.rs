@@ -80,52 +80,7 @@ impl FnTx<'_, '_, '_> {
     }
 
     fn int_minmax(&mut self, x: Value, y: Value, signed: bool, max: bool) -> Value {
-        match (signed, max) {
-            (true, true) => self.b.ins().smax(x, y),
-            (true, false) => self.b.ins().smin(x, y),
-            (false, true) => self.b.ins().umax(x, y),
-            (false, false) => self.b.ins().umin(x, y),
-        }
-    }
-
-    fn add_sub_sat(&mut self, x: Value, y: Value, signed: bool, sub: bool) -> Value {
-        let t = self.value_type(x);
-        let bits = t.bits();
-        let r = if sub {
-            self.b.ins().isub(x, y)
-        } else {
-            self.b.ins().iadd(x, y)
-        };
-        if !signed {
-            let (cc, sat) = if sub {
-                (IntCC::UnsignedLessThan, 0i64)
-            } else {
-                (IntCC::UnsignedLessThan, -1i64)
-            };
-            let over = if sub {
-                self.b.ins().icmp(cc, x, y)
-            } else {
-                self.b.ins().icmp(cc, r, x)
-            };
-            let s = self.b.ins().iconst(t, sat);
-            return self.b.ins().select(over, s, r);
-        }
-        let xr = self.b.ins().bxor(x, r);
-        let other = if sub {
-            self.b.ins().bxor(x, y)
-        } else {
-            self.b.ins().bxor(y, r)
-        };
-        let o = self.b.ins().band(xr, other);
-        let over = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, o, 0);
-        let min = self
-            .b
-            .ins()
-            .iconst(t, (1i128 << (bits - 1)).wrapping_neg() as i64);
-        let max = self.b.ins().iconst(t, ((1i128 << (bits - 1)) - 1) as i64);
-        let xneg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, x, 0);
-        let s = self.b.ins().select(xneg, min, max);
-        self.b.ins().select(over, s, r)
+        super::int_fns::minmax(&mut self.b, x, y, signed, max)
     }
 
     pub(super) fn call_math(&mut self, base: &str, args: &[Value]) -> Result<Value> {
@@ -243,6 +198,17 @@ impl FnTx<'_, '_, '_> {
             })?;
             return self.set_result(inst, v);
         }
+        if let Some(n) = super::int_fns::arity(op) {
+            // `abs_diff`, `add_sat`, `hadd`, `mul_hi`, `mad_sat`, `rotate`, `upsample`, …:
+            // written once for the scalar code and the vectoriser (`codegen/int_fns.rs`).
+            need(n)?;
+            let v = self.map_n(rt, &args, &mut |s, a| {
+                super::int_fns::int_fn(&mut s.b, op, a).ok_or_else(|| {
+                    CompileError::Invalid(format!("OpenCL.std {op:?}: {} operands", a.len()))
+                })
+            })?;
+            return self.set_result(inst, v);
+        }
         let v = match op {
             E::sqrt | E::native_sqrt | E::half_sqrt => {
                 self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().sqrt(a[0])))?
@@ -310,15 +276,6 @@ impl FnTx<'_, '_, '_> {
             }
             E::s_abs => self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().iabs(a[0])))?,
             E::u_abs => self.map_n(rt, &args, &mut |_, a| Ok(a[0]))?,
-            E::s_abs_diff | E::u_abs_diff => {
-                need(2)?;
-                let sg = op == E::s_abs_diff;
-                self.map_n(rt, &args, &mut |s, a| {
-                    let hi = s.int_minmax(a[0], a[1], sg, true);
-                    let lo = s.int_minmax(a[0], a[1], sg, false);
-                    Ok(s.b.ins().isub(hi, lo))
-                })?
-            }
             E::s_min | E::s_max | E::u_min | E::u_max => {
                 need(2)?;
                 let sg = matches!(op, E::s_min | E::s_max);
@@ -336,19 +293,6 @@ impl FnTx<'_, '_, '_> {
             E::clz => self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().clz(a[0])))?,
             E::ctz => self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().ctz(a[0])))?,
             E::popcount => self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().popcnt(a[0])))?,
-            E::s_mul_hi | E::u_mul_hi => {
-                need(2)?;
-                let sg = op == E::s_mul_hi;
-                self.map_n(rt, &args, &mut |s, a| Ok(s.mul_hi(a[0], a[1], sg)))?
-            }
-            E::s_mad_hi | E::u_mad_hi => {
-                need(3)?;
-                let sg = op == E::s_mad_hi;
-                self.map_n(rt, &args, &mut |s, a| {
-                    let h = s.mul_hi(a[0], a[1], sg);
-                    Ok(s.b.ins().iadd(h, a[2]))
-                })?
-            }
             E::s_mul24 | E::u_mul24 => {
                 need(2)?;
                 self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().imul(a[0], a[1])))?
@@ -358,55 +302,6 @@ impl FnTx<'_, '_, '_> {
                 self.map_n(rt, &args, &mut |s, a| {
                     let m = s.b.ins().imul(a[0], a[1]);
                     Ok(s.b.ins().iadd(m, a[2]))
-                })?
-            }
-            E::s_add_sat | E::u_add_sat | E::s_sub_sat | E::u_sub_sat => {
-                need(2)?;
-                let sg = matches!(op, E::s_add_sat | E::s_sub_sat);
-                let sub = matches!(op, E::s_sub_sat | E::u_sub_sat);
-                self.map_n(
-                    rt,
-                    &args,
-                    &mut |s, a| Ok(s.add_sub_sat(a[0], a[1], sg, sub)),
-                )?
-            }
-            E::s_hadd | E::u_hadd | E::s_rhadd | E::u_rhadd => {
-                need(2)?;
-                let sg = matches!(op, E::s_hadd | E::s_rhadd);
-                let round = matches!(op, E::s_rhadd | E::u_rhadd);
-                self.map_n(rt, &args, &mut |s, a| {
-                    let (x, y) = (a[0], a[1]);
-                    let (hx, hy) = if sg {
-                        (s.b.ins().sshr_imm_s(x, 1), s.b.ins().sshr_imm_s(y, 1))
-                    } else {
-                        (s.b.ins().ushr_imm_s(x, 1), s.b.ins().ushr_imm_s(y, 1))
-                    };
-                    let low = if round {
-                        s.b.ins().bor(x, y)
-                    } else {
-                        s.b.ins().band(x, y)
-                    };
-                    let low = s.b.ins().band_imm_s(low, 1);
-                    let sum = s.b.ins().iadd(hx, hy);
-                    Ok(s.b.ins().iadd(sum, low))
-                })?
-            }
-            E::rotate => {
-                need(2)?;
-                self.map_n(rt, &args, &mut |s, a| Ok(s.b.ins().rotl(a[0], a[1])))?
-            }
-            E::s_upsample | E::u_upsample => {
-                need(2)?;
-                self.map_n(rt, &args, &mut |s, a| {
-                    let src_bits = s.value_type(a[0]).bits();
-                    let hi = if op == E::s_upsample {
-                        s.b.ins().sextend(et, a[0])
-                    } else {
-                        s.b.ins().uextend(et, a[0])
-                    };
-                    let lo = s.b.ins().uextend(et, a[1]);
-                    let hi = s.b.ins().ishl_imm_s(hi, i64::from(src_bits));
-                    Ok(s.b.ins().bor(hi, lo))
                 })?
             }
             // On halves, the bits are the half's 16, not the `f32`'s that holds it.

@@ -70,6 +70,26 @@ fn maxmag(b: &mut FunctionBuilder, x: Value, y: Value, max: bool) -> Value {
     choose(b, pick_x, x, r)
 }
 
+/// `|x|` with `y`'s sign bit: `fcopysign` on scalars, by bits on vectors (x64 lowers no
+/// vector `fcopysign`).
+pub(crate) fn copysign(b: &mut FunctionBuilder, x: Value, y: Value) -> Value {
+    let t = b.func.dfg.value_type(x);
+    if !t.is_vector() {
+        return b.ins().fcopysign(x, y);
+    }
+    let it = t.as_int();
+    let order = ir::MemFlagsData::new().with_endianness(ir::Endianness::Little);
+    let bits = t.lane_bits();
+    let sign = b.ins().iconst(it.lane_type(), (1i128 << (bits - 1)) as i64);
+    let sign = b.ins().splat(it, sign);
+    let xi = b.ins().bitcast(it, order, x);
+    let yi = b.ins().bitcast(it, order, y);
+    let mag = b.ins().band_not(xi, sign);
+    let s = b.ins().band(yi, sign);
+    let r = b.ins().bor(mag, s);
+    b.ins().bitcast(t, order, r)
+}
+
 /// OpenCL `bitselect` of ints or floats (not halves): `(x & !c) | (y & c)` on the bits,
 /// of scalars or of 128-bit vectors.
 pub(crate) fn bitselect(b: &mut FunctionBuilder, x: Value, y: Value, c: Value) -> Value {
@@ -167,4 +187,46 @@ pub(crate) fn float_fn(b: &mut FunctionBuilder, op: E, a: &[Value]) -> Option<Va
         E::maxmag | E::minmag => maxmag(b, a[0], a[1], op == E::maxmag),
         _ => return None,
     })
+}
+
+/// `fract(x, &i)`: `(min(x - floor(x), the largest value below 1), floor(x))`, with
+/// `±0` (of x's sign) for an infinite x or a zero difference; NaN stays NaN. `float` or `double` scalars or vectors, or a `half` held in an
+/// `f32` (below 1 is then of half's 11 bits).
+pub(crate) fn fract(b: &mut FunctionBuilder, x: Value, half: bool) -> (Value, Value) {
+    let double = b.func.dfg.value_type(x).lane_type() == types::F64;
+    let below_one = if double {
+        f64::from_bits(0x3fef_ffff_ffff_ffff)
+    } else if half {
+        f64::from(f32::from_bits(0x3f7f_e000))
+    } else {
+        f64::from(f32::from_bits(0x3f7f_ffff))
+    };
+    let (below_one, inf, zero) = (
+        konst(b, x, below_one),
+        konst(b, x, f64::INFINITY),
+        konst(b, x, 0.0),
+    );
+    let f = b.ins().floor(x);
+    let d = b.ins().fsub(x, f);
+    // The difference rounds up to 1 for a tiny negative x. A NaN stays the NaN the
+    // subtraction made (x64's vector and scalar `fmin` would make different ones).
+    let over = b.ins().fcmp(FloatCC::GreaterThan, d, below_one);
+    let d = choose(b, over, below_one, d);
+    let ax = b.ins().fabs(x);
+    let is_inf = b.ins().fcmp(FloatCC::Equal, ax, inf);
+    let is_zero = b.ins().fcmp(FloatCC::Equal, d, zero);
+    let z = b.ins().bor(is_inf, is_zero);
+    let sz = copysign(b, zero, x);
+    (choose(b, z, sz, d), f)
+}
+
+/// `modf(x, &i)`: `(x - trunc(x)` with x's sign (`±0` for an infinite x), `trunc(x))`.
+pub(crate) fn modf(b: &mut FunctionBuilder, x: Value) -> (Value, Value) {
+    let (inf, zero) = (konst(b, x, f64::INFINITY), konst(b, x, 0.0));
+    let i = b.ins().trunc(x);
+    let d = b.ins().fsub(x, i);
+    let ax = b.ins().fabs(x);
+    let is_inf = b.ins().fcmp(FloatCC::Equal, ax, inf);
+    let d = choose(b, is_inf, zero, d);
+    (copysign(b, d, x), i)
 }

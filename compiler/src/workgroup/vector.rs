@@ -3575,6 +3575,69 @@ impl VTx<'_, '_, '_, '_> {
     }
 
     /// `mix`, `step`, `smoothstep`, `sign`, `degrees`, `radians`, `fdim`, `maxmag`,
+    /// `abs_diff`, `add_sat`, `sub_sat`, `hadd`, `rhadd`, `mul_hi`, `mad_hi`, `mad_sat`,
+    /// `rotate`, `upsample` (`codegen/int_fns.rs`, the scalar code's own definitions):
+    /// `int` lanes in `i32x4` parts where the function has that form (SSE4.1's minimum,
+    /// maximum and widening), `rotate` so by a uniform amount, any other lane by the
+    /// scalar code per lane; `None` for other functions.
+    fn int_fn_lanes(
+        &mut self,
+        e: rspirv::spirv::OpenclStd100Op,
+        args: &[V],
+        t: ir::Type,
+    ) -> Result<Option<V>> {
+        use crate::codegen::int_fns::{arity, int_fn, on_i32x4, rotate_by};
+        use rspirv::spirv::OpenclStd100Op as E;
+        if arity(e) != Some(args.len()) || !t.is_int() {
+            return Ok(None);
+        }
+        let uniform: Vec<Value> = args
+            .iter()
+            .filter_map(|a| match a {
+                V::U(x) => Some(*x),
+                _ => None,
+            })
+            .collect();
+        if uniform.len() == args.len() {
+            return Ok(int_fn(self.b, e, &uniform).map(V::U));
+        }
+        let int32 = t == types::I32 && self.fma;
+        if int32 && e == E::rotate {
+            if let V::U(n) = args[1] {
+                let x = self.vector(&args[0], t)?;
+                return Ok(Some(V::Vec(self.map1(&x, |b, x| rotate_by(b, x, n)))));
+            }
+        }
+        if int32 && on_i32x4(e) {
+            let mut parts = Vec::with_capacity(args.len());
+            for a in args {
+                parts.push(self.vector(a, t)?);
+            }
+            let mut out = Vec::with_capacity(parts[0].len());
+            for j in 0..parts[0].len() {
+                let xs: Vec<Value> = parts.iter().map(|p| p[j]).collect();
+                let Some(r) = int_fn(self.b, e, &xs) else {
+                    return Ok(None);
+                };
+                out.push(r);
+            }
+            return Ok(Some(V::Vec(out)));
+        }
+        let mut lanes = Vec::with_capacity(args.len());
+        for a in args {
+            lanes.push(self.lanes(a)?);
+        }
+        let mut out = Vec::with_capacity(self.w);
+        for k in 0..self.w {
+            let xs: Vec<Value> = lanes.iter().map(|l| l[k]).collect();
+            let Some(r) = int_fn(self.b, e, &xs) else {
+                return Ok(None);
+            };
+            out.push(r);
+        }
+        Ok(Some(self.gathered(t, out)))
+    }
+
     /// `minmag` (`codegen/float_fns.rs`, the scalar code's own definitions) on whole
     /// vectors: `float` lanes in `f32x4` parts, `double` ones in `f64x2` parts; `None`
     /// for other functions and types.
@@ -3709,6 +3772,9 @@ impl VTx<'_, '_, '_, '_> {
         {
             return Err(refuse("half built-in"));
         }
+        if let Some(()) = E::from_u32(*n).map_or(Ok(None), |e| self.pointer_output(e, inst, t))? {
+            return Ok(());
+        }
         if let Some(base) = E::from_u32(*n).and_then(crate::codegen::extinst::transcendental) {
             return self.math_call(inst, base, t);
         }
@@ -3735,6 +3801,9 @@ impl VTx<'_, '_, '_, '_> {
                 return self.set(inst, t, v);
             }
             if let Some(v) = self.float_fn_lanes(e, &args, t)? {
+                return self.set(inst, t, v);
+            }
+            if let Some(v) = self.int_fn_lanes(e, &args, t)? {
                 return self.set(inst, t, v);
             }
         }
@@ -3845,27 +3914,21 @@ impl VTx<'_, '_, '_, '_> {
         } else if t.is_float() && is(E::copysign) {
             // |x| with y's sign bit, as the scalar `fcopysign`, by bits on vectors.
             need(2)?;
+            let cs = crate::codegen::float_fns::copysign;
             if let (V::U(x), V::U(y)) = (&args[0], &args[1]) {
-                V::U(self.b.ins().fcopysign(*x, *y))
-            } else if let Some(vt) = vec_of(t) {
+                V::U(cs(self.b, *x, *y))
+            } else if vec_of(t).is_some() {
                 let x = self.vector(&args[0], t)?;
                 let y = self.vector(&args[1], t)?;
-                let sign = self.b.ins().iconst(types::I32, i64::from(i32::MIN));
-                let sign = self.b.ins().splat(types::I32X4, sign);
-                let order = lane_order();
-                let r = self.map2(&x, &y, |b, x, y| {
-                    let xi = b.ins().bitcast(types::I32X4, order, x);
-                    let yi = b.ins().bitcast(types::I32X4, order, y);
-                    let mag = b.ins().band_not(xi, sign);
-                    let s = b.ins().band(yi, sign);
-                    let r = b.ins().bor(mag, s);
-                    b.ins().bitcast(vt, order, r)
-                });
-                V::Vec(r)
+                V::Vec(self.map2(&x, &y, cs))
+            } else if t == types::F64 {
+                let x = self.f64_parts(&args[0])?;
+                let y = self.f64_parts(&args[1])?;
+                V::F64(self.map2(&x, &y, cs))
             } else {
                 let x = self.lanes(&args[0])?;
                 let y = self.lanes(&args[1])?;
-                V::L(self.map2(&x, &y, |b, x, y| b.ins().fcopysign(x, y)))
+                V::L(self.map2(&x, &y, cs))
             }
         } else if t.is_int() && (is(E::s_abs) || is(E::u_abs)) {
             // The magnitude's bits (`abs(INT_MIN)` is 2^31 as unsigned): max(x, -x), or
@@ -3941,6 +4004,45 @@ impl VTx<'_, '_, '_, '_> {
                     .map(|j| sel(self.b, x[j], y[j], c[j]))
                     .collect();
                 V::Vec(r)
+            }
+        } else if is(E::select) && !half {
+            // A scalar `select(a, b, c)`: `c != 0 ? b : a` (vector types take the
+            // components' top bits and are not split into components: `componentwise`).
+            need(3)?;
+            let ct = self.ty(op_id(inst, 4)?)?;
+            match (&args[0], &args[1], &args[2], vec_of(t)) {
+                (V::U(x), V::U(y), V::U(c), _) => {
+                    let c = self.b.ins().icmp_imm_s(IntCC::NotEqual, *c, 0);
+                    V::U(self.b.ins().select(c, *y, *x))
+                }
+                (x, y, c, Some(vt)) if ct == types::I32 => {
+                    let (x, y, c) = (self.vector(x, t)?, self.vector(y, t)?, self.vector(c, ct)?);
+                    let zero = self.b.ins().iconst(types::I32, 0);
+                    let zero = self.b.ins().splat(types::I32X4, zero);
+                    let order = lane_order();
+                    let r = (0..x.len())
+                        .map(|j| {
+                            let m = self.b.ins().icmp(IntCC::NotEqual, c[j], zero);
+                            let m = if vt == types::I32X4 {
+                                m
+                            } else {
+                                self.b.ins().bitcast(vt, order, m)
+                            };
+                            self.b.ins().bitselect(m, y[j], x[j])
+                        })
+                        .collect();
+                    V::Vec(r)
+                }
+                (x, y, c, _) => {
+                    let (x, y, c) = (self.lanes(x)?, self.lanes(y)?, self.lanes(c)?);
+                    let l = (0..self.w)
+                        .map(|k| {
+                            let m = self.b.ins().icmp_imm_s(IntCC::NotEqual, c[k], 0);
+                            self.b.ins().select(m, y[k], x[k])
+                        })
+                        .collect();
+                    self.gathered(t, l)
+                }
             }
         } else if float && is(E::fclamp) {
             need(3)?;
@@ -4054,18 +4156,119 @@ impl VTx<'_, '_, '_, '_> {
     /// A math built-in that is a call (`codegen/extinst.rs`): one call per lane, or one
     /// for a uniform argument list, to the function the scalar code calls.
     fn math_call(&mut self, inst: &Instruction, base: &str, t: ir::Type) -> Result<()> {
-        // `double` functions: one call per lane (no vector entry points yet).
-        let bty = match t {
-            types::F32 => crate::builtins::BTy::F32,
-            types::F64 => crate::builtins::BTy::F64,
-            _ => return Err(refuse(format!("{base} of {t}"))),
-        };
-        let bi = crate::builtins::lookup(base, t == types::F64)
-            .ok_or_else(|| refuse(format!("math built-in {base}")))?;
         let mut args = Vec::new();
         for k in 4..inst.operands.len() + 2 {
             args.push(self.val(op_id(inst, k - 2)?)?);
         }
+        // The float operands' type: the result's, but for `ilogb`'s `int`.
+        let ft = match self.ty(op_id(inst, 2)?)? {
+            f if f.is_float() => f,
+            _ => t,
+        };
+        let v = self.math_lanes(base, &args, ft, t)?;
+        self.set(inst, t, v)
+    }
+
+    /// The functions with a second result through a pointer (`fract`, `modf`, `sincos`,
+    /// `frexp`, `lgamma_r`, `remquo`) of scalar `float` or `double` lanes: both results as
+    /// the scalar code computes them (`fract` and `modf` on whole vectors, the others by
+    /// their built-ins' calls, `sin` and `cos` by their vector entry points), the second
+    /// stored through the pointer as an `OpStore` of it would (only active lanes under a
+    /// mask); `None` for other functions.
+    fn pointer_output(
+        &mut self,
+        e: rspirv::spirv::OpenclStd100Op,
+        inst: &Instruction,
+        t: ir::Type,
+    ) -> Result<Option<()>> {
+        use rspirv::spirv::OpenclStd100Op as E;
+        let nvals = match e {
+            E::sincos | E::fract | E::modf | E::frexp | E::lgamma_r => 1,
+            E::remquo => 2,
+            _ => return Ok(None),
+        };
+        if inst.operands.len() != 3 + nvals || !t.is_float() {
+            return Err(refuse("extended instruction operands"));
+        }
+        if crate::check::mode().any() {
+            // The scalar shapes check the pointer (`codegen/check.rs`).
+            return Err(refuse("a pointer result in checked mode"));
+        }
+        let ptr = op_id(inst, 2 + nvals)?;
+        let (_, pointee) = self.p.pointer_type(self.type_of_id(ptr)?)?;
+        let t2 = scalar_ty(self.p, pointee)?;
+        let mut args = Vec::with_capacity(nvals);
+        for k in 0..nvals {
+            args.push(self.val(op_id(inst, 2 + k)?)?);
+        }
+        let (main, second) = match e {
+            E::fract | E::modf => {
+                let f = |b: &mut FunctionBuilder, x| {
+                    if e == E::fract {
+                        crate::codegen::float_fns::fract(b, x, false)
+                    } else {
+                        crate::codegen::float_fns::modf(b, x)
+                    }
+                };
+                match &args[0] {
+                    V::U(x) => {
+                        let (m, s) = f(self.b, *x);
+                        (V::U(m), V::U(s))
+                    }
+                    // Rounding to an integer is SSE4.1; a target with FMA has it.
+                    a if self.fma => {
+                        let double = t == types::F64;
+                        let parts = if double {
+                            self.f64_parts(a)?
+                        } else {
+                            self.vector(a, t)?
+                        };
+                        let (m, s): (Vec<Value>, Vec<Value>) =
+                            parts.into_iter().map(|x| f(self.b, x)).unzip();
+                        if double {
+                            (V::F64(m), V::F64(s))
+                        } else {
+                            (V::Vec(m), V::Vec(s))
+                        }
+                    }
+                    a => {
+                        let l = self.lanes(a)?;
+                        let (m, s): (Vec<Value>, Vec<Value>) =
+                            l.into_iter().map(|x| f(self.b, x)).unzip();
+                        (self.gathered(t, m), self.gathered(t, s))
+                    }
+                }
+            }
+            _ => {
+                let (first, other) = match e {
+                    E::sincos => ("sin", "cos"),
+                    E::frexp => ("frexp_mant", "frexp_exp"),
+                    E::lgamma_r => ("lgamma", "lgamma_sign"),
+                    _ => ("remainder", "remquo_quo"),
+                };
+                let m = self.math_lanes(first, &args, t, t)?;
+                let s = self.math_lanes(other, &args, t, t2)?;
+                (m, s)
+            }
+        };
+        self.refuse_unchecked_race(ptr)?;
+        let pv = self.val(ptr)?;
+        self.store_through(&pv, &[second], t2)?;
+        self.set(inst, t, main)?;
+        Ok(Some(()))
+    }
+
+    /// The math built-in `base` (`crate::builtins`) of `args` for every lane: its float
+    /// operands of type `ft`, its result of type `t` (`frexp`'s exponent is an `int`).
+    /// `double` functions: one call per lane (no vector entry points yet).
+    fn math_lanes(&mut self, base: &str, args: &[V], ft: ir::Type, t: ir::Type) -> Result<V> {
+        let bty = match ft {
+            types::F32 => crate::builtins::BTy::F32,
+            types::F64 => crate::builtins::BTy::F64,
+            _ => return Err(refuse(format!("{base} of {ft}"))),
+        };
+        let bi = crate::builtins::lookup(base, ft == types::F64)
+            .ok_or_else(|| refuse(format!("math built-in {base}")))?;
         // Float arguments of the result's type, and integers (`ldexp`, `rootn`, `pown`).
         let clif = |b: crate::builtins::BTy| match b {
             crate::builtins::BTy::F32 => types::F32,
@@ -4076,7 +4279,7 @@ impl VTx<'_, '_, '_, '_> {
         let arg_ok = |p: &crate::builtins::BTy| {
             *p == bty || matches!(p, crate::builtins::BTy::I32 | crate::builtins::BTy::I64)
         };
-        if args.len() != bi.params.len() || !bi.params.iter().all(arg_ok) || bi.ret != bty {
+        if args.len() != bi.params.len() || !bi.params.iter().all(arg_ok) || clif(bi.ret) != t {
             return Err(refuse(format!("{base}'s arguments")));
         }
         // Entry points take 4-byte lanes: `float`, and `int` (`pown`'s exponent).
@@ -4095,7 +4298,11 @@ impl VTx<'_, '_, '_, '_> {
         // The widest entry point that divides the width: one call for 4 or 8 lanes,
         // two for 16.
         let fits = |vb: &crate::builtins::vector::VectorBuiltin| {
-            t == types::F32 && four_byte && vb.outputs == 1 && vb.inputs as usize == args.len()
+            t == types::F32
+                && ft == t
+                && four_byte
+                && vb.outputs == 1
+                && vb.inputs as usize == args.len()
         };
         // One call for all 16 lanes where there is such an entry point (an AVX-512 build).
         let (per_call, whole) = match crate::builtins::vector_lookup(base, 16).filter(fits) {
@@ -4167,7 +4374,7 @@ impl VTx<'_, '_, '_, '_> {
             }
             self.gathered(t, l)
         };
-        self.set(inst, t, v)
+        Ok(v)
     }
 
     /// `OpCopyMemory` (and `OpCopyMemorySized` of a constant size): each lane copies its
@@ -4561,6 +4768,13 @@ fn componentwise(inst: &Instruction, p: &Program) -> bool {
                         | E::vstorea_halfn_r
                         | E::shuffle
                         | E::shuffle2
+                        | E::fract
+                        | E::modf
+                        | E::frexp
+                        | E::sincos
+                        | E::remquo
+                        | E::lgamma_r
+                        | E::select
                         | E::printf
                         | E::prefetch
                 )
