@@ -44,6 +44,7 @@ mod ext_extra;
 mod ext_memory;
 pub(crate) mod extinst;
 pub(crate) mod float_fns;
+pub(crate) mod geometric;
 pub(crate) mod group;
 pub(crate) mod half;
 pub(crate) mod image;

@@ -3954,3 +3954,143 @@ fn pointer_results_ilogb_and_select_on_lanes() {
         }
     }
 }
+
+/// `length`, `distance` and `normalize` (and `fast_length`) of `float`, `float2`, `float3`
+/// and `float4` lanes no longer make a kernel scalar: the scalar code's evaluation in
+/// double (`codegen/geometric.rs`) on `f64x2` parts, one rounding to float. Vectors
+/// whose float length overflows or underflows, infinities, NaN, zero vectors; `nan` and
+/// `isnormal` beside them. With the scalar reference at every width and a host model.
+#[test]
+fn geometric_functions_on_lanes() {
+    let src = "kernel void k(global const float4 *x, global const float4 *y, global float *o,
+                             global float4 *nv, float u, global uint *c) {
+        size_t i = get_global_id(0);
+        float4 a = x[i], b = y[i];
+        global float *r = o + 8 * i;
+        r[0] = length(a);
+        r[1] = distance(a, b);
+        r[2] = length(a.xy);
+        r[3] = fast_length(a.xyz);
+        r[4] = length(a.w);
+        r[5] = distance(a.x, u);
+        r[6] = length((float2)(u, a.y));
+        float2 n2 = normalize(b.zw);
+        r[7] = n2.x + normalize(a.z);
+        nv[2 * i] = normalize(a);
+        nv[2 * i + 1] = (float4)(normalize(b.xyz), n2.y);
+        c[2 * i] = as_uint(nan(as_uint(a.x) ^ 0x1234u));
+        c[2 * i + 1] = isnormal(a.y) + 2 * isnormal(b.x);
+    }";
+    let specials: [[f32; 4]; 10] = [
+        [0.0, 0.0, 0.0, 0.0],
+        [-0.0, 0.0, -0.0, 0.0],
+        [3e38, -2.5e38, 1e38, 3.0e38],
+        [1e-40, -3e-41, 0.0, 1e-45],
+        [f32::INFINITY, 1.0, f32::NEG_INFINITY, 0.0],
+        [f32::NAN, 1.0, 2.0, 3.0],
+        [3.0, 4.0, 12.0, 0.0],
+        [-1.0, f32::INFINITY, 5.0, -0.0],
+        [1e20, 1e-20, -1e20, 7.0],
+        [-3.07e38, 2.24e38, 0.5, -0.25],
+    ];
+    let items = 45usize;
+    let mut x: Vec<u32> = xorshift(4 * items, 23)
+        .iter()
+        .map(|w| (((*w >> 8) as f32 / 65536.0 - 128.0) * 0.71).to_bits())
+        .collect();
+    let y: Vec<u32> = xorshift(4 * items, 29)
+        .iter()
+        .map(|w| (((*w >> 8) as f32 / 65536.0 - 128.0) * 1.9).to_bits())
+        .collect();
+    for (k, v) in specials.iter().enumerate() {
+        for c in 0..4 {
+            x[4 * k + c] = v[c].to_bits();
+        }
+    }
+    let u = -2.5f32;
+    let bufs = vec![
+        x.clone(),
+        y.clone(),
+        vec![0; 8 * items],
+        vec![0; 8 * items],
+        vec![0; 2 * items],
+    ];
+    let Some(out) = differential(
+        src,
+        "k",
+        &bufs,
+        &[0, 1, 2, 3, 5],
+        &[(4, u.to_bits())],
+        [items as u64, 1],
+        [items as u64, 1],
+    ) else {
+        return;
+    };
+    let len = |v: &[f32]| -> f32 {
+        let s: f64 = v.iter().map(|c| f64::from(*c) * f64::from(*c)).sum();
+        s.sqrt() as f32
+    };
+    let norm = |v: &[f32]| -> Vec<f32> {
+        if v.iter().all(|c| *c == 0.0) {
+            return v.to_vec();
+        }
+        let w: Vec<f64> = if v.iter().any(|c| c.is_infinite()) {
+            v.iter()
+                .map(|c| {
+                    if c.is_infinite() {
+                        1.0f64.copysign(f64::from(*c))
+                    } else {
+                        0.0f64.copysign(f64::from(*c))
+                    }
+                })
+                .collect()
+        } else {
+            v.iter().map(|c| f64::from(*c)).collect()
+        };
+        let l = w.iter().map(|c| c * c).sum::<f64>().sqrt();
+        w.iter().map(|c| (c / l) as f32).collect()
+    };
+    let same = |got: f32, want: f32, what: &str, i: usize| {
+        assert!(
+            got.to_bits() == want.to_bits() || got.is_nan() && want.is_nan(),
+            "{what} (item {i}): got {got:e}, want {want:e}"
+        );
+    };
+    for i in 0..items {
+        let a = f(&x[4 * i..4 * i + 4]);
+        let b = f(&y[4 * i..4 * i + 4]);
+        let r = f(&out[2][8 * i..8 * i + 8]);
+        let nv = f(&out[3][8 * i..8 * i + 8]);
+        let d: Vec<f32> = a.iter().zip(&b).map(|(p, q)| p - q).collect();
+        same(r[0], len(&a), "length", i);
+        same(r[1], len(&d), "distance", i);
+        same(r[2], len(&a[..2]), "length of float2", i);
+        same(r[3], len(&a[..3]), "fast_length of float3", i);
+        same(r[4], a[3].abs(), "length of float", i);
+        same(r[5], (a[0] - u).abs(), "distance of floats", i);
+        same(r[6], len(&[u, a[1]]), "length of float2", i);
+        let n2 = norm(&b[2..]);
+        same(
+            r[7],
+            n2[0] + norm(&a[2..3])[0],
+            "normalize of float2 and float",
+            i,
+        );
+        let na = norm(&a);
+        for c in 0..4 {
+            same(nv[c], na[c], "normalize of float4", i);
+        }
+        let nb = norm(&b[..3]);
+        for c in 0..3 {
+            same(nv[4 + c], nb[c], "normalize of float3", i);
+        }
+        same(nv[7], n2[1], "normalize of float2", i);
+        let code = x[4 * i] ^ 0x1234;
+        assert_eq!(out[4][2 * i], 0x7fc0_0000 | (code & 0x003f_ffff), "nan {i}");
+        assert_eq!(
+            out[4][2 * i + 1],
+            u32::from(a[1].is_normal()) + 2 * u32::from(b[0].is_normal()),
+            "isnormal {i}"
+        );
+    }
+}

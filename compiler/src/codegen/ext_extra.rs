@@ -1,10 +1,10 @@
-//! More of `OpenCL.std`, inline: `nan`, `shuffle`/`shuffle2`, and the geometric functions that must not overflow
-//! (`length`, `distance`, `normalize` and their `fast_` forms).
+//! More of `OpenCL.std`, inline: `nan`, `shuffle`/`shuffle2`, and the geometric functions
+//! that must not overflow (`length`, `distance`, `normalize` and their `fast_` forms).
 //!
-//! Geometric functions: single precision is evaluated in double (squares of any `float`
-//! neither overflow nor underflow there, and the result is rounded once); double precision
-//! scales by a power of two taken from the largest magnitude first (exact), so that
-//! `length((DBL_MAX, DBL_MAX))` is finite and `length` of denormals is not 0.
+//! Geometric functions: single precision is evaluated in double (`codegen/geometric.rs`,
+//! shared with the vectoriser); double precision scales by a power of two taken from the
+//! largest magnitude first (exact), so that `length((DBL_MAX, DBL_MAX))` is finite and
+//! `length` of denormals is not 0.
 
 use super::{elem_of, FnTx, Result, Val};
 use crate::spirv::Type;
@@ -68,7 +68,12 @@ impl FnTx<'_, '_, '_> {
             .ok_or_else(|| CompileError::Invalid("length of an empty vector".into()))?;
         let t = self.value_type(first);
         if t == types::F32 {
-            let l = self.length_f32_in_f64(x)?;
+            let d: Vec<Value> = x
+                .iter()
+                .map(|v| self.b.ins().fpromote(types::F64, *v))
+                .collect();
+            let l = super::geometric::length_in_f64(&mut self.b, &d)
+                .ok_or_else(|| CompileError::Invalid("length of an empty vector".into()))?;
             return Ok(self.b.ins().fdemote(types::F32, l));
         }
         let (scale, inv) = self.pow2_scale(x);
@@ -98,23 +103,6 @@ impl FnTx<'_, '_, '_> {
             Some(i) => self.b.ins().select(i, inf, l),
             None => l,
         })
-    }
-
-    /// For floats `x`: `sqrt(Σ xᵢ²)` as a double, not rounded to float (finite for every
-    /// finite float vector; `normalize` must divide by it before any rounding, since the
-    /// float length of e.g. `(-3.07e38, 2.24e38)` overflows).
-    fn length_f32_in_f64(&mut self, x: &[Value]) -> Result<Value> {
-        let mut acc = None;
-        for v in x {
-            let d = self.b.ins().fpromote(types::F64, *v);
-            let sq = self.b.ins().fmul(d, d);
-            acc = Some(match acc {
-                None => sq,
-                Some(a) => self.b.ins().fadd(a, sq),
-            });
-        }
-        let acc = acc.ok_or_else(|| CompileError::Invalid("length of an empty vector".into()))?;
-        Ok(self.b.ins().sqrt(acc))
     }
 
     /// For doubles `x`: `(2^-E, 2^E)` where `2^E` is about the largest magnitude (both
@@ -151,19 +139,25 @@ impl FnTx<'_, '_, '_> {
             .first()
             .ok_or_else(|| CompileError::Invalid("normalize of an empty vector".into()))?;
         let t = self.value_type(first);
-        let (inf, one, zero) = if t == types::F32 {
-            (
-                self.b.ins().f32const(f32::INFINITY),
-                self.b.ins().f32const(1.0),
-                self.b.ins().f32const(0.0),
-            )
-        } else {
-            (
-                self.b.ins().f64const(f64::INFINITY),
-                self.b.ins().f64const(1.0),
-                self.b.ins().f64const(0.0),
-            )
-        };
+        if t == types::F32 {
+            // In double, each component rounded once (`codegen/geometric.rs`).
+            let d: Vec<Value> = x
+                .iter()
+                .map(|v| self.b.ins().fpromote(types::F64, *v))
+                .collect();
+            let q = super::geometric::normalize_in_f64(&mut self.b, &d)
+                .ok_or_else(|| CompileError::Invalid("normalize of an empty vector".into()))?;
+            let out = q
+                .into_iter()
+                .map(|v| self.b.ins().fdemote(types::F32, v))
+                .collect();
+            return self.unflatten(rt, out);
+        }
+        let (inf, one, zero) = (
+            self.b.ins().f64const(f64::INFINITY),
+            self.b.ins().f64const(1.0),
+            self.b.ins().f64const(0.0),
+        );
         let mut any_inf = None;
         let mut all_zero = None;
         for v in x {
@@ -190,36 +184,24 @@ impl FnTx<'_, '_, '_> {
             let r = self.b.ins().fcopysign(r, *v);
             y.push(self.b.ins().select(any_inf, r, *v));
         }
-        // float: length, divide in double (never rounded to float: it may overflow), round
-        // each component once.
-        // double: scale by an exact power of two first and divide the scaled vector by its
-        // own length (the unscaled length of e.g. `(DBL_MAX, DBL_MAX)` overflows).
-        let len = if t == types::F32 {
-            self.length_f32_in_f64(&y)?
-        } else {
-            let (scale, _) = self.pow2_scale(&y);
-            y = y.iter().map(|v| self.b.ins().fmul(*v, scale)).collect();
-            let mut acc = None;
-            for v in &y {
-                let sq = self.b.ins().fmul(*v, *v);
-                acc = Some(match acc {
-                    None => sq,
-                    Some(a) => self.b.ins().fadd(a, sq),
-                });
-            }
-            let acc =
-                acc.ok_or_else(|| CompileError::Invalid("normalize of an empty vector".into()))?;
-            self.b.ins().sqrt(acc)
-        };
+        // Scale by an exact power of two first and divide the scaled vector by its own
+        // length (the unscaled length of e.g. `(DBL_MAX, DBL_MAX)` overflows).
+        let (scale, _) = self.pow2_scale(&y);
+        y = y.iter().map(|v| self.b.ins().fmul(*v, scale)).collect();
+        let mut acc = None;
+        for v in &y {
+            let sq = self.b.ins().fmul(*v, *v);
+            acc = Some(match acc {
+                None => sq,
+                Some(a) => self.b.ins().fadd(a, sq),
+            });
+        }
+        let acc =
+            acc.ok_or_else(|| CompileError::Invalid("normalize of an empty vector".into()))?;
+        let len = self.b.ins().sqrt(acc);
         let mut out = Vec::new();
         for (v, orig) in y.iter().zip(x) {
-            let q = if t == types::F32 {
-                let d = self.b.ins().fpromote(types::F64, *v);
-                let q = self.b.ins().fdiv(d, len);
-                self.b.ins().fdemote(types::F32, q)
-            } else {
-                self.b.ins().fdiv(*v, len)
-            };
+            let q = self.b.ins().fdiv(*v, len);
             out.push(self.b.ins().select(all_zero, *orig, q));
         }
         self.unflatten(rt, out)
@@ -241,16 +223,12 @@ impl FnTx<'_, '_, '_> {
             E::nan => {
                 need(1)?;
                 let et = super::clif_scalar(p, elem_of(p, rt)?)?;
+                let it = if et == types::F64 {
+                    types::I64
+                } else {
+                    types::I32
+                };
                 self.map_n(rt, args, &mut |s, a| {
-                    let (it, q, payload) = if et == types::F64 {
-                        (
-                            types::I64,
-                            0x7ff8_0000_0000_0000u64 as i64,
-                            0x0007_ffff_ffff_ffffi64,
-                        )
-                    } else {
-                        (types::I32, 0x7fc0_0000, 0x003f_ffff)
-                    };
                     let mut c = a[0];
                     let ct = s.value_type(c);
                     if ct.bits() < it.bits() {
@@ -258,9 +236,7 @@ impl FnTx<'_, '_, '_> {
                     } else if ct.bits() > it.bits() {
                         c = s.b.ins().ireduce(it, c);
                     }
-                    let c = s.b.ins().band_imm_s(c, payload);
-                    let c = s.b.ins().bor_imm_s(c, q);
-                    Ok(s.b.ins().bitcast(et, MemFlagsData::new(), c))
+                    Ok(super::float_fns::nan(&mut s.b, c))
                 })?
             }
             E::shuffle => {

@@ -11,7 +11,7 @@ use cranelift_frontend::FunctionBuilder;
 use rspirv::spirv::OpenclStd100Op as E;
 
 /// The constant `k` in the type of `like` (splat across a vector's lanes).
-fn konst(b: &mut FunctionBuilder, like: Value, k: f64) -> Value {
+pub(super) fn konst(b: &mut FunctionBuilder, like: Value, k: f64) -> Value {
     let t = b.func.dfg.value_type(like);
     let s = if t.lane_type() == types::F64 {
         b.ins().f64const(k)
@@ -27,7 +27,7 @@ fn konst(b: &mut FunctionBuilder, like: Value, k: f64) -> Value {
 
 /// `c ? x : y` for a comparison result `c` of `x`'s shape: a select on scalars, a bit
 /// select by the lane mask on vectors.
-fn choose(b: &mut FunctionBuilder, c: Value, x: Value, y: Value) -> Value {
+pub(super) fn choose(b: &mut FunctionBuilder, c: Value, x: Value, y: Value) -> Value {
     let t = b.func.dfg.value_type(x);
     if t.is_vector() {
         let m = b.ins().bitcast(
@@ -68,6 +68,39 @@ fn maxmag(b: &mut FunctionBuilder, x: Value, y: Value, max: bool) -> Value {
     let m = fminmax(b, x, y, max);
     let r = choose(b, pick_y, y, m);
     choose(b, pick_x, x, r)
+}
+
+/// `nan(code)`: the quiet NaN whose payload is the code's low bits, of the float type of
+/// the code's width (`i32`, `i64`, or their vectors).
+pub(crate) fn nan(b: &mut FunctionBuilder, code: Value) -> Value {
+    let it = b.func.dfg.value_type(code);
+    let (ft, q, payload) = if it.lane_type() == types::I64 {
+        (
+            types::F64,
+            0x7ff8_0000_0000_0000u64 as i64,
+            0x0007_ffff_ffff_ffffi64,
+        )
+    } else {
+        (types::F32, 0x7fc0_0000, 0x003f_ffff)
+    };
+    let mut int = |k: i64| {
+        let s = b.ins().iconst(it.lane_type(), k);
+        if it.is_vector() {
+            b.ins().splat(it, s)
+        } else {
+            s
+        }
+    };
+    let (q, payload) = (int(q), int(payload));
+    let c = b.ins().band(code, payload);
+    let c = b.ins().bor(c, q);
+    let ft = if it.is_vector() {
+        ft.by(it.lane_count()).unwrap_or(ft)
+    } else {
+        ft
+    };
+    let order = ir::MemFlagsData::new().with_endianness(ir::Endianness::Little);
+    b.ins().bitcast(ft, order, c)
 }
 
 /// `|x|` with `y`'s sign bit: `fcopysign` on scalars, by bits on vectors (x64 lowers no

@@ -2752,7 +2752,9 @@ impl VTx<'_, '_, '_, '_> {
             | Op::FUnordGreaterThanEqual
             | Op::Ordered
             | Op::Unordered => self.compare(inst),
-            Op::IsNan | Op::IsInf | Op::IsFinite | Op::SignBitSet => self.float_class(inst),
+            Op::IsNan | Op::IsInf | Op::IsFinite | Op::IsNormal | Op::SignBitSet => {
+                self.float_class(inst)
+            }
             op if op == Op::AtomicLoad
                 || op == Op::AtomicStore
                 || op == Op::AtomicCompareExchange
@@ -3359,9 +3361,9 @@ impl VTx<'_, '_, '_, '_> {
         Ok(self.gathered(td, out))
     }
 
-    /// `OpIsNan`, `OpIsInf`, `OpIsFinite`, `OpSignBitSet` of a float, as the scalar code
-    /// tests them (`codegen/arith.rs`): unordered with itself; `|x|` equal to, or below,
-    /// infinity; the sign bit.
+    /// `OpIsNan`, `OpIsInf`, `OpIsFinite`, `OpIsNormal`, `OpSignBitSet` of a float, as
+    /// the scalar code tests them (`codegen/arith.rs`): unordered with itself; `|x|` equal
+    /// to, or below, infinity (and at least the smallest normal number); the sign bit.
     fn float_class(&mut self, inst: &Instruction) -> Result<()> {
         let op = inst.class.opcode;
         let x_id = op_id(inst, 0)?;
@@ -3371,17 +3373,24 @@ impl VTx<'_, '_, '_, '_> {
             return Err(refuse(format!("Op{op:?} of {t}")));
         }
         let x = self.val(x_id)?;
-        let inf = if t == types::F64 {
-            self.b.ins().f64const(f64::INFINITY)
+        // Infinity and the smallest normal number, as the scalar code (`codegen/arith.rs`).
+        let (inf, min) = if t == types::F64 {
+            (
+                self.b.ins().f64const(f64::INFINITY),
+                self.b.ins().f64const(f64::MIN_POSITIVE),
+            )
         } else {
-            self.b.ins().f32const(f32::INFINITY)
+            (
+                self.b.ins().f32const(f32::INFINITY),
+                self.b.ins().f32const(f32::MIN_POSITIVE),
+            )
         };
         let it = if t == types::F64 {
             types::I64
         } else {
             types::I32
         };
-        let test = move |b: &mut FunctionBuilder, v: Value, inf: Value| match op {
+        let test = move |b: &mut FunctionBuilder, v: Value, inf: Value, min: Value| match op {
             Op::IsNan => b.ins().fcmp(FloatCC::Unordered, v, v),
             Op::SignBitSet => {
                 // The sign bit, as the scalar code reads it (lanes: vectors go below).
@@ -3392,17 +3401,24 @@ impl VTx<'_, '_, '_, '_> {
                 let a = b.ins().fabs(v);
                 b.ins().fcmp(FloatCC::Equal, a, inf)
             }
+            Op::IsNormal => {
+                let a = b.ins().fabs(v);
+                let lo = b.ins().fcmp(FloatCC::GreaterThanOrEqual, a, min);
+                let hi = b.ins().fcmp(FloatCC::LessThan, a, inf);
+                b.ins().band(lo, hi)
+            }
             _ => {
                 let a = b.ins().fabs(v);
                 b.ins().fcmp(FloatCC::LessThan, a, inf)
             }
         };
         let v = match &x {
-            V::U(v) => V::U(test(self.b, *v, inf)),
+            V::U(v) => V::U(test(self.b, *v, inf, min)),
             _ if vec_of(t).is_some() => {
                 let xs = self.vector(&x, t)?;
                 let vt = vec_of(t).unwrap_or(t);
                 let infs = self.b.ins().splat(vt, inf);
+                let mins = self.b.ins().splat(vt, min);
                 let parts = if op == Op::SignBitSet {
                     let z = self.b.ins().iconst(types::I32, 0);
                     let zero = self.b.ins().splat(types::I32X4, z);
@@ -3412,13 +3428,13 @@ impl VTx<'_, '_, '_, '_> {
                         b.ins().icmp(IntCC::SignedLessThan, bits, zero)
                     })
                 } else {
-                    self.map1(&xs, |b, v| test(b, v, infs))
+                    self.map1(&xs, |b, v| test(b, v, infs, mins))
                 };
                 V::Mask(self.narrow_mask(&parts))
             }
             _ => {
                 let l = self.lanes(&x)?;
-                V::L(self.map1(&l, |b, v| test(b, v, inf)))
+                V::L(self.map1(&l, |b, v| test(b, v, inf, min)))
             }
         };
         self.set(inst, types::I8, v)
@@ -3739,6 +3755,9 @@ impl VTx<'_, '_, '_, '_> {
         if [E::vloadn as u32, E::vstoren as u32].contains(n) {
             return self.vload_vstore(inst, *n == E::vloadn as u32);
         }
+        if let Some(()) = E::from_u32(*n).map_or(Ok(None), |e| self.geometric(e, inst))? {
+            return Ok(());
+        }
         let t = scalar_ty(self.p, result_type(inst)?)?;
         let is = |e: E| *n == e as u32;
         // Half built-ins whose half result is not their float one rounded (the scalar
@@ -4005,6 +4024,25 @@ impl VTx<'_, '_, '_, '_> {
                     .collect();
                 V::Vec(r)
             }
+        } else if is(E::nan) && !half {
+            // The scalar code's bits (`codegen/float_fns.rs`): on `i32x4` parts for
+            // `float` lanes of 32-bit codes, else lane by lane.
+            need(1)?;
+            let nan = crate::codegen::float_fns::nan;
+            let ct = self.ty(op_id(inst, 2)?)?;
+            match &args[0] {
+                V::U(c) if ct.bits() == t.bits() => V::U(nan(self.b, *c)),
+                c if t == types::F32 && ct == types::I32 => {
+                    let c = self.vector(c, ct)?;
+                    V::Vec(self.map1(&c, nan))
+                }
+                c if ct.bits() == t.bits() => {
+                    let l = self.lanes(c)?;
+                    let l = self.map1(&l, nan);
+                    self.gathered(t, l)
+                }
+                _ => return Err(refuse("nan of a code of another width")),
+            }
         } else if is(E::select) && !half {
             // A scalar `select(a, b, c)`: `c != 0 ? b : a` (vector types take the
             // components' top bits and are not split into components: `componentwise`).
@@ -4167,6 +4205,100 @@ impl VTx<'_, '_, '_, '_> {
         };
         let v = self.math_lanes(base, &args, ft, t)?;
         self.set(inst, t, v)
+    }
+
+    /// `length`, `distance`, `normalize` (and their `fast_` forms, computed alike) of
+    /// `float` lanes or `floatn` ones (a value per component): the scalar code's
+    /// computation in double (`codegen/geometric.rs`) on `f64x2` parts, two lanes of each
+    /// component, each result rounded to `float` once; `None` for other functions.
+    fn geometric(
+        &mut self,
+        e: rspirv::spirv::OpenclStd100Op,
+        inst: &Instruction,
+    ) -> Result<Option<()>> {
+        use crate::codegen::geometric::{length_in_f64, normalize_in_f64};
+        use rspirv::spirv::OpenclStd100Op as E;
+        let (n, normalize) = match e {
+            E::length | E::fast_length => (1, false),
+            E::distance | E::fast_distance => (2, false),
+            E::normalize | E::fast_normalize => (1, true),
+            _ => return Ok(None),
+        };
+        if inst.operands.len() != 2 + n {
+            return Err(refuse("extended instruction operands"));
+        }
+        let spv = self.type_of_id(op_id(inst, 2)?)?;
+        let elem = match self.p.ty(spv)? {
+            Type::Vector { elem, .. } => *elem,
+            _ => spv,
+        };
+        if crate::codegen::half::is_half(self.p, elem) || scalar_ty(self.p, elem)? != types::F32 {
+            return Err(refuse("geometric function of a type other than float"));
+        }
+        let comps = |v: V| match v {
+            V::Comp(c) => c,
+            v => vec![v],
+        };
+        let mut x = comps(self.val(op_id(inst, 2)?)?);
+        if n == 2 {
+            let y = comps(self.val(op_id(inst, 3)?)?);
+            if y.len() != x.len() {
+                return Err(refuse("distance of vectors of two sizes"));
+            }
+            for (a, b) in x.iter_mut().zip(&y) {
+                *a = self.binary(a, b, types::F32, |b, p, q| b.ins().fsub(p, q))?;
+            }
+        }
+        let f32_of = |b: &mut FunctionBuilder, v: Value| b.ins().fdemote(types::F32, v);
+        // One component's results (or the length's) from `f64x2` parts or a uniform double.
+        let out: Vec<V> = if let Some(u) = x
+            .iter()
+            .map(|c| match c {
+                V::U(v) => Some(self.b.ins().fpromote(types::F64, *v)),
+                _ => None,
+            })
+            .collect::<Option<Vec<Value>>>()
+        {
+            let r = if normalize {
+                normalize_in_f64(self.b, &u)
+            } else {
+                length_in_f64(self.b, &u).map(|l| vec![l])
+            };
+            let r = r.ok_or_else(|| refuse("geometric function of no components"))?;
+            r.into_iter().map(|v| V::U(f32_of(self.b, v))).collect()
+        } else {
+            let mut parts = Vec::with_capacity(x.len());
+            for c in &x {
+                let V::F64(p) = self.f32_to_f64(c)? else {
+                    return Err(refuse("float lanes as doubles"));
+                };
+                parts.push(p);
+            }
+            let m = if normalize { x.len() } else { 1 };
+            let mut res: Vec<Vec<Value>> = vec![Vec::with_capacity(self.w / 2); m];
+            for j in 0..self.w / 2 {
+                let xs: Vec<Value> = parts.iter().map(|p| p[j]).collect();
+                let r = if normalize {
+                    normalize_in_f64(self.b, &xs)
+                } else {
+                    length_in_f64(self.b, &xs).map(|l| vec![l])
+                };
+                let r = r.ok_or_else(|| refuse("geometric function of no components"))?;
+                for (k, v) in r.into_iter().enumerate() {
+                    res[k].push(v);
+                }
+            }
+            res.iter().map(|p| self.f64_to_f32(p)).collect()
+        };
+        let v = match (normalize, out.len()) {
+            (true, k) if k > 1 => V::Comp(out),
+            _ => out
+                .into_iter()
+                .next()
+                .ok_or_else(|| refuse("geometric function of no components"))?,
+        };
+        self.set(inst, types::F32, v)?;
+        Ok(Some(()))
     }
 
     /// The functions with a second result through a pointer (`fract`, `modf`, `sincos`,
