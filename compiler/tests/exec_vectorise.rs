@@ -4094,3 +4094,79 @@ fn geometric_functions_on_lanes() {
         );
     }
 }
+
+/// `float` to `int`/`uint` conversions (casts and `convert_int*`/`convert_uint*` with
+/// every rounding mode and saturation) on `f32x4` parts instead of one conversion per
+/// lane: NaN, infinities, values beyond both ends of each range, halves; with the scalar
+/// reference at every width and a host model (Rust's `as` saturates as Ferrite does).
+#[test]
+fn float_to_int_lanes_as_vectors() {
+    let src = "kernel void k(global const float *x, global int *o) {
+        size_t i = get_global_id(0);
+        float a = x[i];
+        global int *r = o + 8 * i;
+        r[0] = (int)a;
+        r[1] = (int)(uint)a;
+        r[2] = convert_int_rte(a);
+        r[3] = convert_int_sat_rtp(a);
+        r[4] = (int)convert_uint_sat(a);
+        r[5] = (int)convert_uint_rtn(a);
+        r[6] = convert_int_sat_rtz(a);
+        r[7] = (int)convert_uint_sat_rte(a);
+    }";
+    let specials = [
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        2147483648.0,
+        -2147483904.0,
+        2147483520.0,
+        4294967296.0,
+        4294967040.0,
+        -0.5,
+        0.5,
+        1.5,
+        2.5,
+        -2.5,
+        -1.0,
+        -0.0,
+        1e-30,
+        -3e9,
+    ];
+    let items = 67usize;
+    let mut x: Vec<u32> = xorshift(items, 31)
+        .iter()
+        .map(|w| (((*w >> 8) as f32 / 16.0 - 524288.0) * 3.3).to_bits())
+        .collect();
+    for (k, v) in specials.iter().enumerate() {
+        x[k] = v.to_bits();
+    }
+    let bufs = vec![x.clone(), vec![0; 8 * items]];
+    let Some(out) = differential(
+        src,
+        "k",
+        &bufs,
+        &[0, 1],
+        &[],
+        [items as u64, 1],
+        [items as u64, 1],
+    ) else {
+        return;
+    };
+    for i in 0..items {
+        let a = f32::from_bits(x[i]);
+        let want = [
+            a as i32 as u32,
+            a as u32,
+            a.round_ties_even() as i32 as u32,
+            a.ceil() as i32 as u32,
+            a as u32,
+            a.floor() as u32,
+            a as i32 as u32,
+            a.round_ties_even() as u32,
+        ];
+        for (k, w) in want.iter().enumerate() {
+            assert_eq!(out[1][8 * i + k], *w, "conversion {k} of {a:e} (item {i})");
+        }
+    }
+}

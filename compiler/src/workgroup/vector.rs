@@ -3158,6 +3158,35 @@ impl VTx<'_, '_, '_, '_> {
                         return self.set(inst, t, v);
                     }
                 }
+                // `float` to `int`/`uint` lanes on `f32x4` parts: the scalar code's
+                // rounding and saturating conversion (`convert::float_to_int`; a 32-bit
+                // result needs no further clamp). Rounding to an integer is SSE4.1.
+                let rounds = !matches!(
+                    effects.rounding,
+                    None | Some(rspirv::spirv::FPRoundingMode::RTZ)
+                );
+                if t == types::I32
+                    && self.ty(x_id)? == types::F32
+                    && !matches!(x, V::U(_))
+                    && (self.fma || !rounds)
+                {
+                    let parts = self.vector(&x, types::F32)?;
+                    let r = self.map1(&parts, |b, f| {
+                        use rspirv::spirv::FPRoundingMode;
+                        let f = match effects.rounding {
+                            Some(FPRoundingMode::RTE) => b.ins().nearest(f),
+                            Some(FPRoundingMode::RTP) => b.ins().ceil(f),
+                            Some(FPRoundingMode::RTN) => b.ins().floor(f),
+                            Some(FPRoundingMode::RTZ) | None => f,
+                        };
+                        if signed {
+                            b.ins().fcvt_to_sint_sat(types::I32X4, f)
+                        } else {
+                            b.ins().fcvt_to_uint_sat(types::I32X4, f)
+                        }
+                    });
+                    return self.set(inst, t, V::Vec(r));
+                }
                 let v = self.per_lane(&x, t, move |b, v| {
                     convert::float_to_int(b, v, t, t.bits(), signed, effects)
                 })?;
