@@ -4170,3 +4170,92 @@ fn float_to_int_lanes_as_vectors() {
         }
     }
 }
+
+/// `length`, `distance` and `normalize` of `double` lanes (`double`, `double3`,
+/// `double4`): the scalar code lane by lane (`codegen/geometric.rs`), no longer a whole
+/// kernel scalar. Huge, tiny, infinite and NaN components and zero vectors against the
+/// scalar reference at every width; moderate ones against a host model too.
+#[test]
+fn double_geometric_functions_on_lanes() {
+    let src = "kernel void k(global const double4 *x, global const double4 *y,
+                             global double *o, global double4 *nv) {
+        size_t i = get_global_id(0);
+        double4 a = x[i], b = y[i];
+        global double *r = o + 4 * i;
+        r[0] = length(a);
+        r[1] = distance(a, b);
+        r[2] = length(a.xyz);
+        r[3] = length(b.w);
+        nv[2 * i] = normalize(a);
+        nv[2 * i + 1] = (double4)(normalize(b.xyz), normalize(a.w));
+    }";
+    let specials: [[f64; 4]; 7] = [
+        [0.0, -0.0, 0.0, 0.0],
+        [f64::MAX, f64::MAX, -1e308, 1.0],
+        [5e-324, -1e-310, 0.0, 2e-320],
+        [f64::INFINITY, 1.0, f64::NEG_INFINITY, 0.0],
+        [f64::NAN, 1.0, 2.0, 3.0],
+        [3.0, 4.0, 12.0, 0.0],
+        [-1.0, f64::INFINITY, 5.0, -0.0],
+    ];
+    let items = 29usize;
+    let words = |seed: u32, scale: f64| -> Vec<u32> {
+        xorshift(4 * items, seed)
+            .iter()
+            .flat_map(|w| {
+                let v = ((*w >> 4) as f64 / 1048576.0 - 2048.0) * scale;
+                let b = v.to_bits();
+                [b as u32, (b >> 32) as u32]
+            })
+            .collect()
+    };
+    let mut x = words(37, 0.37);
+    let y = words(41, 1.3);
+    for (k, v) in specials.iter().enumerate() {
+        for c in 0..4 {
+            let b = v[c].to_bits();
+            x[2 * (4 * k + c)] = b as u32;
+            x[2 * (4 * k + c) + 1] = (b >> 32) as u32;
+        }
+    }
+    let bufs = vec![
+        x.clone(),
+        y.clone(),
+        vec![0; 8 * items],
+        vec![0; 16 * items],
+    ];
+    let Some(out) = differential(
+        src,
+        "k",
+        &bufs,
+        &[0, 1, 2, 3],
+        &[],
+        [items as u64, 1],
+        [items as u64, 1],
+    ) else {
+        return;
+    };
+    let d =
+        |w: &[u32], k: usize| f64::from_bits(u64::from(w[2 * k]) | u64::from(w[2 * k + 1]) << 32);
+    let len = |v: &[f64]| v.iter().map(|c| c * c).sum::<f64>().sqrt();
+    for i in specials.len()..items {
+        let a: Vec<f64> = (0..4).map(|c| d(&x, 4 * i + c)).collect();
+        let b: Vec<f64> = (0..4).map(|c| d(&y, 4 * i + c)).collect();
+        let r: Vec<f64> = (0..4).map(|c| d(&out[2], 4 * i + c)).collect();
+        let nv: Vec<f64> = (0..8).map(|c| d(&out[3], 8 * i + c)).collect();
+        let diff: Vec<f64> = a.iter().zip(&b).map(|(p, q)| p - q).collect();
+        assert_eq!(r[0], len(&a), "length {i}");
+        assert_eq!(r[1], len(&diff), "distance {i}");
+        assert_eq!(r[2], len(&a[..3]), "length of double3 {i}");
+        assert_eq!(r[3], b[3].abs(), "length of double {i}");
+        let l = len(&a);
+        for c in 0..4 {
+            assert_eq!(nv[c], a[c] / l, "normalize {i}.{c}");
+        }
+        let l = len(&b[..3]);
+        for c in 0..3 {
+            assert_eq!(nv[4 + c], b[c] / l, "normalize of double3 {i}.{c}");
+        }
+        assert_eq!(nv[7], 1.0f64.copysign(a[3]), "normalize of double {i}");
+    }
+}

@@ -1,16 +1,14 @@
 //! More of `OpenCL.std`, inline: `nan`, `shuffle`/`shuffle2`, and the geometric functions
 //! that must not overflow (`length`, `distance`, `normalize` and their `fast_` forms).
 //!
-//! Geometric functions: single precision is evaluated in double (`codegen/geometric.rs`,
-//! shared with the vectoriser); double precision scales by a power of two taken from the
-//! largest magnitude first (exact), so that `length((DBL_MAX, DBL_MAX))` is finite and
-//! `length` of denormals is not 0.
+//! The geometric functions' arithmetic is in `codegen/geometric.rs`, shared with the
+//! vectoriser.
 
 use super::{elem_of, FnTx, Result, Val};
 use crate::spirv::Type;
 use crate::CompileError;
 use cranelift_codegen::ir::{
-    condcodes::FloatCC, types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
+    types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
 };
 use rspirv::spirv::{OpenclStd100Op as E, Word};
 
@@ -76,60 +74,8 @@ impl FnTx<'_, '_, '_> {
                 .ok_or_else(|| CompileError::Invalid("length of an empty vector".into()))?;
             return Ok(self.b.ins().fdemote(types::F32, l));
         }
-        let (scale, inv) = self.pow2_scale(x);
-        let mut acc = None;
-        for v in x {
-            let s = self.b.ins().fmul(*v, scale);
-            let sq = self.b.ins().fmul(s, s);
-            acc = Some(match acc {
-                None => sq,
-                Some(a) => self.b.ins().fadd(a, sq),
-            });
-        }
-        let l = self.b.ins().sqrt(acc.unwrap_or(first));
-        let l = self.b.ins().fmul(l, inv);
-        // ∞ in any element: the scale is 0 and the sum NaN; the length is ∞.
-        let inf = self.b.ins().f64const(f64::INFINITY);
-        let mut any_inf = None;
-        for v in x {
-            let a = self.b.ins().fabs(*v);
-            let i = self.b.ins().fcmp(FloatCC::Equal, a, inf);
-            any_inf = Some(match any_inf {
-                None => i,
-                Some(p) => self.b.ins().bor(p, i),
-            });
-        }
-        Ok(match any_inf {
-            Some(i) => self.b.ins().select(i, inf, l),
-            None => l,
-        })
-    }
-
-    /// For doubles `x`: `(2^-E, 2^E)` where `2^E` is about the largest magnitude (both
-    /// exact powers of two; `E` clamped so both stay normal).
-    fn pow2_scale(&mut self, x: &[Value]) -> (Value, Value) {
-        let mut m = self.b.ins().fabs(x[0]);
-        for v in &x[1..] {
-            let a = self.b.ins().fabs(*v);
-            m = self.b.ins().fmax(m, a);
-        }
-        let bits = self.b.ins().bitcast(types::I64, MemFlagsData::new(), m);
-        let e = self.b.ins().ushr_imm_s(bits, 52);
-        let e = self.b.ins().band_imm_s(e, 0x7ff);
-        // scale field = clamp(2046 − e, 1, 2045); inverse field = 2046 − scale field
-        // (both in 1..=2045: normal, exact reciprocals).
-        let k = self.b.ins().iconst(types::I64, 2046);
-        let sf = self.b.ins().isub(k, e);
-        let one = self.b.ins().iconst(types::I64, 1);
-        let top = self.b.ins().iconst(types::I64, 2045);
-        let sf = self.b.ins().smax(sf, one);
-        let sf = self.b.ins().smin(sf, top);
-        let inv_f = self.b.ins().isub(k, sf);
-        let sb = self.b.ins().ishl_imm_s(sf, 52);
-        let ib = self.b.ins().ishl_imm_s(inv_f, 52);
-        let scale = self.b.ins().bitcast(types::F64, MemFlagsData::new(), sb);
-        let inv = self.b.ins().bitcast(types::F64, MemFlagsData::new(), ib);
-        (scale, inv)
+        super::geometric::length_f64(&mut self.b, x)
+            .ok_or_else(|| CompileError::Invalid("length of an empty vector".into()))
     }
 
     /// `normalize`: zero vectors unchanged, infinities replaced by ±1 (others by ±0) first,
@@ -153,57 +99,8 @@ impl FnTx<'_, '_, '_> {
                 .collect();
             return self.unflatten(rt, out);
         }
-        let (inf, one, zero) = (
-            self.b.ins().f64const(f64::INFINITY),
-            self.b.ins().f64const(1.0),
-            self.b.ins().f64const(0.0),
-        );
-        let mut any_inf = None;
-        let mut all_zero = None;
-        for v in x {
-            let a = self.b.ins().fabs(*v);
-            let i = self.b.ins().fcmp(FloatCC::Equal, a, inf);
-            let z = self.b.ins().fcmp(FloatCC::Equal, *v, zero);
-            any_inf = Some(match any_inf {
-                None => i,
-                Some(p) => self.b.ins().bor(p, i),
-            });
-            all_zero = Some(match all_zero {
-                None => z,
-                Some(p) => self.b.ins().band(p, z),
-            });
-        }
-        let (Some(any_inf), Some(all_zero)) = (any_inf, all_zero) else {
-            return Err(CompileError::Invalid("normalize of an empty vector".into()));
-        };
-        let mut y = Vec::new();
-        for v in x {
-            let a = self.b.ins().fabs(*v);
-            let i = self.b.ins().fcmp(FloatCC::Equal, a, inf);
-            let r = self.b.ins().select(i, one, zero);
-            let r = self.b.ins().fcopysign(r, *v);
-            y.push(self.b.ins().select(any_inf, r, *v));
-        }
-        // Scale by an exact power of two first and divide the scaled vector by its own
-        // length (the unscaled length of e.g. `(DBL_MAX, DBL_MAX)` overflows).
-        let (scale, _) = self.pow2_scale(&y);
-        y = y.iter().map(|v| self.b.ins().fmul(*v, scale)).collect();
-        let mut acc = None;
-        for v in &y {
-            let sq = self.b.ins().fmul(*v, *v);
-            acc = Some(match acc {
-                None => sq,
-                Some(a) => self.b.ins().fadd(a, sq),
-            });
-        }
-        let acc =
-            acc.ok_or_else(|| CompileError::Invalid("normalize of an empty vector".into()))?;
-        let len = self.b.ins().sqrt(acc);
-        let mut out = Vec::new();
-        for (v, orig) in y.iter().zip(x) {
-            let q = self.b.ins().fdiv(*v, len);
-            out.push(self.b.ins().select(all_zero, *orig, q));
-        }
+        let out = super::geometric::normalize_f64(&mut self.b, x)
+            .ok_or_else(|| CompileError::Invalid("normalize of an empty vector".into()))?;
         self.unflatten(rt, out)
     }
 

@@ -1,13 +1,17 @@
-//! The single-precision geometric functions (`length`, `distance`, `normalize` and their
-//! `fast_` forms, which Ferrite computes at full precision) on the components of a `float`
-//! vector promoted to double, exactly: written once over values that are `f64` scalars
-//! or `f64x2` vectors, so the scalar translator (one work-item's components) and the
-//! vectoriser (two lanes of each component per part) compute the same bits. In double
-//! the squares of any `float` neither overflow nor underflow, and the one rounding is the
-//! caller's demotion to `float`.
+//! The geometric functions (`length`, `distance`, `normalize` and their `fast_` forms,
+//! which Ferrite computes at full precision), for the scalar translator (one work-item's
+//! components) and the vectoriser alike.
+//!
+//! Single precision: the components promoted to double, exactly, over values that are
+//! `f64` scalars or `f64x2` vectors (the vectoriser gives two lanes of each component per
+//! part), so both compute the same bits. In double the squares of any `float` neither
+//! overflow nor underflow, and the one rounding is the caller's demotion to `float`.
+//!
+//! Double precision (scalars; the vectoriser calls them lane by lane): scaled by a power
+//! of two taken from the largest magnitude first (exact).
 
 use super::float_fns::{choose, copysign, konst};
-use cranelift_codegen::ir::{condcodes::FloatCC, InstBuilder, Value};
+use cranelift_codegen::ir::{condcodes::FloatCC, types, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::FunctionBuilder;
 
 /// `sqrt(Σ xᵢ²)` of `x` (floats promoted to double), not rounded to `float`; `None` for
@@ -69,6 +73,122 @@ pub(crate) fn normalize_in_f64(b: &mut FunctionBuilder, x: &[Value]) -> Option<V
             .map(|(v, orig)| {
                 let q = b.ins().fdiv(*v, len);
                 choose(b, all_zero, *orig, q)
+            })
+            .collect(),
+    )
+}
+
+/// Double `length`: `sqrt(Σ xᵢ²)` of `x` (scalar doubles) scaled by an exact power of two
+/// first, so that `length((DBL_MAX, DBL_MAX))` is finite and the length of denormals is
+/// not 0; `None` for no components.
+pub(crate) fn length_f64(b: &mut FunctionBuilder, x: &[Value]) -> Option<Value> {
+    let first = *x.first()?;
+    let (scale, inv) = pow2_scale(b, x);
+    let mut acc = None;
+    for v in x {
+        let s = b.ins().fmul(*v, scale);
+        let sq = b.ins().fmul(s, s);
+        acc = Some(match acc {
+            None => sq,
+            Some(a) => b.ins().fadd(a, sq),
+        });
+    }
+    let l = b.ins().sqrt(acc.unwrap_or(first));
+    let l = b.ins().fmul(l, inv);
+    // ∞ in any element: the scale is 0 and the sum NaN; the length is ∞.
+    let inf = b.ins().f64const(f64::INFINITY);
+    let mut any_inf = None;
+    for v in x {
+        let a = b.ins().fabs(*v);
+        let i = b.ins().fcmp(FloatCC::Equal, a, inf);
+        any_inf = Some(match any_inf {
+            None => i,
+            Some(p) => b.ins().bor(p, i),
+        });
+    }
+    Some(match any_inf {
+        Some(i) => b.ins().select(i, inf, l),
+        None => l,
+    })
+}
+
+/// For scalar doubles `x`: `(2^-E, 2^E)` where `2^E` is about the largest magnitude (both
+/// exact powers of two; `E` clamped so both stay normal).
+fn pow2_scale(b: &mut FunctionBuilder, x: &[Value]) -> (Value, Value) {
+    let mut m = b.ins().fabs(x[0]);
+    for v in &x[1..] {
+        let a = b.ins().fabs(*v);
+        m = b.ins().fmax(m, a);
+    }
+    let bits = b.ins().bitcast(types::I64, MemFlagsData::new(), m);
+    let e = b.ins().ushr_imm_s(bits, 52);
+    let e = b.ins().band_imm_s(e, 0x7ff);
+    // scale field = clamp(2046 − e, 1, 2045); inverse field = 2046 − scale field
+    // (both in 1..=2045: normal, exact reciprocals).
+    let k = b.ins().iconst(types::I64, 2046);
+    let sf = b.ins().isub(k, e);
+    let one = b.ins().iconst(types::I64, 1);
+    let top = b.ins().iconst(types::I64, 2045);
+    let sf = b.ins().smax(sf, one);
+    let sf = b.ins().smin(sf, top);
+    let inv_f = b.ins().isub(k, sf);
+    let sb = b.ins().ishl_imm_s(sf, 52);
+    let ib = b.ins().ishl_imm_s(inv_f, 52);
+    let scale = b.ins().bitcast(types::F64, MemFlagsData::new(), sb);
+    let inv = b.ins().bitcast(types::F64, MemFlagsData::new(), ib);
+    (scale, inv)
+}
+
+/// Double `normalize` of `x` (scalar doubles): the rules of [`normalize_in_f64`], the
+/// vector scaled by an exact power of two first and divided by its own length (the
+/// unscaled length of e.g. `(DBL_MAX, DBL_MAX)` overflows).
+pub(crate) fn normalize_f64(b: &mut FunctionBuilder, x: &[Value]) -> Option<Vec<Value>> {
+    let (inf, one, zero) = (
+        b.ins().f64const(f64::INFINITY),
+        b.ins().f64const(1.0),
+        b.ins().f64const(0.0),
+    );
+    let mut any_inf = None;
+    let mut all_zero = None;
+    for v in x {
+        let a = b.ins().fabs(*v);
+        let i = b.ins().fcmp(FloatCC::Equal, a, inf);
+        let z = b.ins().fcmp(FloatCC::Equal, *v, zero);
+        any_inf = Some(match any_inf {
+            None => i,
+            Some(p) => b.ins().bor(p, i),
+        });
+        all_zero = Some(match all_zero {
+            None => z,
+            Some(p) => b.ins().band(p, z),
+        });
+    }
+    let (any_inf, all_zero) = (any_inf?, all_zero?);
+    let mut y = Vec::new();
+    for v in x {
+        let a = b.ins().fabs(*v);
+        let i = b.ins().fcmp(FloatCC::Equal, a, inf);
+        let r = b.ins().select(i, one, zero);
+        let r = b.ins().fcopysign(r, *v);
+        y.push(b.ins().select(any_inf, r, *v));
+    }
+    let (scale, _) = pow2_scale(b, &y);
+    let y: Vec<Value> = y.iter().map(|v| b.ins().fmul(*v, scale)).collect();
+    let mut acc = None;
+    for v in &y {
+        let sq = b.ins().fmul(*v, *v);
+        acc = Some(match acc {
+            None => sq,
+            Some(a) => b.ins().fadd(a, sq),
+        });
+    }
+    let len = b.ins().sqrt(acc?);
+    Some(
+        y.iter()
+            .zip(x)
+            .map(|(v, orig)| {
+                let q = b.ins().fdiv(*v, len);
+                b.ins().select(all_zero, *orig, q)
             })
             .collect(),
     )

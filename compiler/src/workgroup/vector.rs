@@ -3636,15 +3636,8 @@ impl VTx<'_, '_, '_, '_> {
         if arity(e) != Some(args.len()) || !t.is_int() {
             return Ok(None);
         }
-        let uniform: Vec<Value> = args
-            .iter()
-            .filter_map(|a| match a {
-                V::U(x) => Some(*x),
-                _ => None,
-            })
-            .collect();
-        if uniform.len() == args.len() {
-            return Ok(int_fn(self.b, e, &uniform).map(V::U));
+        if let Some(u) = uniform_values(args) {
+            return Ok(int_fn(self.b, e, &u).map(V::U));
         }
         let int32 = t == types::I32 && self.fma;
         if int32 && e == E::rotate {
@@ -3696,15 +3689,8 @@ impl VTx<'_, '_, '_, '_> {
         if arity(e) != Some(args.len()) || !matches!(t, types::F32 | types::F64) {
             return Ok(None);
         }
-        let uniform: Vec<Value> = args
-            .iter()
-            .filter_map(|a| match a {
-                V::U(x) => Some(*x),
-                _ => None,
-            })
-            .collect();
-        if uniform.len() == args.len() {
-            return Ok(float_fn(self.b, e, &uniform).map(V::U));
+        if let Some(u) = uniform_values(args) {
+            return Ok(float_fn(self.b, e, &u).map(V::U));
         }
         let mut parts = Vec::with_capacity(args.len());
         for a in args {
@@ -4239,7 +4225,8 @@ impl VTx<'_, '_, '_, '_> {
     /// `length`, `distance`, `normalize` (and their `fast_` forms, computed alike) of
     /// `float` lanes or `floatn` ones (a value per component): the scalar code's
     /// computation in double (`codegen/geometric.rs`) on `f64x2` parts, two lanes of each
-    /// component, each result rounded to `float` once; `None` for other functions.
+    /// component, each result rounded to `float` once; of `double` lanes, the scalar code
+    /// lane by lane. `None` for other functions.
     fn geometric(
         &mut self,
         e: rspirv::spirv::OpenclStd100Op,
@@ -4261,8 +4248,9 @@ impl VTx<'_, '_, '_, '_> {
             Type::Vector { elem, .. } => *elem,
             _ => spv,
         };
-        if crate::codegen::half::is_half(self.p, elem) || scalar_ty(self.p, elem)? != types::F32 {
-            return Err(refuse("geometric function of a type other than float"));
+        let t = scalar_ty(self.p, elem)?;
+        if crate::codegen::half::is_half(self.p, elem) || !matches!(t, types::F32 | types::F64) {
+            return Err(refuse("geometric function of half"));
         }
         let comps = |v: V| match v {
             V::Comp(c) => c,
@@ -4275,8 +4263,39 @@ impl VTx<'_, '_, '_, '_> {
                 return Err(refuse("distance of vectors of two sizes"));
             }
             for (a, b) in x.iter_mut().zip(&y) {
-                *a = self.binary(a, b, types::F32, |b, p, q| b.ins().fsub(p, q))?;
+                *a = self.binary(a, b, t, |b, p, q| b.ins().fsub(p, q))?;
             }
+        }
+        if t == types::F64 {
+            // The scalar code lane by lane (`codegen/geometric.rs`).
+            use crate::codegen::geometric::{length_f64, normalize_f64};
+            let mut lanes = Vec::with_capacity(x.len());
+            for c in &x {
+                lanes.push(self.lanes(c)?);
+            }
+            let m = if normalize { x.len() } else { 1 };
+            let mut res: Vec<Vec<Value>> = vec![Vec::with_capacity(self.w); m];
+            for k in 0..self.w {
+                let xs: Vec<Value> = lanes.iter().map(|l| l[k]).collect();
+                let r = if normalize {
+                    normalize_f64(self.b, &xs)
+                } else {
+                    length_f64(self.b, &xs).map(|l| vec![l])
+                };
+                let r = r.ok_or_else(|| refuse("geometric function of no components"))?;
+                for (c, v) in r.into_iter().enumerate() {
+                    res[c].push(v);
+                }
+            }
+            let mut out: Vec<V> = res.into_iter().map(V::L).collect();
+            let v = if out.len() > 1 {
+                V::Comp(out)
+            } else {
+                out.pop()
+                    .ok_or_else(|| refuse("geometric function of no components"))?
+            };
+            self.set(inst, t, v)?;
+            return Ok(Some(()));
         }
         let f32_of = |b: &mut FunctionBuilder, v: Value| b.ins().fdemote(types::F32, v);
         // One component's results (or the length's) from `f64x2` parts or a uniform double.
@@ -4893,6 +4912,16 @@ fn lane_effects_supported(inst: &Inst) -> bool {
         }
         _ => false,
     }
+}
+
+/// The scalars of `args` if every one is uniform.
+fn uniform_values(args: &[V]) -> Option<Vec<Value>> {
+    args.iter()
+        .map(|a| match a {
+            V::U(x) => Some(*x),
+            _ => None,
+        })
+        .collect()
 }
 
 fn componentwise(inst: &Instruction, p: &Program) -> bool {
