@@ -4259,3 +4259,108 @@ fn double_geometric_functions_on_lanes() {
         assert_eq!(nv[7], 1.0f64.copysign(a[3]), "normalize of double {i}");
     }
 }
+
+/// `select`, `shuffle`/`shuffle2` by constant masks and `cross` of OpenCL vectors no
+/// longer make a kernel scalar (`vector/components.rs`): a vector `select` takes each
+/// condition component's top bit (1 chooses the first operand; `0x80000000` and -1 the
+/// second), on `int4`, `float4` and `uchar4` components; with the scalar reference at
+/// every width and a host model.
+#[test]
+fn vector_select_shuffle_and_cross() {
+    let src = "kernel void k(global const int4 *x, global const int4 *y, global int4 *o,
+                             global float4 *f, global uchar4 *c) {
+        size_t i = get_global_id(0);
+        int4 a = x[i], b = y[i];
+        o[4 * i] = select(a, b, a < b);
+        o[4 * i + 1] = select(a, b, b);
+        o[4 * i + 2] = shuffle(a, (uint4)(3, 2, 1, 0)) + shuffle2(a, b, (uint4)(4, 0, 7, 5));
+        float4 fa = convert_float4(a) * 0.25f, fb = convert_float4(b);
+        o[4 * i + 3] = as_int4(select(fa, fb, isgreater(fa, fb)));
+        f[2 * i] = cross(fa, fb);
+        f[2 * i + 1] = (float4)(cross(fa.xyz, fb.zyx), 1.0f);
+        uchar4 ua = as_uchar4(a.x), ub = as_uchar4(b.x);
+        c[i] = select(ua, ub, as_uchar4(b.x ^ a.x));
+    }";
+    let items = 41usize;
+    let mut x = xorshift(4 * items, 43);
+    let y = xorshift(4 * items, 47);
+    for (k, v) in [0u32, 1, 0x8000_0000, u32::MAX, 0x7fff_ffff, 5]
+        .iter()
+        .enumerate()
+    {
+        x[k] = *v;
+    }
+    let bufs = vec![
+        x.clone(),
+        y.clone(),
+        vec![0; 16 * items],
+        vec![0; 8 * items],
+        vec![0; items],
+    ];
+    let Some(out) = differential(
+        src,
+        "k",
+        &bufs,
+        &[0, 1, 2, 3, 4],
+        &[],
+        [items as u64, 1],
+        [items as u64, 1],
+    ) else {
+        return;
+    };
+    for i in 0..items {
+        let a: Vec<u32> = x[4 * i..4 * i + 4].to_vec();
+        let b: Vec<u32> = y[4 * i..4 * i + 4].to_vec();
+        let o = &out[2][16 * i..16 * i + 16];
+        let sh = [a[3], a[2], a[1], a[0]];
+        let sh2 = [b[0], a[0], b[3], b[1]];
+        let fa: Vec<f32> = a.iter().map(|v| *v as i32 as f32 * 0.25).collect();
+        let fb: Vec<f32> = b.iter().map(|v| *v as i32 as f32).collect();
+        for k in 0..4 {
+            let lt = (a[k] as i32) < (b[k] as i32);
+            assert_eq!(
+                o[k],
+                if lt { b[k] } else { a[k] },
+                "select by a < b {i}.{k}"
+            );
+            let top = b[k] >> 31 == 1;
+            assert_eq!(
+                o[4 + k],
+                if top { b[k] } else { a[k] },
+                "select by top bit {i}.{k}"
+            );
+            assert_eq!(o[8 + k], sh[k].wrapping_add(sh2[k]), "shuffle {i}.{k}");
+            let g = if fa[k] > fb[k] { fb[k] } else { fa[k] };
+            assert_eq!(o[12 + k], g.to_bits(), "float select {i}.{k}");
+        }
+        let f = f(&out[3][8 * i..8 * i + 8]);
+        let cr = |p: [f32; 3], q: [f32; 3]| {
+            [
+                p[1] * q[2] - p[2] * q[1],
+                p[2] * q[0] - p[0] * q[2],
+                p[0] * q[1] - p[1] * q[0],
+            ]
+        };
+        let c4 = cr([fa[0], fa[1], fa[2]], [fb[0], fb[1], fb[2]]);
+        let c3 = cr([fa[0], fa[1], fa[2]], [fb[2], fb[1], fb[0]]);
+        for k in 0..3 {
+            assert_eq!(f[k].to_bits(), c4[k].to_bits(), "cross {i}.{k}");
+            assert_eq!(
+                f[4 + k].to_bits(),
+                c3[k].to_bits(),
+                "cross of float3 {i}.{k}"
+            );
+        }
+        assert_eq!(f[3], 0.0, "cross's w {i}");
+        assert_eq!(f[7], 1.0, "{i}");
+        let (ua, ub, uc) = (
+            a[0].to_le_bytes(),
+            b[0].to_le_bytes(),
+            (a[0] ^ b[0]).to_le_bytes(),
+        );
+        let want: Vec<u8> = (0..4)
+            .map(|k| if uc[k] >> 7 == 1 { ub[k] } else { ua[k] })
+            .collect();
+        assert_eq!(out[4][i].to_le_bytes().to_vec(), want, "uchar4 select {i}");
+    }
+}

@@ -62,6 +62,7 @@ use rspirv::spirv::{BuiltIn, MemoryAccess, Op, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
 
 mod check;
+mod components;
 mod divide;
 mod doubles;
 mod half;
@@ -3771,6 +3772,9 @@ impl VTx<'_, '_, '_, '_> {
             return self.vload_vstore(inst, *n == E::vloadn as u32);
         }
         if let Some(()) = E::from_u32(*n).map_or(Ok(None), |e| self.geometric(e, inst))? {
+            return Ok(());
+        }
+        if let Some(()) = E::from_u32(*n).map_or(Ok(None), |e| self.vector_function(e, inst))? {
             return Ok(());
         }
         let t = scalar_ty(self.p, result_type(inst)?)?;

@@ -1,0 +1,177 @@
+//! The `OpenCL.std` functions of whole OpenCL vectors (`floatn`, `intn`, … one value per
+//! component, [`V::Comp`]) that are not component-wise: `select` (a component's condition
+//! is its top bit, not `!= 0` as for scalars), `shuffle`/`shuffle2` by a constant mask (a
+//! permutation of the components, nothing computed), and `cross`. Each is the scalar
+//! code's definition (`codegen/extinst.rs`, `codegen/ext_extra.rs`) on every lane.
+
+use super::{refuse, scalar_ty, vec_of, VTx, V};
+use crate::codegen::Result;
+use crate::spirv::{op_id, result_type, Type};
+use cranelift_codegen::ir::{self, condcodes::IntCC, types, InstBuilder};
+use rspirv::dr::Instruction;
+use rspirv::spirv::OpenclStd100Op as E;
+
+impl VTx<'_, '_, '_, '_> {
+    /// `select`, `shuffle`, `shuffle2` or `cross` of OpenCL vectors; `None` for other
+    /// functions, scalar results and `half` components.
+    pub(super) fn vector_function(&mut self, e: E, inst: &Instruction) -> Result<Option<()>> {
+        if !matches!(e, E::select | E::shuffle | E::shuffle2 | E::cross) {
+            return Ok(None);
+        }
+        let rt = result_type(inst)?;
+        let Type::Vector { elem, count } = self.p.ty(rt)?.clone() else {
+            return Ok(None);
+        };
+        if crate::codegen::half::is_half(self.p, elem) {
+            return Ok(None);
+        }
+        let t = scalar_ty(self.p, elem)?;
+        let mut args = Vec::new();
+        for k in 2..inst.operands.len() {
+            args.push(self.comps(op_id(inst, k)?)?);
+        }
+        let out = match e {
+            E::select if args.len() == 3 => self.select_top_bit(&args, t)?,
+            E::shuffle if args.len() == 2 => self.shuffle_constant(&args[..1], &args[1])?,
+            E::shuffle2 if args.len() == 3 => self.shuffle_constant(&args[..2], &args[2])?,
+            E::cross if args.len() == 2 && args[0].len() >= 3 && args[1].len() == args[0].len() => {
+                let (x, y) = (&args[0], &args[1]);
+                let mut out = Vec::with_capacity(args[0].len());
+                for (i, j) in [(1, 2), (2, 0), (0, 1)] {
+                    let l = self.binary(&x[i], &y[j], t, |b, p, q| b.ins().fmul(p, q))?;
+                    let r = self.binary(&x[j], &y[i], t, |b, p, q| b.ins().fmul(p, q))?;
+                    out.push(self.binary(&l, &r, t, |b, p, q| b.ins().fsub(p, q))?);
+                }
+                if x.len() == 4 {
+                    let zero = if t == types::F64 {
+                        self.b.ins().f64const(0.0)
+                    } else {
+                        self.b.ins().f32const(0.0)
+                    };
+                    out.push(V::U(zero));
+                }
+                out
+            }
+            _ => return Err(refuse(format!("OpenCL.std {e:?} operands"))),
+        };
+        if out.len() != count as usize {
+            return Err(refuse(format!(
+                "OpenCL.std {e:?} of {} components",
+                out.len()
+            )));
+        }
+        self.set(inst, t, V::Comp(out))?;
+        Ok(Some(()))
+    }
+
+    /// The components of the OpenCL vector `id`.
+    fn comps(&mut self, id: rspirv::spirv::Word) -> Result<Vec<V>> {
+        match self.val(id)? {
+            V::Comp(c) => Ok(c),
+            _ => Err(refuse("an OpenCL vector operand that is not one")),
+        }
+    }
+
+    /// `select(a, b, c)` of vectors: component `k` is `b`'s where `c`'s has its top bit
+    /// set, else `a`'s.
+    fn select_top_bit(&mut self, args: &[Vec<V>], t: ir::Type) -> Result<Vec<V>> {
+        let (a, b, c) = (&args[0], &args[1], &args[2]);
+        if a.len() != b.len() || a.len() != c.len() {
+            return Err(refuse("select of vectors of two sizes"));
+        }
+        let mut out = Vec::with_capacity(a.len());
+        for k in 0..a.len() {
+            let ct = self.comp_type(&c[k]);
+            out.push(match (&a[k], &b[k], &c[k], vec_of(t)) {
+                (V::U(x), V::U(y), V::U(m), _) => {
+                    let top = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, *m, 0);
+                    V::U(self.b.ins().select(top, *y, *x))
+                }
+                // 32-bit components and conditions: the sign as a lane mask.
+                (x, y, m, Some(vt)) if ct == Some(types::I32) => {
+                    let x = self.vector(x, t)?;
+                    let y = self.vector(y, t)?;
+                    let m = self.vector(m, types::I32)?;
+                    let order = super::lane_order();
+                    let zero = self.b.ins().iconst(types::I32, 0);
+                    let zero = self.b.ins().splat(types::I32X4, zero);
+                    let parts = (0..x.len())
+                        .map(|j| {
+                            let top = self.b.ins().icmp(IntCC::SignedLessThan, m[j], zero);
+                            let top = if vt == types::I32X4 {
+                                top
+                            } else {
+                                self.b.ins().bitcast(vt, order, top)
+                            };
+                            self.b.ins().bitselect(top, y[j], x[j])
+                        })
+                        .collect();
+                    V::Vec(parts)
+                }
+                // A condition is an integer; a lane mask holds booleans, not its bits.
+                (_, _, V::Mask(_), _) => return Err(refuse("select by a lane mask")),
+                (x, y, m, _) => {
+                    let (x, y, m) = (self.lanes(x)?, self.lanes(y)?, self.lanes(m)?);
+                    let l = (0..self.w)
+                        .map(|i| {
+                            let top = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, m[i], 0);
+                            self.b.ins().select(top, y[i], x[i])
+                        })
+                        .collect();
+                    self.gathered(t, l)
+                }
+            });
+        }
+        Ok(out)
+    }
+
+    /// The scalar type of a condition component kept as lanes, one vector or uniform;
+    /// `None` for other shapes (they take the lane-by-lane path).
+    fn comp_type(&mut self, c: &V) -> Option<ir::Type> {
+        match c {
+            V::U(v) | V::Aff(v, _) => Some(self.b.func.dfg.value_type(*v)),
+            V::L(l) => l.first().map(|v| self.b.func.dfg.value_type(*v)),
+            V::Vec(p) => p
+                .first()
+                .map(|v| self.b.func.dfg.value_type(*v).lane_type()),
+            _ => None,
+        }
+    }
+
+    /// `shuffle`/`shuffle2` by a mask of constants: component `k` is component
+    /// `mask[k] mod 2^⌈log2 n⌉` of the sources' `n` components in order (the scalar code's
+    /// rule; a padding index reads 0, which only an invalid mask reaches).
+    fn shuffle_constant(&mut self, srcs: &[Vec<V>], mask: &[V]) -> Result<Vec<V>> {
+        let elems: Vec<V> = srcs.iter().flatten().cloned().collect();
+        let n = elems.len().next_power_of_two() as i64;
+        let mut out = Vec::with_capacity(mask.len());
+        for m in mask {
+            let Some(k) = self.iconst_of(m) else {
+                return Err(refuse("shuffle by a run-time mask"));
+            };
+            let k = (k & (n - 1)) as usize;
+            out.push(
+                elems
+                    .get(k)
+                    .cloned()
+                    .ok_or_else(|| refuse("shuffle index beyond its sources"))?,
+            );
+        }
+        Ok(out)
+    }
+
+    /// The value of a uniform integer constant.
+    fn iconst_of(&self, v: &V) -> Option<i64> {
+        let V::U(x) = v else { return None };
+        let ir::ValueDef::Result(inst, _) = self.b.func.dfg.value_def(*x) else {
+            return None;
+        };
+        match self.b.func.dfg.insts[inst] {
+            ir::InstructionData::UnaryImm {
+                opcode: ir::Opcode::Iconst,
+                imm,
+            } => Some(imm.bits()),
+            _ => None,
+        }
+    }
+}
