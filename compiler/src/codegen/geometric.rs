@@ -28,11 +28,10 @@ pub(crate) fn length_in_f64(b: &mut FunctionBuilder, x: &[Value]) -> Option<Valu
     Some(b.ins().sqrt(acc?))
 }
 
-/// `normalize` of `x` (floats promoted to double), each component not yet rounded to
-/// `float`: a zero vector unchanged; with an infinite component, infinities replaced by
-/// ±1 and the others by ±0 first; NaN anywhere gives NaNs. The division is in double,
-/// since the float length of e.g. `(-3.07e38, 2.24e38)` overflows.
-pub(crate) fn normalize_in_f64(b: &mut FunctionBuilder, x: &[Value]) -> Option<Vec<Value>> {
+/// `normalize`'s rules before the division, on doubles (`f64` or `f64x2`): `x` with,
+/// where a component is infinite, infinities replaced by ±1 and the others by ±0; and
+/// whether every component is zero (such a vector is returned unchanged).
+fn normalize_rules(b: &mut FunctionBuilder, x: &[Value]) -> Option<(Vec<Value>, Value)> {
     let first = *x.first()?;
     let (inf, one, zero) = (
         konst(b, first, f64::INFINITY),
@@ -57,7 +56,7 @@ pub(crate) fn normalize_in_f64(b: &mut FunctionBuilder, x: &[Value]) -> Option<V
         });
     }
     let (any_inf, all_zero) = (any_inf?, all_zero?);
-    let y: Vec<Value> = x
+    let y = x
         .iter()
         .zip(&is_inf)
         .map(|(v, i)| {
@@ -66,16 +65,34 @@ pub(crate) fn normalize_in_f64(b: &mut FunctionBuilder, x: &[Value]) -> Option<V
             choose(b, any_inf, r, *v)
         })
         .collect();
+    Some((y, all_zero))
+}
+
+/// `y / len` per component, or `x` where `all_zero`.
+fn divide_unless_zero(
+    b: &mut FunctionBuilder,
+    y: &[Value],
+    len: Value,
+    x: &[Value],
+    all_zero: Value,
+) -> Vec<Value> {
+    y.iter()
+        .zip(x)
+        .map(|(v, orig)| {
+            let q = b.ins().fdiv(*v, len);
+            choose(b, all_zero, *orig, q)
+        })
+        .collect()
+}
+
+/// `normalize` of `x` (floats promoted to double), each component not yet rounded to
+/// `float`: a zero vector unchanged; with an infinite component, infinities replaced by
+/// ±1 and the others by ±0 first; NaN anywhere gives NaNs. The division is in double,
+/// since the float length of e.g. `(-3.07e38, 2.24e38)` overflows.
+pub(crate) fn normalize_in_f64(b: &mut FunctionBuilder, x: &[Value]) -> Option<Vec<Value>> {
+    let (y, all_zero) = normalize_rules(b, x)?;
     let len = length_in_f64(b, &y)?;
-    Some(
-        y.iter()
-            .zip(x)
-            .map(|(v, orig)| {
-                let q = b.ins().fdiv(*v, len);
-                choose(b, all_zero, *orig, q)
-            })
-            .collect(),
-    )
+    Some(divide_unless_zero(b, &y, len, x, all_zero))
 }
 
 /// Double `length`: `sqrt(Σ xᵢ²)` of `x` (scalar doubles) scaled by an exact power of two
@@ -143,53 +160,9 @@ fn pow2_scale(b: &mut FunctionBuilder, x: &[Value]) -> (Value, Value) {
 /// vector scaled by an exact power of two first and divided by its own length (the
 /// unscaled length of e.g. `(DBL_MAX, DBL_MAX)` overflows).
 pub(crate) fn normalize_f64(b: &mut FunctionBuilder, x: &[Value]) -> Option<Vec<Value>> {
-    let (inf, one, zero) = (
-        b.ins().f64const(f64::INFINITY),
-        b.ins().f64const(1.0),
-        b.ins().f64const(0.0),
-    );
-    let mut any_inf = None;
-    let mut all_zero = None;
-    for v in x {
-        let a = b.ins().fabs(*v);
-        let i = b.ins().fcmp(FloatCC::Equal, a, inf);
-        let z = b.ins().fcmp(FloatCC::Equal, *v, zero);
-        any_inf = Some(match any_inf {
-            None => i,
-            Some(p) => b.ins().bor(p, i),
-        });
-        all_zero = Some(match all_zero {
-            None => z,
-            Some(p) => b.ins().band(p, z),
-        });
-    }
-    let (any_inf, all_zero) = (any_inf?, all_zero?);
-    let mut y = Vec::new();
-    for v in x {
-        let a = b.ins().fabs(*v);
-        let i = b.ins().fcmp(FloatCC::Equal, a, inf);
-        let r = b.ins().select(i, one, zero);
-        let r = b.ins().fcopysign(r, *v);
-        y.push(b.ins().select(any_inf, r, *v));
-    }
+    let (y, all_zero) = normalize_rules(b, x)?;
     let (scale, _) = pow2_scale(b, &y);
     let y: Vec<Value> = y.iter().map(|v| b.ins().fmul(*v, scale)).collect();
-    let mut acc = None;
-    for v in &y {
-        let sq = b.ins().fmul(*v, *v);
-        acc = Some(match acc {
-            None => sq,
-            Some(a) => b.ins().fadd(a, sq),
-        });
-    }
-    let len = b.ins().sqrt(acc?);
-    Some(
-        y.iter()
-            .zip(x)
-            .map(|(v, orig)| {
-                let q = b.ins().fdiv(*v, len);
-                b.ins().select(all_zero, *orig, q)
-            })
-            .collect(),
-    )
+    let len = length_in_f64(b, &y)?;
+    Some(divide_unless_zero(b, &y, len, x, all_zero))
 }
