@@ -428,3 +428,83 @@ fn vectorised_half_moves_keep_every_bit() {
         assert_eq!(g, want, "(half){v:e} ({b:#010x})");
     }
 }
+
+const VLOAD_HALF: &str = r#"
+    kernel void vlh(global const half *h, global float *o, global const float *x,
+                    global half *s, global half *g) {
+        size_t i = get_global_id(0);
+        o[2 * i] = vload_half(i, h);
+        o[2 * i + 1] = vload_half(0, h + ((i * 7919) & 0xffff));
+        vstore_half(x[i], i, s);
+        if (i % 3 != 0)
+            vstore_half_rte(x[i] * 3.0f, i, g);
+    }"#;
+
+/// `vload_half` and `vstore_half` (`vstore_half_rte`) no longer make a kernel scalar
+/// (`vector/half.rs` `half_memory`): every half's bits loaded consecutively and gathered,
+/// floats (NaN, overflowing, subnormal, tied) stored rounded to nearest even, and under a
+/// divergent branch only by the active work-items.
+#[test]
+fn vectorised_vload_half_and_vstore_half() {
+    let Some(k) = kernel(VLOAD_HALF, "vlh") else {
+        return;
+    };
+    assert!(k.handler.lanes > 1, "{}", k.handler.note);
+    let n = 1usize << 16;
+    let mut h: Vec<u16> = (0..=u16::MAX).collect();
+    let mut o = vec![0f32; 2 * n];
+    let mut next = xorshift(0x1234_5677);
+    let mut x: Vec<u32> = (0..n)
+        .map(|i| match i % 4 {
+            0 => h2f(next() as u16).to_bits(),
+            1 => next() & 0x47ff_ffff,
+            2 => next() & 0x38ff_ffff,
+            _ => next(),
+        })
+        .collect();
+    let mut s = vec![0u16; n];
+    let mut g = vec![0x5555u16; n];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut h)
+        .buf(1, &mut o)
+        .buf(2, &mut x)
+        .buf(3, &mut s)
+        .buf(4, &mut g);
+    run1(&k, &args, n as u64, 64);
+    let bits = |v: f32| v.to_bits();
+    let stored = |b: u32| {
+        let v = f32::from_bits(b);
+        if v.is_nan() {
+            let abs = (b | 0x0040_0000) & 0x7fff_ffff;
+            ((b >> 16) & 0x8000 | 0x7c00 | (abs >> 13) & 0x3ff | u32::from(abs & 0x1fff != 0))
+                as u16
+        } else {
+            f2h(f64::from(v), 0)
+        }
+    };
+    for i in 0..n {
+        let want = h2f(i as u16);
+        let gi = (i * 7919) & 0xffff;
+        if want.is_nan() {
+            assert!(o[2 * i].is_nan(), "vload_half of {i:#06x}");
+        } else {
+            assert_eq!(bits(o[2 * i]), bits(want), "vload_half of {i:#06x}");
+            let wg = h2f(gi as u16);
+            if !wg.is_nan() {
+                assert_eq!(bits(o[2 * i + 1]), bits(wg), "gathered vload_half at {i}");
+            }
+        }
+        assert_eq!(
+            s[i],
+            stored(x[i]),
+            "vstore_half of {:e}",
+            f32::from_bits(x[i])
+        );
+        if i % 3 != 0 {
+            let v = f32::from_bits(x[i]) * 3.0;
+            assert_eq!(g[i], stored(v.to_bits()), "masked vstore_half_rte of {v:e}");
+        } else {
+            assert_eq!(g[i], 0x5555, "inactive work-item {i} stored");
+        }
+    }
+}

@@ -3620,7 +3620,6 @@ impl VTx<'_, '_, '_, '_> {
         }
     }
 
-    /// `mix`, `step`, `smoothstep`, `sign`, `degrees`, `radians`, `fdim`, `maxmag`,
     /// `abs_diff`, `add_sat`, `sub_sat`, `hadd`, `rhadd`, `mul_hi`, `mad_hi`, `mad_sat`,
     /// `rotate`, `upsample` (`codegen/int_fns.rs`, the scalar code's own definitions):
     /// `int` lanes in `i32x4` parts where the function has that form (SSE4.1's minimum,
@@ -3677,6 +3676,7 @@ impl VTx<'_, '_, '_, '_> {
         Ok(Some(self.gathered(t, out)))
     }
 
+    /// `mix`, `step`, `smoothstep`, `sign`, `degrees`, `radians`, `fdim`, `maxmag`,
     /// `minmag` (`codegen/float_fns.rs`, the scalar code's own definitions) on whole
     /// vectors: `float` lanes in `f32x4` parts, `double` ones in `f64x2` parts; `None`
     /// for other functions and types.
@@ -3775,6 +3775,9 @@ impl VTx<'_, '_, '_, '_> {
             return Ok(());
         }
         if let Some(()) = E::from_u32(*n).map_or(Ok(None), |e| self.vector_function(e, inst))? {
+            return Ok(());
+        }
+        if let Some(()) = E::from_u32(*n).map_or(Ok(None), |e| self.half_memory(e, inst))? {
             return Ok(());
         }
         let t = scalar_ty(self.p, result_type(inst)?)?;

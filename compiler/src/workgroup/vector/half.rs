@@ -8,7 +8,7 @@ use super::{refuse, VTx, V};
 use crate::builtins::half_lanes;
 use crate::codegen::half;
 use crate::codegen::Result;
-use crate::spirv::Type;
+use crate::spirv::{op_id, result_type, Type};
 use cranelift_codegen::ir::{self, types, InstBuilder, MemFlagsData, Value};
 use rspirv::dr::Instruction;
 use rspirv::spirv::Word;
@@ -248,5 +248,86 @@ impl VTx<'_, '_, '_, '_> {
             }
         }
         Ok(true)
+    }
+}
+
+impl VTx<'_, '_, '_, '_> {
+    /// `vload_half(i, p)` and `vstore_half(x, i, p)` (and `vstore_half_r` rounding to
+    /// nearest even) of `float` lanes, as the scalar code (`codegen/ext_memory.rs`): the
+    /// 16 bits at `p + 2i` widened (through `OpLoad`'s half path: consecutive lanes a
+    /// vector at a time), or `x` rounded to half and its bits stored as 16-bit lanes (only
+    /// active lanes under a mask). `None` for other functions; the `n`-wide,
+    /// aligned and other-rounding forms are refused.
+    pub(super) fn half_memory(
+        &mut self,
+        e: rspirv::spirv::OpenclStd100Op,
+        inst: &Instruction,
+    ) -> Result<Option<()>> {
+        use rspirv::dr::Operand;
+        use rspirv::spirv::OpenclStd100Op as E;
+        let load = match e {
+            E::vload_half => true,
+            E::vstore_half | E::vstore_half_r => false,
+            E::vload_halfn
+            | E::vloada_halfn
+            | E::vstore_halfn
+            | E::vstore_halfn_r
+            | E::vstorea_halfn
+            | E::vstorea_halfn_r => return Err(refuse(format!("{e:?}"))),
+            _ => return Ok(None),
+        };
+        if crate::check::mode().any() {
+            // The scalar shapes check each access (`codegen/check.rs`).
+            return Err(refuse("a half load or store in checked mode"));
+        }
+        if e == E::vstore_half_r {
+            let mode = match inst.operands.get(5) {
+                Some(Operand::FPRoundingMode(m)) => *m as u32,
+                // (rspirv reads an extended instruction's literal operands as ids.)
+                Some(
+                    Operand::IdRef(m)
+                    | Operand::LiteralExtInstInteger(m)
+                    | Operand::LiteralBit32(m),
+                ) => *m,
+                _ => return Err(refuse("vstore_half_r's rounding mode")),
+            };
+            if mode != crate::builtins::convert::RTE as u32 {
+                return Err(refuse("vstore_half_r rounding other than to nearest even"));
+            }
+        }
+        let (off, ptr) = if load {
+            (op_id(inst, 2)?, op_id(inst, 3)?)
+        } else {
+            (op_id(inst, 3)?, op_id(inst, 4)?)
+        };
+        let base = self.val(ptr)?;
+        let pv = self.index(&base, off, 2)?;
+        self.refuse_unchecked_race(ptr)?;
+        if load {
+            if self.p.ty(result_type(inst)?)? != &(Type::Float { width: 32 }) {
+                return Err(refuse("vload_half into a type other than float"));
+            }
+            let v = match self.half_load_consecutive(&pv)? {
+                Some(v) => v,
+                None => {
+                    let bits = self.load_through(pv, 1, types::I16)?;
+                    self.half_widen(bits)?
+                }
+            };
+            self.set(inst, types::F32, v)?;
+        } else {
+            let data = op_id(inst, 2)?;
+            if self.ty(data)? != types::F32 {
+                return Err(refuse("vstore_half of a type other than float"));
+            }
+            // The scalar code's rounding and bits (`half::round`, `half::to_bits`), not
+            // F16C's narrowing: that keeps a signalling NaN signalling, where the
+            // rounding's addition quiets it.
+            let x = self.val(data)?;
+            let rounded = self.half_round(x)?;
+            let bits = self.half_narrow(&rounded)?;
+            self.store_through(&pv, &[bits], types::I16)?;
+        }
+        Ok(Some(()))
     }
 }
