@@ -508,3 +508,92 @@ fn vectorised_vload_half_and_vstore_half() {
         }
     }
 }
+
+const VLOAD_HALFN: &str = r#"
+    kernel void vlhn(global const half *h, global float4 *o, global const float4 *x,
+                     global half *s, global half *a) {
+        size_t i = get_global_id(0);
+        float4 v = vload_half4(i, h);
+        float3 w = vloada_half3(i, h);
+        o[2 * i] = v;
+        o[2 * i + 1] = (float4)(w, vload_half2(i, h).y);
+        vstore_half4(x[i], i, s);
+        if (i % 3 != 0)
+            vstorea_half3_rte(x[i].xyz * 3.0f, i, a);
+    }"#;
+
+/// `vload_half4`, `vloada_half3`, `vload_half2`, `vstore_half4` and `vstorea_half3_rte` of
+/// `float` lanes, vectorised (`vector/half.rs` `half_memory`): each component's half at
+/// `p + n·i + k` (4 halves a step for the aligned 3), stored rounded to nearest even, and
+/// under a divergent branch only by the active work-items.
+#[test]
+fn vectorised_vload_halfn_and_vstore_halfn() {
+    let Some(k) = kernel(VLOAD_HALFN, "vlhn") else {
+        return;
+    };
+    assert!(k.handler.lanes > 1, "{}", k.handler.note);
+    let n = 1usize << 14;
+    let mut h: Vec<u16> = (0..=u16::MAX).collect();
+    let mut o = vec![0f32; 8 * n];
+    let mut next = xorshift(0x7654_3211);
+    let mut x: Vec<u32> = (0..4 * n)
+        .map(|i| match i % 3 {
+            0 => h2f(next() as u16).to_bits(),
+            1 => next() & 0x47ff_ffff,
+            _ => next(),
+        })
+        .collect();
+    let mut s = vec![0u16; 4 * n];
+    let mut a = vec![0x5555u16; 4 * n];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut h)
+        .buf(1, &mut o)
+        .buf(2, &mut x)
+        .buf(3, &mut s)
+        .buf(4, &mut a);
+    run1(&k, &args, n as u64, 64);
+    let stored = |v: f32| {
+        if v.is_nan() {
+            let b = v.to_bits();
+            let abs = (b | 0x0040_0000) & 0x7fff_ffff;
+            ((b >> 16) & 0x8000 | 0x7c00 | (abs >> 13) & 0x3ff | u32::from(abs & 0x1fff != 0))
+                as u16
+        } else {
+            f2h(f64::from(v), 0)
+        }
+    };
+    let same =
+        |got: f32, want: f32| got.to_bits() == want.to_bits() || got.is_nan() && want.is_nan();
+    for i in 0..n {
+        let loaded = [
+            h2f((4 * i) as u16),
+            h2f((4 * i + 1) as u16),
+            h2f((4 * i + 2) as u16),
+            h2f((4 * i + 3) as u16),
+            h2f((4 * i) as u16),
+            h2f((4 * i + 1) as u16),
+            h2f((4 * i + 2) as u16),
+            h2f((2 * i + 1) as u16),
+        ];
+        for (c, want) in loaded.iter().enumerate() {
+            assert!(
+                same(o[8 * i + c], *want),
+                "load {c} of item {i}: {} vs {want}",
+                o[8 * i + c]
+            );
+        }
+        for c in 0..4 {
+            let v = f32::from_bits(x[4 * i + c]);
+            assert_eq!(s[4 * i + c], stored(v), "vstore_half4 of {v:e} ({i}.{c})");
+        }
+        for c in 0..4 {
+            let got = a[4 * i + c];
+            if i % 3 != 0 && c < 3 {
+                let v = f32::from_bits(x[4 * i + c]) * 3.0;
+                assert_eq!(got, stored(v), "vstorea_half3_rte of {v:e} ({i}.{c})");
+            } else {
+                assert_eq!(got, 0x5555, "item {i}.{c} stored");
+            }
+        }
+    }
+}

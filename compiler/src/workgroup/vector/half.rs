@@ -252,12 +252,13 @@ impl VTx<'_, '_, '_, '_> {
 }
 
 impl VTx<'_, '_, '_, '_> {
-    /// `vload_half(i, p)` and `vstore_half(x, i, p)` (and `vstore_half_r` rounding to
-    /// nearest even) of `float` lanes, as the scalar code (`codegen/ext_memory.rs`): the
+    /// `vload_half[n](i, p)`, `vloada_halfn` and `vstore[a]_half[n](x, i, p)` (the `_r`
+    /// forms rounding to nearest even) of `float`/`floatn` lanes, as the scalar code
+    /// (`codegen/ext_memory.rs`; `n` halves a step, 4 for the aligned `3`): the
     /// 16 bits at `p + 2i` widened (through `OpLoad`'s half path: consecutive lanes a
     /// vector at a time), or `x` rounded to half and its bits stored as 16-bit lanes (only
-    /// active lanes under a mask). `None` for other functions; the `n`-wide,
-    /// aligned and other-rounding forms are refused.
+    /// active lanes under a mask). `None` for other functions; the directed roundings are
+    /// refused.
     pub(super) fn half_memory(
         &mut self,
         e: rspirv::spirv::OpenclStd100Op,
@@ -266,21 +267,20 @@ impl VTx<'_, '_, '_, '_> {
         use rspirv::dr::Operand;
         use rspirv::spirv::OpenclStd100Op as E;
         let load = match e {
-            E::vload_half => true,
-            E::vstore_half | E::vstore_half_r => false,
-            E::vload_halfn
-            | E::vloada_halfn
+            E::vload_half | E::vload_halfn | E::vloada_halfn => true,
+            E::vstore_half
+            | E::vstore_half_r
             | E::vstore_halfn
             | E::vstore_halfn_r
             | E::vstorea_halfn
-            | E::vstorea_halfn_r => return Err(refuse(format!("{e:?}"))),
+            | E::vstorea_halfn_r => false,
             _ => return Ok(None),
         };
         if crate::check::mode().any() {
             // The scalar shapes check each access (`codegen/check.rs`).
             return Err(refuse("a half load or store in checked mode"));
         }
-        if e == E::vstore_half_r {
+        if matches!(e, E::vstore_half_r | E::vstore_halfn_r | E::vstorea_halfn_r) {
             let mode = match inst.operands.get(5) {
                 Some(Operand::FPRoundingMode(m)) => *m as u32,
                 // (rspirv reads an extended instruction's literal operands as ids.)
@@ -300,33 +300,49 @@ impl VTx<'_, '_, '_, '_> {
         } else {
             (op_id(inst, 3)?, op_id(inst, 4)?)
         };
+        // The float type of the loaded or stored value: `float` or `floatn`.
+        let data_ty = if load {
+            result_type(inst)?
+        } else {
+            self.type_of_id(op_id(inst, 2)?)?
+        };
+        let (elem, n) = match self.p.ty(data_ty)? {
+            Type::Vector { elem, count } => (*elem, *count as usize),
+            _ => (data_ty, 1),
+        };
+        if self.p.ty(elem)? != &(Type::Float { width: 32 }) {
+            return Err(refuse(format!("{e:?} of a type other than float")));
+        }
+        // `vloada_half3`/`vstorea_half3` step by four halves, as the scalar code.
+        let aligned = matches!(e, E::vloada_halfn | E::vstorea_halfn | E::vstorea_halfn_r);
+        let step = if aligned && n == 3 { 8 } else { 2 * n as u64 };
         let base = self.val(ptr)?;
-        let pv = self.index(&base, off, 2)?;
+        let pv = self.index(&base, off, step)?;
         self.refuse_unchecked_race(ptr)?;
         if load {
-            if self.p.ty(result_type(inst)?)? != &(Type::Float { width: 32 }) {
-                return Err(refuse("vload_half into a type other than float"));
-            }
-            let v = match self.half_load_consecutive(&pv)? {
-                Some(v) => v,
-                None => {
-                    let bits = self.load_through(pv, 1, types::I16)?;
+            let v = match (n, self.half_load_consecutive(&pv)?) {
+                (1, Some(v)) => v,
+                _ => {
+                    let bits = self.load_through(pv, n, types::I16)?;
                     self.half_widen(bits)?
                 }
             };
             self.set(inst, types::F32, v)?;
         } else {
-            let data = op_id(inst, 2)?;
-            if self.ty(data)? != types::F32 {
-                return Err(refuse("vstore_half of a type other than float"));
-            }
             // The scalar code's rounding and bits (`half::round`, `half::to_bits`), not
             // F16C's narrowing: that keeps a signalling NaN signalling, where the
             // rounding's addition quiets it.
-            let x = self.val(data)?;
-            let rounded = self.half_round(x)?;
-            let bits = self.half_narrow(&rounded)?;
-            self.store_through(&pv, &[bits], types::I16)?;
+            let x = match self.val(op_id(inst, 2)?)? {
+                V::Comp(c) if c.len() == n => c,
+                v if n == 1 => vec![v],
+                _ => return Err(refuse(format!("{e:?} data"))),
+            };
+            let mut bits = Vec::with_capacity(n);
+            for c in x {
+                let rounded = self.half_round(c)?;
+                bits.push(self.half_narrow(&rounded)?);
+            }
+            self.store_through(&pv, &bits, types::I16)?;
         }
         Ok(Some(()))
     }
