@@ -68,6 +68,18 @@ fn f2h(x: f64, mode: u8) -> u16 {
 }
 
 /// A xorshift generator of pseudo-random words.
+/// The half bits a float's conversion to half stores (to nearest even): a NaN quieted,
+/// keeping its sign, the top 10 payload bits and a low bit for any lower one.
+fn stored_half(b: u32) -> u16 {
+    let v = f32::from_bits(b);
+    if v.is_nan() {
+        let abs = (b | 0x0040_0000) & 0x7fff_ffff;
+        ((b >> 16) & 0x8000 | 0x7c00 | (abs >> 13) & 0x3ff | u32::from(abs & 0x1fff != 0)) as u16
+    } else {
+        f2h(f64::from(v), 0)
+    }
+}
+
 fn xorshift(mut s: u32) -> impl FnMut() -> u32 {
     move || {
         s ^= s << 13;
@@ -416,16 +428,9 @@ fn vectorised_half_moves_keep_every_bit() {
         assert_eq!(g, h, "half {i:#06x} moved");
     }
     for (&b, &g) in f.iter().zip(&z) {
+        // The conversion quiets a signalling NaN, as IEEE 754 asks.
         let v = f32::from_bits(b);
-        let want = if v.is_nan() {
-            // The conversion quiets a signalling NaN, as IEEE 754 asks.
-            let abs = (b | 0x0040_0000) & 0x7fff_ffff;
-            ((b >> 16) & 0x8000 | 0x7c00 | (abs >> 13) & 0x3ff | u32::from(abs & 0x1fff != 0))
-                as u16
-        } else {
-            f2h(f64::from(v), 0)
-        };
-        assert_eq!(g, want, "(half){v:e} ({b:#010x})");
+        assert_eq!(g, stored_half(b), "(half){v:e} ({b:#010x})");
     }
 }
 
@@ -472,16 +477,6 @@ fn vectorised_vload_half_and_vstore_half() {
         .buf(4, &mut g);
     run1(&k, &args, n as u64, 64);
     let bits = |v: f32| v.to_bits();
-    let stored = |b: u32| {
-        let v = f32::from_bits(b);
-        if v.is_nan() {
-            let abs = (b | 0x0040_0000) & 0x7fff_ffff;
-            ((b >> 16) & 0x8000 | 0x7c00 | (abs >> 13) & 0x3ff | u32::from(abs & 0x1fff != 0))
-                as u16
-        } else {
-            f2h(f64::from(v), 0)
-        }
-    };
     for i in 0..n {
         let want = h2f(i as u16);
         let gi = (i * 7919) & 0xffff;
@@ -496,13 +491,17 @@ fn vectorised_vload_half_and_vstore_half() {
         }
         assert_eq!(
             s[i],
-            stored(x[i]),
+            stored_half(x[i]),
             "vstore_half of {:e}",
             f32::from_bits(x[i])
         );
         if i % 3 != 0 {
             let v = f32::from_bits(x[i]) * 3.0;
-            assert_eq!(g[i], stored(v.to_bits()), "masked vstore_half_rte of {v:e}");
+            assert_eq!(
+                g[i],
+                stored_half(v.to_bits()),
+                "masked vstore_half_rte of {v:e}"
+            );
         } else {
             assert_eq!(g[i], 0x5555, "inactive work-item {i} stored");
         }
@@ -552,16 +551,6 @@ fn vectorised_vload_halfn_and_vstore_halfn() {
         .buf(3, &mut s)
         .buf(4, &mut a);
     run1(&k, &args, n as u64, 64);
-    let stored = |v: f32| {
-        if v.is_nan() {
-            let b = v.to_bits();
-            let abs = (b | 0x0040_0000) & 0x7fff_ffff;
-            ((b >> 16) & 0x8000 | 0x7c00 | (abs >> 13) & 0x3ff | u32::from(abs & 0x1fff != 0))
-                as u16
-        } else {
-            f2h(f64::from(v), 0)
-        }
-    };
     let same =
         |got: f32, want: f32| got.to_bits() == want.to_bits() || got.is_nan() && want.is_nan();
     for i in 0..n {
@@ -584,13 +573,21 @@ fn vectorised_vload_halfn_and_vstore_halfn() {
         }
         for c in 0..4 {
             let v = f32::from_bits(x[4 * i + c]);
-            assert_eq!(s[4 * i + c], stored(v), "vstore_half4 of {v:e} ({i}.{c})");
+            assert_eq!(
+                s[4 * i + c],
+                stored_half(v.to_bits()),
+                "vstore_half4 of {v:e} ({i}.{c})"
+            );
         }
         for c in 0..4 {
             let got = a[4 * i + c];
             if i % 3 != 0 && c < 3 {
                 let v = f32::from_bits(x[4 * i + c]) * 3.0;
-                assert_eq!(got, stored(v), "vstorea_half3_rte of {v:e} ({i}.{c})");
+                assert_eq!(
+                    got,
+                    stored_half(v.to_bits()),
+                    "vstorea_half3_rte of {v:e} ({i}.{c})"
+                );
             } else {
                 assert_eq!(got, 0x5555, "item {i}.{c} stored");
             }

@@ -382,6 +382,21 @@ pub(crate) fn clamp_int(
     r
 }
 
+/// `f` (a float scalar or vector) rounded to an integral value by a conversion's rounding
+/// mode before the conversion truncates it: unchanged for toward zero or none.
+pub(crate) fn round_integral(
+    b: &mut FunctionBuilder,
+    f: Value,
+    rounding: Option<FPRoundingMode>,
+) -> Value {
+    match rounding {
+        Some(FPRoundingMode::RTE) => b.ins().nearest(f),
+        Some(FPRoundingMode::RTP) => b.ins().ceil(f),
+        Some(FPRoundingMode::RTN) => b.ins().floor(f),
+        Some(FPRoundingMode::RTZ) | None => f,
+    }
+}
+
 /// `OpConvertFToS`/`OpConvertFToU` of one float to an integer of Cranelift type `td` that
 /// holds a `wd`-bit SPIR-V integer: the rounding mode of `effects` picks the integer (toward
 /// zero without one), then a saturating conversion (NaN → 0, out of range → the nearest
@@ -396,12 +411,7 @@ pub(crate) fn float_to_int(
     effects: Effects,
 ) -> Value {
     let wide = if td.bits() < 32 { types::I32 } else { td };
-    let f = match effects.rounding {
-        Some(FPRoundingMode::RTE) => b.ins().nearest(f),
-        Some(FPRoundingMode::RTP) => b.ins().ceil(f),
-        Some(FPRoundingMode::RTN) => b.ins().floor(f),
-        Some(FPRoundingMode::RTZ) | None => f,
-    };
+    let f = round_integral(b, f, effects.rounding);
     let mut r = if signed {
         b.ins().fcvt_to_sint_sat(wide, f)
     } else {

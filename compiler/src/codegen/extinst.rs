@@ -187,23 +187,17 @@ impl FnTx<'_, '_, '_> {
             return self.set_result(inst, v);
         }
 
-        if let Some(n) = super::float_fns::arity(op) {
-            // `mix`, `step`, `smoothstep`, `sign`, `degrees`, `radians`, `fdim`, `maxmag`,
-            // `minmag`: written once for scalars and vectors (`codegen/float_fns.rs`).
+        // `mix`, `step`, `sign`, … and `abs_diff`, `add_sat`, `mul_hi`, `rotate`, …: written
+        // once for the scalar code and the vectoriser (`codegen/float_fns.rs`,
+        // `codegen/int_fns.rs`).
+        type Shared = fn(&mut cranelift_frontend::FunctionBuilder, E, &[Value]) -> Option<Value>;
+        let shared = super::float_fns::arity(op)
+            .map(|n| (n, super::float_fns::float_fn as Shared))
+            .or_else(|| super::int_fns::arity(op).map(|n| (n, super::int_fns::int_fn as Shared)));
+        if let Some((n, f)) = shared {
             need(n)?;
             let v = self.map_n(rt, &args, &mut |s, a| {
-                super::float_fns::float_fn(&mut s.b, op, a).ok_or_else(|| {
-                    CompileError::Invalid(format!("OpenCL.std {op:?}: {} operands", a.len()))
-                })
-            })?;
-            return self.set_result(inst, v);
-        }
-        if let Some(n) = super::int_fns::arity(op) {
-            // `abs_diff`, `add_sat`, `hadd`, `mul_hi`, `mad_sat`, `rotate`, `upsample`, …:
-            // written once for the scalar code and the vectoriser (`codegen/int_fns.rs`).
-            need(n)?;
-            let v = self.map_n(rt, &args, &mut |s, a| {
-                super::int_fns::int_fn(&mut s.b, op, a).ok_or_else(|| {
+                f(&mut s.b, op, a).ok_or_else(|| {
                     CompileError::Invalid(format!("OpenCL.std {op:?}: {} operands", a.len()))
                 })
             })?;

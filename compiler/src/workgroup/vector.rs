@@ -2115,6 +2115,21 @@ impl VTx<'_, '_, '_, '_> {
         }
     }
 
+    /// The value of a uniform integer constant (`iconst`), as its immediate's bits.
+    fn iconst_of(&self, v: &V) -> Option<i64> {
+        let V::U(x) = v else { return None };
+        let ir::ValueDef::Result(inst, _) = self.b.func.dfg.value_def(*x) else {
+            return None;
+        };
+        match self.b.func.dfg.insts[inst] {
+            ir::InstructionData::UnaryImm {
+                opcode: ir::Opcode::Iconst,
+                imm,
+            } => Some(imm.bits()),
+            _ => None,
+        }
+    }
+
     /// Every lane of `v`, one scalar each.
     fn lanes(&mut self, v: &V) -> Result<Vec<Value>> {
         (0..self.w).map(|k| self.lane(v, k)).collect()
@@ -3173,13 +3188,7 @@ impl VTx<'_, '_, '_, '_> {
                 {
                     let parts = self.vector(&x, types::F32)?;
                     let r = self.map1(&parts, |b, f| {
-                        use rspirv::spirv::FPRoundingMode;
-                        let f = match effects.rounding {
-                            Some(FPRoundingMode::RTE) => b.ins().nearest(f),
-                            Some(FPRoundingMode::RTP) => b.ins().ceil(f),
-                            Some(FPRoundingMode::RTN) => b.ins().floor(f),
-                            Some(FPRoundingMode::RTZ) | None => f,
-                        };
+                        let f = convert::round_integral(b, f, effects.rounding);
                         if signed {
                             b.ins().fcvt_to_sint_sat(types::I32X4, f)
                         } else {
@@ -4070,40 +4079,7 @@ impl VTx<'_, '_, '_, '_> {
             // components' top bits and are not split into components: `componentwise`).
             need(3)?;
             let ct = self.ty(op_id(inst, 4)?)?;
-            match (&args[0], &args[1], &args[2], vec_of(t)) {
-                (V::U(x), V::U(y), V::U(c), _) => {
-                    let c = self.b.ins().icmp_imm_s(IntCC::NotEqual, *c, 0);
-                    V::U(self.b.ins().select(c, *y, *x))
-                }
-                (x, y, c, Some(vt)) if ct == types::I32 => {
-                    let (x, y, c) = (self.vector(x, t)?, self.vector(y, t)?, self.vector(c, ct)?);
-                    let zero = self.b.ins().iconst(types::I32, 0);
-                    let zero = self.b.ins().splat(types::I32X4, zero);
-                    let order = lane_order();
-                    let r = (0..x.len())
-                        .map(|j| {
-                            let m = self.b.ins().icmp(IntCC::NotEqual, c[j], zero);
-                            let m = if vt == types::I32X4 {
-                                m
-                            } else {
-                                self.b.ins().bitcast(vt, order, m)
-                            };
-                            self.b.ins().bitselect(m, y[j], x[j])
-                        })
-                        .collect();
-                    V::Vec(r)
-                }
-                (x, y, c, _) => {
-                    let (x, y, c) = (self.lanes(x)?, self.lanes(y)?, self.lanes(c)?);
-                    let l = (0..self.w)
-                        .map(|k| {
-                            let m = self.b.ins().icmp_imm_s(IntCC::NotEqual, c[k], 0);
-                            self.b.ins().select(m, y[k], x[k])
-                        })
-                        .collect();
-                    self.gathered(t, l)
-                }
-            }
+            self.select_lanes(&args[0], &args[1], &args[2], t, ct, false)?
         } else if float && is(E::fclamp) {
             need(3)?;
             let lo = self.fminmax(&args[0], &args[1], true)?;

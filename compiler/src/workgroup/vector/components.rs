@@ -31,7 +31,12 @@ impl VTx<'_, '_, '_, '_> {
             args.push(self.comps(op_id(inst, k)?)?);
         }
         let out = match e {
-            E::select if args.len() == 3 => self.select_top_bit(&args, t)?,
+            E::select if args.len() == 3 => {
+                let cond = self.type_of_id(op_id(inst, 4)?)?;
+                let (ce, _) = self.vector_type(cond)?;
+                let ct = scalar_ty(self.p, ce)?;
+                self.select_top_bit(&args, t, ct)?
+            }
             E::shuffle if args.len() == 2 => self.shuffle_constant(&args[..1], &args[1])?,
             E::shuffle2 if args.len() == 3 => self.shuffle_constant(&args[..2], &args[2])?,
             E::cross if args.len() == 2 && args[0].len() >= 3 && args[1].len() == args[0].len() => {
@@ -73,69 +78,73 @@ impl VTx<'_, '_, '_, '_> {
     }
 
     /// `select(a, b, c)` of vectors: component `k` is `b`'s where `c`'s has its top bit
-    /// set, else `a`'s.
-    fn select_top_bit(&mut self, args: &[Vec<V>], t: ir::Type) -> Result<Vec<V>> {
+    /// set, else `a`'s; `ct` is the condition components' type.
+    fn select_top_bit(&mut self, args: &[Vec<V>], t: ir::Type, ct: ir::Type) -> Result<Vec<V>> {
         let (a, b, c) = (&args[0], &args[1], &args[2]);
         if a.len() != b.len() || a.len() != c.len() {
             return Err(refuse("select of vectors of two sizes"));
         }
-        let mut out = Vec::with_capacity(a.len());
-        for k in 0..a.len() {
-            let ct = self.comp_type(&c[k]);
-            out.push(match (&a[k], &b[k], &c[k], vec_of(t)) {
-                (V::U(x), V::U(y), V::U(m), _) => {
-                    let top = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, *m, 0);
-                    V::U(self.b.ins().select(top, *y, *x))
-                }
-                // 32-bit components and conditions: the sign as a lane mask.
-                (x, y, m, Some(vt)) if ct == Some(types::I32) => {
-                    let x = self.vector(x, t)?;
-                    let y = self.vector(y, t)?;
-                    let m = self.vector(m, types::I32)?;
-                    let order = super::lane_order();
-                    let zero = self.b.ins().iconst(types::I32, 0);
-                    let zero = self.b.ins().splat(types::I32X4, zero);
-                    let parts = (0..x.len())
-                        .map(|j| {
-                            let top = self.b.ins().icmp(IntCC::SignedLessThan, m[j], zero);
-                            let top = if vt == types::I32X4 {
-                                top
-                            } else {
-                                self.b.ins().bitcast(vt, order, top)
-                            };
-                            self.b.ins().bitselect(top, y[j], x[j])
-                        })
-                        .collect();
-                    V::Vec(parts)
-                }
-                // A condition is an integer; a lane mask holds booleans, not its bits.
-                (_, _, V::Mask(_), _) => return Err(refuse("select by a lane mask")),
-                (x, y, m, _) => {
-                    let (x, y, m) = (self.lanes(x)?, self.lanes(y)?, self.lanes(m)?);
-                    let l = (0..self.w)
-                        .map(|i| {
-                            let top = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, m[i], 0);
-                            self.b.ins().select(top, y[i], x[i])
-                        })
-                        .collect();
-                    self.gathered(t, l)
-                }
-            });
-        }
-        Ok(out)
+        (0..a.len())
+            .map(|k| self.select_lanes(&a[k], &b[k], &c[k], t, ct, true))
+            .collect()
     }
 
-    /// The scalar type of a condition component kept as lanes, one vector or uniform;
-    /// `None` for other shapes (they take the lane-by-lane path).
-    fn comp_type(&mut self, c: &V) -> Option<ir::Type> {
-        match c {
-            V::U(v) | V::Aff(v, _) => Some(self.b.func.dfg.value_type(*v)),
-            V::L(l) => l.first().map(|v| self.b.func.dfg.value_type(*v)),
-            V::Vec(p) => p
-                .first()
-                .map(|v| self.b.func.dfg.value_type(*v).lane_type()),
-            _ => None,
-        }
+    /// OpenCL's `select(x, y, c)` of one scalar per lane (`t`), the condition `c` of
+    /// integer type `ct`: `y` where `c`'s top bit is set (`top_bit`, a vector's rule) or
+    /// where `c != 0` (a scalar's), else `x`. 32-bit values and conditions a compare and
+    /// bit select per 128-bit part, others lane by lane.
+    pub(super) fn select_lanes(
+        &mut self,
+        x: &V,
+        y: &V,
+        c: &V,
+        t: ir::Type,
+        ct: ir::Type,
+        top_bit: bool,
+    ) -> Result<V> {
+        let cc = if top_bit {
+            IntCC::SignedLessThan
+        } else {
+            IntCC::NotEqual
+        };
+        Ok(match (x, y, c, vec_of(t)) {
+            (V::U(x), V::U(y), V::U(m), _) => {
+                let on = self.b.ins().icmp_imm_s(cc, *m, 0);
+                V::U(self.b.ins().select(on, *y, *x))
+            }
+            (x, y, m, Some(vt)) if ct == types::I32 => {
+                let x = self.vector(x, t)?;
+                let y = self.vector(y, t)?;
+                let m = self.vector(m, types::I32)?;
+                let order = super::lane_order();
+                let zero = self.b.ins().iconst(types::I32, 0);
+                let zero = self.b.ins().splat(types::I32X4, zero);
+                let parts = (0..x.len())
+                    .map(|j| {
+                        let on = self.b.ins().icmp(cc, m[j], zero);
+                        let on = if vt == types::I32X4 {
+                            on
+                        } else {
+                            self.b.ins().bitcast(vt, order, on)
+                        };
+                        self.b.ins().bitselect(on, y[j], x[j])
+                    })
+                    .collect();
+                V::Vec(parts)
+            }
+            // A condition is an integer; a lane mask holds booleans, not its bits.
+            (_, _, V::Mask(_), _) if top_bit => return Err(refuse("select by a lane mask")),
+            (x, y, m, _) => {
+                let (x, y, m) = (self.lanes(x)?, self.lanes(y)?, self.lanes(m)?);
+                let l = (0..self.w)
+                    .map(|i| {
+                        let on = self.b.ins().icmp_imm_s(cc, m[i], 0);
+                        self.b.ins().select(on, y[i], x[i])
+                    })
+                    .collect();
+                self.gathered(t, l)
+            }
+        })
     }
 
     /// `shuffle`/`shuffle2` by a mask of constants: component `k` is component
@@ -158,20 +167,5 @@ impl VTx<'_, '_, '_, '_> {
             );
         }
         Ok(out)
-    }
-
-    /// The value of a uniform integer constant.
-    fn iconst_of(&self, v: &V) -> Option<i64> {
-        let V::U(x) = v else { return None };
-        let ir::ValueDef::Result(inst, _) = self.b.func.dfg.value_def(*x) else {
-            return None;
-        };
-        match self.b.func.dfg.insts[inst] {
-            ir::InstructionData::UnaryImm {
-                opcode: ir::Opcode::Iconst,
-                imm,
-            } => Some(imm.bits()),
-            _ => None,
-        }
     }
 }

@@ -143,19 +143,8 @@ impl VTx<'_, '_, '_, '_> {
     /// The divisor `b` when it is a constant the magic multiplication takes: as a signed
     /// or unsigned value of `t`, not 0 (nor -1 for a signed division: `x / -1` wraps).
     fn constant_divisor(&mut self, b: &V, t: ir::Type, signed: bool) -> Option<i64> {
-        let V::U(x) = b else { return None };
-        let ir::ValueDef::Result(inst, _) = self.b.func.dfg.value_def(*x) else {
-            return None;
-        };
-        let ir::InstructionData::UnaryImm {
-            opcode: ir::Opcode::Iconst,
-            imm,
-        } = self.b.func.dfg.insts[inst]
-        else {
-            return None;
-        };
+        let raw = self.iconst_of(b)?;
         let bits = t.bits();
-        let raw = imm.bits();
         let d = if signed {
             super::canon(raw, t)
         } else {
@@ -203,7 +192,7 @@ impl VTx<'_, '_, '_, '_> {
                     self.b.ins().ushr_imm_s(x, i64::from(magic.shift))
                 }
             } else if signed {
-                let mut q = self.mulhi(x, m, true);
+                let mut q = crate::codegen::int_fns::mul_hi(self.b, x, m, true);
                 if magic.add {
                     q = if magic.negative {
                         self.b.ins().isub(q, x)
@@ -216,7 +205,7 @@ impl VTx<'_, '_, '_, '_> {
                 let neg = self.b.ins().ushr_imm_s(q, 31);
                 self.b.ins().iadd(q, neg)
             } else {
-                let q = self.mulhi(x, m, false);
+                let q = crate::codegen::int_fns::mul_hi(self.b, x, m, false);
                 if magic.add {
                     let t = self.b.ins().isub(x, q);
                     let t = self.b.ins().ushr_imm_s(t, 1);
@@ -235,23 +224,6 @@ impl VTx<'_, '_, '_, '_> {
             });
         }
         out
-    }
-
-    /// The high 32 bits of each lane's 64-bit product of `x` and `y` (`i32x4`), signed
-    /// or unsigned: two widening multiplications of two lanes each.
-    fn mulhi(&mut self, x: Value, y: Value, signed: bool) -> Value {
-        let (lo, hi) = if signed {
-            let (xl, yl) = (self.b.ins().swiden_low(x), self.b.ins().swiden_low(y));
-            let (xh, yh) = (self.b.ins().swiden_high(x), self.b.ins().swiden_high(y));
-            (self.b.ins().imul(xl, yl), self.b.ins().imul(xh, yh))
-        } else {
-            let (xl, yl) = (self.b.ins().uwiden_low(x), self.b.ins().uwiden_low(y));
-            let (xh, yh) = (self.b.ins().uwiden_high(x), self.b.ins().uwiden_high(y));
-            (self.b.ins().imul(xl, yl), self.b.ins().imul(xh, yh))
-        };
-        let r = self.shuffle32(lo, hi, [1, 3, 5, 7]);
-        let order = super::lane_order();
-        self.b.ins().bitcast(types::I32X4, order, r)
     }
 }
 

@@ -16,7 +16,6 @@ use cranelift_codegen::ir::{
     self, condcodes::FloatCC, condcodes::IntCC, types, InstBuilder, MemFlagsData, Value,
 };
 use cranelift_frontend::FunctionBuilder;
-use rspirv::spirv::FPRoundingMode;
 use rspirv::spirv::Op;
 
 /// Whether `t` is an integer type this module keeps in `i32x4` parts.
@@ -154,12 +153,7 @@ impl VTx<'_, '_, '_, '_> {
         let bits = t.bits();
         let mut out = Vec::with_capacity(parts.len());
         for f in parts {
-            let f = match effects.rounding {
-                Some(FPRoundingMode::RTE) => self.b.ins().nearest(f),
-                Some(FPRoundingMode::RTP) => self.b.ins().ceil(f),
-                Some(FPRoundingMode::RTN) => self.b.ins().floor(f),
-                Some(FPRoundingMode::RTZ) | None => f,
-            };
+            let f = crate::codegen::convert::round_integral(self.b, f, effects.rounding);
             if !signed && effects.saturated && cfg!(target_arch = "x86_64") {
                 // `uchar`/`ushort` saturation in four instructions instead of fifteen
                 // (x64's unsigned conversion handles 2^31 and beyond): lanes above the
