@@ -170,6 +170,69 @@ fn non_uniform_work_groups() {
     );
 }
 
+/// A kernel that reads only global work-item functions: the runtime may run it in groups
+/// of its own choosing (`runtime/src/executor.rs`, `batches`). Every work-item must still
+/// run exactly once with its own ids, whatever local size the application passed.
+const GLOBAL_ONLY_SRC: &str = r#"
+__kernel void global_only(__global uint *out, __global volatile uint *runs) {
+    size_t x = get_global_id(0) - get_global_offset(0);
+    size_t y = get_global_id(1) - get_global_offset(1);
+    size_t z = get_global_id(2) - get_global_offset(2);
+    size_t linear = (z * get_global_size(1) + y) * get_global_size(0) + x;
+    out[4 * linear] = get_global_id(0);
+    out[4 * linear + 1] = get_global_id(1);
+    out[4 * linear + 2] = get_global_id(2);
+    out[4 * linear + 3] = get_work_dim() + 10 * get_global_linear_id();
+    atomic_inc(&runs[linear]);
+}
+"#;
+
+#[test]
+fn global_only_kernels_run_every_work_item_once() {
+    let env = Env::new();
+    let p = env.build(GLOBAL_ONLY_SRC, "-cl-std=CL3.0");
+    let cases: [(&[usize], &[usize], &[usize]); 6] = [
+        (&[0], &[1000], &[8]),
+        (&[17], &[999], &[1]),
+        (&[3], &[96], &[3]),
+        (&[5, 7], &[48, 20], &[2, 4]),
+        (&[1, 2, 3], &[12, 6, 10], &[4, 3, 5]),
+        (&[0, 0, 0], &[40, 3, 2], &[8, 1, 1]),
+    ];
+    for (offset, global, local) in cases {
+        let dims = global.len();
+        let mut g3 = [1usize; 3];
+        let mut o3 = [0usize; 3];
+        g3[..dims].copy_from_slice(global);
+        o3[..dims].copy_from_slice(offset);
+        let total: usize = g3.iter().product();
+        let out = env.buffer_from(&vec![u32::MAX; 4 * total]);
+        let runs = env.buffer_zeroed::<u32>(total);
+        let k = p.kernel("global_only");
+        k.buf(0, &out);
+        k.buf(1, &runs);
+        run_nd(&env.queue, &k, Some(offset), global, Some(local));
+        let out: Vec<u32> = out.read(&env.queue, 4 * total);
+        let runs: Vec<u32> = runs.read(&env.queue, total);
+        let what = format!("offset {offset:?} global {global:?} local {local:?}");
+        for z in 0..g3[2] {
+            for y in 0..g3[1] {
+                for x in 0..g3[0] {
+                    let l = (z * g3[1] + y) * g3[0] + x;
+                    assert_eq!(runs[l], 1, "{what}: work-item {l} ran {} times", runs[l]);
+                    let want = [
+                        (x + o3[0]) as u32,
+                        (y + o3[1]) as u32,
+                        (z + o3[2]) as u32,
+                        dims as u32 + 10 * l as u32,
+                    ];
+                    assert_eq!(out[4 * l..4 * l + 4], want, "{what}: work-item {l}");
+                }
+            }
+        }
+    }
+}
+
 const SIMPLE: &str = r#"
 __kernel void touch(__global int *out) { out[get_global_id(0)] = 1; }
 __kernel __attribute__((reqd_work_group_size(4, 4, 1)))

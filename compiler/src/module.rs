@@ -272,6 +272,7 @@ impl Module {
             private_size: out.private_size as usize,
             frame_size_per_item: out.frame_size as usize,
             uses_printf: out.uses_printf,
+            group_blind: out.group_blind,
             handler: out.handler,
             entry: out.entry,
             code: Arc::new((out.code, self.memory.clone())),
@@ -412,6 +413,10 @@ pub struct CompiledKernel {
     /// The kernel calls `printf`: the runtime must hand a [`crate::PrintfBuffer`] in
     /// `GroupContext::printf` and print its output when the launch completes.
     pub uses_printf: bool,
+    /// Nothing in the kernel reads its work-group geometry (local ids and sizes, group ids
+    /// and counts, sub-groups) or works on a group: with no `__local` memory and no
+    /// barrier, the runtime may run it in groups of its own choosing.
+    pub group_blind: bool,
     /// How the work-items run (vector width, shape) and why.
     pub handler: crate::Handler,
     /// Checked mode (`FERRITE_CHECK`): the access sites and what they access.

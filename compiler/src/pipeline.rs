@@ -40,6 +40,8 @@ pub struct Output {
     pub frame_size: u64,
     /// The kernel (or a function it calls) calls `printf`.
     pub uses_printf: bool,
+    /// The kernel never sees how its work-items are grouped ([`group_blind`]).
+    pub group_blind: bool,
     pub handler: crate::Handler,
     /// Checked mode: what the runtime needs to check a launch.
     pub check: crate::check::KernelCheck,
@@ -50,13 +52,19 @@ pub struct Reach {
     /// The functions reachable from the kernel, the kernel first.
     pub funcs: Vec<Word>,
     pub uses_printf: bool,
+    pub group_blind: bool,
 }
 
 /// Step 2: the functions `ep` calls, transitively (recursion is an error).
 pub fn reach(p: &Program, ep: &EntryPoint) -> Result<Reach> {
     let funcs = codegen::reachable(p, ep.func)?;
     let uses_printf = calls_printf(p, &funcs)?;
-    Ok(Reach { funcs, uses_printf })
+    let group_blind = group_blind(p, &funcs)?;
+    Ok(Reach {
+        funcs,
+        uses_printf,
+        group_blind,
+    })
 }
 
 /// Step 3: a kernel with work-group boundaries split at them, with the functions inlined
@@ -287,6 +295,7 @@ pub fn compile(
         private_size,
         frame_size,
         uses_printf: reach.uses_printf,
+        group_blind: reach.group_blind,
         handler,
     })
 }
@@ -370,6 +379,50 @@ pub fn compile_function(
 }
 
 /// Does any of `funcs` call `printf` (`OpExtInst OpenCL.std printf`)?
+/// Whether nothing in `funcs` can tell how the work-items are grouped: the only work-item
+/// builtins read are the global ones (id, size, offset, linear id, dimensions), and no
+/// instruction works on a group or sub-group or calls through a function pointer (whose
+/// callee this scan does not see). Such a kernel's groups are only batches of work
+/// (with no `__local` memory and no barrier, which the runtime checks apart): the runtime
+/// may run it with groups of its own choosing (`runtime/src/executor.rs`).
+fn group_blind(p: &Program, funcs: &[Word]) -> Result<bool> {
+    use rspirv::spirv::BuiltIn;
+    let mut ops: HashMap<Op, bool> = HashMap::new();
+    for f in funcs {
+        for b in &p.function(*f)?.blocks {
+            for i in &b.insts {
+                let op = i.class.opcode;
+                let grouped = *ops.entry(op).or_insert_with(|| {
+                    let name = format!("{op:?}");
+                    name.contains("Group") || name.contains("FunctionPointer")
+                });
+                if grouped {
+                    return Ok(false);
+                }
+                for o in &i.operands {
+                    let rspirv::dr::Operand::IdRef(id) = o else {
+                        continue;
+                    };
+                    let global = matches!(
+                        p.builtin_of(*id),
+                        None | Some(
+                            BuiltIn::GlobalInvocationId
+                                | BuiltIn::GlobalSize
+                                | BuiltIn::GlobalOffset
+                                | BuiltIn::GlobalLinearId
+                                | BuiltIn::WorkDim
+                        )
+                    );
+                    if !global {
+                        return Ok(false);
+                    }
+                }
+            }
+        }
+    }
+    Ok(true)
+}
+
 fn calls_printf(p: &Program, funcs: &[Word]) -> Result<bool> {
     let printf = rspirv::spirv::OpenclStd100Op::printf as u32;
     for f in funcs {

@@ -308,3 +308,50 @@ fn work_item_functions_out_of_range() {
         }
     }
 }
+
+/// `group_blind` (the runtime may re-cut the groups of such a kernel) holds exactly when
+/// the kernel reads only global work-item builtins and works on no group: each kernel
+/// here reads one more builtin or does one group operation, through a helper function
+/// where it matters that the scan follows calls.
+#[test]
+fn group_blind_only_without_group_geometry() {
+    let src = r#"
+        uint helper_local(void) { return get_local_id(0); }
+        kernel void global_only(global uint *o) {
+            size_t i = get_global_id(0) - get_global_offset(0);
+            o[i] = get_global_size(0) + get_work_dim() + get_global_linear_id();
+        }
+        kernel void local_id(global uint *o) { o[get_global_id(0)] = get_local_id(0); }
+        kernel void local_id_in_call(global uint *o) { o[get_global_id(0)] = helper_local(); }
+        kernel void group_id(global uint *o) { o[get_global_id(0)] = get_group_id(0); }
+        kernel void local_size(global uint *o) { o[get_global_id(0)] = get_local_size(0); }
+        kernel void enqueued(global uint *o) { o[get_global_id(0)] = get_enqueued_local_size(0); }
+        kernel void num_groups(global uint *o) { o[get_global_id(0)] = get_num_groups(0); }
+        kernel void local_linear(global uint *o) { o[get_global_id(0)] = get_local_linear_id(); }
+        kernel void sub_group_lane(global uint *o) { o[get_global_id(0)] = get_sub_group_local_id(); }
+        kernel void sub_group_sum(global uint *o) {
+            o[get_global_id(0)] = sub_group_reduce_add(o[get_global_id(0)]);
+        }
+        kernel void group_sum(global uint *o) {
+            o[get_global_id(0)] = work_group_reduce_add(o[get_global_id(0)]);
+        }"#;
+    let Some(k) = kernel(src, "global_only") else {
+        return;
+    };
+    assert!(k.group_blind, "global builtins only");
+    for name in [
+        "local_id",
+        "local_id_in_call",
+        "group_id",
+        "local_size",
+        "enqueued",
+        "num_groups",
+        "local_linear",
+        "sub_group_lane",
+        "sub_group_sum",
+        "group_sum",
+    ] {
+        let k = kernel(src, name).expect("built once already");
+        assert!(!k.group_blind, "{name} sees its group");
+    }
+}

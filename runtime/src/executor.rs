@@ -356,6 +356,14 @@ fn run_on(
     launch: &Launch<'_>,
     cooperative: bool,
 ) -> Result<(), KernelFault> {
+    let batched;
+    let launch = match batches(launch).filter(|_| !cooperative) {
+        Some(range) => {
+            batched = Launch { range, ..*launch };
+            &batched
+        }
+        None => launch,
+    };
     let outcome = Outcome {
         stop: AtomicBool::new(false),
         first: parking_lot::Mutex::new(None),
@@ -723,6 +731,37 @@ pub fn items_independent(kernel: &CompiledKernel) -> bool {
             .args
             .iter()
             .any(|a| matches!(a.kind, ArgKind::Local))
+}
+
+/// Groups of the runtime's own choosing, for a kernel that cannot tell them from the
+/// application's: it reads no group geometry and works on no group
+/// (`CompiledKernel::group_blind`), and its work-items never meet ([`items_independent`]).
+/// Its groups are re-cut as for a NULL local size ([`pick_local_size`]) when they would
+/// leave its vector loop partly idle (rows not a multiple of its lanes: a kernel of 16
+/// lanes ran groups of 8 work-items in its 4-lane loop, at a third of the speed) or are
+/// under 64 work-items (a work-group function call each). Global ids, sizes and offset
+/// stay as they are. Not in checked mode, whose reports name the application's groups.
+fn batches(launch: &Launch<'_>) -> Option<NdRange> {
+    let k = launch.kernel;
+    if !k.group_blind || !items_independent(k) || ferrite_compiler::check::mode().any() {
+        return None;
+    }
+    let r = launch.range;
+    let lanes = u64::from(k.handler.lanes.max(1));
+    let items: u64 = r.local_size.iter().product();
+    if r.local_size[0].is_multiple_of(lanes) && items >= 64 {
+        return None;
+    }
+    let mut local = pick_local_size(&r, crate::device::MAX_WORK_GROUP_SIZE as u64, true, true);
+    // Rows of whole vector iterations where a row is not the whole range (the last group
+    // may be partial: the kernel cannot tell).
+    if local[0] < r.global_size[0] && !local[0].is_multiple_of(lanes) {
+        local[0] = (local[0] / lanes).max(1) * lanes;
+    }
+    (local != r.local_size).then_some(NdRange {
+        local_size: local,
+        ..r
+    })
 }
 
 /// Choose a local size when the application passes NULL. In each dimension it takes the
