@@ -4358,3 +4358,77 @@ fn vector_select_shuffle_and_cross() {
         assert_eq!(out[4][i].to_le_bytes().to_vec(), want, "uchar4 select {i}");
     }
 }
+
+/// OpenCL vector arguments by value (`float2 alpha`, `int4 s`), each component the same in
+/// every lane, in a kernel with a barrier and in one without: CLBlast's complex routines
+/// take their scalars as `float2`, and such kernels were left scalar ("type" of the
+/// argument).
+#[test]
+fn vector_arguments_by_value() {
+    let src = "kernel void k(global float2 *y, float2 alpha, int4 s, local float2 *t) {
+            size_t l = get_local_id(0), i = get_global_id(0);
+            t[l] = y[i] * alpha.x + (float2)(alpha.y, (float)s.z);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            float2 v = t[get_local_size(0) - 1 - l];
+            y[i] = (float2)(v.x * alpha.y - v.y * alpha.x, v.x * alpha.x + v.y * alpha.y)
+                + (float)(s.x * s.w);
+        }
+        kernel void straight(global float2 *y, float2 alpha, int4 s) {
+            size_t i = get_global_id(0);
+            float2 v = y[i];
+            y[i] = (float2)(v.x * alpha.y - v.y * alpha.x, v.x * alpha.x + v.y * alpha.y)
+                + (float)(s.y - s.z);
+        }";
+    let (alpha, s) = ([1.5f32, -0.25f32], [3i32, 7, -2, 5]);
+    let (groups, wg) = (3usize, 16usize);
+    let n = groups * wg;
+    let input: Vec<f32> = (0..2 * n).map(|i| (i as f32) * 0.5 - 7.0).collect();
+    let rot = |x: f32, y: f32| (x * alpha[1] - y * alpha[0], x * alpha[0] + y * alpha[1]);
+    let Some(k) = harness::kernel(src, "k") else {
+        return;
+    };
+    assert_vectorised(&k);
+    let mut y = input.clone();
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut y).val(1, alpha).val(2, s);
+    args.local(3, k.static_local_size as u64);
+    run(
+        &k,
+        &args,
+        1,
+        [n as u64, 1, 1],
+        [wg as u64, 1, 1],
+        [0; 3],
+        8 * wg,
+    );
+    for i in 0..n {
+        let (g, l) = (i / wg, i % wg);
+        let j = g * wg + wg - 1 - l;
+        let t = |c: usize| input[2 * j + c] * alpha[0] + [alpha[1], s[2] as f32][c];
+        let (x, z) = rot(t(0), t(1));
+        let add = (s[0] * s[3]) as f32;
+        assert_eq!(
+            [y[2 * i], y[2 * i + 1]],
+            [x + add, z + add],
+            "k, work-item {i}"
+        );
+    }
+    let k = harness::kernel(src, "straight").expect("built once already");
+    assert_vectorised(&k);
+    let mut y = input.clone();
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut y).val(1, alpha).val(2, s);
+    // A row that is not a whole number of vector iterations; the rest stays as it was.
+    let m = n - 3;
+    run(&k, &args, 1, [m as u64, 1, 1], [m as u64, 1, 1], [0; 3], 0);
+    assert_eq!(y[2 * m..], input[2 * m..]);
+    for i in 0..m {
+        let (x, z) = rot(input[2 * i], input[2 * i + 1]);
+        let add = (s[1] - s[2]) as f32;
+        assert_eq!(
+            [y[2 * i], y[2 * i + 1]],
+            [x + add, z + add],
+            "straight, work-item {i}"
+        );
+    }
+}

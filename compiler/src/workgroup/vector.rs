@@ -824,14 +824,25 @@ fn translate<'a, 'p, 'e>(
     };
     let mut it = inp.args.iter();
     for prm in &f.params {
-        let t = scalar_ty(p, prm.ty)?;
-        let v = *it.next().ok_or_else(|| refuse("argument count"))?;
-        if tx.b.func.dfg.value_type(v) != t {
-            return Err(refuse("argument type"));
+        // An OpenCL vector argument (`float2 alpha`) comes flattened, a value per
+        // component, each the same in every lane.
+        let (elem, n) = tx.vector_type(prm.ty)?;
+        let t = scalar_ty(p, elem)?;
+        let mut comps = Vec::with_capacity(n);
+        for _ in 0..n {
+            let v = *it.next().ok_or_else(|| refuse("argument count"))?;
+            if tx.b.func.dfg.value_type(v) != t {
+                return Err(refuse("argument type"));
+            }
+            comps.push(V::U(v));
         }
+        let v = match tx.is_vector(prm.ty) {
+            true => V::Comp(comps),
+            false => comps.pop().ok_or_else(|| refuse("argument count"))?,
+        };
         tx.tys.insert(prm.id, t);
         tx.spv_tys.insert(prm.id, prm.ty);
-        tx.vals.insert(prm.id, V::U(v));
+        tx.vals.insert(prm.id, v);
     }
     tx.fetch_shadow()?;
     if let Some(((split, frame), _)) = step {
