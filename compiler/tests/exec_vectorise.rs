@@ -4432,3 +4432,58 @@ fn vector_arguments_by_value() {
         );
     }
 }
+
+/// `volatile` private variables, accessed as any other private memory: nothing but the
+/// work-item sees them. CLBlast's tiled GEMM keeps `volatile int tid` across its barriers
+/// "to disable caching", and the kernel was left scalar for it.
+#[test]
+fn volatile_private_variables() {
+    let src = "kernel void tiles(global const float *a, global float *o, local float *t) {
+            volatile int tid = get_local_id(0) + 4 * get_local_id(1);
+            t[tid] = a[get_global_id(1) * get_global_size(0) + get_global_id(0)];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            volatile float acc = 0.0f;
+            for (int k = 0; k < 4; k++) acc += t[(tid + k) % 16] * (float)(k + 1);
+            o[get_global_id(1) * get_global_size(0) + get_global_id(0)] = acc + (float)tid;
+        }
+        kernel void straight(global const int *a, global int *o) {
+            volatile int v[3];
+            size_t i = get_global_id(0);
+            v[0] = a[i]; v[1] = a[i] * 3; v[2] = v[0] - v[1];
+            o[i] = v[2] + v[(i & 1) + 1];
+        }";
+    let (w, h) = (8usize, 8usize);
+    let input: Vec<f32> = (0..w * h).map(|i| (i % 13) as f32 - 4.5).collect();
+    let Some(k) = harness::kernel(src, "tiles") else {
+        return;
+    };
+    assert_vectorised(&k);
+    let mut a = input.clone();
+    let mut o = vec![0f32; w * h];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut a).buf(1, &mut o);
+    args.local(2, k.static_local_size as u64);
+    run(&k, &args, 2, [w as u64, h as u64, 1], [4, 4, 1], [0; 3], 64);
+    for y in 0..h {
+        for x in 0..w {
+            let (gx, gy) = (x / 4 * 4, y / 4 * 4);
+            let tid = x % 4 + 4 * (y % 4);
+            // The group's 4×4 tile, as `t` holds it.
+            let t = |n: usize| input[(gy + n / 4) * w + gx + n % 4];
+            let acc = (0..4).fold(0.0f32, |acc, k| acc + t((tid + k) % 16) * (k + 1) as f32);
+            assert_eq!(o[y * w + x], acc + tid as f32, "tiles ({x}, {y})");
+        }
+    }
+    let k = harness::kernel(src, "straight").expect("built once already");
+    assert_vectorised(&k);
+    let n = 37usize;
+    let mut a: Vec<i32> = (0..n as i32).map(|i| i * 7 - 50).collect();
+    let mut o = vec![0i32; n];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut a).buf(1, &mut o);
+    run(&k, &args, 1, [n as u64, 1, 1], [n as u64, 1, 1], [0; 3], 0);
+    for i in 0..n {
+        let v = [a[i], a[i] * 3, a[i] - a[i] * 3];
+        assert_eq!(o[i], v[2] + v[(i & 1) + 1], "straight, work-item {i}");
+    }
+}

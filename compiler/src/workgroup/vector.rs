@@ -1244,6 +1244,18 @@ impl VTx<'_, '_, '_, '_> {
         }
     }
 
+    /// Whether `ptr` points to private memory (`Function` storage): a `volatile` access
+    /// there is an ordinary one, since nothing but the work-item itself can see it
+    /// (CLBlast's GEMM keeps `volatile int tid` to stop caching across barriers).
+    fn private_pointer(&mut self, ptr: Word) -> Result<bool> {
+        self.val(ptr)?;
+        let ty = self.type_of_id(ptr)?;
+        Ok(matches!(
+            self.p.pointer_type(ty),
+            Ok((StorageClass::Function, _))
+        ))
+    }
+
     /// What defines `id`, for a refusal's message.
     fn describe(&self, id: Word) -> String {
         let func = match self.steps {
@@ -2273,7 +2285,7 @@ impl VTx<'_, '_, '_, '_> {
                     }
                     return self.set(inst, types::I64, V::Builtin(b));
                 }
-                if inst.effects.volatile {
+                if inst.effects.volatile && !self.private_pointer(ptr)? {
                     return Err(refuse("volatile load"));
                 }
                 let (elem, n) = self.vector_type(rt)?;
@@ -2307,8 +2319,11 @@ impl VTx<'_, '_, '_, '_> {
             }
             Op::Store => {
                 let ptr = op_id(inst, 0)?;
-                if p.builtin_of(ptr).is_some() || inst.effects.volatile {
-                    return Err(refuse("store"));
+                if p.builtin_of(ptr).is_some() {
+                    return Err(refuse("store to a builtin"));
+                }
+                if inst.effects.volatile && !self.private_pointer(ptr)? {
+                    return Err(refuse("volatile store"));
                 }
                 let val_id = op_id(inst, 1)?;
                 if self.rows.contains_key(&val_id) {
