@@ -1,6 +1,7 @@
 //! The vector entry points of the single-precision math ([`super::vmath`]): JIT code calls
-//! them with pointers to whole lane vectors (4 or 8 lanes of `f32`), instead of one
-//! call per work-item.
+//! them with pointers to whole lane vectors (4, 8 or 16 lanes of `f32`), instead of one
+//! call per work-item. Every 16-lane entry point runs an AVX-512 build where the
+//! processor has AVX-512F, else its 8-lane entry point on each half.
 //!
 //! Each entry point runs an AVX2+FMA build of the lane function, chosen at run time when
 //! the processor has AVX2 and FMA (`is_x86_feature_detected!`, cached by `std`), and the
@@ -10,7 +11,7 @@
 //! AArch64) every width falls back to the C library's double function per lane, rounded
 //! once, as the scalar built-ins did before — again the same bits at every width.
 //!
-//! Signatures (`N` = 4 or 8; pointers need only `f32` alignment, inputs and outputs may
+//! Signatures (`N` = 4, 8 or 16; pointers need only `f32` alignment, inputs and outputs may
 //! not overlap partially but may be the same array):
 //! - `ferrite_vN_<f>f(x: *const f32, out: *mut f32)` for `exp exp2 exp10 expm1 log log2
 //!   log10 log1p sin cos tan cbrt atan asin acos erf erfc tanh asinpi acospi atanpi sinh
@@ -517,6 +518,127 @@ binary_f16! {
     pow: ferrite_v16_powf, ferrite_v8_powf;
 }
 
+/// The 16-lane entry points of [`unary`]'s and [`binary`]'s functions (evaluated in
+/// double precision on lane arrays, [`super::vmath`]): the same code built for AVX-512F
+/// (eight doubles per instruction) where the processor has it, else the 8-lane entry
+/// point on each half. The code is the AVX2 build's, and every operation in it is exact
+/// or correctly rounded, so both give the 8-lane entry points' bits.
+macro_rules! lanes16 {
+    (unary { $($lanes:ident: $name:ident, $v8:ident;)* } binary { $($lanes2:ident: $name2:ident, $v82:ident;)* }) => {
+        $(
+        #[doc = concat!("`", stringify!($lanes), "` on 16 lanes.")]
+        ///
+        /// # Safety
+        /// `x` points to 16 readable `f32`s and `out` to 16 writable ones.
+        pub unsafe extern "C" fn $name(x: *const f32, out: *mut f32) {
+            #[cfg(target_arch = "x86_64")]
+            if avx512() {
+                // SAFETY: the processor has the features `avx512` was compiled for
+                // (checked just above); the pointers are the caller's.
+                return unsafe { $name::avx512(x, out) };
+            }
+            // SAFETY: 16 lanes at each pointer (the caller's promise): two halves of 8.
+            unsafe {
+                $v8(x, out);
+                $v8(x.add(8), out.add(8));
+            }
+        }
+
+        /// The AVX-512 build, which [`all`] gives the JIT directly where the processor
+        /// has AVX-512F.
+        #[cfg(target_arch = "x86_64")]
+        pub mod $name {
+            use super::*;
+
+            /// # Safety
+            /// As for the entry point, and the processor has AVX-512F, AVX2 and FMA.
+            #[target_feature(enable = "avx512f,avx2,fma")]
+            pub unsafe extern "C" fn avx512(x: *const f32, out: *mut f32) {
+                // Loaded as four 16-byte quarters, as JIT code stores them (one 64-byte
+                // load of fresh 16-byte stores stalls).
+                let mut a = [0f32; 16];
+                // SAFETY: 16 readable lanes at `x` and 16 writable at `out` (the caller's
+                // promise; any `f32` alignment); `a` has 16.
+                unsafe {
+                    F16::load_ptr(x).store_ptr(a.as_mut_ptr());
+                    out.cast::<[f32; 16]>().write_unaligned(v::$lanes(&a));
+                }
+            }
+        }
+        )*
+        $(
+        #[doc = concat!("`", stringify!($lanes2), "` on 16 lanes.")]
+        ///
+        /// # Safety
+        /// `a` and `b` point to 16 readable `f32`s each and `out` to 16 writable ones.
+        pub unsafe extern "C" fn $name2(a: *const f32, b: *const f32, out: *mut f32) {
+            #[cfg(target_arch = "x86_64")]
+            if avx512() {
+                // SAFETY: the processor has the features `avx512` was compiled for
+                // (checked just above); the pointers are the caller's.
+                return unsafe { $name2::avx512(a, b, out) };
+            }
+            // SAFETY: 16 lanes at each pointer (the caller's promise): two halves of 8.
+            unsafe {
+                $v82(a, b, out);
+                $v82(a.add(8), b.add(8), out.add(8));
+            }
+        }
+
+        /// The AVX-512 build, which [`all`] gives the JIT directly where the processor
+        /// has AVX-512F.
+        #[cfg(target_arch = "x86_64")]
+        pub mod $name2 {
+            use super::*;
+
+            /// # Safety
+            /// As for the entry point, and the processor has AVX-512F, AVX2 and FMA.
+            #[target_feature(enable = "avx512f,avx2,fma")]
+            pub unsafe extern "C" fn avx512(a: *const f32, b: *const f32, out: *mut f32) {
+                // Loaded as four 16-byte quarters, as JIT code stores them.
+                let (mut x, mut y) = ([0f32; 16], [0f32; 16]);
+                // SAFETY: 16 readable lanes at `a` and at `b`, 16 writable at `out` (the
+                // caller's promise; any `f32` alignment); `x` and `y` have 16 each.
+                unsafe {
+                    F16::load_ptr(a).store_ptr(x.as_mut_ptr());
+                    F16::load_ptr(b).store_ptr(y.as_mut_ptr());
+                    out.cast::<[f32; 16]>().write_unaligned(v::$lanes2(&x, &y));
+                }
+            }
+        }
+        )*
+    };
+}
+
+lanes16! {
+    unary {
+        expm1_lanes: ferrite_v16_expm1f, ferrite_v8_expm1f;
+        log1p_lanes: ferrite_v16_log1pf, ferrite_v8_log1pf;
+        tan_lanes: ferrite_v16_tanf, ferrite_v8_tanf;
+        cbrt_lanes: ferrite_v16_cbrtf, ferrite_v8_cbrtf;
+        atan_lanes: ferrite_v16_atanf, ferrite_v8_atanf;
+        asin_lanes: ferrite_v16_asinf, ferrite_v8_asinf;
+        acos_lanes: ferrite_v16_acosf, ferrite_v8_acosf;
+        asinpi_lanes: ferrite_v16_asinpif, ferrite_v8_asinpif;
+        acospi_lanes: ferrite_v16_acospif, ferrite_v8_acospif;
+        atanpi_lanes: ferrite_v16_atanpif, ferrite_v8_atanpif;
+        sinh_lanes: ferrite_v16_sinhf, ferrite_v8_sinhf;
+        cosh_lanes: ferrite_v16_coshf, ferrite_v8_coshf;
+        asinh_lanes: ferrite_v16_asinhf, ferrite_v8_asinhf;
+        acosh_lanes: ferrite_v16_acoshf, ferrite_v8_acoshf;
+        atanh_lanes: ferrite_v16_atanhf, ferrite_v8_atanhf;
+        sinpi_lanes: ferrite_v16_sinpif, ferrite_v8_sinpif;
+        cospi_lanes: ferrite_v16_cospif, ferrite_v8_cospif;
+        tanpi_lanes: ferrite_v16_tanpif, ferrite_v8_tanpif;
+    }
+    binary {
+        atan2_lanes: ferrite_v16_atan2f, ferrite_v8_atan2f;
+        atan2pi_lanes: ferrite_v16_atan2pif, ferrite_v8_atan2pif;
+        powr_lanes: ferrite_v16_powrf, ferrite_v8_powrf;
+        hypot_lanes: ferrite_v16_hypotf, ferrite_v8_hypotf;
+    }
+}
+
 /// `pown(x, n)` on lane arrays: `pow(x, n)` where `n` is exact in `f32` (|n| ≤ 2²⁴;
 /// `pow`'s special cases for an integer `y` are `pown`'s), through `pow` (an entry point
 /// of the width, or the scalar built-in); lanes with a larger `n` take the double function
@@ -796,6 +918,28 @@ list! {
     "tanh", 1: ferrite_v16_tanhf;
     "pow", 2: ferrite_v16_powf;
     "pown", 2: ferrite_v16_pownf;
+    "expm1", 1: ferrite_v16_expm1f;
+    "log1p", 1: ferrite_v16_log1pf;
+    "tan", 1: ferrite_v16_tanf;
+    "cbrt", 1: ferrite_v16_cbrtf;
+    "atan", 1: ferrite_v16_atanf;
+    "asin", 1: ferrite_v16_asinf;
+    "acos", 1: ferrite_v16_acosf;
+    "asinpi", 1: ferrite_v16_asinpif;
+    "acospi", 1: ferrite_v16_acospif;
+    "atanpi", 1: ferrite_v16_atanpif;
+    "sinh", 1: ferrite_v16_sinhf;
+    "cosh", 1: ferrite_v16_coshf;
+    "asinh", 1: ferrite_v16_asinhf;
+    "acosh", 1: ferrite_v16_acoshf;
+    "atanh", 1: ferrite_v16_atanhf;
+    "sinpi", 1: ferrite_v16_sinpif;
+    "cospi", 1: ferrite_v16_cospif;
+    "tanpi", 1: ferrite_v16_tanpif;
+    "atan2", 2: ferrite_v16_atan2f;
+    "atan2pi", 2: ferrite_v16_atan2pif;
+    "powr", 2: ferrite_v16_powrf;
+    "hypot", 2: ferrite_v16_hypotf;
 }
 
 #[cfg(test)]

@@ -224,6 +224,33 @@ wide_tests! {
     wide_erf: erff, ferrite_v16_erff;
     wide_erfc: erfcf, ferrite_v16_erfcf;
     wide_tanh: tanhf, ferrite_v16_tanhf;
+    wide_expm1: expm1f, ferrite_v16_expm1f;
+    wide_log1p: log1pf, ferrite_v16_log1pf;
+    wide_tan: tanf, ferrite_v16_tanf;
+    wide_cbrt: cbrtf, ferrite_v16_cbrtf;
+    wide_atan: atanf, ferrite_v16_atanf;
+    wide_asin: asinf, ferrite_v16_asinf;
+    wide_acos: acosf, ferrite_v16_acosf;
+    wide_asinpi: asinpif, ferrite_v16_asinpif;
+    wide_acospi: acospif, ferrite_v16_acospif;
+    wide_atanpi: atanpif, ferrite_v16_atanpif;
+    wide_sinh: sinhf, ferrite_v16_sinhf;
+    wide_cosh: coshf, ferrite_v16_coshf;
+    wide_asinh: asinhf, ferrite_v16_asinhf;
+    wide_acosh: acoshf, ferrite_v16_acoshf;
+    wide_atanh: atanhf, ferrite_v16_atanhf;
+    wide_sinpi: sinpif, ferrite_v16_sinpif;
+    wide_cospi: cospif, ferrite_v16_cospif;
+    wide_tanpi: tanpif, ferrite_v16_tanpif;
+}
+
+/// [`check_wide`] for the two-argument functions evaluated in double precision.
+#[test]
+fn wide_binary_in_double() {
+    check_wide("atan2", atan2f, None, Some(ferrite_v16_atan2f));
+    check_wide("atan2pi", atan2pif, None, Some(ferrite_v16_atan2pif));
+    check_wide("powr", powrf, None, Some(ferrite_v16_powrf));
+    check_wide("hypot", hypotf, None, Some(ferrite_v16_hypotf));
 }
 
 /// erfc where its results are subnormal ([9.2, 10.06]) or just above, every `f32` of
