@@ -41,7 +41,7 @@ mod control;
 pub(crate) mod convert;
 pub mod dot;
 mod ext_extra;
-mod ext_memory;
+pub(crate) mod ext_memory;
 pub(crate) mod extinst;
 pub(crate) mod float_fns;
 pub(crate) mod geometric;

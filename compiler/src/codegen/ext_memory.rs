@@ -218,57 +218,12 @@ impl FnTx<'_, '_, '_> {
     /// `printf`: build the record `crate::printf` documents on the stack and call
     /// `ferrite_printf(ctx.printf, record)`.
     fn printf(&mut self, inst: &Instruction) -> Result<()> {
-        use crate::printf::{descriptor, DESC_FLOAT, DESC_INT, DESC_PTR};
-        let p = self.p;
         let fmt = self.scalar(op_id(inst, 2)?)?;
-        let mut words: Vec<Value> = Vec::new();
-        let mut nargs = 0i64;
+        let mut args = Vec::new();
         for i in 3..inst.operands.len() {
             let id = op_id(inst, i)?;
-            let ty = self.type_of(id)?;
-            let v = self.val(id)?.flat();
-            let (elem, count) = match p.ty(ty)? {
-                Type::Vector { elem, count } => (*elem, *count),
-                _ => (ty, 1),
-            };
-            let (kind, bits) = match p.ty(elem)? {
-                Type::Int { width, .. } => (DESC_INT, *width),
-                Type::Bool => (DESC_INT, 8),
-                // A half is passed as the `f32` that holds it.
-                Type::Float { width: 16 } => (DESC_FLOAT, 32),
-                Type::Float { width } => (DESC_FLOAT, *width),
-                Type::Pointer { .. } => (DESC_PTR, 64),
-                t => {
-                    return Err(CompileError::Unsupported(format!(
-                        "printf argument of type {t:?}"
-                    )))
-                }
-            };
-            if v.len() != count as usize || count > 255 || bits > 255 {
-                return Err(CompileError::Invalid("printf argument shape".into()));
-            }
-            words.push(
-                self.b
-                    .ins()
-                    .iconst(types::I64, descriptor(kind, bits, count) as i64),
-            );
-            for x in v {
-                let t = self.value_type(x);
-                let w = if t == types::F32 {
-                    let i = self.b.ins().bitcast(types::I32, MemFlagsData::new(), x);
-                    self.b.ins().uextend(types::I64, i)
-                } else if t == types::F64 {
-                    self.b.ins().bitcast(types::I64, MemFlagsData::new(), x)
-                } else if t.bits() < 64 {
-                    self.b.ins().uextend(types::I64, x)
-                } else {
-                    x
-                };
-                words.push(w);
-            }
-            nargs += 1;
+            args.push((self.type_of(id)?, self.val(id)?.flat()));
         }
-        // Header: format, group linear id, local linear id, argument count.
         let gid = self.builtin_components(BuiltIn::WorkgroupId)?;
         let ng = self.builtin_components(BuiltIn::NumWorkgroups)?;
         let t = self.b.ins().imul(gid[2], ng[1]);
@@ -276,22 +231,7 @@ impl FnTx<'_, '_, '_> {
         let t = self.b.ins().imul(t, ng[0]);
         let group = self.b.ins().iadd(t, gid[0]);
         let item = self.builtin_components(BuiltIn::LocalInvocationIndex)?[0];
-        let n = self.b.ins().iconst(types::I64, nargs);
-        let mut all = vec![fmt, group, item, n];
-        all.extend(words);
-        let size = u32::try_from(all.len() * 8)
-            .map_err(|_| CompileError::Unsupported("printf with too many arguments".into()))?;
-        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
-            StackSlotKind::ExplicitSlot,
-            size,
-            3,
-        ));
-        for (k, w) in all.iter().enumerate() {
-            self.b
-                .ins()
-                .stack_store(types::I64, *w, slot, (k * 8) as i32);
-        }
-        let rec = self.b.ins().stack_addr(types::I64, slot, 0);
+        let rec = printf_record(self.p, &mut self.b, fmt, group, item, &args)?;
         let sink = self.b.ins().load(
             types::I64,
             super::trusted(),
@@ -299,13 +239,89 @@ impl FnTx<'_, '_, '_> {
             GroupContext::OFFSET_PRINTF,
         );
         let r = self.call_named("ferrite_printf", &[sink, rec])?;
-        let rt = result_type(inst)?;
-        let rt_c = super::clif_scalar(p, rt)?;
-        let r = if rt_c.bits() > 32 {
-            self.b.ins().sextend(rt_c, r)
-        } else {
-            r
-        };
+        let r = printf_result(self.p, &mut self.b, inst, r)?;
         self.set_result(inst, Val::S(r))
     }
+}
+
+/// The record `crate::printf` documents for one `printf` call, on a new stack slot: the
+/// format's address, the group's and the work-item's linear ids, the argument count, then
+/// each argument's descriptor and its components widened to 64 bits. `args`: each
+/// argument's SPIR-V type and components (one for a scalar). Returns the record's address.
+/// The scalar translator and the vector loops (one record per active lane) both build it.
+pub(crate) fn printf_record(
+    p: &crate::spirv::Program,
+    b: &mut cranelift_frontend::FunctionBuilder,
+    fmt: Value,
+    group: Value,
+    item: Value,
+    args: &[(Word, Vec<Value>)],
+) -> Result<Value> {
+    use crate::printf::{descriptor, DESC_FLOAT, DESC_INT, DESC_PTR};
+    let mut words: Vec<Value> = Vec::new();
+    for (ty, v) in args {
+        let (elem, count) = match p.ty(*ty)? {
+            Type::Vector { elem, count } => (*elem, *count),
+            _ => (*ty, 1),
+        };
+        let (kind, bits) = match p.ty(elem)? {
+            Type::Int { width, .. } => (DESC_INT, *width),
+            Type::Bool => (DESC_INT, 8),
+            // A half is passed as the `f32` that holds it.
+            Type::Float { width: 16 } => (DESC_FLOAT, 32),
+            Type::Float { width } => (DESC_FLOAT, *width),
+            Type::Pointer { .. } => (DESC_PTR, 64),
+            t => {
+                return Err(CompileError::Unsupported(format!(
+                    "printf argument of type {t:?}"
+                )))
+            }
+        };
+        if v.len() != count as usize || count > 255 || bits > 255 {
+            return Err(CompileError::Invalid("printf argument shape".into()));
+        }
+        words.push(
+            b.ins()
+                .iconst(types::I64, descriptor(kind, bits, count) as i64),
+        );
+        for &x in v {
+            let t = b.func.dfg.value_type(x);
+            let w = if t == types::F32 {
+                let i = b.ins().bitcast(types::I32, MemFlagsData::new(), x);
+                b.ins().uextend(types::I64, i)
+            } else if t == types::F64 {
+                b.ins().bitcast(types::I64, MemFlagsData::new(), x)
+            } else if t.bits() < 64 {
+                b.ins().uextend(types::I64, x)
+            } else {
+                x
+            };
+            words.push(w);
+        }
+    }
+    let n = b.ins().iconst(types::I64, args.len() as i64);
+    let mut all = vec![fmt, group, item, n];
+    all.extend(words);
+    let size = u32::try_from(all.len() * 8)
+        .map_err(|_| CompileError::Unsupported("printf with too many arguments".into()))?;
+    let slot = b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, size, 3));
+    for (k, w) in all.iter().enumerate() {
+        b.ins().stack_store(types::I64, *w, slot, (k * 8) as i32);
+    }
+    Ok(b.ins().stack_addr(types::I64, slot, 0))
+}
+
+/// `ferrite_printf`'s `i32` result `r` as the instruction's result type.
+pub(crate) fn printf_result(
+    p: &crate::spirv::Program,
+    b: &mut cranelift_frontend::FunctionBuilder,
+    inst: &Instruction,
+    r: Value,
+) -> Result<Value> {
+    let rt = super::clif_scalar(p, result_type(inst)?)?;
+    Ok(if rt.bits() > 32 {
+        b.ins().sextend(rt, r)
+    } else {
+        r
+    })
 }

@@ -69,6 +69,7 @@ mod half;
 mod image;
 mod linear;
 mod narrow;
+mod printf;
 mod rows;
 mod small_ints;
 pub mod steps;
@@ -3814,6 +3815,9 @@ impl VTx<'_, '_, '_, '_> {
         }
         if let Some(()) = E::from_u32(*n).map_or(Ok(None), |e| self.half_memory(e, inst))? {
             return Ok(());
+        }
+        if *n == E::printf as u32 {
+            return self.printf_lanes(inst);
         }
         let t = scalar_ty(self.p, result_type(inst)?)?;
         let is = |e: E| *n == e as u32;
