@@ -4487,3 +4487,55 @@ fn volatile_private_variables() {
         assert_eq!(o[i], v[2] + v[(i & 1) + 1], "straight, work-item {i}");
     }
 }
+
+/// `shuffle` and `shuffle2` by masks known only at run time: per lane (read from memory)
+/// and uniform (an argument), with mask bits above the index that must be ignored.
+#[test]
+fn shuffle_by_run_time_masks() {
+    let src = "kernel void k(global const float4 *x, global const int4 *y, global const uint4 *m,
+                           global const uint8 *m8, uint4 um, global float4 *o, global int8 *o8) {
+            size_t i = get_global_id(0);
+            o[i] = shuffle(x[i], m[i]) + shuffle(x[i], um) * 100.0f;
+            o8[i] = shuffle2(y[i], y[i] + 10, m8[i]);
+        }";
+    let n = 37usize;
+    let x: Vec<f32> = (0..4 * n).map(|i| i as f32 * 0.5).collect();
+    let y: Vec<i32> = (0..4 * n as i32).map(|i| i * 3 - 50).collect();
+    let m: Vec<u32> = (0..4 * n as u32)
+        .map(|i| i.wrapping_mul(2654435761) >> 7)
+        .collect();
+    let m8: Vec<u32> = (0..8 * n as u32)
+        .map(|i| i.wrapping_mul(40503) ^ (i << 9))
+        .collect();
+    let um = [3u32, 6, 0x11, 0xffff_fffe];
+    let Some(k) = harness::kernel(src, "k") else {
+        return;
+    };
+    assert_vectorised(&k);
+    let (mut xb, mut yb, mut mb, mut m8b) = (x.clone(), y.clone(), m.clone(), m8.clone());
+    let mut o = vec![0f32; 4 * n];
+    let mut o8 = vec![0i32; 8 * n];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut xb)
+        .buf(1, &mut yb)
+        .buf(2, &mut mb)
+        .buf(3, &mut m8b);
+    args.val(4, um).buf(5, &mut o).buf(6, &mut o8);
+    run(&k, &args, 1, [n as u64, 1, 1], [n as u64, 1, 1], [0; 3], 0);
+    for i in 0..n {
+        for c in 0..4 {
+            let want =
+                x[4 * i + (m[4 * i + c] & 3) as usize] + x[4 * i + (um[c] & 3) as usize] * 100.0;
+            assert_eq!(o[4 * i + c], want, "shuffle, work-item {i} component {c}");
+        }
+        for c in 0..8 {
+            let j = (m8[8 * i + c] & 7) as usize;
+            let want = if j < 4 {
+                y[4 * i + j]
+            } else {
+                y[4 * i + j - 4] + 10
+            };
+            assert_eq!(o8[8 * i + c], want, "shuffle2, work-item {i} component {c}");
+        }
+    }
+}

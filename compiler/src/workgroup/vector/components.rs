@@ -1,7 +1,8 @@
 //! The `OpenCL.std` functions of whole OpenCL vectors (`floatn`, `intn`, … one value per
 //! component, [`V::Comp`]) that are not component-wise: `select` (a component's condition
-//! is its top bit, not `!= 0` as for scalars), `shuffle`/`shuffle2` by a constant mask (a
-//! permutation of the components, nothing computed), and `cross`. Each is the scalar
+//! is its top bit, not `!= 0` as for scalars), `shuffle`/`shuffle2` (by a constant mask a
+//! permutation of the components, nothing computed; by a run-time one a select per source
+//! component), and `cross`. Each is the scalar
 //! code's definition (`codegen/extinst.rs`, `codegen/ext_extra.rs`) on every lane.
 
 use super::{refuse, scalar_ty, vec_of, VTx, V};
@@ -37,8 +38,13 @@ impl VTx<'_, '_, '_, '_> {
                 let ct = scalar_ty(self.p, ce)?;
                 self.select_top_bit(&args, t, ct)?
             }
-            E::shuffle if args.len() == 2 => self.shuffle_constant(&args[..1], &args[1])?,
-            E::shuffle2 if args.len() == 3 => self.shuffle_constant(&args[..2], &args[2])?,
+            E::shuffle | E::shuffle2 if args.len() >= 2 && args.len() <= 3 => {
+                let k = args.len() - 1;
+                let mask = self.type_of_id(op_id(inst, 2 + k)?)?;
+                let (me, _) = self.vector_type(mask)?;
+                let mt = scalar_ty(self.p, me)?;
+                self.shuffle(&args[..k], &args[k], t, mt)?
+            }
             E::cross if args.len() == 2 && args[0].len() >= 3 && args[1].len() == args[0].len() => {
                 let (x, y) = (&args[0], &args[1]);
                 let mut out = Vec::with_capacity(args[0].len());
@@ -150,21 +156,45 @@ impl VTx<'_, '_, '_, '_> {
     /// `shuffle`/`shuffle2` by a mask of constants: component `k` is component
     /// `mask[k] mod 2^⌈log2 n⌉` of the sources' `n` components in order (the scalar code's
     /// rule; a padding index reads 0, which only an invalid mask reaches).
-    fn shuffle_constant(&mut self, srcs: &[Vec<V>], mask: &[V]) -> Result<Vec<V>> {
+    ///
+    /// A mask component that is not a constant picks per lane, as the scalar code's
+    /// indexed load does: `m & (n − 1)` compared with each index in turn, each match
+    /// selecting that source component (`t`; the mask's components are `mt`).
+    fn shuffle(
+        &mut self,
+        srcs: &[Vec<V>],
+        mask: &[V],
+        t: ir::Type,
+        mt: ir::Type,
+    ) -> Result<Vec<V>> {
         let elems: Vec<V> = srcs.iter().flatten().cloned().collect();
         let n = elems.len().next_power_of_two() as i64;
         let mut out = Vec::with_capacity(mask.len());
         for m in mask {
-            let Some(k) = self.iconst_of(m) else {
-                return Err(refuse("shuffle by a run-time mask"));
+            if let Some(k) = self.iconst_of(m) {
+                let k = (k & (n - 1)) as usize;
+                out.push(
+                    elems
+                        .get(k)
+                        .cloned()
+                        .ok_or_else(|| refuse("shuffle index beyond its sources"))?,
+                );
+                continue;
+            }
+            let bits = V::U(self.b.ins().iconst(mt, n - 1));
+            let idx = self.binary(m, &bits, mt, |b, x, y| b.ins().band(x, y))?;
+            // Padding indices (sources of a size that is not a power of two) read 0.
+            let (mut r, from) = match elems.first() {
+                Some(e) if elems.len() as i64 == n => (e.clone(), 1),
+                _ => (V::U(super::zero_of(self.b, t)), 0),
             };
-            let k = (k & (n - 1)) as usize;
-            out.push(
-                elems
-                    .get(k)
-                    .cloned()
-                    .ok_or_else(|| refuse("shuffle index beyond its sources"))?,
-            );
+            for (k, e) in elems.iter().enumerate().skip(from) {
+                // `idx ^ k` is 0 exactly where this component is picked.
+                let kv = V::U(self.b.ins().iconst(mt, k as i64));
+                let other = self.binary(&idx, &kv, mt, |b, x, y| b.ins().bxor(x, y))?;
+                r = self.select_lanes(e, &r, &other, t, mt, false)?;
+            }
+            out.push(r);
         }
         Ok(out)
     }
