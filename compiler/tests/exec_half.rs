@@ -594,3 +594,61 @@ fn vectorised_vload_halfn_and_vstore_halfn() {
         }
     }
 }
+
+/// `vstore_half_rtz`/`_rtp`/`_rtn` and `vstore_half4_rtp` in a vector loop, one of them
+/// under a divergent branch: each lane rounded as the scalar code rounds it (every width
+/// is held to the reference shape), checked here on values halfway between two halves
+/// and past the largest one, where the three roundings part.
+#[test]
+fn vectorised_vstore_half_directed_roundings() {
+    let src = "kernel void k(global const float *x, global ushort *z, global ushort *p,
+                           global ushort *m, global ushort *q) {
+            size_t i = get_global_id(0);
+            float v = x[i];
+            vstore_half_rtz(v, i, (global half *)z);
+            vstore_half_rtp(v, i, (global half *)p);
+            if (i % 3 != 2) vstore_half_rtn(v, i, (global half *)m);
+            vstore_half4_rtp((float4)(v, -v, v * 0.5f, 1.0f), i, (global half *)q);
+        }";
+    let Some(k) = kernel(src, "k") else {
+        return;
+    };
+    assert!(k.handler.lanes > 1, "{}", k.handler.note);
+    let n = 1000usize;
+    let half_way = 1.0f32 + 1.0 / 2048.0;
+    let special = [half_way, -half_way, 70000.0, -70000.0];
+    let mut next = xorshift(0x0bad_cafe);
+    let mut x: Vec<f32> = (0..n)
+        .map(|i| match special.get(i % 8) {
+            Some(v) => *v,
+            None => f32::from_bits(next() & 0xc7ff_ffff),
+        })
+        .collect();
+    let (mut z, mut p, mut q) = (vec![0u16; n], vec![0u16; n], vec![0u16; 4 * n]);
+    let mut m = vec![0x5555u16; n];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut x)
+        .buf(1, &mut z)
+        .buf(2, &mut p)
+        .buf(3, &mut m)
+        .buf(4, &mut q);
+    run1(&k, &args, n as u64, 100);
+    // (rtz, rtp, rtn) of each special value.
+    let want = [
+        (0x3c00, 0x3c01, 0x3c00),
+        (0xbc00, 0xbc00, 0xbc01),
+        (0x7bff, 0x7c00, 0x7bff),
+        (0xfbff, 0xfbff, 0xfc00),
+    ];
+    for i in (0..n).filter(|i| i % 8 < 4) {
+        let (wz, wp, wn) = want[i % 8];
+        assert_eq!((z[i], p[i]), (wz, wp), "rtz, rtp of {:e} at {i}", x[i]);
+        let wn = if i % 3 == 2 { 0x5555 } else { wn };
+        assert_eq!(m[i], wn, "masked rtn of {:e} at {i}", x[i]);
+        assert_eq!(
+            (q[4 * i], q[4 * i + 3]),
+            (wp, 0x3c00),
+            "vstore_half4_rtp at {i}"
+        );
+    }
+}

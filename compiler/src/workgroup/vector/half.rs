@@ -79,6 +79,28 @@ impl VTx<'_, '_, '_, '_> {
         })
     }
 
+    /// The half bits of `float` lanes `v` rounded by the directed rounding `mode` (a
+    /// `vstore_half_r`'s), by the scalar code's call (`ferrite_f64_to_half`) on each lane.
+    fn half_directed(&mut self, v: &V, mode: u32) -> Result<V> {
+        let bi = crate::builtins::by_name("ferrite_f64_to_half")
+            .ok_or_else(|| refuse("the half rounding built-in"))?;
+        let fref = self.builtin_fref(&bi)?;
+        let m = self.b.ins().iconst(types::I32, i64::from(mode));
+        let one = |s: &mut Self, x: Value| {
+            let d = s.b.ins().fpromote(types::F64, x);
+            let c = s.b.ins().call(fref, &[d, m]);
+            let h = s.b.inst_results(c)[0];
+            s.b.ins().ireduce(types::I16, h)
+        };
+        Ok(match v {
+            V::U(x) => V::U(one(self, *x)),
+            v => {
+                let lanes = self.lanes(v)?;
+                V::L(lanes.into_iter().map(|x| one(self, x)).collect())
+            }
+        })
+    }
+
     /// `OpBitcast` between halves and 16-bit integers of as many components (`as_ushort`,
     /// `as_half4`); other shapes stay with the scalar code.
     pub(super) fn half_bit_cast(
@@ -257,8 +279,8 @@ impl VTx<'_, '_, '_, '_> {
     /// (`codegen/ext_memory.rs`; `n` halves a step, 4 for the aligned `3`): the
     /// 16 bits at `p + 2i` widened (through `OpLoad`'s half path: consecutive lanes a
     /// vector at a time), or `x` rounded to half and its bits stored as 16-bit lanes (only
-    /// active lanes under a mask). `None` for other functions; the directed roundings are
-    /// refused.
+    /// active lanes under a mask; the directed roundings of the `_r` forms by the scalar
+    /// code's call on each lane). `None` for other functions.
     pub(super) fn half_memory(
         &mut self,
         e: rspirv::spirv::OpenclStd100Op,
@@ -280,6 +302,8 @@ impl VTx<'_, '_, '_, '_> {
             // The scalar shapes check each access (`codegen/check.rs`).
             return Err(refuse("a half load or store in checked mode"));
         }
+        // The directed rounding of a `_r` form, if it is not to nearest even.
+        let mut directed = None;
         if matches!(e, E::vstore_half_r | E::vstore_halfn_r | E::vstorea_halfn_r) {
             let mode = match inst.operands.get(5) {
                 Some(Operand::FPRoundingMode(m)) => *m as u32,
@@ -292,7 +316,7 @@ impl VTx<'_, '_, '_, '_> {
                 _ => return Err(refuse("vstore_half_r's rounding mode")),
             };
             if mode != crate::builtins::convert::RTE as u32 {
-                return Err(refuse("vstore_half_r rounding other than to nearest even"));
+                directed = Some(mode);
             }
         }
         let (off, ptr) = if load {
@@ -339,8 +363,13 @@ impl VTx<'_, '_, '_, '_> {
             };
             let mut bits = Vec::with_capacity(n);
             for c in x {
-                let rounded = self.half_round(c)?;
-                bits.push(self.half_narrow(&rounded)?);
+                bits.push(match directed {
+                    None => {
+                        let rounded = self.half_round(c)?;
+                        self.half_narrow(&rounded)?
+                    }
+                    Some(mode) => self.half_directed(&c, mode)?,
+                });
             }
             self.store_through(&pv, &bits, types::I16)?;
         }
