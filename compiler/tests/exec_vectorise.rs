@@ -4539,3 +4539,35 @@ fn shuffle_by_run_time_masks() {
         }
     }
 }
+
+/// `volatile` global accesses: each load preceded and each store followed by a fence, as
+/// in the scalar code, so a reload after a store reads memory again; the kernel runs in
+/// a vector loop (a flag polled through a `volatile` pointer made it scalar before).
+#[test]
+fn volatile_global_accesses() {
+    let src = "kernel void k(volatile global int *a, global int *o) {
+            size_t i = get_global_id(0);
+            int x = a[i];
+            a[i] = x + 1;
+            int y = a[i];
+            if (i % 3 == 1) a[i] = y * 2;
+            o[i] = x + 10 * a[i] + y;
+        }";
+    let n = 45usize;
+    let input: Vec<i32> = (0..n as i32).map(|i| i * 5 - 60).collect();
+    let Some(k) = harness::kernel(src, "k") else {
+        return;
+    };
+    assert_vectorised(&k);
+    let mut a = input.clone();
+    let mut o = vec![0i32; n];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut a).buf(1, &mut o);
+    run(&k, &args, 1, [n as u64, 1, 1], [n as u64, 1, 1], [0; 3], 0);
+    for i in 0..n {
+        let x = input[i];
+        let y = x + 1;
+        let last = if i % 3 == 1 { y * 2 } else { y };
+        assert_eq!((a[i], o[i]), (last, x + 10 * last + y), "work-item {i}");
+    }
+}

@@ -1245,6 +1245,47 @@ impl VTx<'_, '_, '_, '_> {
         }
     }
 
+    /// `OpStore` of its value through `ptr` (not a builtin).
+    fn op_store(&mut self, inst: &Instruction, ptr: Word) -> Result<()> {
+        let p = self.p;
+        let val_id = op_id(inst, 1)?;
+        if self.rows.contains_key(&val_id) {
+            let pv = self.val(ptr)?;
+            self.refuse_unchecked_race(ptr)?;
+            if self.store_rows(&pv, val_id)? {
+                return Ok(());
+            }
+        }
+        let mut t = self.ty(val_id)?;
+        let mut v = self.val(val_id)?;
+        let pv = self.val(ptr)?;
+        // Halves are stored as their 16 bits.
+        if crate::codegen::half::is_half(p, self.type_of_id(val_id)?) {
+            // (Checked mode guards each access: the general path below.)
+            let unrounded = self.unrounded.get(&val_id).cloned();
+            if !crate::check::mode().any() && self.half_store_consecutive(&pv, &v, unrounded)? {
+                return Ok(());
+            }
+            v = self.half_narrow(&v)?;
+            t = types::I16;
+        }
+        let comps = match v {
+            V::Comp(c) => c,
+            v => vec![v],
+        };
+        self.refuse_unchecked_race(ptr)?;
+        let (_, pointee) = p.pointer_type(self.type_of_id(ptr)?)?;
+        let bytes = layout(p, pointee)?.size;
+        match (self.bounds_guard(ptr, &pv, bytes, true)?, pv) {
+            (None, pv) => self.store_through(&pv, &comps, t),
+            (Some(g), V::U(a)) => {
+                let a = self.guarded_uniform(&g, a)?;
+                self.store_through(&V::U(a), &comps, t)
+            }
+            (Some(g), pv) => self.guarded_store(&g, &pv, &comps, t),
+        }
+    }
+
     /// Whether `ptr` points to private memory (`Function` storage): a `volatile` access
     /// there is an ordinary one, since nothing but the work-item itself can see it
     /// (CLBlast's GEMM keeps `volatile int tid` to stop caching across barriers).
@@ -2286,8 +2327,10 @@ impl VTx<'_, '_, '_, '_> {
                     }
                     return self.set(inst, types::I64, V::Builtin(b));
                 }
+                // A volatile load is preceded by a fence, as in the scalar code: nothing
+                // forwards an earlier access to it or hoists it out of a loop.
                 if inst.effects.volatile && !self.private_pointer(ptr)? {
-                    return Err(refuse("volatile load"));
+                    self.b.ins().fence();
                 }
                 let (elem, n) = self.vector_type(rt)?;
                 let t = scalar_ty(p, elem)?;
@@ -2323,47 +2366,14 @@ impl VTx<'_, '_, '_, '_> {
                 if p.builtin_of(ptr).is_some() {
                     return Err(refuse("store to a builtin"));
                 }
-                if inst.effects.volatile && !self.private_pointer(ptr)? {
-                    return Err(refuse("volatile store"));
+                // A volatile store is followed by a fence, as in the scalar code
+                // (`codegen/memory.rs`): nothing merges it with a later access.
+                let fence = inst.effects.volatile && !self.private_pointer(ptr)?;
+                self.op_store(inst, ptr)?;
+                if fence {
+                    self.b.ins().fence();
                 }
-                let val_id = op_id(inst, 1)?;
-                if self.rows.contains_key(&val_id) {
-                    let pv = self.val(ptr)?;
-                    self.refuse_unchecked_race(ptr)?;
-                    if self.store_rows(&pv, val_id)? {
-                        return Ok(());
-                    }
-                }
-                let mut t = self.ty(val_id)?;
-                let mut v = self.val(val_id)?;
-                let pv = self.val(ptr)?;
-                // Halves are stored as their 16 bits.
-                if crate::codegen::half::is_half(p, self.type_of_id(val_id)?) {
-                    // (Checked mode guards each access: the general path below.)
-                    let unrounded = self.unrounded.get(&val_id).cloned();
-                    if !crate::check::mode().any()
-                        && self.half_store_consecutive(&pv, &v, unrounded)?
-                    {
-                        return Ok(());
-                    }
-                    v = self.half_narrow(&v)?;
-                    t = types::I16;
-                }
-                let comps = match v {
-                    V::Comp(c) => c,
-                    v => vec![v],
-                };
-                self.refuse_unchecked_race(ptr)?;
-                let (_, pointee) = p.pointer_type(self.type_of_id(ptr)?)?;
-                let bytes = layout(p, pointee)?.size;
-                match (self.bounds_guard(ptr, &pv, bytes, true)?, pv) {
-                    (None, pv) => self.store_through(&pv, &comps, t),
-                    (Some(g), V::U(a)) => {
-                        let a = self.guarded_uniform(&g, a)?;
-                        self.store_through(&V::U(a), &comps, t)
-                    }
-                    (Some(g), pv) => self.guarded_store(&g, &pv, &comps, t),
-                }
+                Ok(())
             }
             Op::AccessChain
             | Op::InBoundsAccessChain
