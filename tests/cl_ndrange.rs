@@ -35,6 +35,11 @@ __kernel void ids(__global uint *out) {
 }
 "#;
 
+/// A range's sizes or offsets in three dimensions, `fill` beyond the given ones.
+fn three(v: &[usize], fill: usize) -> [usize; 3] {
+    std::array::from_fn(|d| v.get(d).copied().unwrap_or(fill))
+}
+
 /// Runs `ids` over the range and checks every work-item's record. `local = None` passes NULL:
 /// the runtime picks the work-group size and the test checks consistency instead of values.
 fn check_range(
@@ -45,10 +50,7 @@ fn check_range(
     local: Option<&[usize]>,
 ) {
     let dims = global.len();
-    let mut g3 = [1usize; 3];
-    let mut o3 = [0usize; 3];
-    g3[..dims].copy_from_slice(global);
-    o3[..dims].copy_from_slice(offset);
+    let (g3, o3) = (three(global, 1), three(offset, 0));
     let total: usize = g3.iter().product();
     let buf = env.buffer_from(&vec![0xFFFF_FFFFu32; total * RECORD]);
     let k = p.kernel("ids");
@@ -201,10 +203,7 @@ fn global_only_kernels_run_every_work_item_once() {
     ];
     for (offset, global, local) in cases {
         let dims = global.len();
-        let mut g3 = [1usize; 3];
-        let mut o3 = [0usize; 3];
-        g3[..dims].copy_from_slice(global);
-        o3[..dims].copy_from_slice(offset);
+        let (g3, o3) = (three(global, 1), three(offset, 0));
         let total: usize = g3.iter().product();
         let out = env.buffer_from(&vec![u32::MAX; 4 * total]);
         let runs = env.buffer_zeroed::<u32>(total);

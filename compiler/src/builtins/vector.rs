@@ -300,13 +300,13 @@ macro_rules! binary_f {
     };
 }
 
-/// The 16-lane entry points of [`unary_f`]'s functions: the AVX-512 build of the same
-/// algorithm where the processor has AVX-512F (one instruction per operation on 16
-/// lanes), else the 8-lane entry point on each half. Every operation is exact or
-/// correctly rounded, so both give the 8-lane entry points' bits.
-macro_rules! unary_f16 {
-    ($($f:ident: $name:ident, $v8:ident;)*) => {$(
-        #[doc = concat!("`", stringify!($f), "` on 16 lanes.")]
+/// A 16-lane entry point `$name` (`unary`: `x`, `out`; `binary`: `a`, `b`, `out`): its
+/// AVX-512 build (`$name::avx512`, `$body` compiled with AVX-512F, AVX2 and FMA) where the
+/// processor has AVX-512F, else the 8-lane entry point `$v8` on each half. `$body` may
+/// assume 16 lanes at each pointer.
+macro_rules! entry16 {
+    (unary $name:ident, $v8:ident, $what:expr, |$x:ident, $out:ident| $body:block) => {
+        #[doc = concat!("`", $what, "` on 16 lanes.")]
         ///
         /// # Safety
         /// `x` points to 16 readable `f32`s and `out` to 16 writable ones.
@@ -333,18 +333,11 @@ macro_rules! unary_f16 {
             /// # Safety
             /// As for the entry point, and the processor has AVX-512F, AVX2 and FMA.
             #[target_feature(enable = "avx512f,avx2,fma")]
-            pub unsafe extern "C" fn avx512(x: *const f32, out: *mut f32) {
-                // SAFETY: 16 lanes at `x` and at `out` (the caller's promise).
-                unsafe { vf::$f(F16::load_ptr(x)).store_ptr(out) }
-            }
+            pub unsafe extern "C" fn avx512($x: *const f32, $out: *mut f32) $body
         }
-    )*};
-}
-
-/// [`unary_f16`] for `pow`.
-macro_rules! binary_f16 {
-    ($($f:ident: $name:ident, $v8:ident;)*) => {$(
-        #[doc = concat!("`", stringify!($f), "` on 16 lanes.")]
+    };
+    (binary $name:ident, $v8:ident, $what:expr, |$a:ident, $b:ident, $out:ident| $body:block) => {
+        #[doc = concat!("`", $what, "` on 16 lanes.")]
         ///
         /// # Safety
         /// `a` and `b` point to 16 readable `f32`s each and `out` to 16 writable ones.
@@ -371,11 +364,30 @@ macro_rules! binary_f16 {
             /// # Safety
             /// As for the entry point, and the processor has AVX-512F, AVX2 and FMA.
             #[target_feature(enable = "avx512f,avx2,fma")]
-            pub unsafe extern "C" fn avx512(a: *const f32, b: *const f32, out: *mut f32) {
-                // SAFETY: 16 lanes at `a`, `b` and `out` (the caller's promise).
-                unsafe { vf::$f(F16::load_ptr(a), F16::load_ptr(b)).store_ptr(out) }
-            }
+            pub unsafe extern "C" fn avx512($a: *const f32, $b: *const f32, $out: *mut f32) $body
         }
+    };
+}
+
+/// The 16-lane entry points of [`unary_f`]'s functions: the same algorithm on `__m512`
+/// (one instruction per operation on 16 lanes). Every operation is exact or correctly
+/// rounded, so both builds give the 8-lane entry points' bits.
+macro_rules! unary_f16 {
+    ($($f:ident: $name:ident, $v8:ident;)*) => {$(
+        entry16!(unary $name, $v8, stringify!($f), |x, out| {
+            // SAFETY: 16 lanes at `x` and at `out` (the caller's promise).
+            unsafe { vf::$f(F16::load_ptr(x)).store_ptr(out) }
+        });
+    )*};
+}
+
+/// [`unary_f16`] for `pow`.
+macro_rules! binary_f16 {
+    ($($f:ident: $name:ident, $v8:ident;)*) => {$(
+        entry16!(binary $name, $v8, stringify!($f), |a, b, out| {
+            // SAFETY: 16 lanes at `a`, `b` and `out` (the caller's promise).
+            unsafe { vf::$f(F16::load_ptr(a), F16::load_ptr(b)).store_ptr(out) }
+        });
     )*};
 }
 
@@ -520,92 +532,35 @@ binary_f16! {
 
 /// The 16-lane entry points of [`unary`]'s and [`binary`]'s functions (evaluated in
 /// double precision on lane arrays, [`super::vmath`]): the same code built for AVX-512F
-/// (eight doubles per instruction) where the processor has it, else the 8-lane entry
-/// point on each half. The code is the AVX2 build's, and every operation in it is exact
-/// or correctly rounded, so both give the 8-lane entry points' bits.
+/// (eight doubles per instruction). The code is the AVX2 build's, and every operation in
+/// it is exact or correctly rounded, so both give the 8-lane entry points' bits.
 macro_rules! lanes16 {
     (unary { $($lanes:ident: $name:ident, $v8:ident;)* } binary { $($lanes2:ident: $name2:ident, $v82:ident;)* }) => {
         $(
-        #[doc = concat!("`", stringify!($lanes), "` on 16 lanes.")]
-        ///
-        /// # Safety
-        /// `x` points to 16 readable `f32`s and `out` to 16 writable ones.
-        pub unsafe extern "C" fn $name(x: *const f32, out: *mut f32) {
-            #[cfg(target_arch = "x86_64")]
-            if avx512() {
-                // SAFETY: the processor has the features `avx512` was compiled for
-                // (checked just above); the pointers are the caller's.
-                return unsafe { $name::avx512(x, out) };
-            }
-            // SAFETY: 16 lanes at each pointer (the caller's promise): two halves of 8.
+        entry16!(unary $name, $v8, stringify!($lanes), |x, out| {
+            // Loaded as four 16-byte quarters, as JIT code stores them (one 64-byte
+            // load of fresh 16-byte stores stalls).
+            let mut a = [0f32; 16];
+            // SAFETY: 16 readable lanes at `x` and 16 writable at `out` (the caller's
+            // promise; any `f32` alignment); `a` has 16.
             unsafe {
-                $v8(x, out);
-                $v8(x.add(8), out.add(8));
+                F16::load_ptr(x).store_ptr(a.as_mut_ptr());
+                out.cast::<[f32; 16]>().write_unaligned(v::$lanes(&a));
             }
-        }
-
-        /// The AVX-512 build, which [`all`] gives the JIT directly where the processor
-        /// has AVX-512F.
-        #[cfg(target_arch = "x86_64")]
-        pub mod $name {
-            use super::*;
-
-            /// # Safety
-            /// As for the entry point, and the processor has AVX-512F, AVX2 and FMA.
-            #[target_feature(enable = "avx512f,avx2,fma")]
-            pub unsafe extern "C" fn avx512(x: *const f32, out: *mut f32) {
-                // Loaded as four 16-byte quarters, as JIT code stores them (one 64-byte
-                // load of fresh 16-byte stores stalls).
-                let mut a = [0f32; 16];
-                // SAFETY: 16 readable lanes at `x` and 16 writable at `out` (the caller's
-                // promise; any `f32` alignment); `a` has 16.
-                unsafe {
-                    F16::load_ptr(x).store_ptr(a.as_mut_ptr());
-                    out.cast::<[f32; 16]>().write_unaligned(v::$lanes(&a));
-                }
-            }
-        }
+        });
         )*
         $(
-        #[doc = concat!("`", stringify!($lanes2), "` on 16 lanes.")]
-        ///
-        /// # Safety
-        /// `a` and `b` point to 16 readable `f32`s each and `out` to 16 writable ones.
-        pub unsafe extern "C" fn $name2(a: *const f32, b: *const f32, out: *mut f32) {
-            #[cfg(target_arch = "x86_64")]
-            if avx512() {
-                // SAFETY: the processor has the features `avx512` was compiled for
-                // (checked just above); the pointers are the caller's.
-                return unsafe { $name2::avx512(a, b, out) };
-            }
-            // SAFETY: 16 lanes at each pointer (the caller's promise): two halves of 8.
+        entry16!(binary $name2, $v82, stringify!($lanes2), |a, b, out| {
+            // Loaded as four 16-byte quarters, as JIT code stores them.
+            let (mut x, mut y) = ([0f32; 16], [0f32; 16]);
+            // SAFETY: 16 readable lanes at `a` and at `b`, 16 writable at `out` (the
+            // caller's promise; any `f32` alignment); `x` and `y` have 16 each.
             unsafe {
-                $v82(a, b, out);
-                $v82(a.add(8), b.add(8), out.add(8));
+                F16::load_ptr(a).store_ptr(x.as_mut_ptr());
+                F16::load_ptr(b).store_ptr(y.as_mut_ptr());
+                out.cast::<[f32; 16]>().write_unaligned(v::$lanes2(&x, &y));
             }
-        }
-
-        /// The AVX-512 build, which [`all`] gives the JIT directly where the processor
-        /// has AVX-512F.
-        #[cfg(target_arch = "x86_64")]
-        pub mod $name2 {
-            use super::*;
-
-            /// # Safety
-            /// As for the entry point, and the processor has AVX-512F, AVX2 and FMA.
-            #[target_feature(enable = "avx512f,avx2,fma")]
-            pub unsafe extern "C" fn avx512(a: *const f32, b: *const f32, out: *mut f32) {
-                // Loaded as four 16-byte quarters, as JIT code stores them.
-                let (mut x, mut y) = ([0f32; 16], [0f32; 16]);
-                // SAFETY: 16 readable lanes at `a` and at `b`, 16 writable at `out` (the
-                // caller's promise; any `f32` alignment); `x` and `y` have 16 each.
-                unsafe {
-                    F16::load_ptr(a).store_ptr(x.as_mut_ptr());
-                    F16::load_ptr(b).store_ptr(y.as_mut_ptr());
-                    out.cast::<[f32; 16]>().write_unaligned(v::$lanes2(&x, &y));
-                }
-            }
-        }
+        });
         )*
     };
 }
