@@ -740,10 +740,15 @@ pub fn items_independent(kernel: &CompiledKernel) -> bool {
 /// leave its vector loop partly idle (rows not a multiple of its lanes: a kernel of 16
 /// lanes ran groups of 8 work-items in its 4-lane loop, at a third of the speed) or are
 /// under 64 work-items (a work-group function call each). Global ids, sizes and offset
-/// stay as they are. Not in checked mode, whose reports name the application's groups.
+/// stay as they are. Not in checked mode, whose reports name the application's groups,
+/// nor for a kernel that prints, whose output comes in the application's group order.
 fn batches(launch: &Launch<'_>) -> Option<NdRange> {
     let k = launch.kernel;
-    if !k.group_blind || !items_independent(k) || ferrite_compiler::check::mode().any() {
+    if !k.group_blind
+        || !items_independent(k)
+        || k.uses_printf
+        || ferrite_compiler::check::mode().any()
+    {
         return None;
     }
     let r = launch.range;
