@@ -356,6 +356,7 @@ fn run_on(
     launch: &Launch<'_>,
     cooperative: bool,
 ) -> Result<(), KernelFault> {
+    let asked = launch.range;
     let batched;
     let launch = match batches(launch).filter(|_| !cooperative) {
         Some(range) => {
@@ -412,7 +413,12 @@ fn run_on(
         ),
         None => return Ok(()),
     };
-    let report = report(launch, &trap, group);
+    // In groups of the executor's own, the application's groups the trapping one covered.
+    let (group, last) = match group[0] != u64::MAX && asked != launch.range {
+        true => asked_groups(&asked, &launch.range, group),
+        false => (group, group),
+    };
+    let report = report(launch, &trap, group, last);
     Err(KernelFault {
         kernel: launch.kernel.info.name.clone(),
         group,
@@ -421,9 +427,23 @@ fn run_on(
     })
 }
 
-/// The fault report: kernel, work-group, what happened, and the argument buffer nearest
+/// The first and last of the application's groups (of `asked`) that group `g` of `ran`
+/// (the same global range cut by [`batches`]) covers.
+fn asked_groups(asked: &NdRange, ran: &NdRange, g: [u64; 3]) -> ([u64; 3], [u64; 3]) {
+    let first = std::array::from_fn(|d| g[d] * ran.local_size[d] / asked.local_size[d].max(1));
+    let last = std::array::from_fn(|d| {
+        let end = ((g[d] + 1) * ran.local_size[d])
+            .min(ran.global_size[d])
+            .max(1);
+        (end - 1) / asked.local_size[d].max(1)
+    });
+    (first, last)
+}
+
+/// The fault report: kernel, work-group (or the application's groups `group` to `last` run
+/// together), what happened, and the argument buffer nearest
 /// below the faulting address with the offset into it.
-fn report(launch: &Launch<'_>, trap: &Trap, group: [u64; 3]) -> String {
+fn report(launch: &Launch<'_>, trap: &Trap, group: [u64; 3], last: [u64; 3]) -> String {
     let k = &launch.kernel.info;
     let mut r = format!("ferrite: kernel `{}` ", k.name);
     if trap.kind == TrapKind::Refused {
@@ -435,6 +455,12 @@ fn report(launch: &Launch<'_>, trap: &Trap, group: [u64; 3]) -> String {
     }
     if group[0] == u64::MAX {
         r.push_str("was stopped between work-groups: ");
+    } else if last != group {
+        // (Run as one: see `batches`.)
+        r.push_str(&format!(
+            "failed in work-groups ({}, {}, {}) to ({}, {}, {}), run together: ",
+            group[0], group[1], group[2], last[0], last[1], last[2]
+        ));
     } else {
         r.push_str(&format!(
             "failed in work-group ({}, {}, {}): ",
