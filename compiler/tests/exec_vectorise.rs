@@ -59,14 +59,9 @@ fn double_at(words: &[u32], k: usize) -> f64 {
 }
 
 fn floats(n: usize, seed: u32) -> Vec<u32> {
-    let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            ((x % 2000) as f32 / 100.0 - 10.0).to_bits()
-        })
+    xorshift(n, seed | 1)
+        .iter()
+        .map(|x| ((x % 2000) as f32 / 100.0 - 10.0).to_bits())
         .collect()
 }
 
@@ -80,6 +75,15 @@ fn xorshift(n: usize, seed: u32) -> Vec<u32> {
             s ^= s << 5;
             s
         })
+        .collect()
+}
+
+/// `n` pseudo-random `float`s spread over ±128 × `scale` (from [`xorshift`]), as buffer
+/// words.
+fn spread_floats(n: usize, seed: u32, scale: f32) -> Vec<u32> {
+    xorshift(n, seed)
+        .iter()
+        .map(|w| (((*w >> 8) as f32 / 65536.0 - 128.0) * scale).to_bits())
         .collect()
 }
 
@@ -3841,10 +3845,7 @@ fn pointer_results_ilogb_and_select_on_lanes() {
         1e30,
     ];
     let items = 53usize;
-    let mut x: Vec<u32> = xorshift(items, 13)
-        .iter()
-        .map(|w| (((*w >> 8) as f32 / 65536.0 - 128.0) * 1.37).to_bits())
-        .collect();
+    let mut x: Vec<u32> = spread_floats(items, 13, 1.37);
     let y: Vec<u32> = xorshift(items, 17)
         .iter()
         .map(|w| ((*w >> 12) as f32 / 512.0 + 0.25).to_bits())
@@ -3988,14 +3989,8 @@ fn geometric_functions_on_lanes() {
         [-3.07e38, 2.24e38, 0.5, -0.25],
     ];
     let items = 45usize;
-    let mut x: Vec<u32> = xorshift(4 * items, 23)
-        .iter()
-        .map(|w| (((*w >> 8) as f32 / 65536.0 - 128.0) * 0.71).to_bits())
-        .collect();
-    let y: Vec<u32> = xorshift(4 * items, 29)
-        .iter()
-        .map(|w| (((*w >> 8) as f32 / 65536.0 - 128.0) * 1.9).to_bits())
-        .collect();
+    let mut x: Vec<u32> = spread_floats(4 * items, 23, 0.71);
+    let y: Vec<u32> = spread_floats(4 * items, 29, 1.9);
     for (k, v) in specials.iter().enumerate() {
         for c in 0..4 {
             x[4 * k + c] = v[c].to_bits();

@@ -166,3 +166,20 @@ pub(crate) fn normalize_f64(b: &mut FunctionBuilder, x: &[Value]) -> Option<Vec<
     let len = length_in_f64(b, &y)?;
     Some(divide_unless_zero(b, &y, len, x, all_zero))
 }
+
+/// `normalize` of `x` (every component) or its `length` (one value): of `float`s
+/// promoted to double (`in_f64`: [`normalize_in_f64`], [`length_in_f64`]) or of doubles
+/// ([`normalize_f64`], [`length_f64`]). `None` for no components.
+pub(crate) fn length_or_normalize(
+    b: &mut FunctionBuilder,
+    x: &[Value],
+    normalize: bool,
+    in_f64: bool,
+) -> Option<Vec<Value>> {
+    match (normalize, in_f64) {
+        (true, true) => normalize_in_f64(b, x),
+        (false, true) => length_in_f64(b, x).map(|l| vec![l]),
+        (true, false) => normalize_f64(b, x),
+        (false, false) => length_f64(b, x).map(|l| vec![l]),
+    }
+}

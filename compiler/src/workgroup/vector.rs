@@ -4255,7 +4255,7 @@ impl VTx<'_, '_, '_, '_> {
         e: rspirv::spirv::OpenclStd100Op,
         inst: &Instruction,
     ) -> Result<Option<()>> {
-        use crate::codegen::geometric::{length_in_f64, normalize_in_f64};
+        use crate::codegen::geometric::length_or_normalize;
         use rspirv::spirv::OpenclStd100Op as E;
         let (n, normalize) = match e {
             E::length | E::fast_length => (1, false),
@@ -4291,7 +4291,6 @@ impl VTx<'_, '_, '_, '_> {
         }
         if t == types::F64 {
             // The scalar code lane by lane (`codegen/geometric.rs`).
-            use crate::codegen::geometric::{length_f64, normalize_f64};
             let mut lanes = Vec::with_capacity(x.len());
             for c in &x {
                 lanes.push(self.lanes(c)?);
@@ -4300,12 +4299,8 @@ impl VTx<'_, '_, '_, '_> {
             let mut res: Vec<Vec<Value>> = vec![Vec::with_capacity(self.w); m];
             for k in 0..self.w {
                 let xs: Vec<Value> = lanes.iter().map(|l| l[k]).collect();
-                let r = if normalize {
-                    normalize_f64(self.b, &xs)
-                } else {
-                    length_f64(self.b, &xs).map(|l| vec![l])
-                };
-                let r = r.ok_or_else(|| refuse("geometric function of no components"))?;
+                let r = length_or_normalize(self.b, &xs, normalize, false)
+                    .ok_or_else(|| refuse("geometric function of no components"))?;
                 for (c, v) in r.into_iter().enumerate() {
                     res[c].push(v);
                 }
@@ -4330,12 +4325,8 @@ impl VTx<'_, '_, '_, '_> {
             })
             .collect::<Option<Vec<Value>>>()
         {
-            let r = if normalize {
-                normalize_in_f64(self.b, &u)
-            } else {
-                length_in_f64(self.b, &u).map(|l| vec![l])
-            };
-            let r = r.ok_or_else(|| refuse("geometric function of no components"))?;
+            let r = length_or_normalize(self.b, &u, normalize, true)
+                .ok_or_else(|| refuse("geometric function of no components"))?;
             r.into_iter().map(|v| V::U(f32_of(self.b, v))).collect()
         } else {
             let mut parts = Vec::with_capacity(x.len());
@@ -4349,12 +4340,8 @@ impl VTx<'_, '_, '_, '_> {
             let mut res: Vec<Vec<Value>> = vec![Vec::with_capacity(self.w / 2); m];
             for j in 0..self.w / 2 {
                 let xs: Vec<Value> = parts.iter().map(|p| p[j]).collect();
-                let r = if normalize {
-                    normalize_in_f64(self.b, &xs)
-                } else {
-                    length_in_f64(self.b, &xs).map(|l| vec![l])
-                };
-                let r = r.ok_or_else(|| refuse("geometric function of no components"))?;
+                let r = length_or_normalize(self.b, &xs, normalize, true)
+                    .ok_or_else(|| refuse("geometric function of no components"))?;
                 for (k, v) in r.into_iter().enumerate() {
                     res[k].push(v);
                 }
