@@ -2,7 +2,8 @@
 //!
 //! - [`cfg`]: successors, predecessors and a reverse post-order of the blocks reachable
 //!   from the entry.
-//! - [`loops`]: natural loops and a block order with every loop contiguous.
+//! - [`loops`]: natural loops, a block order with every loop contiguous, and loop-closed
+//!   form (dedicated exits, exit phis for the values used after a loop).
 //! - [`uniformity`]: what each value is across the lanes of a vector of work-items
 //!   (consecutive along x): the same in every lane, affine (`base + lane × step`), or
 //!   varying; and which branches diverge.

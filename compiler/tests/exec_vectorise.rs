@@ -4566,3 +4566,115 @@ fn volatile_global_accesses() {
         assert_eq!((a[i], o[i]), (last, x + 10 * last + y), "work-item {i}");
     }
 }
+
+/// Loops whose lanes leave in different iterations, with values the same in every lane
+/// still inside (a counter) used after them: inside the loop the counter is uniform (one
+/// scalar, a uniform load `tbl[n]` and an atomic on `hist[n]` at one address), after it
+/// each lane has the count of the iteration it left in. A loop skipped entirely (`max`
+/// 0: clang merges that path into the loop's exit), nested loops, a `break`.
+#[test]
+fn counters_of_loops_lanes_leave_at_different_times() {
+    let src = "kernel void escape(global const float *lim, global const float *tbl,
+                                 global volatile int *hist, global int *o, uint max) {
+            size_t i = get_global_id(0);
+            float z = 0.0f, acc = 0.0f;
+            uint n = 0;
+            while (n < max && z < lim[i]) {
+                z = z * 1.5f + 1.0f;
+                acc += tbl[n];
+                atomic_inc(&hist[n]);
+                n++;
+            }
+            o[i] = (int)n * 1000 + (int)acc;
+        }
+        kernel void nested(global const int *a, global int *o) {
+            size_t i = get_global_id(0);
+            int total = 0, j = 0;
+            for (int r = 0; r < 3; r++) {
+                j = 0;
+                while (j < a[i] + r) j++;
+                total += j * (r + 1);
+            }
+            o[i] = total * 100 + j;
+        }
+        kernel void search(global const int *a, global int *o) {
+            size_t i = get_global_id(0);
+            int k, s = 0;
+            for (k = 0; k < 16; k++) {
+                if (a[i] == k) break;
+                s += k;
+            }
+            o[i] = k * 1000 + s;
+        }";
+    let n = 37usize;
+    let lim: Vec<f32> = (0..n).map(|i| (i * 7 % 23) as f32 * 3.0 - 2.0).collect();
+    let tbl: Vec<f32> = (0..64).map(|t| (t * t % 17) as f32).collect();
+    let Some(k) = harness::kernel(src, "escape") else {
+        return;
+    };
+    assert_vectorised(&k);
+    for max in [0u32, 5, 40] {
+        let (mut l, mut t) = (lim.clone(), tbl.clone());
+        let mut hist = vec![0i32; 64];
+        let mut o = vec![0i32; n];
+        let mut args = Args::new(&k.info);
+        args.buf(0, &mut l)
+            .buf(1, &mut t)
+            .buf(2, &mut hist)
+            .buf(3, &mut o);
+        args.val(4, max);
+        run(&k, &args, 1, [n as u64, 1, 1], [n as u64, 1, 1], [0; 3], 0);
+        let mut want_hist = vec![0i32; 64];
+        for i in 0..n {
+            let (mut z, mut acc, mut c) = (0.0f32, 0.0f32, 0u32);
+            while c < max && z < lim[i] {
+                z = z * 1.5 + 1.0;
+                acc += tbl[c as usize];
+                want_hist[c as usize] += 1;
+                c += 1;
+            }
+            assert_eq!(
+                o[i],
+                c as i32 * 1000 + acc as i32,
+                "escape, max {max}, work-item {i}"
+            );
+        }
+        // Every shape's run added to the histogram: one run's counts times the runs.
+        let runs = hist[0] / want_hist[0].max(1);
+        if max > 0 {
+            assert!(runs >= 1, "escape, max {max}: {hist:?}");
+        }
+        let want: Vec<i32> = want_hist.iter().map(|h| h * runs).collect();
+        assert_eq!(hist, want, "escape, max {max}: histogram");
+    }
+    let k = harness::kernel(src, "nested").expect("built once already");
+    assert_vectorised(&k);
+    let mut a: Vec<i32> = (0..n as i32).map(|i| i * 5 % 11 - 2).collect();
+    let mut o = vec![0i32; n];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut a).buf(1, &mut o);
+    run(&k, &args, 1, [n as u64, 1, 1], [n as u64, 1, 1], [0; 3], 0);
+    for i in 0..n {
+        let (mut total, mut j) = (0, 0);
+        for r in 0..3 {
+            j = (a[i] + r).max(0);
+            total += j * (r + 1);
+        }
+        assert_eq!(o[i], total * 100 + j, "nested, work-item {i}");
+    }
+    let k = harness::kernel(src, "search").expect("built once already");
+    assert_vectorised(&k);
+    let mut a: Vec<i32> = (0..n as i32).map(|i| i * 3 % 19).collect();
+    let mut o = vec![0i32; n];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut a).buf(1, &mut o);
+    run(&k, &args, 1, [n as u64, 1, 1], [n as u64, 1, 1], [0; 3], 0);
+    for i in 0..n {
+        let k = a[i].min(16);
+        assert_eq!(
+            o[i],
+            k * 1000 + (0..k).sum::<i32>(),
+            "search, work-item {i}"
+        );
+    }
+}

@@ -12,8 +12,10 @@
 
 use super::cfg::Cfg;
 use crate::codegen::Result;
+use crate::ir::Inst;
 use crate::spirv::{op_id, Function};
 use crate::CompileError;
+use rspirv::dr::Operand;
 use rspirv::spirv::{Op, Word};
 use std::collections::BTreeSet;
 
@@ -133,6 +135,247 @@ pub fn exit_first_headers(f: &Function, cfg: &Cfg) -> (Option<Loops>, Vec<(usize
     (Some(loops), out)
 }
 
+/// Give every loop exit block of `f` only predecessors in the loop, as LLVM's loop-simplify
+/// does (clang's output merges a loop's exit with the path that skips it): for an exit
+/// `e` entered from loop blocks and from elsewhere, a new block between the loop's edges
+/// and `e`, its phis taking what `e`'s phis took from the loop. [`close`] needs the
+/// exits so. `next` is the first unused id; returns whether anything changed.
+pub fn dedicate_exits(f: &mut Function, next: &mut Word) -> Result<bool> {
+    let mut changed = false;
+    // Each round splits one exit and starts again on the changed graph (bounded: a
+    // kernel has few loops; past the bound the rest stays as it is).
+    for _ in 0..64 {
+        let cfg = Cfg::new(f)?;
+        let loops = Loops::new(&cfg)?;
+        let found = loops.loops.iter().find_map(|lp| {
+            let inside = |b: usize| lp.blocks.contains(&b);
+            lp.blocks
+                .iter()
+                .flat_map(|&b| cfg.succs[b].iter().copied())
+                .filter(|&e| !inside(e))
+                .find(|&e| cfg.preds[e].iter().any(|&p| !inside(p)))
+                .map(|e| {
+                    let from: Vec<usize> = cfg.preds[e]
+                        .iter()
+                        .copied()
+                        .filter(|&p| inside(p))
+                        .collect();
+                    (e, from)
+                })
+        });
+        let Some((e, from)) = found else {
+            return Ok(changed);
+        };
+        let nphis = f.blocks[e]
+            .insts
+            .iter()
+            .filter(|i| i.class.opcode == Op::Phi)
+            .count();
+        let Some(end) = next.checked_add(1 + nphis as Word) else {
+            return Ok(changed);
+        };
+        let x = *next;
+        let mut fresh = x + 1..end;
+        *next = end;
+        let (e_label, from_labels): (Word, Vec<Word>) = (
+            f.blocks[e].label,
+            from.iter().map(|&p| f.blocks[p].label).collect(),
+        );
+        for &p in &from {
+            if let Some(term) = f.blocks[p].insts.last_mut() {
+                for o in term.operands.iter_mut() {
+                    if *o == Operand::IdRef(e_label) {
+                        *o = Operand::IdRef(x);
+                    }
+                }
+            }
+        }
+        let mut moved = Vec::new();
+        for phi in f.blocks[e]
+            .insts
+            .iter_mut()
+            .filter(|i| i.class.opcode == Op::Phi)
+        {
+            let (mut keep, mut take) = (Vec::new(), Vec::new());
+            for pair in phi.operands.chunks(2) {
+                match pair {
+                    [v, Operand::IdRef(l)] if from_labels.contains(l) => {
+                        take.extend([v.clone(), Operand::IdRef(*l)])
+                    }
+                    _ => keep.extend(pair.iter().cloned()),
+                }
+            }
+            let r = fresh.next().unwrap_or(x);
+            keep.extend([Operand::IdRef(r), Operand::IdRef(x)]);
+            phi.operands = keep;
+            moved.push(Inst::new(Op::Phi, phi.result_type, Some(r), take));
+        }
+        moved.push(Inst::new(
+            Op::Branch,
+            None,
+            None,
+            vec![Operand::IdRef(e_label)],
+        ));
+        f.blocks.insert(
+            e,
+            crate::spirv::Block {
+                label: x,
+                insts: moved,
+            },
+        );
+        changed = true;
+    }
+    Ok(changed)
+}
+
+/// Put `f` in loop-closed form where that is simple: every value a loop defines and a block
+/// after it uses reaches that use through an `OpPhi` in the loop's exit block (one phi per
+/// value and exit), as LLVM's LCSSA. Lanes leave a loop with a divergent exit in different
+/// iterations, so such a value differs between lanes after the loop even where it is the
+/// same in every lane still inside: the phi is the name of its value after the loop, and
+/// the uniformity analysis can keep the one inside uniform (`uniformity.rs`). A loop is
+/// closed only when every exit block is entered from the loop alone and each use after
+/// the loop is dominated by one exit; others are left as they are. Inner loops first, so
+/// a value leaving two loops passes through a phi at each exit. `next` is the first
+/// unused id; returns whether anything changed.
+pub fn close(f: &mut Function, cfg: &Cfg, loops: &Loops, next: &mut Word) -> bool {
+    let mut changed = false;
+    for lp in loops.loops.iter().rev() {
+        changed |= close_loop(f, cfg, lp, next);
+    }
+    changed
+}
+
+fn close_loop(f: &mut Function, cfg: &Cfg, lp: &Loop, next: &mut Word) -> bool {
+    let inside = |b: usize| lp.blocks.contains(&b);
+    let exits: BTreeSet<usize> = lp
+        .blocks
+        .iter()
+        .flat_map(|&b| cfg.succs[b].iter().copied())
+        .filter(|&s| !inside(s))
+        .collect();
+    if exits
+        .iter()
+        .any(|&e| cfg.preds[e].iter().any(|&p| !inside(p)))
+    {
+        return false;
+    }
+    let mut defined: std::collections::HashMap<Word, Word> = Default::default();
+    for &b in &lp.blocks {
+        for i in &f.blocks[b].insts {
+            if let (Some(r), Some(t)) = (i.result_id, i.result_type) {
+                defined.insert(r, t);
+            }
+        }
+    }
+    let index: std::collections::HashMap<Word, usize> = f
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(k, b)| (b.label, k))
+        .collect();
+    // Each use after the loop: (block, instruction, operand) and the exit dominating it.
+    let mut uses = Vec::new();
+    for (bi, blk) in f.blocks.iter().enumerate() {
+        if inside(bi) || cfg.rpo_pos[bi].is_none() {
+            continue;
+        }
+        for (ii, inst) in blk.insts.iter().enumerate() {
+            let phi = inst.class.opcode == Op::Phi;
+            for (k, o) in inst.operands.iter().enumerate() {
+                let Operand::IdRef(id) = o else { continue };
+                if !defined.contains_key(id) {
+                    continue;
+                }
+                // A phi's operand is used at the end of the predecessor it names.
+                let at = match phi {
+                    true => match inst.operands.get(k + 1) {
+                        Some(Operand::IdRef(from)) => match index.get(from) {
+                            Some(&p) => p,
+                            None => return false,
+                        },
+                        _ => return false,
+                    },
+                    false => bi,
+                };
+                if phi && exits.contains(&bi) && inside(at) {
+                    continue; // already an exit phi
+                }
+                match exits.iter().find(|&&e| cfg.dominates(e, at)) {
+                    Some(&e) => uses.push((bi, ii, k, *id, e)),
+                    None => return false,
+                }
+            }
+        }
+    }
+    let mut phis: std::collections::BTreeMap<(usize, Word), Word> = Default::default();
+    for &(_, _, _, id, e) in &uses {
+        if let std::collections::btree_map::Entry::Vacant(v) = phis.entry((e, id)) {
+            v.insert(*next);
+            match next.checked_add(1) {
+                Some(n) => *next = n,
+                None => return false, // out of ids: nothing changed yet
+            }
+        }
+    }
+    for &(bi, ii, k, id, e) in &uses {
+        f.blocks[bi].insts[ii].operands[k] = Operand::IdRef(phis[&(e, id)]);
+    }
+    for (&(e, id), &r) in phis.iter().rev() {
+        let mut ops = Vec::new();
+        for &p in &cfg.preds[e] {
+            ops.push(Operand::IdRef(id));
+            ops.push(Operand::IdRef(f.blocks[p].label));
+        }
+        let phi = Inst::new(Op::Phi, Some(defined[&id]), Some(r), ops);
+        f.blocks[e].insts.insert(0, phi);
+    }
+    !uses.is_empty()
+}
+
+/// Whether loop `lp` of `f` is in the form [`close`] gives: its exit blocks are entered from
+/// the loop alone, and every value it defines is used after it only by phis of those exit
+/// blocks, on edges from the loop.
+pub fn is_closed(f: &Function, cfg: &Cfg, lp: &Loop) -> bool {
+    let inside = |b: usize| lp.blocks.contains(&b);
+    let exits: BTreeSet<usize> = lp
+        .blocks
+        .iter()
+        .flat_map(|&b| cfg.succs[b].iter().copied())
+        .filter(|&s| !inside(s))
+        .collect();
+    if exits
+        .iter()
+        .any(|&e| cfg.preds[e].iter().any(|&p| !inside(p)))
+    {
+        return false;
+    }
+    let defined: std::collections::HashSet<Word> = lp
+        .blocks
+        .iter()
+        .flat_map(|&b| f.blocks[b].insts.iter().filter_map(|i| i.result_id))
+        .collect();
+    let label_inside = |l: Word| {
+        f.blocks
+            .iter()
+            .position(|b| b.label == l)
+            .is_some_and(inside)
+    };
+    f.blocks.iter().enumerate().all(|(bi, blk)| {
+        inside(bi)
+            || blk.insts.iter().all(|i| {
+                let exit_phi = i.class.opcode == Op::Phi && exits.contains(&bi);
+                i.operands.iter().enumerate().all(|(k, o)| match o {
+                    Operand::IdRef(id) if defined.contains(id) => {
+                        exit_phi
+                            && matches!(i.operands.get(k + 1), Some(Operand::IdRef(from)) if label_inside(*from))
+                    }
+                    _ => true,
+                })
+            })
+    })
+}
+
 /// One element of a linear order.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Item {
@@ -209,8 +452,13 @@ fn order_region(cfg: &Cfg, loops: &Loops, within: Option<usize>, region: &[usize
 
 #[cfg(test)]
 mod tests {
-    use super::{order, Item, Loops};
+    use super::{close, dedicate_exits, is_closed, order, Item, Loops};
     use crate::analysis::cfg::tests::cfg_of;
+    use crate::analysis::cfg::Cfg;
+    use crate::ir::Inst;
+    use crate::spirv::{Block, Function};
+    use rspirv::dr::Operand;
+    use rspirv::spirv::{Op, Word};
 
     /// 0 → 1 (outer header) → 2 (inner header) ⇄ 3, 2 → 4 → {1, 5}: the order keeps each
     /// loop contiguous, its header first, and exits after the loop.
@@ -251,6 +499,105 @@ mod tests {
                 ),
                 Item::Block(5),
             ]
+        );
+    }
+
+    /// A function of blocks `(label, instructions)`, block 0 the entry.
+    fn function(blocks: Vec<(Word, Vec<Inst>)>) -> Function {
+        Function {
+            id: 1,
+            name: "f".into(),
+            ret: 2,
+            params: Vec::new(),
+            blocks: blocks
+                .into_iter()
+                .map(|(label, insts)| Block { label, insts })
+                .collect(),
+        }
+    }
+
+    fn inst(op: Op, rt: Option<Word>, r: Option<Word>, ops: &[Word]) -> Inst {
+        Inst::new(op, rt, r, ops.iter().map(|i| Operand::IdRef(*i)).collect())
+    }
+
+    /// `n = 0; do { n++; } while (c);` and after it `n + 1` read directly (`direct`), or
+    /// through a phi of an exit shared with a path that skips the loop. The shared exit
+    /// gets a block of its own for the loop's edges, which takes the phi's entries from
+    /// the loop; a direct use gets a phi in the exit and reads that.
+    #[test]
+    fn loops_are_closed_through_dedicated_exits() {
+        const INT: Word = 100;
+        const ZERO: Word = 101;
+        let (s, c, n, n1, user_id): (Word, Word, Word, Word, Word) = (102, 103, 10, 11, 12);
+        let body = |entry: Inst, after: Inst| {
+            function(vec![
+                (20, vec![entry]),
+                (21, vec![inst(Op::Branch, None, None, &[22])]),
+                (
+                    22,
+                    vec![
+                        inst(Op::Phi, Some(INT), Some(n), &[ZERO, 21, n1, 22]),
+                        inst(Op::IAdd, Some(INT), Some(n1), &[n, ZERO]),
+                        inst(Op::BranchConditional, None, None, &[c, 22, 23]),
+                    ],
+                ),
+                (23, vec![after, inst(Op::Return, None, None, &[])]),
+            ])
+        };
+        // The shared exit.
+        let mut f = body(
+            inst(Op::BranchConditional, None, None, &[s, 23, 21]),
+            inst(Op::Phi, Some(INT), Some(user_id), &[ZERO, 20, n1, 22]),
+        );
+        let mut next = 200;
+        let cfg = Cfg::new(&f).expect("cfg");
+        let loops = Loops::new(&cfg).expect("loops");
+        assert!(!is_closed(&f, &cfg, &loops.loops[0]), "the exit is shared");
+        assert!(dedicate_exits(&mut f, &mut next).expect("reducible"));
+        let cfg = Cfg::new(&f).expect("cfg");
+        let loops = Loops::new(&cfg).expect("loops");
+        let x = f
+            .blocks
+            .iter()
+            .position(|b| b.label == 200)
+            .expect("new exit");
+        assert_eq!(
+            cfg.preds[x], loops.loops[0].latches,
+            "entered from the loop alone"
+        );
+        assert!(is_closed(&f, &cfg, &loops.loops[0]));
+        let moved = &f.blocks[x].insts[0];
+        assert_eq!(moved.operands, vec![Operand::IdRef(n1), Operand::IdRef(22)]);
+        let r = moved.result_id.expect("phi result");
+        let phi = f
+            .blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .find(|i| i.result_id == Some(user_id))
+            .expect("use");
+        assert_eq!(
+            phi.operands,
+            [ZERO, 20, r, 200].map(Operand::IdRef).to_vec(),
+            "the skip's entry stays, the loop's comes from the new block"
+        );
+        // The direct use.
+        let mut f = body(
+            inst(Op::Branch, None, None, &[21]),
+            inst(Op::IAdd, Some(INT), Some(user_id), &[n1, n1]),
+        );
+        let cfg = Cfg::new(&f).expect("cfg");
+        let loops = Loops::new(&cfg).expect("loops");
+        assert!(!is_closed(&f, &cfg, &loops.loops[0]));
+        assert!(!dedicate_exits(&mut f, &mut next).expect("reducible"));
+        assert!(close(&mut f, &cfg, &loops, &mut next));
+        assert!(is_closed(&f, &cfg, &loops.loops[0]));
+        let phi = &f.blocks[3].insts[0];
+        assert_eq!(phi.class.opcode, Op::Phi);
+        assert_eq!(phi.operands, vec![Operand::IdRef(n1), Operand::IdRef(22)]);
+        let r = phi.result_id.expect("phi result");
+        assert_eq!(
+            f.blocks[3].insts[1].operands,
+            vec![Operand::IdRef(r), Operand::IdRef(r)]
         );
     }
 

@@ -18,10 +18,18 @@
 //! different ways. Past a divergent branch a value can differ between lanes even when its
 //! operands do not (sync dependence): a phi where the paths join again (at the branch's
 //! immediate post-dominator, or inside the region the branch controls), and, when the
-//! branch decides whether lanes leave a loop, the loop's header phis and every value of
-//! the loop used after it (the lanes leave in different iterations). Those are `Varying`;
-//! the rest keeps the shape its operands give, so a loop counter beside an `if (l < s)`
-//! stays uniform.
+//! branch decides whether lanes leave a loop, what the loop leaves behind (the lanes leave
+//! in different iterations). Those are `Varying`; the rest keeps the shape its operands
+//! give, so a loop counter beside an `if (l < s)` stays uniform.
+//!
+//! A loop in closed form (`loops::close`: each value it defines reaches the blocks after
+//! it through a phi of its exit block) keeps, inside, the shapes of its values: the lanes
+//! still in the loop have run the same iterations, so `n` of `while (n < max && |z| < 2)
+//! n++;` is the same in each of them (LLVM's *temporal divergence*). Only the exit phis,
+//! its values after the loop, are varying; the values they take are listed in
+//! [`Uniformity::temporal`], for the lowering to keep per lane as each lane leaves. Other
+//! loops left by a divergent branch have their header phis and every value used after
+//! them made varying.
 //!
 //! The function must be inlined (no calls): a call's result is `Varying`.
 
@@ -71,6 +79,10 @@ pub struct Uniformity {
     shapes: HashMap<Word, Shape>,
     /// Labels of the blocks whose branch diverges.
     pub divergent: Vec<Word>,
+    /// Values of a closed loop that lanes leave in different iterations, used after it (by
+    /// its exit phis): whatever their shape inside, each lane's value is the one of the
+    /// iteration it left in (module documentation).
+    pub temporal: HashSet<Word>,
 }
 
 impl Uniformity {
@@ -130,86 +142,137 @@ pub fn analyse(p: &Program, f: &Function, cfg: &Cfg) -> Result<Uniformity> {
     let ipdom = cfg.post_dominators();
     let loops = crate::analysis::loops::Loops::new(cfg).ok();
     let mut forced: HashSet<Word> = HashSet::new();
+    let mut temporal: HashSet<Word> = HashSet::new();
     loop {
         let (shapes, divergent) = fixpoint(&facts, f, cfg, &forced)?;
         let before = forced.len();
         for &b in &divergent {
-            sync_dependence(f, cfg, &ipdom, loops.as_ref(), b, &mut forced);
+            let sync = Sync {
+                f,
+                cfg,
+                ipdom: &ipdom,
+                loops: loops.as_ref(),
+            };
+            sync.dependence(b, &mut forced, &mut temporal);
         }
         if forced.len() == before {
             let divergent = divergent.iter().map(|b| f.blocks[*b].label).collect();
-            return Ok(Uniformity { shapes, divergent });
+            return Ok(Uniformity {
+                shapes,
+                divergent,
+                temporal,
+            });
         }
     }
 }
 
-/// The values a divergent branch in block `b` makes varying even when their operands are
-/// not: the phis where its paths join again (at its immediate post-dominator, and inside
-/// the region it controls); and, when it decides whether lanes leave a loop (the join is
-/// outside the loop, or there is none), every phi of the loop's header and every value
-/// defined in the loop and used after it (lanes leave in different iterations). Without
-/// post-dominators or loops (an irreducible graph), every result in a block reachable
-/// from `b`.
-fn sync_dependence(
-    f: &Function,
-    cfg: &Cfg,
-    ipdom: &[Option<usize>],
-    loops: Option<&crate::analysis::loops::Loops>,
-    b: usize,
-    forced: &mut HashSet<Word>,
-) {
-    let results = |blk: usize, phis_only: bool| {
-        f.blocks[blk]
-            .insts
-            .iter()
-            .filter(move |i| !phis_only || i.class.opcode == Op::Phi)
-            .filter_map(|i| i.result_id)
-    };
-    let join = ipdom.get(b).copied().flatten();
-    let Some(loops) = loops else {
-        let mut seen = HashSet::new();
+/// What [`Sync::dependence`] reads.
+struct Sync<'a> {
+    f: &'a Function,
+    cfg: &'a Cfg,
+    ipdom: &'a [Option<usize>],
+    loops: Option<&'a crate::analysis::loops::Loops>,
+}
+
+impl Sync<'_> {
+    /// The values a divergent branch in block `b` makes varying even when their operands
+    /// are not: the phis where its paths join again (at its immediate post-dominator, and
+    /// inside the region it controls); and, when it decides whether lanes leave a loop
+    /// (the join is outside the loop, or there is none), what the loop leaves behind. Of a
+    /// closed loop, that is its exit phis (the values they take go to `temporal`), and
+    /// the region stops at its back edges: lanes that left do not meet the others at its
+    /// header again. Of any other loop, every phi of its header and every value defined in
+    /// it and used after it. Without post-dominators or loops (an irreducible graph),
+    /// every result in a block reachable from `b`.
+    fn dependence(&self, b: usize, forced: &mut HashSet<Word>, temporal: &mut HashSet<Word>) {
+        let (f, cfg) = (self.f, self.cfg);
+        let results = |blk: usize, phis_only: bool| {
+            f.blocks[blk]
+                .insts
+                .iter()
+                .filter(move |i| !phis_only || i.class.opcode == Op::Phi)
+                .filter_map(|i| i.result_id)
+        };
+        let join = self.ipdom.get(b).copied().flatten();
+        let Some(loops) = self.loops else {
+            let mut seen = HashSet::new();
+            let mut work: Vec<usize> = cfg.succs[b].clone();
+            while let Some(x) = work.pop() {
+                if seen.insert(x) {
+                    forced.extend(results(x, false));
+                    work.extend(cfg.succs[x].iter().copied());
+                }
+            }
+            return;
+        };
+        let left: Vec<usize> = (0..loops.loops.len())
+            .filter(|&li| {
+                loops.contains(li, b)
+                    && join.is_none_or(|j| j >= f.blocks.len() || !loops.contains(li, j))
+            })
+            .collect();
+        // A single closed loop: only its exits are joins.
+        let closed = match left[..] {
+            [l] if crate::analysis::loops::is_closed(f, cfg, &loops.loops[l]) => Some(l),
+            _ => None,
+        };
+        // The region between the branch and its join.
+        let mut region = HashSet::new();
         let mut work: Vec<usize> = cfg.succs[b].clone();
         while let Some(x) = work.pop() {
-            if seen.insert(x) {
-                forced.extend(results(x, false));
-                work.extend(cfg.succs[x].iter().copied());
-            }
-        }
-        return;
-    };
-    // The region between the branch and its join.
-    let mut region = HashSet::new();
-    let mut work: Vec<usize> = cfg.succs[b].clone();
-    while let Some(x) = work.pop() {
-        if Some(x) == join || x >= f.blocks.len() || !region.insert(x) {
-            continue;
-        }
-        work.extend(cfg.succs[x].iter().copied());
-    }
-    for &x in &region {
-        forced.extend(results(x, true));
-    }
-    if let Some(j) = join.filter(|j| *j < f.blocks.len()) {
-        forced.extend(results(j, true));
-    }
-    // Loops whose exit the branch decides.
-    for (li, l) in loops.loops.iter().enumerate() {
-        let leaves = l.blocks.contains(&b)
-            && join.is_none_or(|j| j >= f.blocks.len() || !loops.contains(li, j));
-        if !leaves {
-            continue;
-        }
-        forced.extend(results(l.header, true));
-        let defined: HashSet<Word> = l.blocks.iter().flat_map(|&x| results(x, false)).collect();
-        for &x in &cfg.rpo {
-            if l.blocks.contains(&x) {
+            if Some(x) == join || x >= f.blocks.len() || !region.insert(x) {
                 continue;
             }
-            for i in &f.blocks[x].insts {
-                for o in &i.operands {
-                    if let Operand::IdRef(id) = o {
-                        if defined.contains(id) {
-                            forced.insert(*id);
+            for &s in &cfg.succs[x] {
+                let back =
+                    closed.is_some_and(|l| s == loops.loops[l].header && loops.contains(l, x));
+                if !back {
+                    work.push(s);
+                }
+            }
+        }
+        for &x in &region {
+            forced.extend(results(x, true));
+        }
+        if let Some(j) = join.filter(|j| *j < f.blocks.len()) {
+            forced.extend(results(j, true));
+        }
+        if let Some(l) = closed {
+            let lp = &loops.loops[l];
+            for &x in &lp.blocks {
+                for &e in &cfg.succs[x] {
+                    if lp.blocks.contains(&e) {
+                        continue;
+                    }
+                    for i in f.blocks[e]
+                        .insts
+                        .iter()
+                        .filter(|i| i.class.opcode == Op::Phi)
+                    {
+                        forced.extend(i.result_id);
+                        temporal.extend(i.operands.iter().step_by(2).filter_map(|o| match o {
+                            Operand::IdRef(id) => Some(*id),
+                            _ => None,
+                        }));
+                    }
+                }
+            }
+            return;
+        }
+        for &li in &left {
+            let l = &loops.loops[li];
+            forced.extend(results(l.header, true));
+            let defined: HashSet<Word> = l.blocks.iter().flat_map(|&x| results(x, false)).collect();
+            for &x in &cfg.rpo {
+                if l.blocks.contains(&x) {
+                    continue;
+                }
+                for i in &f.blocks[x].insts {
+                    for o in &i.operands {
+                        if let Operand::IdRef(id) = o {
+                            if defined.contains(id) {
+                                forced.insert(*id);
+                            }
                         }
                     }
                 }
@@ -575,5 +638,54 @@ mod tests {
             .filter(|r| matches!(u.shape(*r), Shape::Affine(_)))
             .count();
         assert!(affine >= 2, "x and the output address are affine");
+    }
+
+    /// The same loop in closed form (`loops::dedicate_exits`, `loops::close`): its lanes
+    /// still inside have run the same iterations, so the counter is uniform there and only
+    /// its exit phi, the count each lane left with, is varying; the orbit stays varying.
+    #[test]
+    fn a_closed_loop_keeps_its_counter_uniform_inside() {
+        use crate::analysis::loops::{self, Loops};
+        let spv = include_bytes!("testdata/mandelbrot.spv");
+        let (p, mut f, _) = analysed(spv, "mandel");
+        let mut next = crate::workgroup::regions::next_id(&p, &f).expect("ids");
+        loops::dedicate_exits(&mut f, &mut next).expect("reducible");
+        let cfg = Cfg::new(&f).expect("cfg");
+        let lps = Loops::new(&cfg).expect("loops");
+        assert_eq!(lps.loops.len(), 1);
+        // (llvm-spirv's output already has the count's exit phi: nothing to add.)
+        loops::close(&mut f, &cfg, &lps, &mut next);
+        assert!(loops::is_closed(&f, &cfg, &lps.loops[0]));
+        let u = analyse(&p, &f, &cfg).expect("analyses");
+        let header = &f.blocks[lps.loops[0].header];
+        let int = |i: &crate::ir::Inst| {
+            matches!(
+                i.result_type.map(|t| p.ty(t)),
+                Some(Ok(crate::spirv::Type::Int { .. }))
+            )
+        };
+        let (mut counters, mut orbits) = (0, 0);
+        for i in header.insts.iter().filter(|i| i.class.opcode == Op::Phi) {
+            let r = i.result_id.expect("phi result");
+            if int(i) {
+                counters += 1;
+                assert_eq!(u.shape(r), Shape::Uniform, "counter %{r}");
+                assert!(u.temporal.contains(&r), "counter %{r} leaves per lane");
+            } else {
+                orbits += 1;
+                assert_eq!(u.shape(r), Shape::Varying, "orbit %{r}");
+            }
+        }
+        assert_eq!((counters, orbits), (1, 2));
+        let after: Vec<_> = (0..f.blocks.len())
+            .filter(|b| !lps.contains(0, *b))
+            .flat_map(|b| &f.blocks[b].insts)
+            .filter(|i| i.class.opcode == Op::Phi && int(i))
+            .collect();
+        assert!(!after.is_empty(), "the count leaves through an exit phi");
+        for i in after {
+            let r = i.result_id.expect("phi result");
+            assert_eq!(u.shape(r), Shape::Varying, "count after the loop %{r}");
+        }
     }
 }

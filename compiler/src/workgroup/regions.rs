@@ -364,6 +364,20 @@ pub struct Inlined {
     pub func: Function,
 }
 
+/// The first id above every id of the module and of `f` (a function this module made,
+/// whose fresh ids the module does not hold).
+pub fn next_id(p: &Program, f: &Function) -> Result<Word> {
+    let mut next = Ids::new(p)?.next;
+    for b in &f.blocks {
+        for id in std::iter::once(b.label).chain(b.insts.iter().filter_map(|i| i.result_id)) {
+            next = next.max(id.checked_add(1).ok_or_else(|| {
+                CompileError::Invalid(format!("id %{id} is not below the id bound"))
+            })?);
+        }
+    }
+    Ok(next)
+}
+
 /// `kernel` with every call inlined, transitively: one function whose control flow the
 /// analyses see whole (`crate::analysis`).
 pub fn inline_all(p: &Program, kernel: Word) -> Result<Inlined> {

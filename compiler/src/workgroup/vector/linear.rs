@@ -585,7 +585,11 @@ impl VTx<'_, '_, '_, '_> {
             let (ty, count) = self.vector_type(self.value_spirv_type(*id)?)?;
             let n = (count > 1).then_some(count);
             let t = scalar_ty(self.p, ty)?;
-            let repr = if self.plan.shapes.shape(*id) == Shape::Uniform {
+            // A value the same in every lane inside the loop is not after it when lanes
+            // leave in different iterations (`Uniformity::temporal`).
+            let repr = if self.plan.shapes.shape(*id) == Shape::Uniform
+                && !self.plan.shapes.temporal.contains(id)
+            {
                 Repr::Uniform
             } else if self.is_bool(ty) {
                 Repr::Mask
