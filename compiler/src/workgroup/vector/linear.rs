@@ -679,9 +679,20 @@ impl VTx<'_, '_, '_, '_> {
                 None => e,
             });
         }
-        if let Some(left) = left {
-            for (id, repr, t, vars, n) in &outs {
-                let cur = self.val(*id)?;
+        if let Some(left) = left.filter(|_| !outs.is_empty()) {
+            // Only in iterations some lane leaves in: few, against every iteration's
+            // blends (mandelbrot's 8 lanes leave in at most 8 of up to 256).
+            // The values are made here, where the code after the loop may reuse them.
+            let mut curs = Vec::with_capacity(outs.len());
+            for (id, ..) in &outs {
+                curs.push(self.val(*id)?);
+            }
+            let any = self.b.ins().vany_true(left);
+            let keep = self.b.create_block();
+            let go_on = self.b.create_block();
+            self.b.ins().brif(any, keep, &[], go_on, &[]);
+            self.b.switch_to_block(keep);
+            for ((_, repr, t, vars, n), cur) in outs.iter().zip(curs) {
                 let old = self.read_vars_n(*repr, vars, *n);
                 let uniform = matches!(repr, Repr::Uniform);
                 let new = self.blend(left, &cur, &old, *t, uniform, *repr == Repr::Mask)?;
@@ -690,6 +701,8 @@ impl VTx<'_, '_, '_, '_> {
                     self.b.def_var(*var, x);
                 }
             }
+            self.b.ins().jump(go_on, &[]);
+            self.b.switch_to_block(go_on);
         }
         let mut next = Vec::new();
         for (phi, incoming) in &phis {
