@@ -67,8 +67,9 @@ pub struct State {
     blocks: HashMap<usize, Value>,
     /// Exit edges of the loops being emitted: the union of their masks so far.
     exits: HashMap<(usize, usize), Variable>,
-    /// Exit edges taken in the current iteration of each loop being emitted.
-    exits_now: HashMap<usize, Vec<Value>>,
+    /// Exit edges taken in the current iteration of each loop being emitted: the edge's
+    /// union and the mask of the lanes taking it now.
+    exits_now: HashMap<usize, Vec<(Variable, Value)>>,
     /// Headers of the loops being emitted (their phis are variables, not blends).
     headers: HashSet<usize>,
     /// All ones.
@@ -266,10 +267,8 @@ impl VTx<'_, '_, '_, '_> {
                     .exits
                     .get(&(from, to))
                     .ok_or_else(|| refuse("loop exit not prepared"))?;
-                let acc = self.b.use_var(var);
-                let acc = self.b.ins().bor(acc, m);
-                self.b.def_var(var, acc);
-                self.lin.exits_now.entry(l).or_default().push(m);
+                // Added to the edge's union at the end of the iteration.
+                self.lin.exits_now.entry(l).or_default().push((var, m));
                 return Ok(());
             }
         }
@@ -673,16 +672,17 @@ impl VTx<'_, '_, '_, '_> {
         let back = back.unwrap_or(zero);
         let now = self.lin.exits_now.remove(&l).unwrap_or_default();
         let mut left: Option<Value> = None;
-        for e in now {
+        for (_, e) in &now {
             left = Some(match left {
-                Some(x) => self.b.ins().bor(x, e),
-                None => e,
+                Some(x) => self.b.ins().bor(x, *e),
+                None => *e,
             });
         }
-        if let Some(left) = left.filter(|_| !outs.is_empty()) {
-            // Only in iterations some lane leaves in: few, against every iteration's
-            // blends (mandelbrot's 8 lanes leave in at most 8 of up to 256).
-            // The values are made here, where the code after the loop may reuse them.
+        if let Some(left) = left {
+            // The exits' unions and the leaving lanes' values, only in iterations some
+            // lane leaves in: few, against every iteration's blends (mandelbrot's 8 lanes
+            // leave in at most 8 of up to 256). The values are made here, where the code
+            // after the loop may reuse them.
             let mut curs = Vec::with_capacity(outs.len());
             for (id, ..) in &outs {
                 curs.push(self.val(*id)?);
@@ -692,6 +692,11 @@ impl VTx<'_, '_, '_, '_> {
             let go_on = self.b.create_block();
             self.b.ins().brif(any, keep, &[], go_on, &[]);
             self.b.switch_to_block(keep);
+            for (var, m) in now {
+                let acc = self.b.use_var(var);
+                let acc = self.b.ins().bor(acc, m);
+                self.b.def_var(var, acc);
+            }
             for ((_, repr, t, vars, n), cur) in outs.iter().zip(curs) {
                 let old = self.read_vars_n(*repr, vars, *n);
                 let uniform = matches!(repr, Repr::Uniform);
