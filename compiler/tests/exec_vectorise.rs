@@ -4585,7 +4585,7 @@ fn counters_of_loops_lanes_leave_at_different_times() {
                 atomic_inc(&hist[n]);
                 n++;
             }
-            o[i] = (int)n * 1000 + (int)acc;
+            o[i] = (int)n * 1000 + (int)acc + (int)tbl[n] * 100000;
         }
         kernel void nested(global const int *a, global int *o) {
             size_t i = get_global_id(0);
@@ -4635,7 +4635,7 @@ fn counters_of_loops_lanes_leave_at_different_times() {
             }
             assert_eq!(
                 o[i],
-                c as i32 * 1000 + acc as i32,
+                c as i32 * 1000 + acc as i32 + tbl[c as usize] as i32 * 100_000,
                 "escape, max {max}, work-item {i}"
             );
         }
@@ -4676,5 +4676,49 @@ fn counters_of_loops_lanes_leave_at_different_times() {
             k * 1000 + (0..k).sum::<i32>(),
             "search, work-item {i}"
         );
+    }
+}
+
+/// A loop lanes leave at different times between two barriers, its count used after the
+/// second: the count is kept per work-item across the barrier (its exit phi is varying),
+/// though the same in every lane still inside the loop.
+#[test]
+fn counters_of_loops_between_barriers() {
+    let src = "kernel void runs(global const int *a, global int *o, local int *t) {
+            int l = get_local_id(0), size = get_local_size(0);
+            t[l] = a[get_global_id(0)];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            int n = 0;
+            while (n < 20 && t[(l + n) % size] > 0) n++;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            t[l] = n;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            o[get_global_id(0)] = n * 100 + t[(l + 1) % size];
+        }";
+    let (groups, wg) = (3usize, 16usize);
+    let input: Vec<i32> = (0..(groups * wg) as i32)
+        .map(|i| if i % 7 == 3 || i % 11 == 5 { 0 } else { i })
+        .collect();
+    let Some(k) = harness::kernel(src, "runs") else {
+        return;
+    };
+    assert_vectorised(&k);
+    let mut a = input.clone();
+    let mut o = vec![0i32; groups * wg];
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut a).buf(1, &mut o);
+    args.local(2, k.static_local_size as u64);
+    let n = (groups * wg) as u64;
+    run(&k, &args, 1, [n, 1, 1], [wg as u64, 1, 1], [0; 3], 4 * wg);
+    for g in 0..groups {
+        let t = &input[g * wg..(g + 1) * wg];
+        let count = |l: usize| (0..20).take_while(|&n| t[(l + n) % wg] > 0).count() as i32;
+        for l in 0..wg {
+            assert_eq!(
+                o[g * wg + l],
+                count(l) * 100 + count((l + 1) % wg),
+                "group {g}, work-item {l}"
+            );
+        }
     }
 }
