@@ -355,12 +355,13 @@ pub fn is_closed(f: &Function, cfg: &Cfg, lp: &Loop) -> bool {
         .iter()
         .flat_map(|&b| f.blocks[b].insts.iter().filter_map(|i| i.result_id))
         .collect();
-    let label_inside = |l: Word| {
-        f.blocks
-            .iter()
-            .position(|b| b.label == l)
-            .is_some_and(inside)
-    };
+    let index: std::collections::HashMap<Word, usize> = f
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(k, b)| (b.label, k))
+        .collect();
+    let label_inside = |l: Word| index.get(&l).is_some_and(|&k| inside(k));
     f.blocks.iter().enumerate().all(|(bi, blk)| {
         inside(bi)
             || blk.insts.iter().all(|i| {

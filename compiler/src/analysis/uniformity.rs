@@ -141,6 +141,13 @@ pub fn analyse(p: &Program, f: &Function, cfg: &Cfg) -> Result<Uniformity> {
     };
     let ipdom = cfg.post_dominators();
     let loops = crate::analysis::loops::Loops::new(cfg).ok();
+    // Which loops are in closed form (`loops::close`), once: a scan of the function each.
+    let closed: Vec<bool> = loops.as_ref().map_or_else(Vec::new, |ls| {
+        ls.loops
+            .iter()
+            .map(|l| crate::analysis::loops::is_closed(f, cfg, l))
+            .collect()
+    });
     let mut forced: HashSet<Word> = HashSet::new();
     let mut temporal: HashSet<Word> = HashSet::new();
     loop {
@@ -152,6 +159,7 @@ pub fn analyse(p: &Program, f: &Function, cfg: &Cfg) -> Result<Uniformity> {
                 cfg,
                 ipdom: &ipdom,
                 loops: loops.as_ref(),
+                closed: &closed,
             };
             sync.dependence(b, &mut forced, &mut temporal);
         }
@@ -172,6 +180,8 @@ struct Sync<'a> {
     cfg: &'a Cfg,
     ipdom: &'a [Option<usize>],
     loops: Option<&'a crate::analysis::loops::Loops>,
+    /// Whether each loop is in closed form.
+    closed: &'a [bool],
 }
 
 impl Sync<'_> {
@@ -213,7 +223,7 @@ impl Sync<'_> {
             .collect();
         // A single closed loop: only its exits are joins.
         let closed = match left[..] {
-            [l] if crate::analysis::loops::is_closed(f, cfg, &loops.loops[l]) => Some(l),
+            [l] if self.closed.get(l) == Some(&true) => Some(l),
             _ => None,
         };
         // The region between the branch and its join.
