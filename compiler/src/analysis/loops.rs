@@ -228,6 +228,30 @@ pub fn dedicate_exits(f: &mut Function, next: &mut Word) -> Result<bool> {
     Ok(changed)
 }
 
+/// The blocks loop `lp` exits to, if each is entered from the loop alone.
+fn dedicated_exits(cfg: &Cfg, lp: &Loop) -> Option<BTreeSet<usize>> {
+    let inside = |b: usize| lp.blocks.contains(&b);
+    let exits: BTreeSet<usize> = lp
+        .blocks
+        .iter()
+        .flat_map(|&b| cfg.succs[b].iter().copied())
+        .filter(|&s| !inside(s))
+        .collect();
+    let dedicated = exits
+        .iter()
+        .all(|&e| cfg.preds[e].iter().all(|&p| inside(p)));
+    dedicated.then_some(exits)
+}
+
+/// Each block's index by its label.
+fn label_index(f: &Function) -> std::collections::HashMap<Word, usize> {
+    f.blocks
+        .iter()
+        .enumerate()
+        .map(|(k, b)| (b.label, k))
+        .collect()
+}
+
 /// Put `f` in loop-closed form where that is simple: every value a loop defines and a block
 /// after it uses reaches that use through an `OpPhi` in the loop's exit block (one phi per
 /// value and exit), as LLVM's LCSSA. Lanes leave a loop with a divergent exit in different
@@ -248,18 +272,9 @@ pub fn close(f: &mut Function, cfg: &Cfg, loops: &Loops, next: &mut Word) -> boo
 
 fn close_loop(f: &mut Function, cfg: &Cfg, lp: &Loop, next: &mut Word) -> bool {
     let inside = |b: usize| lp.blocks.contains(&b);
-    let exits: BTreeSet<usize> = lp
-        .blocks
-        .iter()
-        .flat_map(|&b| cfg.succs[b].iter().copied())
-        .filter(|&s| !inside(s))
-        .collect();
-    if exits
-        .iter()
-        .any(|&e| cfg.preds[e].iter().any(|&p| !inside(p)))
-    {
+    let Some(exits) = dedicated_exits(cfg, lp) else {
         return false;
-    }
+    };
     let mut defined: std::collections::HashMap<Word, Word> = Default::default();
     for &b in &lp.blocks {
         for i in &f.blocks[b].insts {
@@ -268,12 +283,7 @@ fn close_loop(f: &mut Function, cfg: &Cfg, lp: &Loop, next: &mut Word) -> bool {
             }
         }
     }
-    let index: std::collections::HashMap<Word, usize> = f
-        .blocks
-        .iter()
-        .enumerate()
-        .map(|(k, b)| (b.label, k))
-        .collect();
+    let index = label_index(f);
     // Each use after the loop: (block, instruction, operand) and the exit dominating it.
     let mut uses = Vec::new();
     for (bi, blk) in f.blocks.iter().enumerate() {
@@ -338,29 +348,15 @@ fn close_loop(f: &mut Function, cfg: &Cfg, lp: &Loop, next: &mut Word) -> bool {
 /// blocks, on edges from the loop.
 pub fn is_closed(f: &Function, cfg: &Cfg, lp: &Loop) -> bool {
     let inside = |b: usize| lp.blocks.contains(&b);
-    let exits: BTreeSet<usize> = lp
-        .blocks
-        .iter()
-        .flat_map(|&b| cfg.succs[b].iter().copied())
-        .filter(|&s| !inside(s))
-        .collect();
-    if exits
-        .iter()
-        .any(|&e| cfg.preds[e].iter().any(|&p| !inside(p)))
-    {
+    let Some(exits) = dedicated_exits(cfg, lp) else {
         return false;
-    }
+    };
     let defined: std::collections::HashSet<Word> = lp
         .blocks
         .iter()
         .flat_map(|&b| f.blocks[b].insts.iter().filter_map(|i| i.result_id))
         .collect();
-    let index: std::collections::HashMap<Word, usize> = f
-        .blocks
-        .iter()
-        .enumerate()
-        .map(|(k, b)| (b.label, k))
-        .collect();
+    let index = label_index(f);
     let label_inside = |l: Word| index.get(&l).is_some_and(|&k| inside(k));
     f.blocks.iter().enumerate().all(|(bi, blk)| {
         inside(bi)
