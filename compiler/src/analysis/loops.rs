@@ -135,24 +135,44 @@ pub fn exit_first_headers(f: &Function, cfg: &Cfg) -> (Option<Loops>, Vec<(usize
     (Some(loops), out)
 }
 
+/// [`dedicate`], and then [`close`]: the form the uniformity analysis keeps loop values'
+/// shapes in. Returns the graph of the changed function. A graph with irreducible control
+/// flow is left as it is.
+pub fn closed_form(f: &mut Function, next: &mut Word) -> Result<Cfg> {
+    let (_, cfg, loops) = dedicate(f, next)?;
+    if let Some(loops) = loops {
+        // Phis do not change the graph: `cfg` stays right.
+        close(f, &cfg, &loops, next);
+    }
+    Ok(cfg)
+}
+
+/// [`dedicate`]'s change alone: whether anything changed.
+#[cfg(test)]
+pub fn dedicate_exits(f: &mut Function, next: &mut Word) -> Result<bool> {
+    Ok(dedicate(f, next)?.0)
+}
+
 /// Give every loop exit block of `f` only predecessors in the loop, as LLVM's loop-simplify
 /// does (clang's output merges a loop's exit with the path that skips it): for an exit
 /// `e` entered from loop blocks and from elsewhere, a new block between the loop's edges
 /// and `e`, its phis taking what `e`'s phis took from the loop. [`close`] needs the
-/// exits so. `next` is the first unused id; returns whether anything changed.
-pub fn dedicate_exits(f: &mut Function, next: &mut Word) -> Result<bool> {
+/// exits so. `next` is the first unused id. Returns whether anything changed, and the
+/// final graph and its loops (none if irreducible: then nothing changes).
+fn dedicate(f: &mut Function, next: &mut Word) -> Result<(bool, Cfg, Option<Loops>)> {
     let mut changed = false;
     // Each round splits one exit and starts again on the changed graph (bounded: a
     // kernel has few loops; past the bound the rest stays as it is).
-    for _ in 0..64 {
+    let mut round = 0;
+    loop {
         let cfg = Cfg::new(f)?;
-        let loops = Loops::new(&cfg)?;
+        let Ok(loops) = Loops::new(&cfg) else {
+            return Ok((changed, cfg, None));
+        };
         let found = loops.loops.iter().find_map(|lp| {
             let inside = |b: usize| lp.blocks.contains(&b);
-            lp.blocks
-                .iter()
-                .flat_map(|&b| cfg.succs[b].iter().copied())
-                .filter(|&e| !inside(e))
+            exits(&cfg, lp)
+                .into_iter()
                 .find(|&e| cfg.preds[e].iter().any(|&p| !inside(p)))
                 .map(|e| {
                     let from: Vec<usize> = cfg.preds[e]
@@ -163,16 +183,17 @@ pub fn dedicate_exits(f: &mut Function, next: &mut Word) -> Result<bool> {
                     (e, from)
                 })
         });
-        let Some((e, from)) = found else {
-            return Ok(changed);
+        let Some((e, from)) = found.filter(|_| round < 64) else {
+            return Ok((changed, cfg, Some(loops)));
         };
+        round += 1;
         let nphis = f.blocks[e]
             .insts
             .iter()
             .filter(|i| i.class.opcode == Op::Phi)
             .count();
         let Some(end) = next.checked_add(1 + nphis as Word) else {
-            return Ok(changed);
+            return Ok((changed, cfg, Some(loops)));
         };
         let x = *next;
         let mut fresh = x + 1..end;
@@ -225,21 +246,23 @@ pub fn dedicate_exits(f: &mut Function, next: &mut Word) -> Result<bool> {
         );
         changed = true;
     }
-    Ok(changed)
+}
+
+/// The blocks loop `lp` exits to.
+fn exits(cfg: &Cfg, lp: &Loop) -> BTreeSet<usize> {
+    lp.blocks
+        .iter()
+        .flat_map(|&b| cfg.succs[b].iter().copied())
+        .filter(|s| !lp.blocks.contains(s))
+        .collect()
 }
 
 /// The blocks loop `lp` exits to, if each is entered from the loop alone.
 fn dedicated_exits(cfg: &Cfg, lp: &Loop) -> Option<BTreeSet<usize>> {
-    let inside = |b: usize| lp.blocks.contains(&b);
-    let exits: BTreeSet<usize> = lp
-        .blocks
-        .iter()
-        .flat_map(|&b| cfg.succs[b].iter().copied())
-        .filter(|&s| !inside(s))
-        .collect();
+    let exits = exits(cfg, lp);
     let dedicated = exits
         .iter()
-        .all(|&e| cfg.preds[e].iter().all(|&p| inside(p)));
+        .all(|&e| cfg.preds[e].iter().all(|p| lp.blocks.contains(p)));
     dedicated.then_some(exits)
 }
 

@@ -148,19 +148,19 @@ pub fn analyse(p: &Program, f: &Function, cfg: &Cfg) -> Result<Uniformity> {
             .map(|l| crate::analysis::loops::is_closed(f, cfg, l))
             .collect()
     });
+    let sync = Sync {
+        f,
+        cfg,
+        ipdom: &ipdom,
+        loops: loops.as_ref(),
+        closed: &closed,
+    };
     let mut forced: HashSet<Word> = HashSet::new();
     let mut temporal: HashSet<Word> = HashSet::new();
     loop {
         let (shapes, divergent) = fixpoint(&facts, f, cfg, &forced)?;
         let before = forced.len();
         for &b in &divergent {
-            let sync = Sync {
-                f,
-                cfg,
-                ipdom: &ipdom,
-                loops: loops.as_ref(),
-                closed: &closed,
-            };
             sync.dependence(b, &mut forced, &mut temporal);
         }
         if forced.len() == before {

@@ -653,17 +653,7 @@ fn analyse(p: &Program, kernel: &Function) -> Result<Plan> {
     // Loop-closed form: values inside a loop with a divergent exit keep their shapes
     // (`uniformity.rs`).
     let mut next = regions::next_id(p, &inlined.func)?;
-    if Cfg::new(&inlined.func)
-        .and_then(|cfg| crate::analysis::loops::Loops::new(&cfg))
-        .is_ok()
-    {
-        crate::analysis::loops::dedicate_exits(&mut inlined.func, &mut next)?;
-    }
-    let cfg = Cfg::new(&inlined.func)?;
-    if let Ok(loops) = crate::analysis::loops::Loops::new(&cfg) {
-        // Phis do not change the graph: `cfg` stays right.
-        crate::analysis::loops::close(&mut inlined.func, &cfg, &loops, &mut next);
-    }
+    let cfg = crate::analysis::loops::closed_form(&mut inlined.func, &mut next)?;
     let shapes = uniformity::analyse(p, &inlined.func, &cfg)?;
     let linear = match shapes.divergent.is_empty() {
         true => None,
