@@ -8,10 +8,14 @@
 //! becomes a function of its own for the translator (its boundary blocks end at the
 //! boundary instruction), translated like a barrier-free kernel (uniform or masked mode,
 //! shapes from the whole split kernel's analysis). A region starts by reloading the values
-//! live into it from the four work-items' frames (one load from the first frame for a
-//! uniform value) and ends at a boundary by storing the values live across it into the
-//! frames, in the slots the scalar step uses ([`FramePlan::cross`]), so a work-item's frame
-//! means the same whichever loop runs it; every work-item of a group is at the same
+//! live into it that it reads from the lanes' frames (one load from the first frame for a
+//! uniform value) and ends at a boundary by storing the values live across it that it
+//! defines into the frames, in the slots the scalar step uses ([`FramePlan::cross`]), so a
+//! work-item's frame means the same whichever loop runs it. A value that only passes
+//! through a region stays in the frames as its defining region left them: Cranelift keeps
+//! a load whose result goes unused (loads are not pure to its e-graph), so tiled sgemm's
+//! compute region paid 36 dead loads per iteration for its tile loop's values. Every
+//! work-item of a group is at the same
 //! boundary (uniform control flow is a barrier's precondition), so the state the region
 //! reaches is one number.
 //!
@@ -42,6 +46,26 @@ pub struct Region {
     pub entry_point: Option<usize>,
     /// Boundary block label → its point index.
     pub boundary_of_block: HashMap<Word, usize>,
+    /// The ids the region's instructions read and those they define: a value live into
+    /// the region is reloaded only if the region reads it, and stored at a boundary only
+    /// if the region defines it (a value passing through stays in the frames as the region
+    /// that defined it left it).
+    pub uses: HashSet<Word>,
+    pub defines: HashSet<Word>,
+}
+
+/// The ids `f`'s instructions read (every id operand, phis' included) and define.
+fn uses_and_defines(f: &Function) -> (HashSet<Word>, HashSet<Word>) {
+    let (mut uses, mut defines) = (HashSet::new(), HashSet::new());
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        defines.extend(inst.result_id);
+        for o in &inst.operands {
+            if let rspirv::dr::Operand::IdRef(id) = o {
+                uses.insert(*id);
+            }
+        }
+    }
+    (uses, defines)
 }
 
 /// Every region of a split kernel, planned: region 0 starts at the kernel's entry, region
@@ -121,6 +145,10 @@ pub fn plan_steps(
     let mut regions = Vec::new();
     for (entry_point, label) in entries {
         let func = region_function(&split.func, label, &boundary_of_block)?;
+        let (uses, mut defines) = uses_and_defines(&func);
+        // A collective's result enters the region from the collective's own slot: for the
+        // frames' slot of values live across boundaries, the region is its definition.
+        defines.extend(entry_point.and_then(|i| split.points[i].inst.result_id));
         let local_stores = super::local_stores_of(p, &func, &split.func, prov.as_ref());
         let cfg = Cfg::new(&func)?;
         let linear = if masked {
@@ -149,6 +177,8 @@ pub fn plan_steps(
             region: Some(Region {
                 entry_point,
                 boundary_of_block: boundary_of_block.clone(),
+                uses,
+                defines,
             }),
             lanes: 4,
             why: String::new(),
@@ -279,7 +309,7 @@ impl VTx<'_, '_, '_, '_> {
         // A collective's own result comes from its slot (below), the rest from theirs.
         let own = split.points[i].inst.result_id;
         for id in &split.live[i] {
-            if Some(*id) == own {
+            if Some(*id) == own || !region.uses.contains(id) {
                 continue;
             }
             let (off, tys) = &frame.cross[id];
@@ -497,7 +527,7 @@ impl VTx<'_, '_, '_, '_> {
         // that stops its row early skips (`narrow.rs`).
         let mut fill = Vec::new();
         for id in &split.live[j] {
-            if Some(*id) == own {
+            if Some(*id) == own || !region.defines.contains(id) {
                 continue;
             }
             let (off, tys) = &frame.cross[id];
