@@ -533,7 +533,10 @@ pub(crate) fn translate_step<'p>(
 ) -> Result<FuncId> {
     let f = &split.func;
     let mut sig = env.signature(f)?;
-    sig.params.push(ir::AbiParam::new(types::I64));
+    // The frame, the cross area, the group's work-item count, the linear local id.
+    for _ in 0..4 {
+        sig.params.push(ir::AbiParam::new(types::I64));
+    }
     sig.params.push(ir::AbiParam::new(types::I32));
     sig.returns.clear();
     sig.returns.push(ir::AbiParam::new(types::I32));
@@ -715,6 +718,9 @@ impl<'a, 'e, 'p> FnTx<'a, 'e, 'p> {
         if let Some(step) = self.step.as_mut() {
             let missing = || CompileError::Codegen("missing step parameter".into());
             step.frame = it.next().ok_or_else(missing)?;
+            step.cross.area = it.next().ok_or_else(missing)?;
+            step.cross.items = it.next().ok_or_else(missing)?;
+            step.cross.linear = it.next().ok_or_else(missing)?;
             step.state = it.next().ok_or_else(missing)?;
         }
         self.ctx = self.b.ins().load(types::I64, trusted(), self.wi, WI_CTX);

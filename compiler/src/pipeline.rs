@@ -256,9 +256,12 @@ pub fn compile(
     let (private_size, frame_size) = match (&plan, &sub_lanes) {
         (Some(plan), Some((_, lanes))) => (
             env.private_size + plan.private_size.max(lanes.private_size),
-            plan.size.max(lanes.size),
+            (plan.size + plan.cross_size).max(lanes.size + lanes.cross_size),
         ),
-        (Some(plan), None) => (env.private_size + plan.private_size, plan.size),
+        (Some(plan), None) => (
+            env.private_size + plan.private_size,
+            plan.size + plan.cross_size,
+        ),
         (None, _) => (env.private_size, 0),
     };
     let handler = env.handler.clone();

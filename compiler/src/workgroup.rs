@@ -10,7 +10,8 @@
 //! - **With boundaries** (barriers, collectives, `wait_group_events`; see [`regions`] and
 //!   `codegen/regions.rs`): a loop over *rounds*. Each round runs the step of every
 //!   work-item from its own state (kept in its frame, `ctx.frame + linear_local_id *
-//!   frame_size`) to its next boundary. Work-group boundaries (barriers, work-group
+//!   frame_size`; its values live across boundaries in the cross area after the frames,
+//!   `codegen::regions::CrossBase`) to its next boundary. Work-group boundaries (barriers, work-group
 //!   collectives) are reached by every work-item (uniform control flow is their
 //!   precondition); work-items wait there until no work-item is at a sub-group boundary,
 //!   then that boundary's combine step ([`combine`]) reads every work-item's operand from
@@ -34,14 +35,17 @@
 //!   loop stores for every work-item. In inline mode the record exists too, for the calls
 //!   that remain, and gets its ids just before each of them.
 //!
-//! The frame arena (`frame_size × enqueued work-group size` bytes) is the executor's, one
-//! per worker, reused by every group the worker runs.
+//! The frame arena (`frame_size_per_item × enqueued work-group size` bytes: the frames,
+//! then the cross area) is the executor's, one per worker, reused by every group the
+//! worker runs.
 
 pub mod combine;
 pub mod regions;
 pub mod vector;
 
-use crate::codegen::regions::{FramePlan, PointKind, EXIT, SUB_GROUP_STATE, SUB_GROUP_WAIT};
+use crate::codegen::regions::{
+    CrossBase, FramePlan, PointKind, EXIT, SUB_GROUP_STATE, SUB_GROUP_WAIT,
+};
 use crate::codegen::{
     self, flat_types, load_typed, trusted, Env, FnTx, Inline, Result, WI_CTX, WI_FRAME_HI,
     WI_FRAME_LO, WI_GID, WI_LID, WI_STACK,
@@ -631,6 +635,7 @@ fn build_inline<'p>(
     });
     let mut step = codegen::regions::StepCtx::new(split, plan);
     step.frame = round.item;
+    step.cross = round.cross;
     step.state = round.state_now;
     tx.step = Some(step);
     tx.run_inline(pro.args.clone())?;
@@ -766,6 +771,8 @@ fn vector_round<'p>(
     let si = vector::steps::StepInputs {
         frame: round.frame,
         frame_size: plan.size as i64,
+        cross_area: round.cross.area,
+        items: round.cross.items,
         row,
         state: st,
     };
@@ -817,6 +824,7 @@ fn build_calls(
     };
     let round = open_round(b, plan, &pro, true, false);
     call_args.push(round.item);
+    call_args.extend([round.cross.area, round.cross.items, round.cross.linear]);
     call_args.push(round.state_now);
     let call = b.ins().call(fref, &call_args);
     let r = b
@@ -865,6 +873,8 @@ struct Round {
     uniform: Option<(Variable, Variable)>,
     /// This work-item's linear local id.
     linear: Value,
+    /// Where this work-item's values live across boundaries are.
+    cross: CrossBase,
 }
 
 /// Open round after round and the loop nest over the work-items inside; the builder is
@@ -896,6 +906,7 @@ fn open_round(
     let frame = b
         .ins()
         .load(types::I64, trusted(), pro.gctx, GroupContext::OFFSET_FRAME);
+    let (area, items) = CrossBase::area(b, pro.gctx, frame, plan.size);
     let first = b.declare_var(types::I8);
     let release = b.declare_var(types::I8);
     let alive = b.declare_var(types::I8);
@@ -991,6 +1002,11 @@ fn open_round(
         after,
         uniform,
         linear,
+        cross: CrossBase {
+            area,
+            items,
+            linear,
+        },
     }
 }
 

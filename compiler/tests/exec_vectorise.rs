@@ -1862,6 +1862,83 @@ fn opencl_vectors_live_across_a_barrier() {
     }
 }
 
+/// Values of every width live across barriers in the cross area, where one value of
+/// consecutive work-items is side by side: rows of 6 work-items (so vector lanes start at
+/// any linear id, not a multiple of four), 3 rows, and a last group along x of 2; a
+/// `float` and a `long` redefined between two barriers, a `bool`, `uchar` and `ushort`
+/// only passing through the middle regions to the last.
+#[test]
+fn values_of_every_width_live_across_barriers() {
+    let src = "kernel void cross(global const int *in, global long *out, local int *tmp) {
+        size_t i = get_global_id(0) + get_global_size(0) * get_global_id(1);
+        uint l = get_local_id(0) + get_local_size(0) * get_local_id(1);
+        uint n = get_local_size(0) * get_local_size(1);
+        int a = in[i];
+        tmp[l] = a;
+        float f = (float)a * 0.5f;
+        long w = (long)a * 1000003L;
+        bool odd = (a & 1) != 0;
+        uchar c = (uchar)(a * 7);
+        ushort s = (ushort)(a * 13);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int nb = tmp[(l + 1) % n];
+        f = f + (float)nb;
+        w = w - (long)nb;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        tmp[l] = nb * 3;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int nb2 = tmp[(l + n - 1) % n];
+        out[i] = (long)(f * 4.0f) + w + (odd ? 100000L : 0L) + (long)c * 7L + (long)s * 11L
+            + (long)nb2 * 5L;
+    }";
+    let Some(k) = harness::kernel(src, "cross") else {
+        return;
+    };
+    assert_vectorised(&k);
+    let (gx, gy, lx, ly) = (20usize, 6usize, 6usize, 3usize);
+    let n = gx * gy;
+    let input: Vec<i32> = (0..n)
+        .map(|i| (i as i32 * 7919 + 13) % 2001 - 1000)
+        .collect();
+    let mut out = vec![0i64; n];
+    let mut inb = input.clone();
+    let mut args = Args::new(&k.info);
+    args.buf(0, &mut inb)
+        .buf(1, &mut out)
+        .local(2, k.static_local_size as u64);
+    run(
+        &k,
+        &args,
+        2,
+        [gx as u64, gy as u64, 1],
+        [lx as u64, ly as u64, 1],
+        [0; 3],
+        4 * lx * ly,
+    );
+    for y in 0..gy {
+        for x in 0..gx {
+            let i = x + gx * y;
+            // This work-item's group: its width (the last along x is narrower) and place.
+            let (x0, y0) = (x / lx * lx, y / ly * ly);
+            let w_ = lx.min(gx - x0);
+            let cnt = w_ * ly;
+            let l = (x - x0) + w_ * (y - y0);
+            let at = |m: usize| input[x0 + m % w_ + gx * (y0 + m / w_)];
+            let a = input[i];
+            let nb = at((l + 1) % cnt);
+            // The neighbour before stored its own neighbour after: this one's input.
+            let nb2 = at(((l + cnt - 1) % cnt + 1) % cnt) * 3;
+            let f = a as f32 * 0.5 + nb as f32;
+            let w = a as i64 * 1000003 - nb as i64;
+            let odd = if a & 1 != 0 { 100000 } else { 0 };
+            let c = (a.wrapping_mul(7) as u8) as i64;
+            let s = (a.wrapping_mul(13) as u16) as i64;
+            let want = (f * 4.0) as i64 + w + odd + c * 7 + s * 11 + nb2 as i64 * 5;
+            assert_eq!(out[i], want, "out[{x}, {y}]");
+        }
+    }
+}
+
 /// OpenCL vectors through divergent control flow (masked mode): a `float4` accumulated in
 /// a loop whose trip count differs between lanes (a header phi, and a value used after
 /// the loop that keeps each lane's last iteration), and an `int2` chosen by a divergent

@@ -4,19 +4,23 @@
 //! The kernel, inlined and split by [`crate::workgroup::regions`], becomes one Cranelift
 //! function per kernel, the *step*:
 //! ```text
-//! step(kernel params…, wi: i64, frame: i64, state: i32) -> i32
+//! step(kernel params…, wi: i64, frame: i64, cross area: i64, items: i64, linear: i64,
+//!      state: i32) -> i32
 //! ```
 //! It runs one work-item from the point `state` (0 = kernel entry, else just after the
 //! boundary with that state) until the next boundary (returns its state) or the end of the kernel
 //! (returns [`EXIT`]). The work-group function (`workgroup.rs`) calls it for every
 //! work-item, region after region.
 //!
-//! What survives between two calls lives in the work-item's *frame*
-//! (`ctx.frame + linear_local_id * frame_size`), laid out by [`FramePlan`]:
+//! What survives between two calls lives in the group's frame arena (`ctx.frame`), laid
+//! out by [`FramePlan`]: first every work-item's *frame* (`ctx.frame + linear_local_id *
+//! size`), then the *cross area* of the values live across boundaries ([`CrossBase`]):
 //! - every `OpVariable` (private arrays and structs): a region's Cranelift stack frame is
 //!   gone when the step returns, so `Function` storage is at a fixed frame offset, and its
 //!   pointer is recomputed wherever it is used;
-//! - every SSA value live across a boundary (8 bytes per scalar): such a value is a
+//! - every SSA value live across a boundary, in the cross area, a row per scalar with the
+//!   work-items' values side by side (so the vector steps, `workgroup/vector/steps.rs`, move
+//!   a value of consecutive work-items with vector loads and stores): such a value is a
 //!   Cranelift `Variable` in the step, spilled to its slot at each boundary it is live
 //!   across and reloaded in the resume stub of that boundary's continuation, so Cranelift's
 //!   SSA construction merges "defined in this call" and "reloaded after a boundary";
@@ -37,7 +41,7 @@ use crate::spirv::{op_id, result_id, Program, Type};
 use crate::workgroup::regions::Split;
 use crate::CompileError;
 use cranelift_codegen::ir::{self, types, InstBuilder, Value};
-use cranelift_frontend::{Switch, Variable};
+use cranelift_frontend::{FunctionBuilder, Switch, Variable};
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{GroupOperation, Op, Scope, Word};
 use std::collections::HashMap;
@@ -211,8 +215,11 @@ impl PointKind {
 pub struct FramePlan {
     /// `OpVariable` result → offset.
     pub vars: HashMap<Word, u32>,
-    /// Cross-boundary value → offset of its first scalar (8 bytes each), scalar types.
+    /// Cross-boundary value → offset of its first scalar's row in the cross area (8 bytes
+    /// per scalar and work-item, [`CrossBase::addr`]), scalar types.
     pub cross: HashMap<Word, (u32, Vec<ir::Type>)>,
+    /// Bytes of the cross area per work-item.
+    pub cross_size: u64,
     /// Boundary `i + 1` is `points[i]`.
     pub points: Vec<PointKind>,
     /// Does boundary `i + 1` need a fence before it (device-scope barrier semantics)?
@@ -224,10 +231,53 @@ pub struct FramePlan {
     /// boundary's state grows with it, so the earliest one a sub-group waits at has the
     /// lowest state (`workgroup.rs`).
     pub order: Vec<u32>,
-    /// Bytes per work-item (a multiple of 16 and of every variable's alignment, ≤ 128).
+    /// Bytes of each work-item's frame (a multiple of 16 and of every variable's
+    /// alignment); the arena holds `size + cross_size` bytes per work-item.
     pub size: u64,
     /// Bytes of `OpVariable` storage per work-item.
     pub private_size: u64,
+}
+
+/// Where the values live across boundaries are: after the frames of the enqueued group's
+/// `items` work-items (`area = ctx.frame + items × size`), the scalar at cross offset `off`
+/// (a multiple of 8) of work-item `l` at `area + off × items + l × its size`, so one
+/// scalar of consecutive work-items is consecutive in memory.
+#[derive(Clone, Copy, Debug)]
+pub struct CrossBase {
+    pub area: Value,
+    /// Work-items of the enqueued group (the arena is sized by it).
+    pub items: Value,
+    /// The linear local id of the work-item (of a vector iteration's first lane).
+    pub linear: Value,
+}
+
+impl CrossBase {
+    /// The group's cross area and work-item count, from the arena at `frame` and the
+    /// context `gctx`, for frames of `size` bytes.
+    pub fn area(b: &mut FunctionBuilder, gctx: Value, frame: Value, size: u64) -> (Value, Value) {
+        let mut items = b.ins().iconst(types::I64, 1);
+        for d in 0..3 {
+            let e = b.ins().load(
+                types::I64,
+                trusted(),
+                gctx,
+                crate::GroupContext::OFFSET_ENQUEUED_LOCAL_SIZE + 8 * d,
+            );
+            items = b.ins().imul(items, e);
+        }
+        let frames = b.ins().imul_imm_s(items, size as i64);
+        (b.ins().iadd(frame, frames), items)
+    }
+
+    /// The address of the scalar of type `t` at cross offset `off` of the work-item
+    /// `lane` after this one.
+    pub fn addr(&self, b: &mut FunctionBuilder, off: u32, t: ir::Type, lane: i64) -> Value {
+        let row = b.ins().imul_imm_s(self.items, i64::from(off));
+        let row = b.ins().iadd(self.area, row);
+        let l = b.ins().iadd_imm_s(self.linear, lane);
+        let col = b.ins().imul_imm_s(l, i64::from(t.bytes()));
+        b.ins().iadd(row, col)
+    }
 }
 
 impl FramePlan {
@@ -484,6 +534,7 @@ pub fn plan(p: &Program, split: &Split) -> Result<FramePlan> {
     }
     plan.private_size = off;
     off = align_up(off, 8);
+    let mut cross_off = 0u64;
     for id in &split.cross {
         let ty = *result_types.get(id).ok_or(CompileError::InvalidId {
             id: *id,
@@ -492,9 +543,10 @@ pub fn plan(p: &Program, split: &Split) -> Result<FramePlan> {
         let mut tys = Vec::new();
         flat_types(p, ty, &mut tys)?;
         let n = tys.len() as u64;
-        plan.cross.insert(*id, (slot_u32(off)?, tys));
-        off = off.checked_add(8 * n).ok_or_else(overflow)?;
+        plan.cross.insert(*id, (slot_u32(cross_off)?, tys));
+        cross_off = cross_off.checked_add(8 * n).ok_or_else(overflow)?;
     }
+    plan.cross_size = cross_off;
     for pt in &split.points {
         let inst = &pt.inst;
         let (kind, fence) = match inst.class.opcode {
@@ -597,6 +649,8 @@ pub struct StepCtx<'p> {
     pub plan: &'p FramePlan,
     /// This work-item's frame (a step parameter).
     pub frame: Value,
+    /// Where its values live across boundaries are (step parameters).
+    pub cross: CrossBase,
     pub state: Value,
     pub cross_vars: HashMap<Word, Vec<Variable>>,
     /// Boundary block label → point index (0-based).
@@ -610,6 +664,11 @@ impl<'p> StepCtx<'p> {
             split,
             plan,
             frame: dummy,
+            cross: CrossBase {
+                area: dummy,
+                items: dummy,
+                linear: dummy,
+            },
             state: dummy,
             cross_vars: HashMap::new(),
             point_of_block: split
@@ -643,8 +702,8 @@ impl FnTx<'_, '_, '_> {
                 s.cross_vars.insert(*id, vars);
             }
         }
-        let (state, frame) = match self.step.as_ref() {
-            Some(s) => (s.state, s.frame),
+        let (state, frame, cross) = match self.step.as_ref() {
+            Some(s) => (s.state, s.frame, s.cross),
             None => return Err(CompileError::Codegen("no step state".into())),
         };
         let mut sw = Switch::new();
@@ -664,7 +723,7 @@ impl FnTx<'_, '_, '_> {
                 if Some(*id) == own {
                     continue;
                 }
-                self.reload(*id, frame)?;
+                self.reload(*id, cross)?;
             }
             if let (Some(r), PointKind::Collective(c)) = (own, plan.points[i]) {
                 let vals = (0..c.rn)
@@ -683,7 +742,7 @@ impl FnTx<'_, '_, '_> {
         Ok(())
     }
 
-    fn reload(&mut self, id: Word, frame: Value) -> Result<()> {
+    fn reload(&mut self, id: Word, cross: CrossBase) -> Result<()> {
         let Some(step) = self.step.as_ref() else {
             return Ok(());
         };
@@ -691,9 +750,9 @@ impl FnTx<'_, '_, '_> {
             return Err(CompileError::Codegen(format!("%{id} has no frame slot")));
         };
         let vars = step.cross_vars.get(&id).cloned().unwrap_or_default();
-        let off = *off as i32;
         for (k, (t, var)) in tys.clone().iter().zip(vars).enumerate() {
-            let v = self.b.ins().load(*t, trusted(), frame, off + 8 * k as i32);
+            let a = cross.addr(&mut self.b, off + 8 * k as u32, *t, 0);
+            let v = self.b.ins().load(*t, trusted(), a, 0);
             self.b.def_var(var, v);
         }
         Ok(())
@@ -711,7 +770,7 @@ impl FnTx<'_, '_, '_> {
                 self.cur_label
             ))
         })?;
-        let (split, plan, frame) = (step.split, step.plan, step.frame);
+        let (split, plan, frame, cross) = (step.split, step.plan, step.frame, step.cross);
         let own = inst.result_id;
         for id in &split.live[i] {
             if Some(*id) == own {
@@ -726,11 +785,10 @@ impl FnTx<'_, '_, '_> {
                 .and_then(|s| s.cross_vars.get(id))
                 .cloned()
                 .unwrap_or_default();
-            for (k, var) in vars.into_iter().enumerate().take(tys.len()) {
+            for (k, (var, t)) in vars.into_iter().zip(tys).enumerate() {
                 let v = self.b.use_var(var);
-                self.b
-                    .ins()
-                    .store(trusted(), v, frame, *off as i32 + 8 * k as i32);
+                let a = cross.addr(&mut self.b, off + 8 * k as u32, *t, 0);
+                self.b.ins().store(trusted(), v, a, 0);
             }
         }
         if let PointKind::Collective(c) = plan.points[i] {

@@ -149,11 +149,13 @@ pub struct SkipRest {
     pub ls0: Value,
 }
 
-/// The frames of four lanes: lane `k`'s is at `base + k × size`.
+/// The frames of the lanes: lane `k`'s is at `base + k × size`; their values live across
+/// boundaries side by side in the cross area (`cross.linear` is lane 0's linear local id).
 #[derive(Clone, Copy, Debug)]
 pub struct FrameBase {
     pub base: Value,
     pub size: i64,
+    pub cross: crate::codegen::regions::CrossBase,
 }
 
 /// A kernel the vectoriser takes: inlined and analysed once, translated by [`emit_loop`].
@@ -627,6 +629,11 @@ fn scratch(
         frames: frames.then_some(FrameBase {
             base: rest[7],
             size: 8,
+            cross: crate::codegen::regions::CrossBase {
+                area: rest[7],
+                items: rest[0],
+                linear: rest[1],
+            },
         }),
         ctx: rest[8],
         wi: rest[9],

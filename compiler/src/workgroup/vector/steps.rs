@@ -1,4 +1,4 @@
-//! Vector steps: the regions of a kernel with barriers, each run for four work-items at a
+//! Vector steps: the regions of a kernel with barriers, each run for W work-items at a
 //! time (PoCL's sub-CFG shape with the work-item loop vectorised).
 //!
 //! The kernel is split at its boundaries with every call inlined (`regions::split`); the
@@ -8,15 +8,16 @@
 //! becomes a function of its own for the translator (its boundary blocks end at the
 //! boundary instruction), translated like a barrier-free kernel (uniform or masked mode,
 //! shapes from the whole split kernel's analysis). A region starts by reloading the values
-//! live into it that it reads from the lanes' frames (one load from the first frame for a
-//! uniform value) and ends at a boundary by storing the values live across it that it
-//! defines into the frames, in the slots the scalar step uses ([`FramePlan::cross`]), so a
-//! work-item's frame means the same whichever loop runs it. A value that only passes
-//! through a region stays in the frames as its defining region left them: Cranelift keeps
-//! a load whose result goes unused (loads are not pure to its e-graph), so tiled sgemm's
-//! compute region paid 36 dead loads per iteration for its tile loop's values. Every
-//! work-item of a group is at the same
-//! boundary (uniform control flow is a barrier's precondition), so the state the region
+//! live into it that it reads (one load, lane 0's, for a uniform value) and ends at a
+//! boundary by storing the values live across it that it defines, in the cross-area rows
+//! the scalar step uses ([`FramePlan::cross`], [`CrossBase`]: the lanes' values side by
+//! side, so a varying 32-bit value is a vector load or store per four lanes, not four
+//! scalar ones), so a work-item's values mean the same whichever loop runs it. A value
+//! that only passes through a region stays where its defining region left it: Cranelift
+//! keeps a load whose result goes unused (loads are not pure to its e-graph), so tiled
+//! sgemm's compute region paid 36 dead loads per iteration for its tile loop's values.
+//! Every work-item of a group is at the same boundary (uniform control flow is a
+//! barrier's precondition), so the state the region
 //! reaches is one number.
 //!
 //! Kernels whose boundaries are work-group barriers and work-group collectives, with
@@ -29,7 +30,9 @@
 use super::{linear, refuse, FrameBase, Inputs, Plan, VTx, V};
 use crate::analysis::cfg::Cfg;
 use crate::analysis::uniformity::{self, Shape};
-use crate::codegen::regions::{operand_positions, Collective, FramePlan, PointKind, EXIT};
+use crate::codegen::regions::{
+    operand_positions, Collective, CrossBase, FramePlan, PointKind, EXIT,
+};
 use crate::codegen::{trusted, Result};
 use crate::spirv::op_id;
 use crate::spirv::{Block as SpvBlock, Function, Program};
@@ -266,6 +269,12 @@ fn region_function(
     })
 }
 
+/// Flags of a vector access to the cross area: consecutive lanes from any work-item on are
+/// 4-byte aligned, not 16.
+fn unaligned() -> ir::MemFlagsData {
+    ir::MemFlagsData::new().with_notrap()
+}
+
 /// The shape each of a value's `n` components is kept in: the value's, but an OpenCL
 /// vector is never taken as affine (its step is a scalar's notion).
 fn component_shape(shape: Shape, n: usize) -> Shape {
@@ -276,24 +285,35 @@ fn component_shape(shape: Shape, n: usize) -> Shape {
 }
 
 impl VTx<'_, '_, '_, '_> {
-    /// One scalar (or one component) of shape `shape` and type `t` from the slot at `off`
-    /// of the lanes' frames: lane 0's alone for a uniform or affine value.
-    fn reload_one(&mut self, shape: Shape, t: ir::Type, frames: FrameBase, off: i32) -> V {
+    /// One scalar (or one component) of shape `shape` and type `t` from the row at cross
+    /// offset `off`: lane 0's alone for a uniform or affine value, else the lanes' side by
+    /// side (a vector load per four 32-bit lanes).
+    fn reload_one(&mut self, shape: Shape, t: ir::Type, frames: FrameBase, off: u32) -> V {
+        let a = frames.cross.addr(self.b, off, t, 0);
         match shape {
-            Shape::Uniform => V::U(self.b.ins().load(t, trusted(), frames.base, off)),
+            Shape::Uniform => V::U(self.b.ins().load(t, trusted(), a, 0)),
             // Lane k is lane 0's value + k × step: only lane 0's is kept.
             Shape::Affine(step) if t.is_int() => {
-                let x = self.b.ins().load(t, trusted(), frames.base, off);
+                let x = self.b.ins().load(t, trusted(), a, 0);
                 V::Aff(x, super::canon(step, t))
             }
-            _ => {
-                let mut l = vec![frames.base; self.w];
-                for (k, x) in l.iter_mut().enumerate() {
-                    let a = self.b.ins().iadd_imm_s(frames.base, k as i64 * frames.size);
-                    *x = self.b.ins().load(t, trusted(), a, off);
+            _ => match super::vec_of(t) {
+                // Consecutive lanes need not be 16-byte aligned.
+                Some(vt) => V::Vec(
+                    (0..self.w / 4)
+                        .map(|j| self.b.ins().load(vt, unaligned(), a, 16 * j as i32))
+                        .collect(),
+                ),
+                None => {
+                    let l = (0..self.w)
+                        .map(|k| {
+                            let at = (k as u32 * t.bytes()) as i32;
+                            self.b.ins().load(t, trusted(), a, at)
+                        })
+                        .collect();
+                    self.gathered(t, l)
                 }
-                self.gathered(t, l)
-            }
+            },
         }
     }
 
@@ -319,7 +339,7 @@ impl VTx<'_, '_, '_, '_> {
             // step keeps them; each becomes one component value.
             let mut comps = Vec::with_capacity(tys.len());
             for (c, t) in tys.iter().enumerate() {
-                let off = *off as i32 + 8 * c as i32;
+                let off = *off + 8 * c as u32;
                 comps.push(self.reload_one(shape, *t, frames, off));
             }
             let ty = self.region_type(*id)?;
@@ -458,10 +478,10 @@ impl VTx<'_, '_, '_, '_> {
             .ok_or_else(|| refuse("a region without frames"))
     }
 
-    /// When the row stops after this iteration (`narrow.rs`): store `values` (slot offset,
-    /// uniform value) into the first lane's frame of every iteration left in the row,
-    /// where the next region reloads them from.
-    fn fill_skipped(&mut self, values: &[(i32, Value)], frames: FrameBase) -> Result<()> {
+    /// When the row stops after this iteration (`narrow.rs`): store `values` (cross offset,
+    /// uniform value) as the first lane's of every iteration left in the row, where the
+    /// next region reloads them from.
+    fn fill_skipped(&mut self, values: &[(u32, Value)], frames: FrameBase) -> Result<()> {
         let Some(skip) = self.inp.skip.filter(|_| !values.is_empty()) else {
             return Ok(());
         };
@@ -495,10 +515,14 @@ impl VTx<'_, '_, '_, '_> {
         self.b.ins().brif(more, body, &[], done, &[]);
         self.b.switch_to_block(body);
         let d = self.b.ins().isub(x, x0);
-        let d = self.b.ins().imul_imm_s(d, frames.size);
-        let a = self.b.ins().iadd(frames.base, d);
+        let first = CrossBase {
+            linear: self.b.ins().iadd(frames.cross.linear, d),
+            ..frames.cross
+        };
         for &(off, v) in values {
-            self.b.ins().store(trusted(), v, a, off);
+            let t = self.b.func.dfg.value_type(v);
+            let a = first.addr(self.b, off, t, 0);
+            self.b.ins().store(trusted(), v, a, 0);
         }
         let next = self.b.ins().iadd_imm_s(x, w);
         self.b.ins().jump(head, &[BlockArg::Value(next)]);
@@ -547,20 +571,33 @@ impl VTx<'_, '_, '_, '_> {
                 }
             };
             for (c, (v, t)) in comps.iter().zip(tys).enumerate() {
-                let off = *off as i32 + 8 * c as i32;
-                // A uniform value is kept once, in the first lane's frame, where the next
-                // region reloads it from; so is an affine one's first lane.
-                let l = match shape {
-                    Shape::Uniform => vec![self.lane(v, 0)?],
-                    Shape::Affine(_) if t.is_int() => vec![self.lane(v, 0)?],
-                    _ => self.lanes(v)?,
+                let off = *off + 8 * c as u32;
+                let a = frames.cross.addr(self.b, off, *t, 0);
+                // A uniform value is kept once, as the first lane's, where the next region
+                // reloads it from; so is an affine one's first lane.
+                let one = matches!(shape, Shape::Uniform)
+                    || matches!(shape, Shape::Affine(_) if t.is_int());
+                let vt = super::vec_of(*t).filter(|_| !one && !matches!(v, V::Mask(_)));
+                if let Some(vt) = vt {
+                    let parts = self.vector(v, *t)?;
+                    for (j, part) in parts.iter().enumerate() {
+                        if self.b.func.dfg.value_type(*part) != vt {
+                            return Err(refuse(format!("%{id} is not a {t}")));
+                        }
+                        self.b.ins().store(unaligned(), *part, a, 16 * j as i32);
+                    }
+                }
+                let l = match (one, vt) {
+                    (true, _) => vec![self.lane(v, 0)?],
+                    (false, Some(_)) => Vec::new(),
+                    (false, None) => self.lanes(v)?,
                 };
                 for (k, x) in l.iter().enumerate() {
                     if self.b.func.dfg.value_type(*x) != *t {
                         return Err(refuse(format!("%{id} is not a {t}")));
                     }
-                    let a = self.b.ins().iadd_imm_s(frames.base, k as i64 * frames.size);
-                    self.b.ins().store(trusted(), *x, a, off);
+                    let at = (k as u32 * t.bytes()) as i32;
+                    self.b.ins().store(trusted(), *x, a, at);
                 }
                 if refill {
                     match (shape, l.first()) {
@@ -603,6 +640,9 @@ impl VTx<'_, '_, '_, '_> {
 pub struct StepInputs {
     pub frame: Value,
     pub frame_size: i64,
+    /// The group's cross area and enqueued work-item count ([`CrossBase`]).
+    pub cross_area: Value,
+    pub items: Value,
     /// Linear local id of the row's first work-item (`(z × ls1 + y) × ls0`).
     pub row: Value,
     pub state: Value,
@@ -670,6 +710,11 @@ pub fn emit_step_loop<'p, 'e>(
             frames: Some(FrameBase {
                 base: fbase,
                 size: si.frame_size,
+                cross: CrossBase {
+                    area: si.cross_area,
+                    items: si.items,
+                    linear,
+                },
             }),
             skip: skip.map(|flag| super::SkipRest { flag, ls0 }),
             ..*inp
