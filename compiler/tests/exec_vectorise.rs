@@ -182,6 +182,65 @@ fn convolution_with_constant_weights_and_clamped_edges() {
     }
 }
 
+/// Clamped indices whose lanes wrap before the clamp (`x + off` past `INT_MAX`, `(uint)x +
+/// uoff` past `UINT_MAX`), sit exactly on the limits, or have limits narrower than the
+/// lanes: the test that no lane is clamped (64-bit, one compare) must fail exactly where
+/// some lane is, at every width.
+#[test]
+fn clamped_indices_at_the_edges_of_their_range() {
+    let src = "kernel void edges(global const float *in, global float *out, int off, int lo,
+                                  int hi, uint uoff, uint ulo, uint uhi) {
+        int x = get_global_id(0);
+        int xx = clamp(x + off, lo, hi);
+        uint ux = clamp((uint)x + uoff, ulo, uhi);
+        out[x] = in[xx] + in[ux] * 2.0f;
+    }";
+    let n = 64usize;
+    let m = i32::MAX as u32;
+    // (off, lo, hi, uoff, ulo, uhi); `in` has 64 elements, every clamp stays within.
+    let cases: [(i32, i32, i32, u32, u32, u32); 6] = [
+        (i32::MAX - 20, 0, 63, u32::MAX - 20, 0, 63),
+        (i32::MAX - 70, 0, 63, u32::MAX - 70, 3, 63),
+        (-5, 0, 63, 5, 0, 50),
+        (0, 0, 63, 0, 0, 63),
+        (0, 16, 16, 7, 9, 12),
+        (-(m as i32), 0, 63, m, 1, 2),
+    ];
+    for (off, lo, hi, uoff, ulo, uhi) in cases {
+        let bufs = vec![floats(n, 9), vec![0; n]];
+        let vals = [
+            (2, off as u32),
+            (3, lo as u32),
+            (4, hi as u32),
+            (5, uoff),
+            (6, ulo),
+            (7, uhi),
+        ];
+        let Some(out) = differential(
+            src,
+            "edges",
+            &bufs,
+            &[0, 1],
+            &vals,
+            [n as u64, 1],
+            [n as u64, 1],
+        ) else {
+            return;
+        };
+        let inp = f(&bufs[0]);
+        let o = f(&out[1]);
+        for (x, got) in o.iter().enumerate() {
+            let xx = (x as i32).wrapping_add(off).clamp(lo, hi) as usize;
+            let ux = (x as u32).wrapping_add(uoff).clamp(ulo, uhi) as usize;
+            assert_eq!(
+                *got,
+                inp[xx] + inp[ux] * 2.0,
+                "out[{x}] with off {off}, uoff {uoff}"
+            );
+        }
+    }
+}
+
 #[test]
 fn nbody_with_rsqrt() {
     let src = "kernel void nbody(global const float *px, global const float *py,
