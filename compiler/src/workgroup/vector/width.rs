@@ -6,10 +6,14 @@
 //! takes two registers, a `double` four): then every iteration spills and reloads. Measured (two threads,
 //! Ferrite alone, `FERRITE_LANES=4/8/16`): a naive matmul's loop keeps one `float` (and
 //! its affine index) and runs 2.8x faster at 16 lanes than at 4, a 5x5 convolution's 3.3x;
-//! mandelbrot's masked loop (four floats, two masks) 1.4x faster at 8 than at 4 and no
-//! faster at 16; n-body's (six floats, its time in `sqrt` and division) the same at every
-//! width. (An earlier measurement, before a select of booleans became one blend instead
-//! of a select per lane, had mandelbrot and n-body slower at 8 lanes.) So the chooser
+//! mandelbrot's masked loop (four floats, two masks) 1.4x faster at 8 than at 4, and since
+//! its iteration count stays uniform in the loop (`analysis/loops.rs`, closed form) 1.35x
+//! faster at 16 than at 8 although it then spills (13.1-13.9 and 9.7-10.1 ms): each lane's `zr`,
+//! `zi` are chains of dependent multiply-adds, and four independent chains per value hide
+//! their latency better than two; n-body's (six floats, its time in `sqrt` and division)
+//! the same at 8 and 16. (An earlier measurement, before a select of booleans became one
+//! blend instead of a select per lane, had mandelbrot and n-body slower at 8 lanes.) So
+//! the chooser
 //! counts, for every loop, the registers its varying values need across an iteration —
 //! header phis, values defined before the loop and used in it, and in masked mode the
 //! loop's masks and the values kept for lanes that left — and takes the widest width at
@@ -24,9 +28,10 @@ use rspirv::dr::Operand;
 use rspirv::spirv::{Op, Word};
 use std::collections::{HashMap, HashSet};
 
-/// Vector registers the values live across a loop's iterations may take (of 16: the rest
-/// for the temporaries of the body). 12 lets mandelbrot's loop (10 at 8 lanes) take 8.
-pub const BUDGET: usize = 12;
+/// Vector registers the values live across a loop's iterations may take (of 16, so the
+/// body's temporaries spill some): mandelbrot's loop (14 at 16 lanes) measured faster at
+/// 16 all the same, n-body's (24 at 16 lanes) not.
+pub const BUDGET: usize = 14;
 
 /// The widest of `widths` (ascending) at which every loop of `plan` fits the budget; the
 /// narrowest if none does. Also says why, for the kernel's handler note.
