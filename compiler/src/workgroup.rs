@@ -259,6 +259,9 @@ struct Prologue {
     ls: Vec<Value>,
     /// `group_id * enqueued_local_size + global_offset`: global id of local id 0.
     base: Vec<Value>,
+    /// Work-items of the enqueued group, whose frames the arena holds (a kernel with
+    /// boundaries; 0 otherwise).
+    items: Value,
 }
 
 /// Load the arguments and the group's geometry, and build the work-item record.
@@ -325,12 +328,12 @@ fn prologue(
     // Above every stack slot of this function (`jit.rs` keeps frame pointers).
     let fp = b.ins().get_frame_pointer(types::I64);
     b.ins().store(trusted(), fp, wi, WI_STACK);
-    let (frame_lo, frame_hi) = match step {
+    let (frame_lo, frame_hi, items) = match step {
         Some(plan) => {
             let lo = b
                 .ins()
                 .load(types::I64, trusted(), gctx, GroupContext::OFFSET_FRAME);
-            let mut items = b.ins().iconst(types::I64, plan.size as i64);
+            let mut items = b.ins().iconst(types::I64, 1);
             for d in 0..3 {
                 let e = b.ins().load(
                     types::I64,
@@ -340,11 +343,12 @@ fn prologue(
                 );
                 items = b.ins().imul(items, e);
             }
-            (lo, b.ins().iadd(lo, items))
+            let bytes = b.ins().imul_imm_s(items, plan.size as i64);
+            (lo, b.ins().iadd(lo, bytes), items)
         }
         None => {
             let z = b.ins().iconst(types::I64, 0);
-            (z, z)
+            (z, z, z)
         }
     };
     b.ins().store(trusted(), frame_lo, wi, WI_FRAME_LO);
@@ -391,6 +395,7 @@ fn prologue(
         wi,
         ls,
         base,
+        items,
     })
 }
 
@@ -906,7 +911,7 @@ fn open_round(
     let frame = b
         .ins()
         .load(types::I64, trusted(), pro.gctx, GroupContext::OFFSET_FRAME);
-    let (area, items) = CrossBase::area(b, pro.gctx, frame, plan.size);
+    let (area, items) = (CrossBase::area(b, frame, pro.items, plan.size), pro.items);
     let first = b.declare_var(types::I8);
     let release = b.declare_var(types::I8);
     let alive = b.declare_var(types::I8);

@@ -252,30 +252,17 @@ pub struct CrossBase {
 }
 
 impl CrossBase {
-    /// The group's cross area and work-item count, from the arena at `frame` and the
-    /// context `gctx`, for frames of `size` bytes.
-    pub fn area(b: &mut FunctionBuilder, gctx: Value, frame: Value, size: u64) -> (Value, Value) {
-        let mut items = b.ins().iconst(types::I64, 1);
-        for d in 0..3 {
-            let e = b.ins().load(
-                types::I64,
-                trusted(),
-                gctx,
-                crate::GroupContext::OFFSET_ENQUEUED_LOCAL_SIZE + 8 * d,
-            );
-            items = b.ins().imul(items, e);
-        }
+    /// The group's cross area: after the `items` frames of `size` bytes at `frame`.
+    pub fn area(b: &mut FunctionBuilder, frame: Value, items: Value, size: u64) -> Value {
         let frames = b.ins().imul_imm_s(items, size as i64);
-        (b.ins().iadd(frame, frames), items)
+        b.ins().iadd(frame, frames)
     }
 
-    /// The address of the scalar of type `t` at cross offset `off` of the work-item
-    /// `lane` after this one.
-    pub fn addr(&self, b: &mut FunctionBuilder, off: u32, t: ir::Type, lane: i64) -> Value {
+    /// The address of this work-item's scalar of type `t` at cross offset `off`.
+    pub fn addr(&self, b: &mut FunctionBuilder, off: u32, t: ir::Type) -> Value {
         let row = b.ins().imul_imm_s(self.items, i64::from(off));
         let row = b.ins().iadd(self.area, row);
-        let l = b.ins().iadd_imm_s(self.linear, lane);
-        let col = b.ins().imul_imm_s(l, i64::from(t.bytes()));
+        let col = b.ins().imul_imm_s(self.linear, i64::from(t.bytes()));
         b.ins().iadd(row, col)
     }
 }
@@ -751,7 +738,7 @@ impl FnTx<'_, '_, '_> {
         };
         let vars = step.cross_vars.get(&id).cloned().unwrap_or_default();
         for (k, (t, var)) in tys.clone().iter().zip(vars).enumerate() {
-            let a = cross.addr(&mut self.b, off + 8 * k as u32, *t, 0);
+            let a = cross.addr(&mut self.b, off + 8 * k as u32, *t);
             let v = self.b.ins().load(*t, trusted(), a, 0);
             self.b.def_var(var, v);
         }
@@ -787,7 +774,7 @@ impl FnTx<'_, '_, '_> {
                 .unwrap_or_default();
             for (k, (var, t)) in vars.into_iter().zip(tys).enumerate() {
                 let v = self.b.use_var(var);
-                let a = cross.addr(&mut self.b, off + 8 * k as u32, *t, 0);
+                let a = cross.addr(&mut self.b, off + 8 * k as u32, *t);
                 self.b.ins().store(trusted(), v, a, 0);
             }
         }

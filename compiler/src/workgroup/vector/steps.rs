@@ -289,7 +289,7 @@ impl VTx<'_, '_, '_, '_> {
     /// offset `off`: lane 0's alone for a uniform or affine value, else the lanes' side by
     /// side (a vector load per four 32-bit lanes).
     fn reload_one(&mut self, shape: Shape, t: ir::Type, frames: FrameBase, off: u32) -> V {
-        let a = frames.cross.addr(self.b, off, t, 0);
+        let a = frames.cross.addr(self.b, off, t);
         match shape {
             Shape::Uniform => V::U(self.b.ins().load(t, trusted(), a, 0)),
             // Lane k is lane 0's value + k × step: only lane 0's is kept.
@@ -315,6 +315,44 @@ impl VTx<'_, '_, '_, '_> {
                 }
             },
         }
+    }
+
+    /// Store `v` (component of `id`, shape `shape`, type `t`) into its row at cross offset
+    /// `off`, as [`Self::reload_one`] reads it back: a uniform or affine value once, as
+    /// the first lane's (which it returns), else the lanes' side by side.
+    fn store_one(
+        &mut self,
+        id: Word,
+        shape: Shape,
+        t: ir::Type,
+        v: &V,
+        frames: FrameBase,
+        off: u32,
+    ) -> Result<Option<Value>> {
+        let a = frames.cross.addr(self.b, off, t);
+        let once =
+            matches!(shape, Shape::Uniform) || matches!(shape, Shape::Affine(_) if t.is_int());
+        let lanes = match super::vec_of(t) {
+            _ if once => vec![self.lane(v, 0)?],
+            Some(vt) if !matches!(v, V::Mask(_)) => {
+                for (j, part) in self.vector(v, t)?.iter().enumerate() {
+                    if self.b.func.dfg.value_type(*part) != vt {
+                        return Err(refuse(format!("%{id} is not a {t}")));
+                    }
+                    self.b.ins().store(unaligned(), *part, a, 16 * j as i32);
+                }
+                return Ok(None);
+            }
+            _ => self.lanes(v)?,
+        };
+        for (k, x) in lanes.iter().enumerate() {
+            if self.b.func.dfg.value_type(*x) != t {
+                return Err(refuse(format!("%{id} is not a {t}")));
+            }
+            let at = (k as u32 * t.bytes()) as i32;
+            self.b.ins().store(trusted(), *x, a, at);
+        }
+        Ok(once.then(|| lanes[0]))
     }
 
     /// Reload the values live into the region from the lanes' frames.
@@ -521,7 +559,7 @@ impl VTx<'_, '_, '_, '_> {
         };
         for &(off, v) in values {
             let t = self.b.func.dfg.value_type(v);
-            let a = first.addr(self.b, off, t, 0);
+            let a = first.addr(self.b, off, t);
             self.b.ins().store(trusted(), v, a, 0);
         }
         let next = self.b.ins().iadd_imm_s(x, w);
@@ -572,36 +610,10 @@ impl VTx<'_, '_, '_, '_> {
             };
             for (c, (v, t)) in comps.iter().zip(tys).enumerate() {
                 let off = *off + 8 * c as u32;
-                let a = frames.cross.addr(self.b, off, *t, 0);
-                // A uniform value is kept once, as the first lane's, where the next region
-                // reloads it from; so is an affine one's first lane.
-                let one = matches!(shape, Shape::Uniform)
-                    || matches!(shape, Shape::Affine(_) if t.is_int());
-                let vt = super::vec_of(*t).filter(|_| !one && !matches!(v, V::Mask(_)));
-                if let Some(vt) = vt {
-                    let parts = self.vector(v, *t)?;
-                    for (j, part) in parts.iter().enumerate() {
-                        if self.b.func.dfg.value_type(*part) != vt {
-                            return Err(refuse(format!("%{id} is not a {t}")));
-                        }
-                        self.b.ins().store(unaligned(), *part, a, 16 * j as i32);
-                    }
-                }
-                let l = match (one, vt) {
-                    (true, _) => vec![self.lane(v, 0)?],
-                    (false, Some(_)) => Vec::new(),
-                    (false, None) => self.lanes(v)?,
-                };
-                for (k, x) in l.iter().enumerate() {
-                    if self.b.func.dfg.value_type(*x) != *t {
-                        return Err(refuse(format!("%{id} is not a {t}")));
-                    }
-                    let at = (k as u32 * t.bytes()) as i32;
-                    self.b.ins().store(trusted(), *x, a, at);
-                }
+                let once = self.store_one(*id, shape, *t, v, frames, off)?;
                 if refill {
-                    match (shape, l.first()) {
-                        (Shape::Uniform, Some(x)) => fill.push((off, *x)),
+                    match (shape, once) {
+                        (Shape::Uniform, Some(x)) => fill.push((off, x)),
                         _ => return Err(refuse(format!("%{id} varies and the row may stop"))),
                     }
                 }
