@@ -241,6 +241,88 @@ fn clamped_indices_at_the_edges_of_their_range() {
     }
 }
 
+/// Values computed between clamped accesses (each a fast path and a per-lane fallback)
+/// and used after later ones are carried through the paths' join (`VTx::carry`): a
+/// `float` sum, a two-operand `float` chain, a `float4` sum, a `uint` and a `double`
+/// chain, used again after the loop in another block. The groups at both ends of the
+/// row take the fallbacks, the others the fast paths.
+#[test]
+fn values_carried_through_clamped_accesses() {
+    let src = "kernel void taps(global const float *in, global const float4 *in4,
+                               global float *out, global float4 *out4, global uint *outu,
+                               global double *outd, int width) {
+        int x = get_global_id(0);
+        float acc = 0.0f, s = 1.0f;
+        float4 acc4 = (float4)(0.0f);
+        uint c = x;
+        double d = 0.0;
+        for (int k = -2; k <= 2; k++) {
+            int xx = clamp(x + k, 0, width - 1);
+            float v = in[xx];
+            acc = mad(v, (float)(k + 3), acc);
+            s = s * 0.5f + v;
+            acc4 += in4[xx] * v;
+            c = c * 3u + (uint)(int)v;
+            d = d * 0.25 + (double)v;
+        }
+        int o = clamp(x, 0, width - 1);
+        if (acc > 0.0f) out[o] = acc + s; else out[o] = s - acc;
+        out4[o] = acc4;
+        outu[o] = c;
+        outd[o] = d;
+    }";
+    let n = 64usize;
+    let inp = floats(n, 31);
+    let inp4 = floats(4 * n, 32);
+    let bufs = vec![
+        inp.clone(),
+        inp4.clone(),
+        vec![0; n],
+        vec![0; 4 * n],
+        vec![0; n],
+        vec![0; 2 * n],
+    ];
+    for local in [n as u64, 16, 6] {
+        let Some(out) = differential(
+            src,
+            "taps",
+            &bufs,
+            &[0, 1, 2, 3, 4, 5],
+            &[(6, n as u32)],
+            [n as u64, 1],
+            [local, 1],
+        ) else {
+            return;
+        };
+        let (inp, inp4) = (f(&inp), f(&inp4));
+        let (o, o4) = (f(&out[2]), f(&out[3]));
+        for x in 0..n {
+            let (mut acc, mut s, mut acc4) = (0.0f32, 1.0f32, [0.0f32; 4]);
+            let (mut c, mut d) = (x as u32, 0.0f64);
+            for k in -2i32..=2 {
+                let xx = (x as i32 + k).clamp(0, n as i32 - 1) as usize;
+                let v = inp[xx];
+                acc = mad(v, (k + 3) as f32, acc);
+                s = mad(s, 0.5, v);
+                for (j, a) in acc4.iter_mut().enumerate() {
+                    *a = mad(inp4[4 * xx + j], v, *a);
+                }
+                c = c.wrapping_mul(3).wrapping_add(v as i32 as u32);
+                d = d * 0.25 + f64::from(v);
+            }
+            let want = if acc > 0.0 { acc + s } else { s - acc };
+            assert_eq!(o[x], want, "out[{x}] with groups of {local}");
+            assert_eq!(
+                o4[4 * x..4 * x + 4],
+                acc4,
+                "out4[{x}] with groups of {local}"
+            );
+            assert_eq!(out[4][x], c, "outu[{x}] with groups of {local}");
+            assert_eq!(double_at(&out[5], x), d, "outd[{x}] with groups of {local}");
+        }
+    }
+}
+
 #[test]
 fn nbody_with_rsqrt() {
     let src = "kernel void nbody(global const float *px, global const float *py,

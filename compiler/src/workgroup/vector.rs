@@ -61,6 +61,7 @@ use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{BuiltIn, MemoryAccess, Op, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
 
+mod carry;
 mod check;
 mod components;
 mod divide;
@@ -443,6 +444,14 @@ struct VTx<'a, 'b, 'p, 'e> {
     exit_first: HashSet<Word>,
     /// 4-vectors kept as one row per lane, as they lie in memory (`vector/rows.rs`).
     rows: HashMap<Word, Vec<Value>>,
+    /// What [`Self::carry`] needs: the ids of the function used outside the block that
+    /// defines them (or by a phi), and, in the block being translated, the index of each
+    /// id's last use, the index of the instruction being translated and the ids defined
+    /// so far.
+    escapes: HashSet<Word>,
+    last_use: HashMap<Word, usize>,
+    pos: usize,
+    defined_here: Vec<Word>,
 }
 
 /// Whether `id` is computed from a varying value the loop does not change (`defs`: the
@@ -832,6 +841,10 @@ fn translate<'a, 'p, 'e>(
             Some(_) => HashSet::new(),
         },
         rows: HashMap::new(),
+        escapes: carry::escapes(&f.blocks),
+        last_use: HashMap::new(),
+        pos: 0,
+        defined_here: Vec::new(),
     };
     let mut it = inp.args.iter();
     for prm in &f.params {
@@ -943,7 +956,20 @@ impl VTx<'_, '_, '_, '_> {
         for id in std::mem::take(&mut self.block_consts) {
             self.vals.remove(&id);
         }
-        for inst in &blk.insts {
+        self.defined_here.clear();
+        self.last_use.clear();
+        for (i, inst) in blk.insts.iter().enumerate() {
+            for o in &inst.operands {
+                if let Operand::IdRef(x) = o {
+                    self.last_use.insert(*x, i);
+                }
+            }
+        }
+        for (i, inst) in blk.insts.iter().enumerate() {
+            self.pos = i;
+            if let Some(r) = inst.result_id {
+                self.defined_here.push(r);
+            }
             match inst.class.opcode {
                 Op::Nop
                 | Op::Line
@@ -1444,10 +1470,12 @@ impl VTx<'_, '_, '_, '_> {
                 let x: Vec<Value> = (0..self.w / 4)
                     .map(|_| self.b.append_block_param(join, vt))
                     .collect();
+                let c = self.carry(join);
                 self.b.ins().brif(ok, vec_blk, &[], lanes_blk, &[]);
                 self.b.switch_to_block(vec_blk);
                 let fast = self.load_parts(vt, a);
-                let args: Vec<BlockArg> = fast.into_iter().map(BlockArg::Value).collect();
+                let mut args: Vec<BlockArg> = fast.into_iter().map(BlockArg::Value).collect();
+                args.extend(self.carry_args(&c, false));
                 self.b.ins().jump(join, &args);
                 self.b.switch_to_block(lanes_blk);
                 let addr = self.lanes(&pv)?;
@@ -1457,9 +1485,11 @@ impl VTx<'_, '_, '_, '_> {
                     .collect();
                 let g = self.gathered(t, l);
                 let slow = self.vector(&g, t)?;
-                let args: Vec<BlockArg> = slow.into_iter().map(BlockArg::Value).collect();
+                let mut args: Vec<BlockArg> = slow.into_iter().map(BlockArg::Value).collect();
+                args.extend(self.carry_args(&c, true));
                 self.b.ins().jump(join, &args);
                 self.b.switch_to_block(join);
+                self.carried(c);
                 V::Vec(x)
             }
             (a, _, _) => {
@@ -1509,10 +1539,12 @@ impl VTx<'_, '_, '_, '_> {
         let params: Vec<Value> = (0..n)
             .map(|_| self.b.append_block_param(join, pt))
             .collect();
+        let c = self.carry(join);
         self.b.ins().brif(ok, vec_blk, &[], lanes_blk, &[]);
         self.b.switch_to_block(vec_blk);
         let v = whole(self);
-        let args = self.packed_parts(&v, t)?;
+        let mut args = self.packed_parts(&v, t)?;
+        args.extend(self.carry_args(&c, false));
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(lanes_blk);
         let addr = self.lanes(pv)?;
@@ -1520,9 +1552,11 @@ impl VTx<'_, '_, '_, '_> {
             .iter()
             .map(|a| self.b.ins().load(t, MemFlagsData::new(), *a, 0))
             .collect();
-        let args = self.packed_parts(&V::L(l), t)?;
+        let mut args = self.packed_parts(&V::L(l), t)?;
+        args.extend(self.carry_args(&c, true));
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(join);
+        self.carried(c);
         Ok(Some(if small {
             V::Zext(params, t)
         } else {
@@ -1568,10 +1602,12 @@ impl VTx<'_, '_, '_, '_> {
                 let cols = self.load_vec4s(vt, a);
                 return Ok(as_comps(cols));
             };
+            let carry = self.carry(join);
             self.b.ins().brif(ok, fast, &[], slow, &[]);
             self.b.switch_to_block(fast);
             let cols = self.load_vec4s(vt, a);
-            let args: Vec<BlockArg> = cols.into_iter().map(BlockArg::Value).collect();
+            let mut args: Vec<BlockArg> = cols.into_iter().map(BlockArg::Value).collect();
+            args.extend(self.carry_args(&carry, false));
             self.b.ins().jump(join, &args);
             self.b.switch_to_block(slow);
             let mut args = Vec::with_capacity(4 * h);
@@ -1580,8 +1616,10 @@ impl VTx<'_, '_, '_, '_> {
                 let x = self.load(ca, t)?;
                 args.extend(self.vector(&x, t)?.into_iter().map(BlockArg::Value));
             }
+            args.extend(self.carry_args(&carry, true));
             self.b.ins().jump(join, &args);
             self.b.switch_to_block(join);
+            self.carried(carry);
             return Ok(as_comps(params));
         }
         let mut comps = Vec::with_capacity(n);
@@ -1614,14 +1652,17 @@ impl VTx<'_, '_, '_, '_> {
                 self.b.create_block(),
                 self.b.create_block(),
             );
+            let mut carry = carry::Carry::default();
             if let Some(ok) = test {
+                carry = self.carry(join);
                 self.b.ins().brif(ok, fast, &[], slow, &[]);
                 self.b.switch_to_block(slow);
                 for (c, v) in comps.iter().enumerate() {
                     let ca = self.component_address(pv, c, t)?;
                     self.store(&ca, v, t)?;
                 }
-                self.b.ins().jump(join, &[]);
+                let args = self.carry_args(&carry, true);
+                self.b.ins().jump(join, &args);
             } else {
                 self.b.ins().jump(fast, &[]);
             }
@@ -1639,8 +1680,10 @@ impl VTx<'_, '_, '_, '_> {
                     self.b.ins().store(MemFlagsData::new(), *r, a, off);
                 }
             }
-            self.b.ins().jump(join, &[]);
+            let args = self.carry_args(&carry, false);
+            self.b.ins().jump(join, &args);
             self.b.switch_to_block(join);
+            self.carried(carry);
             return Ok(());
         }
         for (c, v) in comps.iter().enumerate() {
@@ -1704,14 +1747,18 @@ impl VTx<'_, '_, '_, '_> {
             self.b.create_block(),
             self.b.create_block(),
         );
+        let c = self.carry(join);
         self.b.ins().brif(ok, vec_blk, &[], lanes_blk, &[]);
         self.b.switch_to_block(vec_blk);
         whole(self)?;
-        self.b.ins().jump(join, &[]);
+        let args = self.carry_args(&c, false);
+        self.b.ins().jump(join, &args);
         self.b.switch_to_block(lanes_blk);
         self.store_lanes(pv, v, flags)?;
-        self.b.ins().jump(join, &[]);
+        let args = self.carry_args(&c, true);
+        self.b.ins().jump(join, &args);
         self.b.switch_to_block(join);
+        self.carried(c);
         Ok(())
     }
 

@@ -92,10 +92,12 @@ impl VTx<'_, '_, '_, '_> {
         let params: Vec<Value> = (0..self.w)
             .map(|_| self.b.append_block_param(join, vt))
             .collect();
+        let carry = self.carry(join);
         self.b.ins().brif(ok, fast, &[], slow, &[]);
         self.b.switch_to_block(fast);
         let rows = load(self);
-        let args: Vec<BlockArg> = rows.into_iter().map(BlockArg::Value).collect();
+        let mut args: Vec<BlockArg> = rows.into_iter().map(BlockArg::Value).collect();
+        args.extend(self.carry_args(&carry, false));
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(slow);
         let mut comps = Vec::with_capacity(4);
@@ -104,9 +106,11 @@ impl VTx<'_, '_, '_, '_> {
             comps.push(self.load(ca, t)?);
         }
         let rows = self.rows_of(&V::Comp(comps), t)?;
-        let args: Vec<BlockArg> = rows.into_iter().map(BlockArg::Value).collect();
+        let mut args: Vec<BlockArg> = rows.into_iter().map(BlockArg::Value).collect();
+        args.extend(self.carry_args(&carry, true));
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(join);
+        self.carried(carry);
         Ok(Some(params))
     }
 
@@ -125,8 +129,10 @@ impl VTx<'_, '_, '_, '_> {
             return Ok(false);
         };
         let join = self.b.create_block();
+        let mut carry = super::carry::Carry::default();
         if let Some(ok) = test {
             let (fast, slow) = (self.b.create_block(), self.b.create_block());
+            carry = self.carry(join);
             self.b.ins().brif(ok, fast, &[], slow, &[]);
             self.b.switch_to_block(slow);
             // The columns made here serve this block alone: not cached.
@@ -137,7 +143,8 @@ impl VTx<'_, '_, '_, '_> {
                 let ca = self.component_address(pv, c, t)?;
                 self.store(&ca, v, t)?;
             }
-            self.b.ins().jump(join, &[]);
+            let args = self.carry_args(&carry, true);
+            self.b.ins().jump(join, &args);
             self.b.switch_to_block(fast);
         }
         for (k, r) in rows.iter().enumerate() {
@@ -145,8 +152,10 @@ impl VTx<'_, '_, '_, '_> {
                 .ins()
                 .store(MemFlagsData::new(), *r, a, 16 * k as i32);
         }
-        self.b.ins().jump(join, &[]);
+        let args = self.carry_args(&carry, false);
+        self.b.ins().jump(join, &args);
         self.b.switch_to_block(join);
+        self.carried(carry);
         Ok(true)
     }
 
