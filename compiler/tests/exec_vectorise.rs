@@ -2008,6 +2008,72 @@ fn opencl_vectors_live_across_a_barrier() {
 /// any linear id, not a multiple of four), 3 rows, and a last group along x of 2; a
 /// `float` and a `long` redefined between two barriers, a `bool`, `uchar` and `ushort`
 /// only passing through the middle regions to the last.
+/// A region between barriers whose branches are all uniform (the counting loop of a
+/// histogram) runs unmasked beside regions with divergent loops (clearing and merging
+/// the bins), with values passing from a divergent region through the uniform one and
+/// back: groups of 20, 12 and 60 work-items (rows not multiples of the widths), 4 bytes
+/// counted per work-item.
+#[test]
+fn uniform_region_between_divergent_ones() {
+    let src = "kernel void hist(global const uchar *in, global uint *bins, global float *out,
+                               uint per_item) {
+        local uint lb[64];
+        uint l = get_local_id(0);
+        float s = 0.0f;
+        for (uint i = l; i < 64; i += get_local_size(0)) { lb[i] = 0; s += 1.0f; }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        size_t base = get_global_id(0) * per_item;
+        float t = s;
+        for (uint i = 0; i < per_item; i++) {
+            uchar v = in[base + i];
+            atomic_inc(&lb[v & 63]);
+            t = t * 0.5f + (float)v;
+        }
+        if (per_item > 2) t += 1.0f;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint i = l; i < 64; i += get_local_size(0)) atomic_add(&bins[i], lb[i]);
+        out[get_global_id(0)] = t + s;
+    }";
+    let (n, per_item) = (60usize, 4usize);
+    let bytes: Vec<u8> = xorshift(n * per_item, 77)
+        .iter()
+        .map(|x| *x as u8)
+        .collect();
+    let words: Vec<u32> = bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    for local in [20u64, 12, 60] {
+        let bufs = vec![words.clone(), vec![0; 64], vec![0; n]];
+        let Some(out) = differential(
+            src,
+            "hist",
+            &bufs,
+            &[0, 1, 2],
+            &[(3, per_item as u32)],
+            [n as u64, 1],
+            [local, 1],
+        ) else {
+            return;
+        };
+        let mut want = [0u32; 64];
+        for b in &bytes {
+            want[usize::from(b & 63)] += 1;
+        }
+        assert_eq!(out[1], want, "bins with groups of {local}");
+        let o = f(&out[2]);
+        for (x, got) in o.iter().enumerate() {
+            let l = x % local as usize;
+            let s = (l..64).step_by(local as usize).count() as f32;
+            let mut t = s;
+            for v in &bytes[x * per_item..(x + 1) * per_item] {
+                t = mad(t, 0.5, f32::from(*v));
+            }
+            assert_eq!(*got, t + 1.0 + s, "out[{x}] with groups of {local}");
+        }
+    }
+}
+
 #[test]
 fn values_of_every_width_live_across_barriers() {
     let src = "kernel void cross(global const int *in, global long *out, local int *tmp) {

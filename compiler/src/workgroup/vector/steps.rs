@@ -119,7 +119,6 @@ pub fn plan_steps(
     }
     let cfg = Cfg::new(&split.func)?;
     let shapes = uniformity::analyse(p, &split.func, &cfg)?;
-    let masked = !shapes.divergent.is_empty();
     let boundary_of_block: HashMap<Word, usize> = split
         .points
         .iter()
@@ -154,6 +153,14 @@ pub fn plan_steps(
         defines.extend(entry_point.and_then(|i| split.points[i].inst.result_id));
         let local_stores = super::local_stores_of(p, &func, &split.func, prov.as_ref());
         let cfg = Cfg::new(&func)?;
+        // Masked mode only for a region with a divergent branch of its own: a region whose
+        // branches are all uniform runs every lane of its iterations whatever the others do
+        // (a histogram's counting loop between two barriers, beside the divergent loops
+        // that clear and merge the bins).
+        let masked = func
+            .blocks
+            .iter()
+            .any(|b| shapes.divergent.contains(&b.label));
         let linear = if masked {
             Some(linear::Linear::new(&cfg)?)
         } else {
