@@ -55,6 +55,9 @@ pub(super) trait Lanes: Copy {
     fn shl<const N: i32>(self) -> Self;
     /// Arithmetic shift right.
     fn sar<const N: i32>(self) -> Self;
+    /// Entry `i` of `table` in each lane, `i` the lane's bits as an `i32` in 0..=15: a
+    /// coefficient per lane for piecewise polynomials (one permutation at 16 lanes).
+    fn lookup(self, table: &[f32; 16]) -> Self;
     /// `self`, with `f(x)` in the lanes where `mask` is true: the per-lane way out for
     /// the rare inputs an algorithm leaves to other code. Costs a pass over the lanes
     /// only when some lane needs it.
@@ -298,6 +301,10 @@ impl<const W: usize> Lanes for Plain<W> {
         self.bits(|a| ((a as i32) >> N) as u32)
     }
     #[inline(always)]
+    fn lookup(self, table: &[f32; 16]) -> Self {
+        self.map(|i| table[(i.to_bits() & 15) as usize])
+    }
+    #[inline(always)]
     fn patch(self, mask: Self, x: Self, f: fn(f32) -> f32) -> Self {
         let mut o = self.0;
         for ((o, m), x) in o.iter_mut().zip(mask.0).zip(x.0) {
@@ -495,6 +502,12 @@ mod x86 {
                     $t(unsafe { $m::castsi_ps($m::srai_epi32::<N>($m::castps_si(self.0))) })
                 }
                 #[inline(always)]
+                fn lookup(self, table: &[f32; 16]) -> Self {
+                    // SAFETY: see the module documentation (AVX2 is present); `table`
+                    // has the 16 entries every index in 0..=15 selects.
+                    $t(unsafe { $m::lookup16(self.0, table) })
+                }
+                #[inline(always)]
                 fn patch(self, mask: Self, x: Self, f: fn(f32) -> f32) -> Self {
                     if !mask.any() {
                         return self;
@@ -547,6 +560,21 @@ mod x86 {
             _mm_slli_epi32 as slli_epi32, _mm_srai_epi32 as srai_epi32, _mm_storeu_ps as storeu_ps,
             _mm_sub_epi32 as sub_epi32, _mm_sub_ps as sub_ps, _mm_xor_ps as xor_ps,
         };
+
+        /// Entry `i` of `t` per lane, `i` the lane's bits (0..=15): a gather.
+        ///
+        /// # Safety
+        /// AVX2 is present.
+        #[inline(always)]
+        pub unsafe fn lookup16(
+            idx: std::arch::x86_64::__m128,
+            t: &[f32; 16],
+        ) -> std::arch::x86_64::__m128 {
+            use std::arch::x86_64::*;
+            // SAFETY: AVX2 is present (the caller's promise); every index in 0..=15 reads
+            // within `t`.
+            unsafe { _mm_i32gather_ps::<4>(t.as_ptr(), _mm_castps_si128(idx)) }
+        }
     }
     /// The 256-bit intrinsics under the names the macro uses.
     mod w8 {
@@ -576,6 +604,24 @@ mod x86 {
             };
             // SAFETY: the caller's promise (8 lanes at `p`, AVX present).
             unsafe { _mm256_set_m128(_mm_loadu_ps(hi), _mm_loadu_ps(p)) }
+        }
+
+        /// Entry `i` of `t` per lane, `i` the lane's bits (0..=15): each half of the
+        /// table permuted by the indices' low three bits, blended on the fourth.
+        ///
+        /// # Safety
+        /// AVX2 is present.
+        #[inline(always)]
+        pub unsafe fn lookup16(idx: __m256, t: &[f32; 16]) -> __m256 {
+            use std::arch::x86_64::*;
+            // SAFETY: AVX2 is present (the caller's promise); `t` has 16 entries, read as
+            // two halves of 8.
+            unsafe {
+                let i = _mm256_castps_si256(idx);
+                let lo = _mm256_permutevar8x32_ps(_mm256_loadu_ps(t.as_ptr()), i);
+                let hi = _mm256_permutevar8x32_ps(_mm256_loadu_ps(t.as_ptr().add(8)), i);
+                _mm256_blendv_ps(lo, hi, _mm256_castsi256_ps(_mm256_slli_epi32::<28>(i)))
+            }
         }
 
         pub use std::arch::x86_64::{
@@ -685,6 +731,12 @@ mod x86 {
         pub unsafe fn slli_epi32<const N: i32>(a: __m512i) -> __m512i {
             // SAFETY: AVX-512F is present.
             unsafe { _mm512_sll_epi32(a, _mm_cvtsi32_si128(N)) }
+        }
+        /// Entry `i` of `t` per lane, `i` the lane's bits (0..=15): one permutation.
+        #[inline(always)]
+        pub unsafe fn lookup16(idx: __m512, t: &[f32; 16]) -> __m512 {
+            // SAFETY: AVX-512F is present; `t` has 16 entries.
+            unsafe { _mm512_permutexvar_ps(_mm512_castps_si512(idx), _mm512_loadu_ps(t.as_ptr())) }
         }
         #[inline(always)]
         pub unsafe fn srai_epi32<const N: i32>(a: __m512i) -> __m512i {
