@@ -323,6 +323,57 @@ fn values_carried_through_clamped_accesses() {
     }
 }
 
+/// `2 × x` is translated as `x + x` (no register holds the constant across a loop): the
+/// same bits as the scalar code's multiplication for NaNs, infinities, signed zeros,
+/// subnormals and values that overflow when doubled, in `float` and `double`.
+#[test]
+fn doubling_keeps_every_bit() {
+    let src = "kernel void twice(global const float *x, global float *o,
+                                global const double *dx, global double *od) {
+        size_t i = get_global_id(0);
+        o[i] = 2.0f * x[i];
+        o[i + 32] = x[i] * 2.0f - 1.0f;
+        od[i] = 2.0 * dx[i];
+    }";
+    let specials = [
+        f32::NAN,
+        -f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        0.0,
+        -0.0,
+        f32::from_bits(1),
+        f32::from_bits(0x807f_ffff),
+        f32::MAX,
+        -f32::MAX,
+        f32::MIN_POSITIVE,
+        1.5,
+        -3.25,
+        1e38,
+        -1e-38,
+        0.1,
+    ];
+    let xs: Vec<f32> = specials.iter().chain(specials.iter()).copied().collect();
+    let ds: Vec<f64> = xs.iter().map(|&v| f64::from(v) * 1e300).collect();
+    let bufs = vec![
+        xs.iter().map(|v| v.to_bits()).collect(),
+        vec![0; 64],
+        double_words(&ds),
+        vec![0; 64],
+    ];
+    let Some(out) = one_group_row(src, "twice", &bufs, &[0, 1, 2, 3], 32) else {
+        return;
+    };
+    let o = f(&out[1]);
+    for (i, x) in xs.iter().enumerate() {
+        assert_eq!(o[i].to_bits(), (2.0 * x).to_bits(), "2 × {x:e}");
+        let want = mad(*x, 2.0, -1.0);
+        assert_eq!(o[i + 32].to_bits(), want.to_bits(), "{x:e} × 2 − 1");
+        let d = double_at(&out[3], i);
+        assert_eq!(d.to_bits(), (2.0 * ds[i]).to_bits(), "2 × {:e}", ds[i]);
+    }
+}
+
 #[test]
 fn nbody_with_rsqrt() {
     let src = "kernel void nbody(global const float *px, global const float *py,

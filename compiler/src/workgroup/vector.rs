@@ -2223,6 +2223,19 @@ impl VTx<'_, '_, '_, '_> {
         }
     }
 
+    /// Whether `v` is the uniform floating-point constant 2.
+    fn is_two(&self, v: &V) -> bool {
+        let V::U(x) = v else { return false };
+        let ir::ValueDef::Result(inst, _) = self.b.func.dfg.value_def(*x) else {
+            return false;
+        };
+        match self.b.func.dfg.insts[inst] {
+            ir::InstructionData::UnaryIeee32 { imm, .. } => imm.bits() == 2.0f32.to_bits(),
+            ir::InstructionData::UnaryIeee64 { imm, .. } => imm.bits() == 2.0f64.to_bits(),
+            _ => false,
+        }
+    }
+
     /// The value of a uniform integer constant (`iconst`), as its immediate's bits.
     fn iconst_of(&self, v: &V) -> Option<i64> {
         let V::U(x) = v else { return None };
@@ -2704,6 +2717,15 @@ impl VTx<'_, '_, '_, '_> {
                 let a = self.val(op_id(inst, 0)?)?;
                 let b = self.val(op_id(inst, 1)?)?;
                 let v = match inst.class.opcode {
+                    // `2 × x` as `x + x` (the same bits, NaN, infinities and signed zeros
+                    // included): no register holds the constant across a loop (mandelbrot's
+                    // `2 × zr × zi` at sixteen lanes needs every register it has).
+                    Op::FMul if self.is_two(&a) && !matches!(b, V::U(_)) => {
+                        self.binary(&b, &b, t, |b, x, y| b.ins().fadd(x, y))?
+                    }
+                    Op::FMul if self.is_two(&b) && !matches!(a, V::U(_)) => {
+                        self.binary(&a, &a, t, |b, x, y| b.ins().fadd(x, y))?
+                    }
                     Op::FAdd => self.binary(&a, &b, t, |b, x, y| b.ins().fadd(x, y))?,
                     Op::FSub => self.binary(&a, &b, t, |b, x, y| b.ins().fsub(x, y))?,
                     Op::FMul => self.binary(&a, &b, t, |b, x, y| b.ins().fmul(x, y))?,
