@@ -2223,26 +2223,28 @@ impl VTx<'_, '_, '_, '_> {
         }
     }
 
+    /// The instruction that defines `v` when `v` is a uniform value an instruction made
+    /// (for reading a constant's immediate).
+    fn uniform_def(&self, v: &V) -> Option<ir::InstructionData> {
+        let V::U(x) = v else { return None };
+        match self.b.func.dfg.value_def(*x) {
+            ir::ValueDef::Result(inst, _) => Some(self.b.func.dfg.insts[inst]),
+            _ => None,
+        }
+    }
+
     /// Whether `v` is the uniform floating-point constant 2.
     fn is_two(&self, v: &V) -> bool {
-        let V::U(x) = v else { return false };
-        let ir::ValueDef::Result(inst, _) = self.b.func.dfg.value_def(*x) else {
-            return false;
-        };
-        match self.b.func.dfg.insts[inst] {
-            ir::InstructionData::UnaryIeee32 { imm, .. } => imm.bits() == 2.0f32.to_bits(),
-            ir::InstructionData::UnaryIeee64 { imm, .. } => imm.bits() == 2.0f64.to_bits(),
+        match self.uniform_def(v) {
+            Some(ir::InstructionData::UnaryIeee32 { imm, .. }) => imm.bits() == 2.0f32.to_bits(),
+            Some(ir::InstructionData::UnaryIeee64 { imm, .. }) => imm.bits() == 2.0f64.to_bits(),
             _ => false,
         }
     }
 
     /// The value of a uniform integer constant (`iconst`), as its immediate's bits.
     fn iconst_of(&self, v: &V) -> Option<i64> {
-        let V::U(x) = v else { return None };
-        let ir::ValueDef::Result(inst, _) = self.b.func.dfg.value_def(*x) else {
-            return None;
-        };
-        match self.b.func.dfg.insts[inst] {
+        match self.uniform_def(v)? {
             ir::InstructionData::UnaryImm {
                 opcode: ir::Opcode::Iconst,
                 imm,
