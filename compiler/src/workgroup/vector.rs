@@ -4033,6 +4033,13 @@ impl VTx<'_, '_, '_, '_> {
         } else if float && (is(E::mad) || is(E::fma)) {
             need(3)?;
             let (a, b, c) = (&args[0], &args[1], &args[2]);
+            // x86's fused multiply-add overwrites its first operand: a uniform factor (a
+            // splat every iteration reuses) goes second, so the varying one, which dies
+            // here, is overwritten instead of a copy of the splat. The product is the same.
+            let (a, b) = match (a, b) {
+                (V::U(_), b) if !matches!(b, V::U(_)) => (b, a),
+                _ => (a, b),
+            };
             if is(E::mad) && !self.fma {
                 let m = self.binary(a, b, t, |b, x, y| b.ins().fmul(x, y))?;
                 self.binary(&m, c, t, |b, x, y| b.ins().fadd(x, y))?
