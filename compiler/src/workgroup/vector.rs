@@ -1478,13 +1478,7 @@ impl VTx<'_, '_, '_, '_> {
                 args.extend(self.carry_args(&c, false));
                 self.b.ins().jump(join, &args);
                 self.b.switch_to_block(lanes_blk);
-                let addr = self.lanes(&pv)?;
-                let l: Vec<Value> = addr
-                    .iter()
-                    .map(|a| self.b.ins().load(t, flags, *a, 0))
-                    .collect();
-                let g = self.gathered(t, l);
-                let slow = self.vector(&g, t)?;
+                let slow = self.gather_via_stack(&pv, t, vt)?;
                 let mut args: Vec<BlockArg> = slow.into_iter().map(BlockArg::Value).collect();
                 args.extend(self.carry_args(&c, true));
                 self.b.ins().jump(join, &args);
@@ -1697,6 +1691,29 @@ impl VTx<'_, '_, '_, '_> {
     }
 
     /// The consecutive lanes at `a` as 128-bit values of type `vt`.
+    /// The lanes of a consecutive load whose widened index wrapped (a path almost never
+    /// taken, which shares the loop's registers): each lane's element is copied into a
+    /// stack slot as soon as its address is computed, and the slot read as whole vectors.
+    /// Gathered into registers instead, all `w` addresses were live at once, and the
+    /// register allocator spilled the loop's own counters to make room for them.
+    fn gather_via_stack(&mut self, pv: &V, t: ir::Type, vt: ir::Type) -> Result<Vec<Value>> {
+        let size = t.bytes();
+        let slot = self.b.create_sized_stack_slot(ir::StackSlotData::new(
+            ir::StackSlotKind::ExplicitSlot,
+            size * self.w as u32,
+            4,
+        ));
+        for (k, a) in self.lanes(pv)?.into_iter().enumerate() {
+            let x = self.b.ins().load(t, MemFlagsData::new(), a, 0);
+            self.b
+                .ins()
+                .stack_store(types::I64, x, slot, (size as usize * k) as i32);
+        }
+        Ok((0..self.w * size as usize / 16)
+            .map(|j| self.b.ins().stack_load(types::I64, vt, slot, 16 * j as i32))
+            .collect())
+    }
+
     fn load_parts(&mut self, vt: ir::Type, a: Value) -> Vec<Value> {
         (0..self.w / 4)
             .map(|j| self.b.ins().load(vt, MemFlagsData::new(), a, 16 * j as i32))
