@@ -724,9 +724,14 @@ pub fn emit_loop<'p, 'e>(
         b.switch_to_block(head);
         let body_blk = b.create_block();
         let end = b.ins().iadd_imm_s(x, w as i64);
-        let fits = b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, ls0);
+        // The exit is the branch's first target. Cranelift hoists invariants while it
+        // walks the dominator tree with one stack of the loops it is in, and which of the
+        // header's children it visits first follows the branch's target order: with the
+        // body first, it visited the exit first, left the loop there, and placed the body's
+        // invariants (saxpy's row base, its pointers' offsets) inside every iteration.
+        let over = b.ins().icmp(IntCC::UnsignedGreaterThan, end, ls0);
         b.ins()
-            .brif(fits, body_blk, &[], next, &[BlockArg::Value(x)]);
+            .brif(over, next, &[BlockArg::Value(x)], body_blk, &[]);
         b.switch_to_block(body_blk);
         let g0 = b.ins().iadd(base0, x);
         let lanes = Inputs {
