@@ -171,6 +171,12 @@ fn log_specials<V: Lanes>(x: V, r: V) -> V {
         .select(V::splat(f32::NAN), r)
 }
 
+/// Rows of sixteen coefficients for [`Lanes::lookup`], each row one 64-byte line: a
+/// `vpermps` of a row that straddled two lines (the arrays' own alignment is 4) was a
+/// split load, three per `pow` call.
+#[repr(C, align(64))]
+struct Rows<const N: usize>([[f32; 16]; N]);
+
 /// The bits [`log`] subtracts from x's: z in [0.699, 1.398) and its sixteenth `i` follow.
 const LOG_OFF: u32 = 0x3f33_0000;
 
@@ -179,7 +185,7 @@ const LOG_OFF: u32 = 0x3f33_0000;
 /// 1), then ln(1/(1/c)) as `hi + lo`, `hi` a multiple of 2⁻¹⁷ (16 bits at most, so
 /// `k·LN2_HI + hi` is exact for every exponent `k`). Computed with mpmath at 50 digits:
 /// `c = 1/invc` exactly, `hi = round(ln c · 2¹⁷)/2¹⁷`, `lo = f32(ln c − hi)`.
-const LOG_T: [[f32; 16]; 3] = [
+static LOG_T: Rows<3> = Rows([
     [
         1.3989071, 1.3403141, 1.2864321, 1.236715, 1.1906977, 1.1479821, 1.1082251, 1.0711297,
         1.0364373, 1.0, 0.94814813, 0.8951049, 0.8476821, 0.8050314, 0.7664671, 0.73142856,
@@ -220,7 +226,7 @@ const LOG_T: [[f32; 16]; 3] = [
         2.817885e-06,
         -3.6787e-06,
     ],
-];
+]);
 
 /// ln x = k·ln 2 + ln c + log1p(r), x = 2^k·z with z in [0.699, 1.398), c from z's
 /// sixteenth ([`LOG_T`]) and r = z/c − 1 (one `fma`; |r| < 0.03, and exactly z − 1 in
@@ -240,9 +246,9 @@ pub fn log<V: Lanes>(x: V) -> V {
     let i = tmp.sar::<19>().and(V::splat_bits(15));
     let k = tmp.sar::<23>().to_f().sub(tiny.and(V::splat(25.0)));
     let z = xs.isub(tmp.and(V::splat_bits(0xff80_0000)));
-    let r = z.fma(i.lookup(&LOG_T[0]), V::splat(-1.0));
-    let hi = k.fma(V::splat(LN2_HI), i.lookup(&LOG_T[1]));
-    let lo = k.fma(V::splat(LN2_LO), i.lookup(&LOG_T[2]));
+    let r = z.fma(i.lookup(&LOG_T.0[0]), V::splat(-1.0));
+    let hi = k.fma(V::splat(LN2_HI), i.lookup(&LOG_T.0[1]));
+    let lo = k.fma(V::splat(LN2_LO), i.lookup(&LOG_T.0[2]));
     let q = r
         .fma(V::splat(0.2), V::splat(-0.25))
         .fma(r, V::splat(1.0 / 3.0))
@@ -378,7 +384,7 @@ pub fn cos<V: Lanes>(x: V) -> V {
 /// for this (on each quarter widened by 10⁻⁵), coefficients rounded to `f32`: at most
 /// 0.66 ulp relative before the evaluation's own roundings (401 points per quarter).
 #[rustfmt::skip]
-const ERF_T: [[f32; 16]; 7] = [
+static ERF_T: Rows<7> = Rows([
     [
         -0.024497654, -0.009529784, 0.008505076, 0.01732073, 0.0142804, 0.00557409, -0.0015494546, -0.0042227996,
         -0.0036265252, -0.0020121383, -0.0007391713, -9.720848e-05, 0.00011516152, 0.00013785546, 0.000106885374, 7.3309464e-05,
@@ -407,7 +413,7 @@ const ERF_T: [[f32; 16]; 7] = [
         1.1225296, 1.0776451, 0.9971854, 0.8960858, 0.78967845, 0.68957824, 0.6021192, 0.5290614,
         0.46933928, 0.42072296, 0.38087416, 0.34780943, 0.31999683, 0.29629576, 0.27586198, 0.2580645,
     ],
-];
+]);
 
 /// `K(t) = e^(a²)·erfc(a)/t`, t = 1/(1 + a/2), for `a` in [0, 10.5], as a polynomial in
 /// `u = t·K1 − K2` (t mapped from [1/6.25, 1] onto [−1, 1]), highest coefficient first:
@@ -495,8 +501,8 @@ pub fn erf<V: Lanes>(x: V) -> V {
         .round();
     let i = k.to_i();
     let r = a.sub(k.fma(V::splat(0.25), V::splat(0.125)));
-    let mut p = i.lookup(&ERF_T[0]);
-    for t in &ERF_T[1..] {
+    let mut p = i.lookup(&ERF_T.0[0]);
+    for t in &ERF_T.0[1..] {
         p = p.fma(r, i.lookup(t));
     }
     let e = a
@@ -569,48 +575,59 @@ fn fast_two_sum<V: Lanes>(a: V, b: V) -> (V, V) {
     (s, b.sub(s.sub(a)))
 }
 
-/// log₂ |x| as `(hi, lo)` to about 2⁻³⁴ relative, for finite nonzero `x` (other lanes:
-/// garbage the caller replaces): `x = 2ᵏ m`, m in [√½, √2), `ln m = 2 atanh s`,
-/// s = (m − 1)/(m + 1) carried in two parts, the series' tail (below 1% of the total)
-/// in plain `f32`.
+/// log₂ c for [`log`]'s sixteenths (c = 1/invc exactly, `LOG_T[0]`) as `hi + lo`, `hi` a
+/// multiple of 2⁻¹⁶ (so `k + hi` is exact for every exponent `k`); mpmath at 50 digits.
+#[rustfmt::skip]
+static LOG2_T: Rows<2> = Rows([
+    [
+        -0.4842987, -0.4225769, -0.3633728, -0.30651855, -0.25180054, -0.19909668, -0.1482544,
+        -0.09913635, -0.051635742, 0.0, 0.076812744, 0.15986633, 0.23840332, 0.31288147,
+        0.3836975, 0.45121765,
+    ],
+    [
+        -1.4160246e-06, 5.717553e-06, -2.5612703e-06, 5.531669e-06, -6.6079265e-06,
+        -3.4929474e-06, 3.4372908e-06, 3.1974691e-06, 2.9374946e-06, 0.0, 2.8784389e-06,
+        5.019894e-06, 1.4203562e-06, 1.5352715e-06, 6.728964e-06, -6.5240833e-06,
+    ],
+]);
+
+/// log₂ |x| as `(hi, lo)` to about 2⁻³⁰ relative, for finite nonzero `x` (other lanes:
+/// garbage the caller replaces). [`log`]'s reduction, carried in two parts: x = 2ᵏ·z,
+/// log₂ x = k + log₂ c + log1p(r)/ln 2 with r = z/c − 1 exactly as `r_hi + r_lo` (z·(1/c)
+/// split by an `fma`; `r_hi` = its high part − 1, exact), log1p(r) = r + r²·q(r) with q's
+/// Taylor series to r⁴ (remainder r⁷/7 < 2⁻³³ of the result), the r² terms in `f32`
+/// (they are below 1.5% of r), and `r_lo` through log1p's slope, `r_lo·(1 − r)`. No division: fdlibm's `2 atanh s` form it replaces needed
+/// s = f/(2 + f) in two parts. `pow` multiplies the result by y, so its relative error
+/// becomes absolute error in the exponent: 2⁻³⁰ at |y·log₂ x| = 150 is under 0.2 ulp.
 #[inline(always)]
 fn log2_hi_lo<V: Lanes>(x: V) -> (V, V) {
     let a = x.abs();
     let tiny = a.lt(V::splat(f32::MIN_POSITIVE));
     let a = tiny.select(a.mul(V::splat(33_554_432.0)), a);
-    let ix = a.iadd(V::splat_i(0x3f80_0000 - 0x3f35_04f3));
-    let k = ix
-        .sar::<23>()
-        .isub(V::splat_i(0x7f))
-        .to_f()
-        .sub(tiny.and(V::splat(25.0)));
-    let m = ix
-        .and(V::splat_bits(0x007f_ffff))
-        .iadd(V::splat_i(0x3f35_04f3));
-    let f = m.sub(V::splat(1.0)); // exact (Sterbenz)
-    let (d, d_lo) = fast_two_sum(V::splat(2.0), f);
-    // One division: s = f·(1/d) need not be the rounded quotient, its residual (exact
-    // by fma) gives the low part.
-    let rd = V::splat(1.0).div(d);
-    let s = f.mul(rd);
-    let e = s.neg().fma(d, f);
-    let e = s.neg().fma(d_lo, e);
-    let s_lo = e.mul(rd);
-    let z = s.mul(s);
-    let tail = s.mul(z).mul(poly(
-        z,
-        &[2.0 / 11.0, 2.0 / 9.0, 2.0 / 7.0, 2.0 / 5.0, 2.0 / 3.0],
-    ));
-    // ln m = 2s + (2 s_lo + tail), renormalised (the tail is up to 1% of 2s).
-    let (l_hi, l_lo) = fast_two_sum(s.add(s), s_lo.add(s_lo).add(tail));
+    let tmp = a.isub(V::splat_bits(LOG_OFF));
+    let i = tmp.sar::<19>().and(V::splat_bits(15));
+    let k = tmp.sar::<23>().to_f().sub(tiny.and(V::splat(25.0)));
+    let z = a.isub(tmp.and(V::splat_bits(0xff80_0000)));
+    let invc = i.lookup(&LOG_T.0[0]);
+    let p = z.mul(invc);
+    let r_lo = z.fma(invc, p.neg());
+    let r = p.sub(V::splat(1.0)); // exact (Sterbenz: p in [0.97, 1.03])
+    let q = r
+        .fma(V::splat(-1.0 / 6.0), V::splat(0.2))
+        .fma(r, V::splat(-0.25))
+        .fma(r, V::splat(1.0 / 3.0))
+        .fma(r, V::splat(-0.5));
+    // log1p(r + r_lo) = log1p(r) + r_lo/(1 + r): r_lo is up to 2⁻²⁵, not small beside r.
+    let r_lo = r.neg().fma(r_lo, r_lo);
+    let (l_hi, l_lo) = fast_two_sum(r, r.mul(r).fma(q, r_lo));
     // × log₂ e in two parts.
-    let p_hi = l_hi.mul(V::splat(LOG2E_HI));
-    let p_lo = l_hi.fma(V::splat(LOG2E_HI), p_hi.neg());
-    let p_lo = l_hi.fma(V::splat(LOG2E_LO), p_lo);
-    let p_lo = l_lo.fma(V::splat(LOG2E_HI), p_lo);
-    // |k| ≥ 1 > |p_hi|, or k = 0; the low part stays within about an ulp of the high.
-    let (hi, lo) = fast_two_sum(k, p_hi);
-    (hi, lo.add(p_lo))
+    let m_hi = l_hi.mul(V::splat(LOG2E_HI));
+    let m_lo = l_hi.fma(V::splat(LOG2E_HI), m_hi.neg());
+    let m_lo = l_hi.fma(V::splat(LOG2E_LO), m_lo);
+    let m_lo = l_lo.fma(V::splat(LOG2E_HI), m_lo);
+    // |k + log₂ c| ≥ |m_hi| (at least 0.05 against at most 0.043), or k + log₂ c = 0.
+    let (hi, lo) = fast_two_sum(k.add(i.lookup(&LOG2_T.0[0])), m_hi);
+    (hi, lo.add(m_lo.add(i.lookup(&LOG2_T.0[1]))))
 }
 
 /// `pow(x, y)` with the C99/OpenCL special cases: `2^(y·log₂|x|)` with the product in
