@@ -5057,3 +5057,40 @@ fn counters_of_loops_between_barriers() {
         }
     }
 }
+
+/// The width chooser's budget for one value: a varying `float4` takes 16 vector registers
+/// at 16 lanes, leaving no room for a second operand, so a `float4` saxpy and a `uchar4`
+/// kernel computing in `float4` get 8 lanes; the same saxpy on `float` gets 16. (Each
+/// width's results are the other tests' business: they run every kernel at 4, 8 and 16.)
+#[test]
+fn widest_value_sets_the_width() {
+    let cases = [
+        (
+            "kernel void k(global float4* y, global const float4* x, float a) {
+                size_t i = get_global_id(0);
+                y[i] = a * x[i] + y[i];
+            }",
+            8,
+        ),
+        (
+            "kernel void k(global float* y, global const float* x, float a) {
+                size_t i = get_global_id(0);
+                y[i] = a * x[i] + y[i];
+            }",
+            16,
+        ),
+        (
+            "kernel void k(global uchar4* o, global const uchar4* x) {
+                size_t i = get_global_id(0);
+                o[i] = convert_uchar4_sat(convert_float4(x[i]) * 0.5f);
+            }",
+            8,
+        ),
+    ];
+    for (src, lanes) in cases {
+        let Some(k) = harness::kernel(src, "k") else {
+            return;
+        };
+        assert_eq!(k.handler.lanes as usize, lanes, "{}", k.handler.note);
+    }
+}

@@ -17,7 +17,9 @@
 //! counts, for every loop, the registers its varying values need across an iteration —
 //! header phis, values defined before the loop and used in it, and in masked mode the
 //! loop's masks and the values kept for lanes that left — and takes the widest width at
-//! which the largest count stays within [`BUDGET`]. A kernel without loops takes the widest.
+//! which the largest count stays within [`BUDGET`]. A kernel without loops takes the widest,
+//! unless one of its values (a `float4` at 16 lanes is 16 registers) would not leave room
+//! for a second operand ([`VALUE_BUDGET`]).
 
 use super::Plan;
 use crate::analysis::loops::Loops;
@@ -33,24 +35,36 @@ use std::collections::{HashMap, HashSet};
 /// 16 all the same, n-body's (24 at 16 lanes) not.
 pub const BUDGET: usize = 14;
 
-/// The widest of `widths` (ascending) at which every loop of `plan` fits the budget; the
-/// narrowest if none does. Also says why, for the kernel's handler note.
+/// Vector registers one varying value may take: half the 16, so that two operands of an
+/// operation fit. Translation loads every part of an operand before the operation's first
+/// part (Cranelift keeps loads in order), so a `float4` saxpy at 16 lanes held 32 parts of
+/// `x` and `y` at once and spilled 16 of them: `mem/saxpy-float4` took 4.4-4.6 ms at 16
+/// lanes, 3.9-4.1 at 8 (`FERRITE_LANES`).
+pub const VALUE_BUDGET: usize = 8;
+
+/// The widest of `widths` (ascending) at which every loop of `plan` fits the budget and
+/// no varying value takes more than [`VALUE_BUDGET`] registers; the narrowest if none
+/// does. Also says why, for the kernel's handler note.
 pub fn choose(p: &Program, plan: &Plan, widths: &[usize]) -> Result<(usize, String)> {
     let Some(&narrowest) = widths.first() else {
         return Ok((4, "no width offered".into()));
     };
     let loops = pressure(p, plan)?;
+    let widest = widest_value(p, plan);
     let w = widths
         .iter()
         .rev()
         .copied()
-        .find(|w| loops.iter().all(|r| r.at(*w) <= BUDGET))
+        .find(|w| loops.iter().all(|r| r.at(*w) <= BUDGET) && widest.at(*w) <= VALUE_BUDGET)
         .unwrap_or(narrowest);
     let most = loops.iter().map(|r| r.at(w)).max();
-    let why = match most {
+    let mut why = match most {
         None => "no loop".to_string(),
         Some(n) => format!("its loops keep at most {n} vector registers live"),
     };
+    if w < 16 && widest.at(w * 2) > VALUE_BUDGET {
+        why += &format!("; its widest value takes {} vector registers", widest.at(w));
+    }
     Ok((w, why))
 }
 
@@ -81,6 +95,44 @@ impl Regs {
             _ => self.wide += comps,
         }
     }
+}
+
+/// The vector registers of the largest varying value of `plan`'s function (its 32-bit and
+/// `double` parts; 8-, 16- and 64-bit integers are kept in scalar registers). None in a
+/// kernel that reads, writes or samples images: its texels come from and go to calls,
+/// which narrower would make twice as many (`image/copy` was 8% slower at 8 lanes).
+fn widest_value(p: &Program, plan: &Plan) -> Regs {
+    let mut widest = Regs::default();
+    let insts = plan.inlined.func.blocks.iter().flat_map(|b| &b.insts);
+    if insts.clone().any(|i| {
+        matches!(
+            i.class.opcode,
+            Op::ImageRead | Op::ImageWrite | Op::ImageSampleExplicitLod
+        )
+    }) {
+        return widest;
+    }
+    for blk in &plan.inlined.func.blocks {
+        for inst in &blk.insts {
+            let (Some(r), Some(t)) = (inst.result_id, inst.result_type) else {
+                continue;
+            };
+            if plan.shapes.shape(r) != Shape::Varying {
+                continue;
+            }
+            let Some((k, comps)) = scalar_kind(p, t) else {
+                continue;
+            };
+            let mut one = Regs::default();
+            one.add(k, comps);
+            one.wide = 0;
+            one.masks = 0;
+            if one.at(16) > widest.at(16) {
+                widest = one;
+            }
+        }
+    }
+    widest
 }
 
 /// For every loop of `plan`'s function, the registers its varying values need.
