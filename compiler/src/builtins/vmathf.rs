@@ -228,6 +228,19 @@ static LOG_T: Rows<3> = Rows([
     ],
 ]);
 
+/// x = 2ᵏ·z for positive normal and subnormal `x` (subnormals scaled by 2²⁵ first): `k`
+/// as a float, z in [0.699, 1.398), and z's sixteenth `i` (the row of [`LOG_T`]). Other
+/// lanes give garbage the caller replaces.
+#[inline(always)]
+fn log_split<V: Lanes>(x: V) -> (V, V, V) {
+    let tiny = x.lt(V::splat(f32::MIN_POSITIVE));
+    let xs = tiny.select(x.mul(V::splat(33_554_432.0)), x);
+    let tmp = xs.isub(V::splat_bits(LOG_OFF));
+    let i = tmp.sar::<19>().and(V::splat_bits(15));
+    let k = tmp.sar::<23>().to_f().sub(tiny.and(V::splat(25.0)));
+    (k, i, xs.isub(tmp.and(V::splat_bits(0xff80_0000))))
+}
+
 /// ln x = k·ln 2 + ln c + log1p(r), x = 2^k·z with z in [0.699, 1.398), c from z's
 /// sixteenth ([`LOG_T`]) and r = z/c − 1 (one `fma`; |r| < 0.03, and exactly z − 1 in
 /// the sixteenth around 1, so nothing cancels there). log1p(r) = r + r²·q(r), q the
@@ -240,12 +253,7 @@ static LOG_T: Rows<3> = Rows([
 pub fn log<V: Lanes>(x: V) -> V {
     const LN2_HI: f32 = f32::from_bits(0x3f31_7180);
     const LN2_LO: f32 = f32::from_bits(0x3717_f7d1);
-    let tiny = x.lt(V::splat(f32::MIN_POSITIVE));
-    let xs = tiny.select(x.mul(V::splat(33_554_432.0)), x);
-    let tmp = xs.isub(V::splat_bits(LOG_OFF));
-    let i = tmp.sar::<19>().and(V::splat_bits(15));
-    let k = tmp.sar::<23>().to_f().sub(tiny.and(V::splat(25.0)));
-    let z = xs.isub(tmp.and(V::splat_bits(0xff80_0000)));
+    let (k, i, z) = log_split(x);
     let r = z.fma(i.lookup(&LOG_T.0[0]), V::splat(-1.0));
     let hi = k.fma(V::splat(LN2_HI), i.lookup(&LOG_T.0[1]));
     let lo = k.fma(V::splat(LN2_LO), i.lookup(&LOG_T.0[2]));
@@ -601,13 +609,7 @@ static LOG2_T: Rows<2> = Rows([
 /// becomes absolute error in the exponent: 2⁻³⁰ at |y·log₂ x| = 150 is under 0.2 ulp.
 #[inline(always)]
 fn log2_hi_lo<V: Lanes>(x: V) -> (V, V) {
-    let a = x.abs();
-    let tiny = a.lt(V::splat(f32::MIN_POSITIVE));
-    let a = tiny.select(a.mul(V::splat(33_554_432.0)), a);
-    let tmp = a.isub(V::splat_bits(LOG_OFF));
-    let i = tmp.sar::<19>().and(V::splat_bits(15));
-    let k = tmp.sar::<23>().to_f().sub(tiny.and(V::splat(25.0)));
-    let z = a.isub(tmp.and(V::splat_bits(0xff80_0000)));
+    let (k, i, z) = log_split(x.abs());
     let invc = i.lookup(&LOG_T.0[0]);
     let p = z.mul(invc);
     let r_lo = z.fma(invc, p.neg());
