@@ -185,46 +185,21 @@ const LOG_OFF: u32 = 0x3f33_0000;
 /// 1), then ln(1/(1/c)) as `hi + lo`, `hi` a multiple of 2⁻¹⁷ (16 bits at most, so
 /// `k·LN2_HI + hi` is exact for every exponent `k`). Computed with mpmath at 50 digits:
 /// `c = 1/invc` exactly, `hi = round(ln c · 2¹⁷)/2¹⁷`, `lo = f32(ln c − hi)`.
+#[rustfmt::skip]
 static LOG_T: Rows<3> = Rows([
     [
         1.3989071, 1.3403141, 1.2864321, 1.236715, 1.1906977, 1.1479821, 1.1082251, 1.0711297,
         1.0364373, 1.0, 0.94814813, 0.8951049, 0.8476821, 0.8050314, 0.7664671, 0.73142856,
     ],
     [
-        -0.33569336,
-        -0.2929077,
-        -0.2518692,
-        -0.21245575,
-        -0.17453766,
-        -0.13800812,
-        -0.102760315,
-        -0.06871033,
-        -0.03578949,
-        0.0,
-        0.053245544,
-        0.110816956,
-        0.16525269,
-        0.21687317,
-        0.2659607,
-        0.3127594,
+        -0.33569336, -0.2929077, -0.2518692, -0.21245575, -0.17453766, -0.13800812, -0.102760315,
+        -0.06871033, -0.03578949, 0.0, 0.053245544, 0.110816956, 0.16525269, 0.21687317,
+        0.2659607, 0.3127594,
     ],
     [
-        2.095211e-06,
-        3.6881663e-06,
-        -3.4073846e-06,
-        -2.8881982e-06,
-        -1.7539352e-06,
-        2.3943649e-06,
-        5.8191495e-07,
-        -3.5397882e-06,
-        3.5674879e-07,
-        0.0,
-        -1.0122196e-06,
-        -2.5780503e-06,
-        -3.1117202e-06,
-        8.0381426e-07,
-        2.817885e-06,
-        -3.6787e-06,
+        2.095211e-06, 3.6881663e-06, -3.4073846e-06, -2.8881982e-06, -1.7539352e-06,
+        2.3943649e-06, 5.8191495e-07, -3.5397882e-06, 3.5674879e-07, 0.0, -1.0122196e-06,
+        -2.5780503e-06, -3.1117202e-06, 8.0381426e-07, 2.817885e-06, -3.6787e-06,
     ],
 ]);
 
@@ -604,8 +579,8 @@ static LOG2_T: Rows<2> = Rows([
 /// log₂ x = k + log₂ c + log1p(r)/ln 2 with r = z/c − 1 exactly as `r_hi + r_lo` (z·(1/c)
 /// split by an `fma`; `r_hi` = its high part − 1, exact), log1p(r) = r + r²·q(r) with q's
 /// Taylor series to r⁴ (remainder r⁷/7 < 2⁻³³ of the result), the r² terms in `f32`
-/// (they are below 1.5% of r), and `r_lo` through log1p's slope, `r_lo·(1 − r)`. No division: fdlibm's `2 atanh s` form it replaces needed
-/// s = f/(2 + f) in two parts. `pow` multiplies the result by y, so its relative error
+/// (they are below 1.5% of r), and `r_lo` through log1p's slope, `r_lo·(1 − r)`. No
+/// division: fdlibm's `2 atanh s` form it replaces needed s = f/(2 + f) in two parts. `pow` multiplies the result by y, so its relative error
 /// becomes absolute error in the exponent: 2⁻³⁰ at |y·log₂ x| = 150 is under 0.2 ulp.
 #[inline(always)]
 fn log2_hi_lo<V: Lanes>(x: V) -> (V, V) {

@@ -729,7 +729,6 @@ pub fn emit_loop<'p, 'e>(
         // header's children it visits first follows the branch's target order: with the
         // body first, it visited the exit first, left the loop there, and placed the body's
         // invariants (saxpy's row base, its pointers' offsets) inside every iteration.
-        let calls_before = calls(b.func);
         let over = b.ins().icmp(IntCC::UnsignedGreaterThan, end, ls0);
         let br = b
             .ins()
@@ -743,7 +742,7 @@ pub fn emit_loop<'p, 'e>(
         };
         body(b, p, fma, plan, w, &lanes, Some(&mut *env))?;
         b.ins().jump(head, &[BlockArg::Value(end)]);
-        if calls(b.func) > calls_before {
+        if calls_from(b.func, body_blk) {
             // A body that calls out (vector math, half conversions, image accesses) keeps
             // the body first: every call clobbers every vector register, so what is hoisted
             // lives on the stack across the calls and is reloaded after each, where it was
@@ -756,13 +755,14 @@ pub fn emit_loop<'p, 'e>(
     Ok(())
 }
 
-/// The calls in `func` so far.
-fn calls(func: &ir::Function) -> usize {
+/// Whether a block of `func` from `first` on in its layout (the blocks a loop body's
+/// translation made) calls out.
+fn calls_from(func: &ir::Function, first: Block) -> bool {
     func.layout
         .blocks()
+        .skip_while(|blk| *blk != first)
         .flat_map(|blk| func.layout.block_insts(blk))
-        .filter(|i| func.dfg.insts[*i].opcode().is_call())
-        .count()
+        .any(|i| func.dfg.insts[i].opcode().is_call())
 }
 
 /// Turn the loop test `br` on `over` (`end > ls0`, exit first) into `end <= ls0`, body
@@ -1727,7 +1727,6 @@ impl VTx<'_, '_, '_, '_> {
         Ok(())
     }
 
-    /// The consecutive lanes at `a` as 128-bit values of type `vt`.
     /// The lanes of a consecutive load whose widened index wrapped (a path almost never
     /// taken, which shares the loop's registers): each lane's element is copied into a
     /// stack slot as soon as its address is computed, and the slot read as whole vectors.
@@ -1751,6 +1750,7 @@ impl VTx<'_, '_, '_, '_> {
             .collect())
     }
 
+    /// The consecutive lanes at `a` as 128-bit values of type `vt`.
     fn load_parts(&mut self, vt: ir::Type, a: Value) -> Vec<Value> {
         (0..self.w / 4)
             .map(|j| self.b.ins().load(vt, MemFlagsData::new(), a, 16 * j as i32))

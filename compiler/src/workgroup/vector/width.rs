@@ -103,33 +103,32 @@ impl Regs {
 /// which narrower would make twice as many (`image/copy` was 8% slower at 8 lanes).
 fn widest_value(p: &Program, plan: &Plan) -> Regs {
     let mut widest = Regs::default();
-    let insts = plan.inlined.func.blocks.iter().flat_map(|b| &b.insts);
-    if insts.clone().any(|i| {
+    let insts = || plan.inlined.func.blocks.iter().flat_map(|b| &b.insts);
+    let image = |op| {
         matches!(
-            i.class.opcode,
+            op,
             Op::ImageRead | Op::ImageWrite | Op::ImageSampleExplicitLod
         )
-    }) {
+    };
+    if insts().any(|i| image(i.class.opcode)) {
         return widest;
     }
-    for blk in &plan.inlined.func.blocks {
-        for inst in &blk.insts {
-            let (Some(r), Some(t)) = (inst.result_id, inst.result_type) else {
-                continue;
-            };
-            if plan.shapes.shape(r) != Shape::Varying {
-                continue;
-            }
-            let Some((k, comps)) = scalar_kind(p, t) else {
-                continue;
-            };
-            let mut one = Regs::default();
-            one.add(k, comps);
-            one.wide = 0;
-            one.masks = 0;
-            if one.at(16) > widest.at(16) {
-                widest = one;
-            }
+    for inst in insts() {
+        let (Some(r), Some(t)) = (inst.result_id, inst.result_type) else {
+            continue;
+        };
+        if plan.shapes.shape(r) != Shape::Varying {
+            continue;
+        }
+        let Some((k, comps)) = scalar_kind(p, t) else {
+            continue;
+        };
+        let mut one = Regs::default();
+        one.add(k, comps);
+        one.wide = 0;
+        one.masks = 0;
+        if one.at(16) > widest.at(16) {
+            widest = one;
         }
     }
     widest
