@@ -374,6 +374,18 @@ fn canon(c: i64, t: ir::Type) -> i64 {
     (c << sh) >> sh
 }
 
+/// The two factors of a multiply-add in the order x86 wants them, with whether each is
+/// uniform: its `vfmadd` overwrites its first operand, so a uniform factor (a splat every
+/// iteration reuses) goes second and the varying one, which dies there, is overwritten
+/// instead of a copy of the splat. The product is the same either way.
+fn varying_factor_first<T>(a: T, b: T, a_uniform: bool, b_uniform: bool) -> (T, T) {
+    if a_uniform && !b_uniform {
+        (b, a)
+    } else {
+        (a, b)
+    }
+}
+
 fn vec_of(t: ir::Type) -> Option<ir::Type> {
     match t {
         types::F32 => Some(types::F32X4),
@@ -4087,13 +4099,8 @@ impl VTx<'_, '_, '_, '_> {
         } else if float && (is(E::mad) || is(E::fma)) {
             need(3)?;
             let (a, b, c) = (&args[0], &args[1], &args[2]);
-            // x86's fused multiply-add overwrites its first operand: a uniform factor (a
-            // splat every iteration reuses) goes second, so the varying one, which dies
-            // here, is overwritten instead of a copy of the splat. The product is the same.
-            let (a, b) = match (a, b) {
-                (V::U(_), b) if !matches!(b, V::U(_)) => (b, a),
-                _ => (a, b),
-            };
+            let uniform = |v: &V| matches!(v, V::U(_));
+            let (a, b) = varying_factor_first(a, b, uniform(a), uniform(b));
             if is(E::mad) && !self.fma {
                 let m = self.binary(a, b, t, |b, x, y| b.ins().fmul(x, y))?;
                 self.binary(&m, c, t, |b, x, y| b.ins().fadd(x, y))?

@@ -12,7 +12,7 @@
 //! vectoriser already asks for) are used here: a conversion from 64-bit integers, which
 //! needs AVX-512, stays lane by lane.
 
-use super::{VTx, V};
+use super::{varying_factor_first, VTx, V};
 use crate::codegen::Result;
 use cranelift_codegen::ir::{self, condcodes::FloatCC, types, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::FunctionBuilder;
@@ -188,8 +188,11 @@ impl VTx<'_, '_, '_, '_> {
                 V::F64(self.fminmax_parts(&m, &hi, false))
             }
             E::mad | E::fma if one(3) => {
-                let x = self.f64_parts(&args[0])?;
-                let y = self.f64_parts(&args[1])?;
+                let uniform = |v: &V| matches!(v, V::U(_));
+                let (a, b) = (&args[0], &args[1]);
+                let (a, b) = varying_factor_first(a, b, uniform(a), uniform(b));
+                let x = self.f64_parts(a)?;
+                let y = self.f64_parts(b)?;
                 let z = self.f64_parts(&args[2])?;
                 let split = e == E::mad && !self.fma;
                 if !split && !self.fma {

@@ -12,7 +12,7 @@
 //! not dominate the next). Only the uniform mode keeps rows (no mask, no barrier steps,
 //! no checked mode): there every lane runs every access.
 
-use super::{refuse, scalar_ty, vec_of, VTx, V};
+use super::{refuse, scalar_ty, varying_factor_first, vec_of, VTx, V};
 use crate::codegen::Result;
 use crate::ir::Inst;
 use cranelift_codegen::ir::{self, BlockArg, InstBuilder, MemFlagsData, Value};
@@ -216,9 +216,12 @@ impl VTx<'_, '_, '_, '_> {
             })
             .collect();
         let mut operands: Vec<Vec<Value>> = Vec::with_capacity(ids.len());
+        // Whether each operand is one uniform row for every lane.
+        let mut uniform = Vec::with_capacity(ids.len());
         for id in &ids {
             if let Some(r) = self.rows.get(id) {
                 operands.push(r.clone());
+                uniform.push(false);
                 continue;
             }
             // Otherwise uniform: the same row for every lane.
@@ -237,6 +240,7 @@ impl VTx<'_, '_, '_, '_> {
                 _ => return Ok(false),
             };
             operands.push(vec![row; self.w]);
+            uniform.push(true);
         }
         // (Each id gave one operand or returned above.)
         if !ids.iter().any(|id| self.rows.contains_key(id)) {
@@ -251,10 +255,11 @@ impl VTx<'_, '_, '_, '_> {
                 let y = operands.get(1).map(|o| o[k]);
                 if let Some(fused) = ext {
                     let z = operands[2][k];
+                    let (x, y) = varying_factor_first(x, operands[1][k], uniform[0], uniform[1]);
                     return if fused {
-                        self.b.ins().fma(x, operands[1][k], z)
+                        self.b.ins().fma(x, y, z)
                     } else {
-                        let m = self.b.ins().fmul(x, operands[1][k]);
+                        let m = self.b.ins().fmul(x, y);
                         self.b.ins().fadd(m, z)
                     };
                 }
