@@ -53,19 +53,41 @@ impl ImageDescriptor {
     }
 
     /// Coordinates that address a pixel (spatial ones and the layer).
+    #[inline]
     fn coords(&self) -> usize {
         (self.spatial + self.layered).clamp(1, 3) as usize
     }
 
+    #[inline]
     fn inside(&self, idx: [i32; 3]) -> bool {
-        (0..self.coords()).all(|k| idx[k] >= 0 && idx[k] < self.size[k])
+        let n = self.coords();
+        let within = |k: usize| idx[k] >= 0 && idx[k] < self.size[k];
+        within(0) && (n < 2 || within(1)) && (n < 3 || within(2))
     }
 
     /// Byte offset of pixel `idx` (inside the image).
+    #[inline]
     fn offset(&self, idx: [i32; 3]) -> u64 {
-        (0..self.coords())
-            .map(|k| idx[k] as u64 * self.pitch[k])
-            .sum()
+        let n = self.coords();
+        let along = |k: usize| idx[k] as u64 * self.pitch[k];
+        along(0) + if n < 2 { 0 } else { along(1) } + if n < 3 { 0 } else { along(2) }
+    }
+
+    /// The byte offset of the first of four lanes' pixels (coordinates component-major,
+    /// as the vectoriser passes them) when they are four neighbours of one row, left to
+    /// right, all inside the image: their texels are then one run of memory.
+    #[inline]
+    fn run_of_four(&self, c: &[[i32; 4]; 3]) -> Option<u64> {
+        let first = [c[0][0], c[1][0], c[2][0]];
+        let x = first[0];
+        let n = self.coords();
+        let row = c[0][1] == x.wrapping_add(1)
+            && c[0][2] == x.wrapping_add(2)
+            && c[0][3] == x.wrapping_add(3)
+            && (n < 2 || c[1] == [first[1]; 4])
+            && (n < 3 || c[2] == [first[2]; 4]);
+        // x + 3 inside (it cannot wrap then: the first is inside too).
+        (row && self.inside(first) && x < self.size[0] - 3).then(|| self.offset(first))
     }
 }
 
@@ -149,6 +171,40 @@ impl Fast {
         }
     }
 
+    /// The four texels from `addr` on (a run of one row) as four lanes of each channel:
+    /// `[c][j]` is channel `c` of texel `j`, the bits [`Self::fetch`] gives.
+    ///
+    /// # Safety
+    /// `addr` is valid for four texels of this format.
+    #[inline]
+    unsafe fn fetch4(self, addr: *const u8) -> [[u32; 4]; 4] {
+        // SAFETY: per the caller (16 or 64 bytes).
+        unsafe {
+            match self {
+                Fast::Unorm8 => unorm8x4_to_floats(addr.cast::<[u8; 16]>().read_unaligned()),
+                Fast::Raw32 => transpose4(addr.cast::<[[u32; 4]; 4]>().read_unaligned()),
+            }
+        }
+    }
+
+    /// Store four texels, `[c][j]` channel `c` of texel `j`, from `addr` on (a run of one
+    /// row), as [`Self::store`] stores each.
+    ///
+    /// # Safety
+    /// `addr` is valid for four texels of this format.
+    #[inline]
+    unsafe fn store4(self, addr: *mut u8, l: [[u32; 4]; 4]) {
+        // SAFETY: per the caller (16 or 64 bytes).
+        unsafe {
+            match self {
+                Fast::Unorm8 => addr
+                    .cast::<[u8; 16]>()
+                    .write_unaligned(floats_to_unorm8x4(transpose4(l))),
+                Fast::Raw32 => addr.cast::<[[u32; 4]; 4]>().write_unaligned(transpose4(l)),
+            }
+        }
+    }
+
     /// Store four lanes of the format's colour class at `addr`.
     ///
     /// # Safety
@@ -169,8 +225,7 @@ impl Fast {
 #[inline]
 fn unorm8_to_floats(b: [u8; 4]) -> [u32; 4] {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: SSE2 is part of x86-64. The division is correctly rounded, lane for lane
-    // the scalar `f32::from(x) / 255.0`.
+    // SAFETY: SSE2 is part of x86-64; the transmute is between 16-byte plain values.
     unsafe {
         use std::arch::x86_64::*;
         let z = _mm_setzero_si128();
@@ -178,11 +233,37 @@ fn unorm8_to_floats(b: [u8; 4]) -> [u32; 4] {
             _mm_unpacklo_epi8(_mm_cvtsi32_si128(i32::from_ne_bytes(b)), z),
             z,
         );
-        let f = _mm_div_ps(_mm_cvtepi32_ps(w), _mm_set1_ps(255.0));
-        std::mem::transmute::<__m128, [u32; 4]>(f)
+        std::mem::transmute::<__m128, [u32; 4]>(sse::unorm8_floats(w))
     }
     #[cfg(not(target_arch = "x86_64"))]
     b.map(|x| (f32::from(x) / 255.0).to_bits())
+}
+
+/// Four texels of four 8-bit normalised channels (16 bytes, texel after texel) as float
+/// bits, channel-major (`[c][j]`: channel `c` of texel `j`), each as [`unorm8_to_floats`]
+/// gives it.
+#[inline]
+fn unorm8x4_to_floats(b: [u8; 16]) -> [[u32; 4]; 4] {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE2 is part of x86-64; the transmutes are between 16-byte plain values.
+    let texels = unsafe {
+        use std::arch::x86_64::*;
+        let z = _mm_setzero_si128();
+        let v = std::mem::transmute::<[u8; 16], __m128i>(b);
+        let (lo, hi) = (_mm_unpacklo_epi8(v, z), _mm_unpackhi_epi8(v, z));
+        [
+            _mm_unpacklo_epi16(lo, z),
+            _mm_unpackhi_epi16(lo, z),
+            _mm_unpacklo_epi16(hi, z),
+            _mm_unpackhi_epi16(hi, z),
+        ]
+        .map(|t| std::mem::transmute::<__m128, [u32; 4]>(sse::unorm8_floats(t)))
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let texels = std::array::from_fn(|j| {
+        unorm8_to_floats([b[4 * j], b[4 * j + 1], b[4 * j + 2], b[4 * j + 3]])
+    });
+    transpose4(texels)
 }
 
 /// Four float channels (their bits) as 8-bit normalised ones: `convert_uchar_sat_rte(x *
@@ -190,22 +271,64 @@ fn unorm8_to_floats(b: [u8; 4]) -> [u32; 4] {
 #[inline]
 fn floats_to_unorm8(l: [u32; 4]) -> [u8; 4] {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: SSE2 is part of x86-64. `maxps(x, 0)` gives 0 for a NaN (its second
-    // operand), `cvtps2dq` rounds to nearest even in the default rounding mode (which
-    // generated code never changes): the scalar `sat_rte` lane for lane.
+    // SAFETY: SSE2 is part of x86-64; the transmute is between 16-byte plain values.
     unsafe {
         use std::arch::x86_64::*;
-        let x = _mm_mul_ps(
-            std::mem::transmute::<[u32; 4], __m128>(l),
-            _mm_set1_ps(255.0),
-        );
-        let c = _mm_min_ps(_mm_max_ps(x, _mm_setzero_ps()), _mm_set1_ps(255.0));
-        let i = _mm_cvtps_epi32(c);
+        let i = sse::unorm8_channels(std::mem::transmute::<[u32; 4], __m128>(l));
         let b = _mm_packus_epi16(_mm_packs_epi32(i, i), _mm_setzero_si128());
         _mm_cvtsi128_si32(b).to_ne_bytes()
     }
     #[cfg(not(target_arch = "x86_64"))]
     l.map(|b| format::sat_rte(f32::from_bits(b) * 255.0, 0.0, 255.0) as u8)
+}
+
+/// Four texels of float channels (their bits, `[j][c]`: channel `c` of texel `j`) as
+/// 16 bytes of 8-bit normalised channels, texel after texel, each as
+/// [`floats_to_unorm8`] gives it.
+#[inline]
+fn floats_to_unorm8x4(t: [[u32; 4]; 4]) -> [u8; 16] {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE2 is part of x86-64; the transmutes are between 16-byte plain values.
+    // The channels are 0..=255 before the packing, which keeps them.
+    unsafe {
+        use std::arch::x86_64::*;
+        let i = t.map(|l| sse::unorm8_channels(std::mem::transmute::<[u32; 4], __m128>(l)));
+        let b = _mm_packus_epi16(_mm_packs_epi32(i[0], i[1]), _mm_packs_epi32(i[2], i[3]));
+        std::mem::transmute::<__m128i, [u8; 16]>(b)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    std::array::from_fn(|i| floats_to_unorm8(t[i / 4])[i % 4])
+}
+
+/// The 8-bit normalised conversions of four channels, shared by one texel's and four
+/// texels' paths.
+#[cfg(target_arch = "x86_64")]
+mod sse {
+    use std::arch::x86_64::*;
+
+    /// Channels 0..=255 (32-bit lanes) as `x / 255`: the division is correctly rounded,
+    /// lane for lane the scalar `f32::from(x) / 255.0`.
+    #[inline]
+    pub fn unorm8_floats(x: __m128i) -> __m128 {
+        // SAFETY: SSE2 is part of x86-64.
+        unsafe { _mm_div_ps(_mm_cvtepi32_ps(x), _mm_set1_ps(255.0)) }
+    }
+
+    /// Float channels as `convert_uchar_sat_rte(x * 255)` with NaN as 0, in 32-bit lanes:
+    /// `maxps(x, 0)` gives 0 for a NaN (its second operand), `cvtps2dq` rounds to nearest
+    /// even in the default rounding mode (which generated code never changes): the
+    /// scalar `sat_rte` lane for lane.
+    #[inline]
+    pub fn unorm8_channels(x: __m128) -> __m128i {
+        // SAFETY: SSE2 is part of x86-64.
+        unsafe {
+            let x = _mm_mul_ps(x, _mm_set1_ps(255.0));
+            _mm_cvtps_epi32(_mm_min_ps(
+                _mm_max_ps(x, _mm_setzero_ps()),
+                _mm_set1_ps(255.0),
+            ))
+        }
+    }
 }
 
 /// `x.floor()` without its call to `floorf` (x86-64 without SSE4.1 has no instruction
@@ -738,14 +861,33 @@ unsafe fn lane<T: Copy, const R: usize>(at: i64, n: usize, k: usize) -> [T; R] {
 ///
 /// # Safety
 /// `coords` is valid for `3n` 32-bit reads, `out` for `4n` 32-bit writes.
-unsafe fn colours<T: Copy>(coords: i64, out: i64, n: usize, mut f: impl FnMut([T; 3]) -> [u32; 4]) {
+#[inline(always)]
+unsafe fn colours<T: Copy>(coords: i64, out: i64, n: usize, f: impl FnMut([T; 3]) -> [u32; 4]) {
+    // SAFETY: per the caller.
+    unsafe { colours4(coords, out, n, f, |_| None) }
+}
+
+/// [`colours`], with `four` trying each four lanes at once: their colours channel-major
+/// (`[c][j]`: channel `c` of lane `j`), or `None` for `f` of each.
+///
+/// # Safety
+/// As [`colours`].
+#[inline(always)]
+unsafe fn colours4<T: Copy>(
+    coords: i64,
+    out: i64,
+    n: usize,
+    mut f: impl FnMut([T; 3]) -> [u32; 4],
+    mut four: impl FnMut(&[[T; 4]; 3]) -> Option<[[u32; 4]; 4]>,
+) {
     let o = out as *mut u32;
     let mut k = 0;
     while k + 4 <= n {
         // SAFETY: per the caller; k + 4 <= n.
         let c: [[T; 4]; 3] = unsafe { rows4(coords, n, k) };
-        let px: [[u32; 4]; 4] = std::array::from_fn(|j| f([c[0][j], c[1][j], c[2][j]]));
-        for (i, row) in transpose4(px).into_iter().enumerate() {
+        let rows = four(&c)
+            .unwrap_or_else(|| transpose4(std::array::from_fn(|j| f([c[0][j], c[1][j], c[2][j]]))));
+        for (i, row) in rows.into_iter().enumerate() {
             // SAFETY: per the caller.
             unsafe { o.add(i * n + k).cast::<[u32; 4]>().write_unaligned(row) };
         }
@@ -771,13 +913,19 @@ extern "C" fn ferrite_image_read_lanes(desc: i64, coords: i64, out: i64, n: i32)
             Some(f) => {
                 let edge = lanes(border(f));
                 match Fast::of(f) {
-                    Some(fast) => colours(coords, out, n, |idx: [i32; 3]| {
-                        if d.inside(idx) {
-                            fast.fetch((d.base + d.offset(idx)) as *const u8)
-                        } else {
-                            edge
-                        }
-                    }),
+                    Some(fast) => {
+                        let one = |idx: [i32; 3]| {
+                            if d.inside(idx) {
+                                fast.fetch((d.base + d.offset(idx)) as *const u8)
+                            } else {
+                                edge
+                            }
+                        };
+                        colours4(coords, out, n, one, |c| {
+                            let at = d.run_of_four(c)?;
+                            Some(fast.fetch4((d.base + at) as *const u8))
+                        })
+                    }
                     None => colours(coords, out, n, |idx| lanes(read(d, idx))),
                 }
             }
@@ -810,9 +958,19 @@ extern "C" fn ferrite_image_write_lanes(
         let mut k = 0;
         while k + 4 <= n {
             let c: [[i32; 4]; 3] = rows4(coords, n, k);
-            let t = transpose4(rows4(texels, n, k));
-            for j in (0..4).filter(|j| active >> (k + j) & 1 != 0) {
-                write([c[0][j], c[1][j], c[2][j]], t[j]);
+            let rows: [[u32; 4]; 4] = rows4(texels, n, k);
+            // Four active lanes writing one run of a row: one store.
+            let run = match fast {
+                Some(fast) if active >> k & 0xf == 0xf => d.run_of_four(&c).map(|at| (fast, at)),
+                _ => None,
+            };
+            if let Some((fast, at)) = run {
+                fast.store4((d.base + at) as *mut u8, rows);
+            } else {
+                let t = transpose4(rows);
+                for j in (0..4).filter(|j| active >> (k + j) & 1 != 0) {
+                    write([c[0][j], c[1][j], c[2][j]], t[j]);
+                }
             }
             k += 4;
         }
@@ -1169,6 +1327,92 @@ mod tests {
                         };
                         assert_eq!(got, want, "{c:?} {addressing} {normalized} {linear}");
                     }
+                }
+            }
+        }
+    }
+
+    /// Reads and writes of lanes, through runs of four neighbours or not, give what each
+    /// lane's read and write give alone: on the fast formats, lanes inside, across the
+    /// edges and outside, rows and columns, with lanes switched off.
+    #[test]
+    fn lane_runs_are_single_lanes() {
+        let (w, h) = (9i32, 3i32);
+        for (channel_type, elem) in [(ChannelType::UnormInt8, 4), (ChannelType::Float, 16)] {
+            let bytes: Vec<u8> = (0..w * h * elem)
+                .map(|i| match elem {
+                    // Floats of moderate size, some outside [0, 1], as bytes.
+                    16 => {
+                        ((i * 29 % 97) as f32 / 64.0 - 0.25).to_bits().to_ne_bytes()[i as usize % 4]
+                    }
+                    _ => (i * 37 % 251) as u8,
+                })
+                .collect();
+            let descriptor = |base: *mut u8| ImageDescriptor {
+                base: base as u64,
+                pitch: [elem as u64, (elem * w) as u64, 0],
+                size: [w, h, 1],
+                spatial: 2,
+                layered: 0,
+                order: ChannelOrder::Rgba.spirv(),
+                channel_type: channel_type.spirv(),
+                elem_size: elem,
+            };
+            let mut src = bytes.clone();
+            let d = descriptor(src.as_mut_ptr());
+            // 16 lanes: a run inside, one across the right edge, one starting left of the
+            // image, a column, and runs on the last row and below it.
+            let xs: [i32; 16] = [2, 3, 4, 5, 7, 8, 9, 10, -1, 0, 1, 2, 4, 5, 6, 7];
+            let ys: [i32; 16] = [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3];
+            for (xs, ys) in [
+                (xs, ys),
+                (std::array::from_fn(|k| k as i32 % 4 + 5), [1; 16]),
+                (
+                    std::array::from_fn(|k| k as i32 % 4),
+                    std::array::from_fn(|k| k as i32 / 4),
+                ),
+                ([3; 16], std::array::from_fn(|k| k as i32 % 3)),
+            ] {
+                let mut coords = [0i32; 48];
+                coords[..16].copy_from_slice(&xs);
+                coords[16..32].copy_from_slice(&ys);
+                let mut got = [0u32; 64];
+                let mut want = [0u32; 64];
+                let desc = &d as *const ImageDescriptor as i64;
+                ferrite_image_read_lanes(desc, coords.as_ptr() as i64, got.as_mut_ptr() as i64, 16);
+                for k in 0..16 {
+                    let mut one = [0u32; 4];
+                    ferrite_image_read(desc, xs[k], ys[k], 0, one.as_mut_ptr() as i64);
+                    for c in 0..4 {
+                        want[c * 16 + k] = one[c];
+                    }
+                }
+                assert_eq!(got, want, "{channel_type:?} reads at {xs:?} {ys:?}");
+                // Write what was read, shifted, with every pattern of active lanes in
+                // the first run.
+                let texels: Vec<u32> = got.iter().map(|t| t.rotate_left(7) & 0x3f7f_ffff).collect();
+                for active in [0xffff_i64, 0xfff7, 0x0f0f, 0x0001, 0] {
+                    let (mut by_run, mut by_lane) = (bytes.clone(), bytes.clone());
+                    let (dr, dl) = (
+                        descriptor(by_run.as_mut_ptr()),
+                        descriptor(by_lane.as_mut_ptr()),
+                    );
+                    let (dr, dl) = (&dr as *const _ as i64, &dl as *const _ as i64);
+                    ferrite_image_write_lanes(
+                        dr,
+                        coords.as_ptr() as i64,
+                        texels.as_ptr() as i64,
+                        16,
+                        active,
+                    );
+                    for k in (0..16).filter(|k| active >> k & 1 != 0) {
+                        let one: [u32; 4] = std::array::from_fn(|c| texels[c * 16 + k]);
+                        ferrite_image_write(dl, xs[k], ys[k], 0, one.as_ptr() as i64);
+                    }
+                    assert_eq!(
+                        by_run, by_lane,
+                        "{channel_type:?} writes at {xs:?} {ys:?}, {active:#x}"
+                    );
                 }
             }
         }
