@@ -380,6 +380,7 @@ fn nearest(s: f32, size: i32, normalized: bool, addressing: u32) -> Option<i32> 
 
 /// The two pixels and the weight of the second along one coordinate for linear filtering;
 /// a pixel outside the image (`CL_ADDRESS_CLAMP`) is `None`, the border.
+#[inline(always)]
 fn linear(s: f32, size: i32, normalized: bool, addressing: u32) -> (Option<i32>, Option<i32>, f32) {
     let n = size as f32;
     let frac = |x: f32| x - floor(x);
@@ -515,6 +516,98 @@ impl<'a> Sampling<'a> {
         // SAFETY: per this function's contract.
         lanes(unsafe { sample_general(d, f, normalized, addressing, self.filter_linear, coord) })
     }
+
+    /// Whether [`Self::sample4`] can take four lanes at once: linear filtering of a 2D
+    /// image without layers in a [`Fast`] format, whose addressing clamps every texel
+    /// into the image without wrapping (the path of `linear` that neither repeats nor
+    /// leaves the image).
+    fn four_lanes(&self) -> bool {
+        let clamps = match self.addressing {
+            ADDRESS_NONE | ADDRESS_CLAMP_TO_EDGE => true,
+            ADDRESS_REPEAT | ADDRESS_MIRRORED_REPEAT => !self.normalized,
+            _ => false,
+        };
+        self.filter_linear
+            && self.spatial == 2
+            && self.d.layered == 0
+            && self.fast.is_some()
+            && clamps
+    }
+
+    /// [`Self::sample`] of four lanes where [`Self::four_lanes`] holds (coordinates
+    /// `[k][j]`: coordinate `k` of lane `j`), channel-major: the same operations as
+    /// `linear`, `floor` and [`sample_2d_linear_fast`] four lanes at a time, so the
+    /// same bits. `None` (each lane on its own) unless every scaled coordinate minus a
+    /// half is a number below 2^23 in magnitude, where `floor` truncates.
+    ///
+    /// # Safety
+    /// `self.d` describes live image memory.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    unsafe fn sample4(&self, c: &[[f32; 4]; 3]) -> Option<[[u32; 4]; 4]> {
+        use std::arch::x86_64::*;
+        let (d, fast) = (self.d, self.fast?);
+        // SAFETY: SSE2 is part of x86-64; the transmutes are between 16-byte plain values.
+        let axis = |k: usize| unsafe {
+            let s = std::mem::transmute::<[f32; 4], __m128>(c[k]);
+            let u = if self.normalized {
+                _mm_mul_ps(s, _mm_set1_ps(d.size[k] as f32))
+            } else {
+                s
+            };
+            let w = _mm_sub_ps(u, _mm_set1_ps(0.5));
+            let abs = _mm_and_ps(w, _mm_castsi128_ps(_mm_set1_epi32(0x7fff_ffff)));
+            if _mm_movemask_ps(_mm_cmplt_ps(abs, _mm_set1_ps(8_388_608.0))) != 0xf {
+                return None;
+            }
+            // `floor`: the truncation, less one where it is above w, w where equal.
+            let t = _mm_cvtepi32_ps(_mm_cvttps_epi32(w));
+            let below = _mm_sub_ps(t, _mm_and_ps(_mm_cmpgt_ps(t, w), _mm_set1_ps(1.0)));
+            let eq = _mm_cmpeq_ps(t, w);
+            let fl = _mm_or_ps(_mm_and_ps(eq, w), _mm_andnot_ps(eq, below));
+            let i0 = std::mem::transmute::<__m128i, [i32; 4]>(_mm_cvttps_epi32(fl));
+            let last = d.size[k] - 1;
+            Some((
+                i0.map(|i| i.clamp(0, last)),
+                i0.map(|i| (i + 1).clamp(0, last)),
+                _mm_sub_ps(w, fl),
+            ))
+        };
+        let (x0, x1, a) = axis(0)?;
+        let (y0, y1, b) = axis(1)?;
+        // SAFETY: as above.
+        let weights = unsafe {
+            let one = _mm_set1_ps(1.0);
+            let (na, nb) = (_mm_sub_ps(one, a), _mm_sub_ps(one, b));
+            [
+                _mm_mul_ps(na, nb),
+                _mm_mul_ps(a, nb),
+                _mm_mul_ps(na, b),
+                _mm_mul_ps(a, b),
+            ]
+            .map(|w| std::mem::transmute::<__m128, [f32; 4]>(w))
+        };
+        let at = |x: i32, y: i32| (d.base + d.offset([x, y, 0])) as *const u8;
+        let px = std::array::from_fn(|j| {
+            // SAFETY: every index was clamped into the image.
+            let t = unsafe {
+                [
+                    fast.fetch(at(x0[j], y0[j])),
+                    fast.fetch(at(x1[j], y0[j])),
+                    fast.fetch(at(x0[j], y1[j])),
+                    fast.fetch(at(x1[j], y1[j])),
+                ]
+            };
+            blend4(t, weights.map(|w| w[j]))
+        });
+        Some(transpose4(px))
+    }
+
+    /// Where the four-lane path is x86-64's only: each lane on its own.
+    #[cfg(not(target_arch = "x86_64"))]
+    unsafe fn sample4(&self, _: &[[f32; 4]; 3]) -> Option<[[u32; 4]; 4]> {
+        None
+    }
 }
 
 /// [`sample_2d_linear`] for the formats of [`Fast`], the four taps blended as vectors:
@@ -522,6 +615,7 @@ impl<'a> Sampling<'a> {
 ///
 /// # Safety
 /// `d` describes live image memory of the format `fast` was made from.
+#[inline(always)]
 unsafe fn sample_2d_linear_fast(
     d: &ImageDescriptor,
     fast: Fast,
@@ -993,7 +1087,19 @@ extern "C" fn ferrite_image_sample_lanes(
     unsafe {
         let d = descriptor(desc);
         match Sampling::new(d, sampler as u64) {
-            Some(sm) => colours(coords, out, n, |c: [f32; 3]| sm.sample(c)),
+            Some(sm) => {
+                let four = sm.four_lanes();
+                colours4(
+                    coords,
+                    out,
+                    n,
+                    |c| sm.sample(c),
+                    |c| match four {
+                        true => sm.sample4(c),
+                        false => None,
+                    },
+                )
+            }
             None => colours(coords, out, n, |_: [f32; 3]| [0; 4]),
         }
     }
@@ -1413,6 +1519,99 @@ mod tests {
                         by_run, by_lane,
                         "{channel_type:?} writes at {xs:?} {ys:?}, {active:#x}"
                     );
+                }
+            }
+        }
+    }
+
+    /// Sampled lanes, four at a time where the path takes them, give each lane's own
+    /// sample: RGBA8 and float images, every addressing mode, normalised or not,
+    /// nearest and linear, coordinates inside, outside, on texel centres and edges,
+    /// and ones the path leaves to each lane (NaN, infinities, 2^23 and above).
+    #[test]
+    fn sampled_lanes_are_single_samples() {
+        let (w, h) = (7i32, 5i32);
+        let bytes: Vec<u8> = (0..w * h * 16).map(|i| (i * 37 % 251) as u8).collect();
+        let floats: Vec<f32> = (0..w * h * 4)
+            .map(|i| (i * 29 % 97) as f32 / 64.0 - 0.5)
+            .collect();
+        let images = [
+            (bytes.as_ptr() as u64, ChannelType::UnormInt8, 4),
+            (floats.as_ptr() as u64, ChannelType::Float, 16),
+        ];
+        let mut seed = 5u32;
+        let mut next = || coordinate(&mut seed);
+        let specials = [
+            f32::NAN,
+            f32::INFINITY,
+            -f32::INFINITY,
+            8_388_608.5,
+            -1.0e9,
+            0.5,
+            -0.0,
+        ];
+        for (base, channel_type, elem) in images {
+            let d = ImageDescriptor {
+                base,
+                pitch: [elem as u64, (elem * w) as u64, 0],
+                size: [w, h, 1],
+                spatial: 2,
+                layered: 0,
+                order: ChannelOrder::Rgba.spirv(),
+                channel_type: channel_type.spirv(),
+                elem_size: elem,
+            };
+            let desc = &d as *const ImageDescriptor as i64;
+            for addressing in [
+                ADDRESS_NONE,
+                ADDRESS_CLAMP_TO_EDGE,
+                ADDRESS_CLAMP,
+                ADDRESS_REPEAT,
+                ADDRESS_MIRRORED_REPEAT,
+            ] {
+                for normalized in [false, true] {
+                    for linear in [false, true] {
+                        let s = sampler_bits(normalized, addressing, linear);
+                        for round in 0..300 {
+                            // 16 lanes: random, then neighbours a quarter texel apart,
+                            // with a special value in some rounds.
+                            let mut coords = [0f32; 48];
+                            let (x, y) = (next(), next());
+                            for k in 0..16 {
+                                let (u, v) = if round % 2 == 0 {
+                                    (next(), next())
+                                } else {
+                                    (x + k as f32 * 0.25, y)
+                                };
+                                let scale = if normalized { 0.1 } else { 1.0 };
+                                coords[k] = u * scale;
+                                coords[16 + k] = v * scale;
+                            }
+                            if round % 5 == 0 {
+                                coords[round % 32] = specials[round % specials.len()];
+                            }
+                            let mut got = [0u32; 64];
+                            ferrite_image_sample_lanes(
+                                desc,
+                                s as i64,
+                                coords.as_ptr() as i64,
+                                got.as_mut_ptr() as i64,
+                                16,
+                            );
+                            let sm = Sampling::new(&d, s).unwrap();
+                            for k in 0..16 {
+                                // SAFETY: d describes the test's live pixels.
+                                let one = unsafe { sm.sample([coords[k], coords[16 + k], 0.0]) };
+                                let lane: [u32; 4] = std::array::from_fn(|c| got[c * 16 + k]);
+                                assert_eq!(
+                                    lane,
+                                    one,
+                                    "{channel_type:?} {addressing} {normalized} {linear}: lane {k} at {:?}",
+                                    (coords[k], coords[16 + k])
+                                );
+                            }
+                        }
+                    }
                 }
             }
         }
