@@ -171,6 +171,12 @@ fn pool() -> &'static rayon::ThreadPool {
     })
 }
 
+/// Run `f(0)`, …, `f(parts − 1)` on the pool and return when all have: for the commands
+/// other than launches that are worth spreading over the cores (large fills).
+pub fn run_parts(parts: usize, f: impl Fn(usize) + Sync + Send) {
+    pool().install(|| (0..parts).into_par_iter().for_each(f));
+}
+
 /// Local memory of one worker: 128-byte aligned blocks, grown on demand, never shrunk.
 /// Registered as local memory for the generic casts (`ferrite_compiler::spaces`).
 #[derive(Default)]

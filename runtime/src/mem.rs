@@ -177,28 +177,68 @@ pub fn fill_pattern(out: &mut [u8], pattern: &[u8]) {
 /// by two commands at once (a command buffer enqueued twice), so no `&mut` slice over it
 /// may be made.
 ///
-/// The pattern is written once and the filled prefix then doubled with `memcpy`, so a
-/// 4-byte pattern over a megabyte is 18 large copies, not 262,144 small ones.
+/// A fill of at least [`PARALLEL_FILL_BYTES`] is cut into one run of whole patterns per
+/// executor worker, filled at once: one core's stores do not reach the memory's bandwidth
+/// (64 MiB: 2.6 ms on one thread, 1.3 ms on two, here).
 ///
 /// # Safety
 /// `dst` is valid for writes of `len` bytes while this runs.
 pub unsafe fn fill_pattern_at(dst: *mut u8, len: usize, pattern: &[u8]) {
+    let workers = crate::executor::num_workers();
+    if len < PARALLEL_FILL_BYTES || workers < 2 || pattern.is_empty() {
+        // SAFETY: per the caller.
+        return unsafe { fill_run(dst, len, pattern) };
+    }
+    let part = len.div_ceil(workers).next_multiple_of(pattern.len());
+    let base = dst as usize;
+    crate::executor::run_parts(workers, |i| {
+        let start = i * part;
+        if start < len {
+            // SAFETY: `[start, start + n)` lies inside the caller's `len` bytes, and the
+            // parts do not overlap; each starts at a whole number of patterns, so its
+            // copies line up with the others'.
+            unsafe { fill_run((base + start) as *mut u8, part.min(len - start), pattern) };
+        }
+    });
+}
+
+/// Fills from this size on are split over the executor's workers.
+pub const PARALLEL_FILL_BYTES: usize = 4 << 20;
+
+/// [`fill_pattern_at`] on the calling thread: the pattern repeated into a tile of about a
+/// page (whole patterns), then the tile stored again and again. Each copy only reads the
+/// tile, which stays in the cache: doubling the filled prefix instead read back every
+/// byte it had written, and a 64 MiB fill took 4.7 ms instead of 2.6.
+///
+/// # Safety
+/// As [`fill_pattern_at`].
+unsafe fn fill_run(dst: *mut u8, len: usize, pattern: &[u8]) {
+    const TILE: usize = 4096;
     match pattern {
         [] => return,
         // SAFETY: `len` writable bytes (per the caller).
         [b] => return unsafe { std::ptr::write_bytes(dst, *b, len) },
         _ => {}
     }
-    let first = pattern.len().min(len);
-    // SAFETY: `first <= len` bytes at `dst` (per the caller) from the pattern.
-    unsafe { std::ptr::copy_nonoverlapping(pattern.as_ptr(), dst, first) };
-    let mut filled = first;
-    while filled < len {
-        let n = filled.min(len - filled);
-        // SAFETY: `[0, filled)` and `[filled, filled + n)` lie inside `len` bytes and do
-        // not overlap; the prefix is whole copies of the pattern.
-        unsafe { std::ptr::copy_nonoverlapping(dst, dst.add(filled), n) };
-        filled += n;
+    let mut buf = [0u8; TILE];
+    let tile: &[u8] = if pattern.len() > TILE / 2 {
+        pattern
+    } else {
+        // Whole patterns, no more than the fill needs.
+        let n = (TILE / pattern.len()).min(len.div_ceil(pattern.len())) * pattern.len();
+        for copy in buf[..n].chunks_exact_mut(pattern.len()) {
+            copy.copy_from_slice(pattern);
+        }
+        &buf[..n]
+    };
+    let mut at = 0;
+    while at < len {
+        let n = tile.len().min(len - at);
+        // SAFETY: `[at, at + n)` lies inside `len` bytes at `dst` (per the caller); the
+        // tile is this function's own memory or the pattern, neither of which overlaps
+        // the destination.
+        unsafe { std::ptr::copy_nonoverlapping(tile.as_ptr(), dst.add(at), n) };
+        at += n;
     }
 }
 
@@ -214,7 +254,7 @@ impl Drop for Mem {
 
 #[cfg(test)]
 mod tests {
-    use super::{fill_pattern, fill_pattern_at};
+    use super::{fill_pattern, fill_pattern_at, PARALLEL_FILL_BYTES};
 
     #[test]
     fn raw_fills_match_slice_fills() {
@@ -241,8 +281,8 @@ mod tests {
         assert_eq!(out, [9; 7]);
     }
 
-    /// The doubling fill matches byte-by-byte repetition for every length around the
-    /// pattern's powers of two and for patterns of every size OpenCL allows (1 to 128).
+    /// The tiled fill matches byte-by-byte repetition for every length around the tile's
+    /// size and for patterns of every size OpenCL allows (1 to 128).
     #[test]
     fn fill_matches_naive_repetition() {
         for plen in [1usize, 2, 3, 4, 8, 16, 32, 64, 128] {
@@ -252,6 +292,33 @@ mod tests {
                 fill_pattern(&mut out, &pattern);
                 let want: Vec<u8> = (0..len).map(|i| pattern[i % plen]).collect();
                 assert_eq!(out, want, "pattern {plen} bytes over {len}");
+            }
+        }
+    }
+
+    /// Fills large enough to be split over the workers match byte-by-byte repetition:
+    /// lengths around the split size, odd ones, and patterns small, odd-sized, and larger
+    /// than the tile (Level-Zero allows any pattern that fits the fill).
+    #[test]
+    fn split_fills_match_naive_repetition() {
+        let sizes = [
+            PARALLEL_FILL_BYTES,
+            PARALLEL_FILL_BYTES + 1,
+            PARALLEL_FILL_BYTES + 4093,
+            3 * PARALLEL_FILL_BYTES - 7,
+        ];
+        for plen in [1usize, 3, 4, 16, 128, 2049, 5000] {
+            let pattern: Vec<u8> = (0..plen).map(|i| (i * 37 + 11) as u8).collect();
+            for len in sizes {
+                let mut out = vec![0xEEu8; len + 1];
+                // SAFETY: `out` holds `len + 1` bytes.
+                unsafe { fill_pattern_at(out.as_mut_ptr(), len, &pattern) };
+                let bad = (0..len).find(|&i| out[i] != pattern[i % plen]);
+                assert_eq!(bad, None, "pattern {plen} bytes over {len}");
+                assert_eq!(
+                    out[len], 0xEE,
+                    "pattern {plen} bytes over {len}: past the end"
+                );
             }
         }
     }
