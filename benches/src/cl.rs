@@ -146,6 +146,27 @@ impl Device {
         )
     }
 
+    /// Enqueue a copy of the first `bytes` of `src` to `dst`; no wait.
+    pub fn copy(&self, src: &Buffer, dst: &Buffer, bytes: usize) -> Result<()> {
+        check(
+            // SAFETY: both buffers are live and at least `bytes` long; no events.
+            unsafe {
+                clEnqueueCopyBuffer(
+                    self.queue,
+                    src.0,
+                    dst.0,
+                    0,
+                    0,
+                    bytes,
+                    0,
+                    ptr::null(),
+                    ptr::null_mut(),
+                )
+            },
+            "clEnqueueCopyBuffer",
+        )
+    }
+
     /// Enqueue a fill of all of `b` (`bytes` long) with `pattern`; no wait.
     pub fn fill(&self, b: &Buffer, pattern: &[u8], bytes: usize) -> Result<()> {
         check(

@@ -324,6 +324,20 @@ fn vecadd(d: &Device) -> Result<Iteration<'_>> {
     }))
 }
 
+/// `clEnqueueCopyBuffer` of 64 MiB between two buffers.
+fn copy(d: &Device) -> Result<Iteration<'_>> {
+    let data = floats(M16, 5);
+    let src = d.buffer(M16 * 4, Some(bytes_of(&data)))?;
+    let dst = d.buffer(M16 * 4, None)?;
+    d.copy(&src, &dst, M16 * 4)?;
+    let out = read_f32(d, &dst, M16)?;
+    expect(out == data, "copy")?;
+    Ok(Box::new(move || {
+        d.copy(&src, &dst, M16 * 4)?;
+        d.finish()
+    }))
+}
+
 /// `clEnqueueFillBuffer` with a 4-byte pattern, as the CTS math tests clear their output
 /// buffers before every kernel.
 fn fill(d: &Device) -> Result<Iteration<'_>> {
@@ -524,6 +538,12 @@ const CASES: &[Case] = &[
         kernel: "fill",
         size: "16M",
         prepare: fill,
+    },
+    Case {
+        area: "mem",
+        kernel: "copy",
+        size: "16M",
+        prepare: copy,
     },
     Case {
         area: "mem",
