@@ -202,8 +202,41 @@ pub unsafe fn fill_pattern_at(dst: *mut u8, len: usize, pattern: &[u8]) {
     });
 }
 
-/// Fills from this size on are split over the executor's workers.
+/// Fills and copies from this size on are split over the executor's workers.
 pub const PARALLEL_FILL_BYTES: usize = 4 << 20;
+
+/// Copy `len` bytes from `src` to `dst`, which may overlap (`memmove`): every copy of
+/// buffer contents (reads, writes, buffer-to-buffer, SVM and USM) goes through here. A
+/// copy of at least [`PARALLEL_FILL_BYTES`] between ranges that do not overlap is cut into
+/// one part per executor worker, copied at once (64 MiB: 5.0-5.6 ms on one thread, 2.5
+/// on two, here).
+///
+/// # Safety
+/// `src` is valid for reads and `dst` for writes of `len` bytes while this runs.
+pub unsafe fn copy_bytes(src: *const u8, dst: *mut u8, len: usize) {
+    let workers = crate::executor::num_workers();
+    let (s, d) = (src as usize, dst as usize);
+    if len < PARALLEL_FILL_BYTES || workers < 2 || svm::overlaps(s, d, len) {
+        // SAFETY: per the caller; `copy` allows the ranges to overlap.
+        return unsafe { std::ptr::copy(src, dst, len) };
+    }
+    // Parts on 64-byte boundaries: no cache line written from two workers.
+    let part = len.div_ceil(workers).next_multiple_of(64);
+    crate::executor::run_parts(workers, |i| {
+        let start = i * part;
+        if start < len {
+            // SAFETY: `[start, start + n)` lies inside both ranges (per the caller), which
+            // do not overlap (checked above), nor do the parts.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    (s + start) as *const u8,
+                    (d + start) as *mut u8,
+                    part.min(len - start),
+                )
+            };
+        }
+    });
+}
 
 /// [`fill_pattern_at`] on the calling thread: the pattern repeated into a tile of about a
 /// page (whole patterns), then the tile stored again and again. Each copy only reads the
@@ -254,7 +287,7 @@ impl Drop for Mem {
 
 #[cfg(test)]
 mod tests {
-    use super::{fill_pattern, fill_pattern_at, PARALLEL_FILL_BYTES};
+    use super::{copy_bytes, fill_pattern, fill_pattern_at, PARALLEL_FILL_BYTES};
 
     #[test]
     fn raw_fills_match_slice_fills() {
@@ -320,6 +353,23 @@ mod tests {
                     "pattern {plen} bytes over {len}: past the end"
                 );
             }
+        }
+    }
+
+    /// Copies large enough to be split over the workers give `memmove`'s bytes, apart and
+    /// overlapping either way (which stay on one thread), at odd lengths and offsets.
+    #[test]
+    fn large_copies_are_memmove() {
+        let len = PARALLEL_FILL_BYTES + 4093;
+        let pool: Vec<u8> = (0..3 * len).map(|i| (i * 131 % 251) as u8).collect();
+        for (src, dst) in [(0, len + 7), (len + 7, 1), (0, 5), (5, 0), (3, 3)] {
+            let mut got = pool.clone();
+            let mut want = pool.clone();
+            want.copy_within(src..src + len, dst);
+            let p = got.as_mut_ptr();
+            // SAFETY: both ranges lie inside `got`.
+            unsafe { copy_bytes(p.add(src), p.add(dst), len) };
+            assert!(got == want, "{len} bytes from {src} to {dst}");
         }
     }
 }

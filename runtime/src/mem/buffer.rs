@@ -199,7 +199,7 @@ impl Mem {
         self.check_range(offset, len)?;
         // SAFETY: the range is inside the object (checked above); dst is valid per the
         // caller's contract.
-        unsafe { std::ptr::copy(self.base().add(offset), dst, len) };
+        unsafe { super::copy_bytes(self.base().add(offset), dst, len) };
         Ok(())
     }
 
@@ -210,9 +210,9 @@ impl Mem {
     pub unsafe fn write(&self, offset: usize, src: *const u8, len: usize) -> Result<()> {
         self.check_range(offset, len)?;
         // SAFETY: the range is inside the object (checked above); src is valid per the
-        // caller's contract. `copy` tolerates overlap (a USE_HOST_PTR buffer written from
-        // its own host memory).
-        unsafe { std::ptr::copy(src, self.base().add(offset), len) };
+        // caller's contract. `copy_bytes` tolerates overlap (a USE_HOST_PTR buffer written
+        // from its own host memory).
+        unsafe { super::copy_bytes(src, self.base().add(offset), len) };
         Ok(())
     }
 
@@ -226,9 +226,9 @@ impl Mem {
     ) -> Result<()> {
         self.check_range(src_offset, len)?;
         dst.check_range(dst_offset, len)?;
-        // SAFETY: both ranges are inside their objects (checked above); `copy` allows them
-        // to overlap.
-        unsafe { std::ptr::copy(self.base().add(src_offset), dst.base().add(dst_offset), len) };
+        // SAFETY: both ranges are inside their objects (checked above); `copy_bytes` allows
+        // them to overlap.
+        unsafe { super::copy_bytes(self.base().add(src_offset), dst.base().add(dst_offset), len) };
         Ok(())
     }
 

@@ -93,8 +93,9 @@ pub fn overlaps(a: usize, b: usize, len: usize) -> bool {
 /// Both ranges are valid for `len` bytes (reads at `src`, writes at `dst`) while the copy
 /// runs: the application's promise for SVM and host pointers.
 pub unsafe fn copy(dst: usize, src: usize, len: usize) {
-    // SAFETY: per the caller; `copy` tolerates overlap, which the front end rejects anyway.
-    unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len) };
+    // SAFETY: per the caller; `copy_bytes` tolerates overlap, which the front end rejects
+    // anyway.
+    unsafe { super::copy_bytes(src as *const u8, dst as *mut u8, len) };
 }
 
 /// Repeat `pattern` over `len` bytes at `dst` (`clEnqueueSVMMemFill`); `len` is a multiple
