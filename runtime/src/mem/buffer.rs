@@ -162,9 +162,7 @@ pub unsafe fn create(context: &Arc<Context>, desc: BufferDesc) -> Result<Arc<Mem
         if desc.flags.copy_host_ptr {
             // SAFETY: the caller guarantees host_ptr points to size readable bytes; buf is
             // a fresh allocation of size bytes, so the ranges cannot overlap.
-            unsafe {
-                std::ptr::copy_nonoverlapping(desc.host_ptr, buf.as_ptr(), desc.size);
-            }
+            unsafe { super::copy_bytes(desc.host_ptr, buf.as_ptr(), desc.size) };
         }
         Storage::Owned(buf)
     };
