@@ -1183,6 +1183,41 @@ mod tests {
         (*seed % 20_000) as f32 / 1000.0 - 10.0
     }
 
+    /// A `w`×`h` 2D RGBA image of `channel_type` (`elem` bytes a texel) at `base`, rows
+    /// packed.
+    fn rgba(base: u64, w: i32, h: i32, channel_type: ChannelType, elem: i32) -> ImageDescriptor {
+        ImageDescriptor {
+            base,
+            pitch: [elem as u64, (elem * w) as u64, 0],
+            size: [w, h, 1],
+            spatial: 2,
+            layered: 0,
+            order: ChannelOrder::Rgba.spirv(),
+            channel_type: channel_type.spirv(),
+            elem_size: elem,
+        }
+    }
+
+    /// Every sampler: (addressing mode, normalised coordinates, linear filtering).
+    fn samplers() -> impl Iterator<Item = (u32, bool, bool)> {
+        [
+            ADDRESS_NONE,
+            ADDRESS_CLAMP_TO_EDGE,
+            ADDRESS_CLAMP,
+            ADDRESS_REPEAT,
+            ADDRESS_MIRRORED_REPEAT,
+        ]
+        .into_iter()
+        .flat_map(|a| {
+            [
+                (a, false, false),
+                (a, false, true),
+                (a, true, false),
+                (a, true, true),
+            ]
+        })
+    }
+
     fn red(c: Color) -> f32 {
         match c {
             Color::Float(v) => v[0],
@@ -1398,42 +1433,23 @@ mod tests {
     fn sampling_fast_paths_are_the_general_one() {
         let (w, h) = (5i32, 3i32);
         let px: Vec<u8> = (0..w * h * 4).map(|i| (i * 37 % 251) as u8).collect();
-        let d = ImageDescriptor {
-            base: px.as_ptr() as u64,
-            pitch: [4, 4 * w as u64, 0],
-            size: [w, h, 1],
-            spatial: 2,
-            layered: 0,
-            order: ChannelOrder::Rgba.spirv(),
-            channel_type: ChannelType::UnormInt8.spirv(),
-            elem_size: 4,
-        };
+        let d = rgba(px.as_ptr() as u64, w, h, ChannelType::UnormInt8, 4);
         let f = d.format().unwrap();
         let mut seed = 11u32;
         let mut next = || coordinate(&mut seed);
-        for addressing in [
-            ADDRESS_NONE,
-            ADDRESS_CLAMP_TO_EDGE,
-            ADDRESS_CLAMP,
-            ADDRESS_REPEAT,
-            ADDRESS_MIRRORED_REPEAT,
-        ] {
-            for normalized in [false, true] {
-                for linear in [false, true] {
-                    let s = sampler_bits(normalized, addressing, linear);
-                    let sm = Sampling::new(&d, s).unwrap();
-                    for _ in 0..1000 {
-                        let c = [next(), next(), 0.0];
-                        // SAFETY: d describes px, alive for the test.
-                        let (got, want) = unsafe {
-                            (
-                                sm.sample(c),
-                                lanes(sample_general(&d, f, normalized, addressing, linear, c)),
-                            )
-                        };
-                        assert_eq!(got, want, "{c:?} {addressing} {normalized} {linear}");
-                    }
-                }
+        for (addressing, normalized, linear) in samplers() {
+            let s = sampler_bits(normalized, addressing, linear);
+            let sm = Sampling::new(&d, s).unwrap();
+            for _ in 0..1000 {
+                let c = [next(), next(), 0.0];
+                // SAFETY: d describes px, alive for the test.
+                let (got, want) = unsafe {
+                    (
+                        sm.sample(c),
+                        lanes(sample_general(&d, f, normalized, addressing, linear, c)),
+                    )
+                };
+                assert_eq!(got, want, "{c:?} {addressing} {normalized} {linear}");
             }
         }
     }
@@ -1454,16 +1470,7 @@ mod tests {
                     _ => (i * 37 % 251) as u8,
                 })
                 .collect();
-            let descriptor = |base: *mut u8| ImageDescriptor {
-                base: base as u64,
-                pitch: [elem as u64, (elem * w) as u64, 0],
-                size: [w, h, 1],
-                spatial: 2,
-                layered: 0,
-                order: ChannelOrder::Rgba.spirv(),
-                channel_type: channel_type.spirv(),
-                elem_size: elem,
-            };
+            let descriptor = |base: *mut u8| rgba(base as u64, w, h, channel_type, elem);
             let mut src = bytes.clone();
             let d = descriptor(src.as_mut_ptr());
             // 16 lanes: a run inside, one across the right edge, one starting left of the
@@ -1536,8 +1543,8 @@ mod tests {
             .map(|i| (i * 29 % 97) as f32 / 64.0 - 0.5)
             .collect();
         let images = [
-            (bytes.as_ptr() as u64, ChannelType::UnormInt8, 4),
-            (floats.as_ptr() as u64, ChannelType::Float, 16),
+            rgba(bytes.as_ptr() as u64, w, h, ChannelType::UnormInt8, 4),
+            rgba(floats.as_ptr() as u64, w, h, ChannelType::Float, 16),
         ];
         let mut seed = 5u32;
         let mut next = || coordinate(&mut seed);
@@ -1550,67 +1557,47 @@ mod tests {
             0.5,
             -0.0,
         ];
-        for (base, channel_type, elem) in images {
-            let d = ImageDescriptor {
-                base,
-                pitch: [elem as u64, (elem * w) as u64, 0],
-                size: [w, h, 1],
-                spatial: 2,
-                layered: 0,
-                order: ChannelOrder::Rgba.spirv(),
-                channel_type: channel_type.spirv(),
-                elem_size: elem,
-            };
+        for d in images {
             let desc = &d as *const ImageDescriptor as i64;
-            for addressing in [
-                ADDRESS_NONE,
-                ADDRESS_CLAMP_TO_EDGE,
-                ADDRESS_CLAMP,
-                ADDRESS_REPEAT,
-                ADDRESS_MIRRORED_REPEAT,
-            ] {
-                for normalized in [false, true] {
-                    for linear in [false, true] {
-                        let s = sampler_bits(normalized, addressing, linear);
-                        for round in 0..300 {
-                            // 16 lanes: random, then neighbours a quarter texel apart,
-                            // with a special value in some rounds.
-                            let mut coords = [0f32; 48];
-                            let (x, y) = (next(), next());
-                            for k in 0..16 {
-                                let (u, v) = if round % 2 == 0 {
-                                    (next(), next())
-                                } else {
-                                    (x + k as f32 * 0.25, y)
-                                };
-                                let scale = if normalized { 0.1 } else { 1.0 };
-                                coords[k] = u * scale;
-                                coords[16 + k] = v * scale;
-                            }
-                            if round % 5 == 0 {
-                                coords[round % 32] = specials[round % specials.len()];
-                            }
-                            let mut got = [0u32; 64];
-                            ferrite_image_sample_lanes(
-                                desc,
-                                s as i64,
-                                coords.as_ptr() as i64,
-                                got.as_mut_ptr() as i64,
-                                16,
-                            );
-                            let sm = Sampling::new(&d, s).unwrap();
-                            for k in 0..16 {
-                                // SAFETY: d describes the test's live pixels.
-                                let one = unsafe { sm.sample([coords[k], coords[16 + k], 0.0]) };
-                                let lane: [u32; 4] = std::array::from_fn(|c| got[c * 16 + k]);
-                                assert_eq!(
-                                    lane,
-                                    one,
-                                    "{channel_type:?} {addressing} {normalized} {linear}: lane {k} at {:?}",
-                                    (coords[k], coords[16 + k])
-                                );
-                            }
-                        }
+            for (addressing, normalized, linear) in samplers() {
+                let s = sampler_bits(normalized, addressing, linear);
+                let sm = Sampling::new(&d, s).unwrap();
+                for round in 0..300 {
+                    // 16 lanes: random, then neighbours a quarter texel apart, with a
+                    // special value in some rounds.
+                    let mut coords = [0f32; 48];
+                    let (x, y) = (next(), next());
+                    let scale = if normalized { 0.1 } else { 1.0 };
+                    for k in 0..16 {
+                        let (u, v) = if round % 2 == 0 {
+                            (next(), next())
+                        } else {
+                            (x + k as f32 * 0.25, y)
+                        };
+                        coords[k] = u * scale;
+                        coords[16 + k] = v * scale;
+                    }
+                    if round % 5 == 0 {
+                        coords[round % 32] = specials[round % specials.len()];
+                    }
+                    let mut got = [0u32; 64];
+                    ferrite_image_sample_lanes(
+                        desc,
+                        s as i64,
+                        coords.as_ptr() as i64,
+                        got.as_mut_ptr() as i64,
+                        16,
+                    );
+                    for k in 0..16 {
+                        // SAFETY: d describes the test's live pixels.
+                        let one = unsafe { sm.sample([coords[k], coords[16 + k], 0.0]) };
+                        let lane: [u32; 4] = std::array::from_fn(|c| got[c * 16 + k]);
+                        let at = (coords[k], coords[16 + k]);
+                        assert_eq!(
+                            lane, one,
+                            "{} {addressing} {normalized} {linear}: lane {k} at {at:?}",
+                            d.channel_type
+                        );
                     }
                 }
             }
