@@ -171,10 +171,64 @@ fn pool() -> &'static rayon::ThreadPool {
     })
 }
 
-/// Run `f(0)`, …, `f(parts − 1)` on the pool and return when all have: for the commands
-/// other than launches that are worth spreading over the cores (large fills).
-pub fn run_parts(parts: usize, f: impl Fn(usize) + Sync + Send) {
-    pool().install(|| (0..parts).into_par_iter().for_each(f));
+/// Run `f(0)`, …, `f(parts − 1)` and return when all have: for the commands other than
+/// launches that are worth spreading over the cores (large fills and copies).
+///
+/// The calling thread takes parts too, and the pool's workers help: each part goes to
+/// whoever claims it first. Workers idle between launches take theirs at once; workers
+/// busy with (or waiting in) another queue's kernel take none, and the caller runs every
+/// part itself, so a command never waits for the pool.
+pub fn run_parts(parts: usize, f: impl Fn(usize) + Sync) {
+    use std::sync::atomic::AtomicUsize;
+    /// What the caller and its helpers share.
+    struct Parts {
+        /// The next part to claim (a claim at or past `parts` does nothing).
+        next: AtomicUsize,
+        /// Parts run to their end.
+        done: AtomicUsize,
+        parts: usize,
+        /// The caller's `f`, its lifetime erased (see below).
+        f: *const (dyn Fn(usize) + Sync),
+    }
+    // SAFETY: `f` is `Sync` (shared by reference between threads); it is only called
+    // while the caller waits (below).
+    unsafe impl Send for Parts {}
+    // SAFETY: as above.
+    unsafe impl Sync for Parts {}
+    impl Parts {
+        /// Run parts until none is left to claim.
+        fn work(&self) {
+            loop {
+                let i = self.next.fetch_add(1, Ordering::Relaxed);
+                if i >= self.parts {
+                    return;
+                }
+                // SAFETY: part `i` was claimed here, before `done` counts it, so the
+                // caller is still in `run_parts` and `f` is alive.
+                unsafe { (*self.f)(i) };
+                self.done.fetch_add(1, Ordering::Release);
+            }
+        }
+    }
+    let f: &(dyn Fn(usize) + Sync) = &f;
+    // SAFETY: lifetime erasure only. A helper calls `f` only for a part it claimed, and
+    // the caller returns only after every part has run to its end (`done == parts`):
+    // helpers that start later claim nothing and never touch `f`.
+    let f: &'static (dyn Fn(usize) + Sync) = unsafe { std::mem::transmute(f) };
+    let shared = Arc::new(Parts {
+        next: AtomicUsize::new(0),
+        done: AtomicUsize::new(0),
+        parts,
+        f,
+    });
+    for _ in 1..parts {
+        let s = shared.clone();
+        pool().spawn(move || s.work());
+    }
+    shared.work();
+    while shared.done.load(Ordering::Acquire) < parts {
+        std::thread::yield_now();
+    }
 }
 
 /// Local memory of one worker: 128-byte aligned blocks, grown on demand, never shrunk.
@@ -932,5 +986,36 @@ mod tests {
         };
         assert_eq!(r.num_groups(), [3, 3, 1]);
         assert_eq!(r.total_groups(), 9);
+    }
+
+    /// Parts run to the end while every worker of the pool is held by other work (a
+    /// kernel of another queue waiting for something): the caller takes them all.
+    #[test]
+    fn parts_run_while_every_worker_is_busy() {
+        let release = Arc::new(AtomicBool::new(false));
+        let held = Arc::new(AtomicUsize::new(0));
+        let n = num_workers();
+        for _ in 0..n {
+            let (release, held) = (release.clone(), held.clone());
+            pool().spawn(move || {
+                held.fetch_add(1, Ordering::SeqCst);
+                while !release.load(Ordering::SeqCst) {
+                    std::thread::yield_now();
+                }
+            });
+        }
+        while held.load(Ordering::SeqCst) < n {
+            std::thread::yield_now();
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let ran: Vec<AtomicBool> = (0..8).map(|_| AtomicBool::new(false)).collect();
+            run_parts(8, |i| ran[i].store(true, Ordering::SeqCst));
+            let _ = tx.send(ran.iter().all(|r| r.load(Ordering::SeqCst)));
+        });
+        // Generous: a pool-bound version never returns at all.
+        let all = rx.recv_timeout(std::time::Duration::from_secs(60));
+        release.store(true, Ordering::SeqCst);
+        assert_eq!(all, Ok(true));
     }
 }

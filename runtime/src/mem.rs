@@ -178,7 +178,7 @@ pub fn fill_pattern(out: &mut [u8], pattern: &[u8]) {
 /// may be made.
 ///
 /// A fill of at least [`PARALLEL_FILL_BYTES`] is cut into one run of whole patterns per
-/// executor worker, filled at once: one core's stores do not reach the memory's bandwidth
+/// worker ([`crate::executor::run_parts`]), filled at once: one core's stores do not reach the memory's bandwidth
 /// (64 MiB: 2.6 ms on one thread, 1.3 ms on two, here).
 ///
 /// # Safety
@@ -208,7 +208,7 @@ pub const PARALLEL_FILL_BYTES: usize = 4 << 20;
 /// Copy `len` bytes from `src` to `dst`, which may overlap (`memmove`): every copy of
 /// buffer contents (reads, writes, buffer-to-buffer, SVM and USM) goes through here. A
 /// copy of at least [`PARALLEL_FILL_BYTES`] between ranges that do not overlap is cut into
-/// one part per executor worker, copied at once (64 MiB: 5.0-5.6 ms on one thread, 2.5
+/// one part per worker ([`crate::executor::run_parts`]), copied at once (64 MiB: 5.0-5.6 ms on one thread, 2.5
 /// on two, here).
 ///
 /// # Safety

@@ -133,7 +133,7 @@ pub fn overlap(a: &Rect, a_base: usize, b: &Rect, b_base: usize) -> bool {
 /// Copy the rectangle `src_rect` of `src` to `dst_rect` of `dst` (same region).
 ///
 /// A rectangle of at least [`super::PARALLEL_FILL_BYTES`] whose two sides lie apart is
-/// copied by every executor worker, a run of rows each (an image read of 2048 × 2048
+/// copied by every executor worker ([`crate::executor::run_parts`]), a run of rows each (an image read of 2048 × 2048
 /// RGBA8 pixels is 16 MiB); a row itself goes through [`super::copy_bytes`].
 ///
 /// # Safety
