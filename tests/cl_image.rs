@@ -868,6 +868,59 @@ fn fills_convert_the_colour() {
     expect_code(rc, CL_INVALID_VALUE, "NULL colour");
 }
 
+/// Fills, writes and reads of rectangles over 4 MiB (which the runtime splits over its
+/// workers) touch every pixel of the rectangle and no other: a sub-rectangle of a
+/// 1100×1000 RGBA8 image filled, then written from and read back to host memory with
+/// pitches of its own.
+#[test]
+fn large_rectangles_fill_write_and_read_exactly() {
+    let env = env();
+    let q = &env.queue;
+    let (w, h) = (1100usize, 1000usize);
+    let img = image(&env.ctx, &RGBA8, &desc(CL_MEM_OBJECT_IMAGE2D, w, h, 0, 0));
+    let (o, r) = ([3usize, 2, 0], [w - 5, h - 3, 1]);
+    check(fill(q, &img, &floats([1.0, 0.0, 0.2, 0.0]), o, r), "fill");
+    let mut all = vec![0u8; w * h * 4];
+    check(read(q, &img, [0; 3], [w, h, 1], 0, 0, &mut all), "read");
+    for y in 0..h {
+        for x in 0..w {
+            let inside = (3..w - 2).contains(&x) && (2..h - 1).contains(&y);
+            let want: [u8; 4] = if inside { [255, 0, 51, 0] } else { [0; 4] };
+            assert_eq!(all[(y * w + x) * 4..][..4], want, "fill at ({x}, {y})");
+        }
+    }
+    // The rectangle written from rows 4 KiB + 12 bytes apart, read back 4 KiB + 4 apart.
+    let (wp, rp) = (r[0] * 4 + 12, r[0] * 4 + 4);
+    let src: Vec<u8> = (0..wp * r[1]).map(|i| (i * 131 % 251) as u8).collect();
+    check(write(q, &img, o, r, wp, 0, &src), "write");
+    let mut back = vec![0xEEu8; rp * r[1]];
+    check(read(q, &img, o, r, rp, 0, &mut back), "read back");
+    for y in 0..r[1] {
+        assert_eq!(
+            back[y * rp..][..r[0] * 4],
+            src[y * wp..][..r[0] * 4],
+            "row {y}"
+        );
+        assert_eq!(back[y * rp + r[0] * 4..][..4], [0xEE; 4], "past row {y}");
+    }
+    // A row longer than the runtime copies from a prepared one (64 KiB): a 1D image of
+    // float pixels.
+    let w = 5_000;
+    let img = image(&env.ctx, &RGBA_F, &desc(CL_MEM_OBJECT_IMAGE1D, w, 0, 0, 0));
+    let color = floats([1.5, -2.0, 0.25, 8.0]);
+    check(fill(q, &img, &color, [1, 0, 0], [w - 2, 1, 1]), "fill 1D");
+    let mut all = vec![0u8; w * 16];
+    check(read(q, &img, [0; 3], [w, 1, 1], 0, 0, &mut all), "read 1D");
+    for x in 0..w {
+        let want = if (1..w - 1).contains(&x) {
+            color
+        } else {
+            [0; 16]
+        };
+        assert_eq!(all[x * 16..][..16], want, "1D fill at {x}");
+    }
+}
+
 #[test]
 fn copies_between_images_and_buffers() {
     let env = env();

@@ -257,10 +257,14 @@ unsafe fn fill_run(dst: *mut u8, len: usize, pattern: &[u8]) {
     let tile: &[u8] = if pattern.len() > TILE / 2 {
         pattern
     } else {
-        // Whole patterns, no more than the fill needs.
+        // Whole patterns, no more than the fill needs: one copy, then doubled.
         let n = (TILE / pattern.len()).min(len.div_ceil(pattern.len())) * pattern.len();
-        for copy in buf[..n].chunks_exact_mut(pattern.len()) {
-            copy.copy_from_slice(pattern);
+        buf[..pattern.len()].copy_from_slice(pattern);
+        let mut have = pattern.len();
+        while have < n {
+            let more = have.min(n - have);
+            buf.copy_within(..more, have);
+            have += more;
         }
         &buf[..n]
     };

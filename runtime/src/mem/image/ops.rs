@@ -7,7 +7,8 @@ use super::super::Mem;
 use crate::error::{Error, Result};
 
 impl Mem {
-    /// Repeat `pixel` over every row of `r`.
+    /// Repeat `pixel` over every row of `r`; a rectangle of at least
+    /// [`PARALLEL_FILL_BYTES`](super::super::PARALLEL_FILL_BYTES) on every executor worker.
     pub fn fill_rect(&self, r: &Rect, pixel: &[u8]) -> Result<()> {
         if !r.fits(self.size) {
             return Err(Error::InvalidValue("region out of bounds"));
@@ -15,12 +16,34 @@ impl Mem {
         if pixel.is_empty() || !r.region[0].is_multiple_of(pixel.len()) {
             return Err(Error::InvalidValue("row is not a whole number of pixels"));
         }
-        for offset in r.rows() {
-            // SAFETY: every row of the rectangle lies inside the object (checked above);
-            // nothing else in this process holds a Rust reference to its bytes.
-            let row =
-                unsafe { std::slice::from_raw_parts_mut(self.base().add(offset), r.region[0]) };
-            super::super::fill_pattern(row, pixel);
+        // One row of pixels made once, then copied to every row; a row longer than
+        // `ROW_COPY` bytes is filled as a whole (`fill_pattern_at`) instead.
+        const ROW_COPY: usize = 64 << 10;
+        let (len, base) = (r.region[0], self.base() as usize);
+        let mut row = vec![0u8; if len <= ROW_COPY { len } else { 0 }];
+        super::super::fill_pattern(&mut row, pixel);
+        let fill_row = |offset: usize| {
+            let dst = (base + offset) as *mut u8;
+            // SAFETY: every row of the rectangle lies inside the object (checked above),
+            // and `row` is this function's own.
+            unsafe {
+                if row.len() == len {
+                    std::ptr::copy_nonoverlapping(row.as_ptr(), dst, len)
+                } else {
+                    super::super::fill_pattern_at(dst, len, pixel)
+                }
+            };
+        };
+        // A large rectangle: a run of rows per executor worker (rows never overlap).
+        let rows = r.region[1] * r.region[2];
+        let workers = crate::executor::num_workers();
+        if workers > 1 && rows >= workers && len * rows >= super::super::PARALLEL_FILL_BYTES {
+            let per = rows.div_ceil(workers);
+            crate::executor::run_parts(workers, |i| {
+                r.rows().skip(i * per).take(per).for_each(fill_row);
+            });
+        } else {
+            r.rows().for_each(fill_row);
         }
         Ok(())
     }
