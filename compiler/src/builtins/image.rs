@@ -517,28 +517,26 @@ impl<'a> Sampling<'a> {
         lanes(unsafe { sample_general(d, f, normalized, addressing, self.filter_linear, coord) })
     }
 
-    /// Whether [`Self::sample4`] can take four lanes at once: linear filtering of a 2D
-    /// image without layers in a [`Fast`] format, whose addressing clamps every texel
-    /// into the image without wrapping (the path of `linear` that neither repeats nor
-    /// leaves the image).
+    /// Whether [`Self::sample4`] can take four lanes at once: a 2D image without layers
+    /// in a [`Fast`] format, whose addressing clamps every texel into the image without
+    /// wrapping (the path of `nearest` and `linear` that neither repeats nor leaves the
+    /// image).
     fn four_lanes(&self) -> bool {
         let clamps = match self.addressing {
             ADDRESS_NONE | ADDRESS_CLAMP_TO_EDGE => true,
             ADDRESS_REPEAT | ADDRESS_MIRRORED_REPEAT => !self.normalized,
             _ => false,
         };
-        self.filter_linear
-            && self.spatial == 2
-            && self.d.layered == 0
-            && self.fast.is_some()
-            && clamps
+        self.spatial == 2 && self.d.layered == 0 && self.fast.is_some() && clamps
     }
 
     /// [`Self::sample`] of four lanes where [`Self::four_lanes`] holds (coordinates
     /// `[k][j]`: coordinate `k` of lane `j`), channel-major: the same operations as
-    /// `linear`, `floor` and [`sample_2d_linear_fast`] four lanes at a time, so the
-    /// same bits. `None` (each lane on its own) unless every scaled coordinate minus a
-    /// half is a number below 2^23 in magnitude, where `floor` truncates.
+    /// `nearest`, or `linear` and [`sample_2d_linear_fast`], and `floor`, four lanes at
+    /// a time, so the same bits; four nearest texels that are neighbours of one row are
+    /// one run of memory ([`Fast::fetch4`]). `None` (each lane on its own) unless every
+    /// scaled coordinate (less a half, when linear) is a number below 2^23 in
+    /// magnitude, where `floor` truncates.
     ///
     /// # Safety
     /// `self.d` describes live image memory.
@@ -547,6 +545,7 @@ impl<'a> Sampling<'a> {
     unsafe fn sample4(&self, c: &[[f32; 4]; 3]) -> Option<[[u32; 4]; 4]> {
         use std::arch::x86_64::*;
         let (d, fast) = (self.d, self.fast?);
+        let linear = self.filter_linear;
         // SAFETY: SSE2 is part of x86-64; the transmutes are between 16-byte plain values.
         let axis = |k: usize| unsafe {
             let s = std::mem::transmute::<[f32; 4], __m128>(c[k]);
@@ -555,7 +554,11 @@ impl<'a> Sampling<'a> {
             } else {
                 s
             };
-            let w = _mm_sub_ps(u, _mm_set1_ps(0.5));
+            let w = if linear {
+                _mm_sub_ps(u, _mm_set1_ps(0.5))
+            } else {
+                u
+            };
             let abs = _mm_and_ps(w, _mm_castsi128_ps(_mm_set1_epi32(0x7fff_ffff)));
             if _mm_movemask_ps(_mm_cmplt_ps(abs, _mm_set1_ps(8_388_608.0))) != 0xf {
                 return None;
@@ -575,6 +578,18 @@ impl<'a> Sampling<'a> {
         };
         let (x0, x1, a) = axis(0)?;
         let (y0, y1, b) = axis(1)?;
+        let at = |x: i32, y: i32| (d.base + d.offset([x, y, 0])) as *const u8;
+        if !linear {
+            let x = x0[0];
+            // SAFETY: every index was clamped into the image; a run's four are inside.
+            return Some(unsafe {
+                if x0 == [x, x + 1, x + 2, x + 3] && y0 == [y0[0]; 4] {
+                    fast.fetch4(at(x, y0[0]))
+                } else {
+                    transpose4(std::array::from_fn(|j| fast.fetch(at(x0[j], y0[j]))))
+                }
+            });
+        }
         // SAFETY: as above.
         let weights = unsafe {
             let one = _mm_set1_ps(1.0);
@@ -587,7 +602,6 @@ impl<'a> Sampling<'a> {
             ]
             .map(|w| std::mem::transmute::<__m128, [f32; 4]>(w))
         };
-        let at = |x: i32, y: i32| (d.base + d.offset([x, y, 0])) as *const u8;
         let px = std::array::from_fn(|j| {
             // SAFETY: every index was clamped into the image.
             let t = unsafe {
@@ -1563,16 +1577,16 @@ mod tests {
                 let s = sampler_bits(normalized, addressing, linear);
                 let sm = Sampling::new(&d, s).unwrap();
                 for round in 0..300 {
-                    // 16 lanes: random, then neighbours a quarter texel apart, with a
-                    // special value in some rounds.
+                    // 16 lanes: random, neighbours a quarter texel apart, or a texel
+                    // apart (runs of a row), with a special value in some rounds.
                     let mut coords = [0f32; 48];
                     let (x, y) = (next(), next());
                     let scale = if normalized { 0.1 } else { 1.0 };
                     for k in 0..16 {
-                        let (u, v) = if round % 2 == 0 {
-                            (next(), next())
-                        } else {
-                            (x + k as f32 * 0.25, y)
+                        let (u, v) = match round % 3 {
+                            0 => (next(), next()),
+                            1 => (x + k as f32 * 0.25, y),
+                            _ => (x + k as f32 / scale, y),
                         };
                         coords[k] = u * scale;
                         coords[16 + k] = v * scale;
