@@ -203,17 +203,35 @@ pub fn run_parts(parts: usize, f: impl Fn(usize) + Sync) {
                 if i >= self.parts {
                     return;
                 }
+                // Counted when it ends, even by unwinding.
+                let _done = Done(&self.done);
                 // SAFETY: part `i` was claimed here, before `done` counts it, so the
                 // caller is still in `run_parts` and `f` is alive.
                 unsafe { (*self.f)(i) };
-                self.done.fetch_add(1, Ordering::Release);
+            }
+        }
+    }
+    struct Done<'a>(&'a AtomicUsize);
+    impl Drop for Done<'_> {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::Release);
+        }
+    }
+    /// Keeps the caller in `run_parts` until every claimed part has ended, also when its
+    /// own part unwinds: no part is claimed after this, and `f` outlives the others.
+    struct Wait<'a>(&'a Parts);
+    impl Drop for Wait<'_> {
+        fn drop(&mut self) {
+            let claimed = self.0.next.swap(usize::MAX / 2, Ordering::Relaxed);
+            while self.0.done.load(Ordering::Acquire) < claimed.min(self.0.parts) {
+                std::thread::yield_now();
             }
         }
     }
     let f: &(dyn Fn(usize) + Sync) = &f;
     // SAFETY: lifetime erasure only. A helper calls `f` only for a part it claimed, and
-    // the caller returns only after every part has run to its end (`done == parts`):
-    // helpers that start later claim nothing and never touch `f`.
+    // the caller leaves only after every claimed part has ended (`Wait`): helpers that
+    // start later claim nothing and never touch `f`.
     let f: &'static (dyn Fn(usize) + Sync) = unsafe { std::mem::transmute(f) };
     let shared = Arc::new(Parts {
         next: AtomicUsize::new(0),
@@ -221,14 +239,12 @@ pub fn run_parts(parts: usize, f: impl Fn(usize) + Sync) {
         parts,
         f,
     });
+    let _wait = Wait(&shared);
     for _ in 1..parts {
         let s = shared.clone();
         pool().spawn(move || s.work());
     }
     shared.work();
-    while shared.done.load(Ordering::Acquire) < parts {
-        std::thread::yield_now();
-    }
 }
 
 /// Local memory of one worker: 128-byte aligned blocks, grown on demand, never shrunk.
