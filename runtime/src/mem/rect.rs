@@ -140,8 +140,6 @@ pub fn overlap(a: &Rect, a_base: usize, b: &Rect, b_base: usize) -> bool {
 /// `src` and `dst` are valid for reads/writes of every byte of their rectangles.
 pub unsafe fn copy(src: *const u8, src_rect: &Rect, dst: *mut u8, dst_rect: &Rect) {
     let len = src_rect.region[0];
-    let rows = src_rect.region[1] * src_rect.region[2];
-    let workers = crate::executor::num_workers();
     let (s, d) = (src as usize, dst as usize);
     let apart = match (
         src_rect.start(),
@@ -152,24 +150,27 @@ pub unsafe fn copy(src: *const u8, src_rect: &Rect, dst: *mut u8, dst_rect: &Rec
         (Some(a0), Some(a1), Some(b0), Some(b1)) => s + a1 <= d + b0 || d + b1 <= s + a0,
         _ => false,
     };
-    if apart && workers > 1 && rows >= workers && len * rows >= super::PARALLEL_FILL_BYTES {
+    in_row_runs(src_rect, apart, |first, n| {
+        for (so, doff) in src_rect.rows().zip(dst_rect.rows()).skip(first).take(n) {
+            // SAFETY: both rows lie in their rectangles (caller's contract); runs on
+            // other workers copy other rows of rectangles that lie apart; `copy_bytes`
+            // tolerates overlap.
+            unsafe { super::copy_bytes((s + so) as *const u8, (d + doff) as *mut u8, len) };
+        }
+    });
+}
+
+/// Call `f(first, count)` on runs of the rows of `r`, in row order: one run per executor
+/// worker ([`crate::executor::run_parts`]) when `split` and the rectangle holds at least
+/// [`super::PARALLEL_FILL_BYTES`], else one run of every row on this thread.
+pub fn in_row_runs(r: &Rect, split: bool, f: impl Fn(usize, usize) + Sync) {
+    let rows = r.region[1] * r.region[2];
+    let workers = crate::executor::num_workers();
+    if split && workers > 1 && rows >= workers && r.region[0] * rows >= super::PARALLEL_FILL_BYTES {
         let per = rows.div_ceil(workers);
-        crate::executor::run_parts(workers, |i| {
-            let pairs = src_rect.rows().zip(dst_rect.rows()).skip(i * per).take(per);
-            for (so, doff) in pairs {
-                // SAFETY: both rows lie in their rectangles (caller's contract), which lie
-                // apart (checked above); each worker copies rows of its own.
-                unsafe {
-                    std::ptr::copy_nonoverlapping((s + so) as *const u8, (d + doff) as *mut u8, len)
-                };
-            }
-        });
-        return;
-    }
-    for (so, doff) in src_rect.rows().zip(dst_rect.rows()) {
-        // SAFETY: both rows lie in their rectangles (caller's contract); `copy_bytes`
-        // tolerates overlap.
-        unsafe { super::copy_bytes(src.add(so), dst.add(doff), len) };
+        crate::executor::run_parts(workers, |i| f(i * per, per));
+    } else {
+        f(0, rows);
     }
 }
 

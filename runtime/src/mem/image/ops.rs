@@ -34,17 +34,10 @@ impl Mem {
                 }
             };
         };
-        // A large rectangle: a run of rows per executor worker (rows never overlap).
-        let rows = r.region[1] * r.region[2];
-        let workers = crate::executor::num_workers();
-        if workers > 1 && rows >= workers && len * rows >= super::super::PARALLEL_FILL_BYTES {
-            let per = rows.div_ceil(workers);
-            crate::executor::run_parts(workers, |i| {
-                r.rows().skip(i * per).take(per).for_each(fill_row);
-            });
-        } else {
-            r.rows().for_each(fill_row);
-        }
+        // Rows never overlap: large rectangles by runs of rows on every worker.
+        rect::in_row_runs(r, true, |first, n| {
+            r.rows().skip(first).take(n).for_each(fill_row)
+        });
         Ok(())
     }
 }
