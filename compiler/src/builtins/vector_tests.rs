@@ -289,6 +289,46 @@ fn erfc_subnormal_results() {
     assert_eq!(erfcf(10.055), 0.0);
 }
 
+/// erfc's vectors with a lane from 9 on take the scaled path for every lane: the other
+/// lanes must keep the bits they have in vectors without one (runs of 16 `f32`s 37 ulp
+/// apart from every 2²⁰th of [0, 9), each lane of each width once beside 9.5, both signs).
+#[test]
+fn erfc_tail_lanes_keep_their_bits() {
+    let (lo, hi) = (0, 9.0f32.to_bits());
+    for b in (lo..hi).step_by(1 << 20) {
+        for sign in [1.0f32, -1.0] {
+            let xs: [f32; 16] = std::array::from_fn(|i| sign * f32::from_bits(b + 37 * i as u32));
+            for tail in 0..16 {
+                let mut c = xs;
+                c[tail] = 9.5;
+                let (mut o16, mut o8, mut o4) = ([0f32; 16], [0f32; 16], [0f32; 16]);
+                // SAFETY: 16 lanes at each pointer, 8 at each half, 4 at each quarter.
+                unsafe {
+                    ferrite_v16_erfcf(c.as_ptr(), o16.as_mut_ptr());
+                    for h in (0..16).step_by(8) {
+                        ferrite_v8_erfcf(c.as_ptr().add(h), o8.as_mut_ptr().add(h));
+                    }
+                    for q in (0..16).step_by(4) {
+                        ferrite_v4_erfcf(c.as_ptr().add(q), o4.as_mut_ptr().add(q));
+                    }
+                }
+                for i in 0..16 {
+                    let s = erfcf(c[i]).to_bits();
+                    assert!(
+                        s == o16[i].to_bits() && s == o8[i].to_bits() && s == o4[i].to_bits(),
+                        "erfc({:e}) beside 9.5 in lane {tail}: scalar {:e}, v4 {:e}, v8 {:e}, v16 {:e}",
+                        c[i],
+                        f32::from_bits(s),
+                        o4[i],
+                        o8[i],
+                        o16[i]
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn wide_pow() {
     check_wide("pow", powf, None, Some(ferrite_v16_powf));

@@ -20,9 +20,10 @@
 //!   `cos x = ±sin(x − (n+½)π)` so no result comes from a cancellation. Lanes with
 //!   |x| ≥ 39000 (or infinite, NaN) take [`super::vmath`]'s exact reduction, lane by
 //!   lane, only when there are some;
-//! - `erf`, `erfc`: `erfc a = e^(−a²)·t·K(t)`, t = 1/(1 + a/2), K a degree-11 fit made
-//!   for this (no cancellation: K runs from 1 to 0.28), `a²` split exactly in two parts
-//!   (`fma`) so `e^(−a²)` keeps its accuracy where it is tiny; `erf` is `a·P(a)` with a
+//! - `erf`, `erfc`: `erfc a = e^(−a²)·erfcx(a)`, erfcx a degree-7 polynomial per
+//!   sixteenth of [0, 10] picked by table lookup (no division, no cancellation: erfcx
+//!   runs from 1 to 0.056), `a²` split exactly in two parts (`fma`) so `e^(−a²)` keeps
+//!   its accuracy where it is tiny; `erf` is `a·P(a)` with a
 //!   degree-6 polynomial per quarter of [0, 4] picked by table lookup (SVML's shape);
 //! - `tanh`: the Taylor series below 0.625, `1 − 2/(e^(2|x|) + 1)` above;
 //! - `pow`: `log₂|x|` in two `f32` parts (fdlibm's reduction, the `atanh` series with `s`
@@ -398,63 +399,106 @@ static ERF_T: Rows<7> = Rows([
     ],
 ]);
 
-/// `K(t) = e^(a²)·erfc(a)/t`, t = 1/(1 + a/2), for `a` in [0, 10.5], as a polynomial in
-/// `u = t·K1 − K2` (t mapped from [1/6.25, 1] onto [−1, 1]), highest coefficient first:
-/// the Chebyshev interpolant of degree 11 at 80 nodes of glibc's double `erfc`, converted
-/// to powers of u (max relative error 5.8·10⁻¹⁰ in double, about 3 `f32` ulp evaluated in
-/// `f32`). K runs from 1 to 1/(2√π): no cancellation in the sum (the form
-/// `e^(−a²)·t·exp(P(t))` of Numerical Recipes' `erfcc`, with one `exp` instead of two).
-const ERFC_K: [f32; 12] = {
-    const D: [f64; 12] = [
-        -2.1926502995484043e-06,
-        5.670810878655175e-06,
-        1.2582819181261584e-05,
-        -7.08676379872486e-05,
-        3.770594048546627e-06,
-        0.0006249549915082753,
-        -0.0006722310790792108,
-        -0.006327281706035137,
-        0.006307953502982855,
-        0.10352098941802979,
-        0.3271879255771637,
-        0.5694087147712708,
-    ];
-    let mut c = [0.0; 12];
-    let mut i = 0;
-    while i < 12 {
-        c[i] = D[i] as f32;
-        i += 1;
-    }
-    c
-};
-const ERFC_K1: f32 = 2.0 / (1.0 - 0.16);
-const ERFC_K2: f32 = 2.0 * 0.16 / (1.0 - 0.16) + 1.0;
+/// `erfcx a = e^(a²)·erfc a` on each sixteenth `[5i/8, 5(i+1)/8]` of [0, 10] (the last
+/// one to 10.07), as a polynomial of degree 7 in `r = a − (5i/8 + 5/16)` (centres exact in
+/// `f32`): entry `i` of each row is interval `i`'s coefficient, highest degree first.
+/// Least-squares fits in relative error at 80 Chebyshev nodes of mpmath's `erfc` at 40
+/// digits, made for this, coefficients rounded to `f32`: at most 1.9·2⁻²⁴ relative,
+/// evaluated in `f32` with fused multiply-adds (801 points per interval). erfcx runs from
+/// 1 down to 0.056: no cancellation in the sum.
+#[rustfmt::skip]
+static ERFCX_T: Rows<8> = Rows([
+    [
+        -0.027380954, -0.0034156519, -0.00056854956, -0.00012008802, -3.0833136e-05, -9.289633e-06, -3.1924417e-06, -1.223448e-06,
+        -5.1356835e-07, -2.327831e-07, -1.1263547e-07, -5.7642207e-08, -3.0964607e-08, -1.7354102e-08, -1.0094469e-08, -5.9050382e-09,
+    ],
+    [
+        0.05882832, 0.008560465, 0.0016563353, 0.00040363218, 0.00011846305, 4.040379e-05, 1.5570942e-05, 6.63351e-06,
+        3.0708932e-06, 1.5241388e-06, 8.023782e-07, 4.4423237e-07, 2.568681e-07, 1.5424855e-07, 9.574507e-08, 6.120028e-08,
+    ],
+    [
+        -0.11144017, -0.01951742, -0.0044898465, -0.0012832297, -0.00043571994, -0.00016973601, -7.38469e-05, -3.514993e-05,
+        -1.801549e-05, -9.820424e-06, -5.638471e-06, -3.383689e-06, -2.1092421e-06, -1.3588847e-06, -9.010806e-07, -6.1291536e-07,
+    ],
+    [
+        0.20400037, 0.04319675, 0.01187207, 0.0039973287, 0.0015762018, 0.00070343784, 0.0003463346, 0.00018453412,
+        0.00010486975, 6.286037e-05, 3.9400333e-05, 2.5648575e-05, 1.7246864e-05, 1.1927188e-05, 8.452653e-06, 6.120573e-06,
+    ],
+    [
+        -0.34236434, -0.089306325, -0.029778704, -0.011953243, -0.0055226553, -0.0028425, -0.0015916347, -0.0009528916,
+        -0.0006021649, -0.00039778708, -0.00027266215, -0.000192809, -0.00014001458, -0.00010403306, -7.885499e-05, -6.0825343e-05,
+    ],
+    [
+        0.51528394, 0.17014985, 0.07027793, 0.034143217, 0.018685061, 0.01117802, 0.0071587004, 0.004835753,
+        0.0034087424, 0.0024875824, 0.0018681464, 0.001437112, 0.0011283577, 0.00090163335, 0.0007315287, 0.0006014867,
+    ],
+    [
+        -0.6745755, -0.2934749, -0.15447727, -0.09261814, -0.06083571, -0.042688195, -0.031469673, -0.024096929,
+        -0.019012192, -0.0153667005, -0.012668704, -0.010618457, -0.009025317, -0.0077635814, -0.006747761, -0.0059181405,
+    ],
+    [
+        0.72608596, 0.44528228, 0.3116486, 0.23674537, 0.18978551, 0.15791869, 0.13500425, 0.1177901,
+        0.104411006, 0.093727365, 0.08500651, 0.07775727, 0.071638644, 0.066406846, 0.06188311, 0.057933472,
+    ],
+]);
 
-/// erfc(a) for a ≥ 0 (clamped to 10.5, where the result is 0): `e^(−a²)·t·K(t)`, with
-/// `a²` split exactly in two parts (`fma`) so `e^(−a²)` keeps its accuracy where it is
-/// tiny.
+/// `erfcx a` ([`ERFCX_T`]) for 0 ≤ a ≤ 10.07: a lookup per coefficient and seven
+/// multiply-adds, no division.
+#[inline(always)]
+fn erfcx<V: Lanes>(a: V) -> V {
+    // ⌊1.6a⌋ as 1.6a − ½ rounded to nearest (as in `erf`); 15 from 9.6875 on.
+    let k = a
+        .min(V::splat(9.999))
+        .mul(V::splat(1.6))
+        .sub(V::splat(0.5))
+        .round();
+    let i = k.to_i();
+    let r = a.sub(k.fma(V::splat(0.625), V::splat(0.3125)));
+    let mut p = i.lookup(&ERFCX_T.0[0]);
+    for t in &ERFCX_T.0[1..] {
+        p = p.fma(r, i.lookup(t));
+    }
+    p
+}
+
+/// erfc(a) for a ≥ 0: `e^(−a²)·erfcx(a)`, with `a²` split exactly in two parts (`fma`)
+/// so `e^(−a²)` keeps its accuracy where it is tiny, `e^(−hi−lo) = e^(−hi)·(1 − lo)` to
+/// far below an ulp. Below 9 every lane's result is a normal number, and it is the
+/// product rounded once; vectors with a lane from 9 on take [`erfc_tail`], which gives
+/// the other lanes the same bits.
 #[inline(always)]
 fn erfc_pos<V: Lanes>(a: V) -> V {
-    // From 10.06 on the result is +0 (erfc 10.06 = 0.44·2⁻¹⁴⁹).
+    if a.ge(V::splat(9.0)).any() {
+        return erfc_tail(a);
+    }
+    let p = erfcx(a);
+    let hi = a.mul(a);
+    let lo = a.fma(a, hi.neg());
+    let (r, q) = exp_reduce(hi.neg());
+    let e = exp_scaled(r, q);
+    e.neg().fma(lo, e).mul(p)
+}
+
+/// [`erfc_pos`] for vectors with lanes from 9 on: the same product computed times 2⁶⁴.
+/// Then `e^(−hi)` is a normal number for every a below 10.06 (e^(−101.2)·2⁶⁴ ≈ 2⁻⁸²),
+/// and so is the result times 2⁶⁴, `big`. Where the result is normal, `big·2⁻⁶⁴` is
+/// exact: the bits of the fast path. Where it is subnormal (below 2⁻¹²⁶, arguments in
+/// [9.2, 10.06]) its bits are `big·2⁸⁵` rounded to the nearest integer (even on ties):
+/// the same single rounding, from integer instructions. From 10.06 on the result is +0
+/// (erfc 10.06 = 0.44·2⁻¹⁴⁹). No instruction meets a subnormal (see
+/// [`underflow_free`]); computed unscaled, those arguments took three assists per
+/// vector, 5.5x the time of other arguments.
+#[inline(always)]
+fn erfc_tail<V: Lanes>(a: V) -> V {
     let zero = a.ge(V::splat(10.06));
     let a = underflow_free(zero, a);
-    let t = V::splat(1.0).div(V::splat(0.5).fma(a, V::splat(1.0)));
-    let u = t.fma(V::splat(ERFC_K1), V::splat(-ERFC_K2));
-    let tk = t.mul(poly4(u, &ERFC_K));
-    // e^(−hi−lo) = e^(−hi)·(1 − lo) to far below an ulp, computed times 2⁶⁴: then it is
-    // a normal number for every a below 10.06 (e^(−101.2)·2⁶⁴ ≈ 2⁻⁸²), and so is the
-    // result times 2⁶⁴, `big`. Where the result is normal, `big·2⁻⁶⁴` is exact. Where it
-    // is subnormal (below 2⁻¹²⁶, arguments in [9.2, 10.06]) its bits are `big·2⁸⁵`
-    // rounded to the nearest integer (even on ties): the same single rounding, from
-    // integer instructions. No instruction meets a subnormal (see [`underflow_free`]);
-    // computed unscaled, those arguments took three assists per vector, 5.5x the time of
-    // other arguments.
+    let p = erfcx(a);
     let hi = a.mul(a);
     let lo = a.fma(a, hi.neg());
     let (r, q) = exp_reduce(hi.neg());
     let e = exp_scaled(r, q.add(V::splat(64.0)));
     let e = e.neg().fma(lo, e);
-    let big = e.mul(tk);
+    let big = e.mul(p);
     let sub = big.lt(V::splat(pow2(-62)));
     // (Clamped rather than selected: a select on `sub` would be folded into the last one
     // by the optimiser, and the subnormal product computed after all.)
