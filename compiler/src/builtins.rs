@@ -408,4 +408,123 @@ mod tests {
             );
         }
     }
+
+    /// Every register form of a 16-lane entry point, called from JIT code with the values
+    /// loaded as the vectoriser holds them (four `F32X4` per argument), gives the pointer
+    /// form's bits, lane for lane, over special values and spread bit patterns.
+    #[test]
+    #[expect(
+        unsafe_code,
+        reason = "calls JIT code and the entry points through function pointers"
+    )]
+    fn jit_code_calls_every_register_form() {
+        use cranelift_codegen::ir::{types, AbiParam, InstBuilder};
+        use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+        use cranelift_module::{Linkage, Module};
+        let isa = crate::jit::host_isa().expect("host ISA");
+        let mut m = crate::jit::new_module(isa).expect("JIT module");
+        let mut fbc = FunctionBuilderContext::new();
+        let mut wrappers = Vec::new();
+        for vb in super::vector_all() {
+            let Some(r) = vb.regs else { continue };
+            let mut sig = m.make_signature();
+            sig.params.extend(crate::codegen::regs_params(vb.inputs));
+            let callee = m
+                .declare_function(r.name, Linkage::Import, &sig)
+                .expect("import");
+            let mut wsig = m.make_signature();
+            for _ in 0..=vb.inputs {
+                wsig.params.push(AbiParam::new(types::I64));
+            }
+            let id = m
+                .declare_function(&format!("call_{}", r.name), Linkage::Local, &wsig)
+                .expect("wrapper");
+            let mut ctx = m.make_context();
+            ctx.func.signature = wsig;
+            let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
+            let block = b.create_block();
+            b.append_block_params_for_function_params(block);
+            b.switch_to_block(block);
+            b.seal_block(block);
+            let f = m.declare_func_in_func(callee, b.func);
+            let ptrs = b.block_params(block).to_vec();
+            let mut args = Vec::new();
+            for p in &ptrs[..vb.inputs as usize] {
+                for j in 0..4 {
+                    args.push(
+                        b.ins()
+                            .load(types::F32X4, crate::codegen::trusted(), *p, 16 * j),
+                    );
+                }
+            }
+            args.push(ptrs[vb.inputs as usize]);
+            b.ins().call(f, &args);
+            b.ins().return_(&[]);
+            b.finalize(m.target_config());
+            m.define_function(id, &mut ctx).expect("define");
+            wrappers.push((vb, id));
+        }
+        m.finalize_definitions().expect("finalize");
+        let mut xs = vec![
+            0.0f32,
+            -0.0,
+            f32::from_bits(1),
+            f32::MIN_POSITIVE,
+            1.0,
+            -1.0,
+            0.5,
+            f32::MAX,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            -104.0,
+            10.06,
+            9.5,
+            3.0,
+            -2.5,
+        ];
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        for i in 0..4096 {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            xs.push(if i % 2 == 0 {
+                f32::from_bits(s as u32)
+            } else {
+                ((s >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 40.0
+            });
+        }
+        let same = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+        assert!(
+            wrappers.len() == 12 || !std::arch::is_x86_feature_detected!("avx512f"),
+            "{} register forms",
+            wrappers.len()
+        );
+        for (vb, id) in wrappers {
+            let jit = m.get_finalized_function(id);
+            for (a, b) in xs.chunks_exact(16).zip(xs.chunks_exact(16).rev()) {
+                let (mut o, mut d) = ([0f32; 16], [0f32; 16]);
+                // SAFETY: the wrapper takes `inputs` pointers to 16 `f32`s and one to 16
+                // writable ones, as `vb.addr` does; all are live arrays here.
+                unsafe {
+                    if vb.inputs == 1 {
+                        let f: extern "C" fn(*const f32, *mut f32) = std::mem::transmute(jit);
+                        let g: extern "C" fn(*const f32, *mut f32) = std::mem::transmute(vb.addr);
+                        f(a.as_ptr(), o.as_mut_ptr());
+                        g(a.as_ptr(), d.as_mut_ptr());
+                    } else {
+                        let f: extern "C" fn(*const f32, *const f32, *mut f32) =
+                            std::mem::transmute(jit);
+                        let g: extern "C" fn(*const f32, *const f32, *mut f32) =
+                            std::mem::transmute(vb.addr);
+                        f(a.as_ptr(), b.as_ptr(), o.as_mut_ptr());
+                        g(a.as_ptr(), b.as_ptr(), d.as_mut_ptr());
+                    }
+                }
+                for i in 0..16 {
+                    assert!(same(o[i], d[i]), "{} lane {i} of {a:?}", vb.name);
+                }
+            }
+        }
+    }
 }

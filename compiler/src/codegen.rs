@@ -368,6 +368,29 @@ impl Env<'_> {
         Ok(self.module.declare_func_in_func(fid, func))
     }
 
+    /// The register form `r` of a 16-lane entry point of `inputs` arguments
+    /// (`builtins/vector.rs`): [`regs_params`].
+    pub fn vector_regs_ref(
+        &mut self,
+        func: &mut ir::Function,
+        r: &crate::builtins::vector::Regs,
+        inputs: u32,
+    ) -> Result<ir::FuncRef> {
+        let fid = if let Some(id) = self.builtin_funcs.get(r.name) {
+            *id
+        } else {
+            let mut sig = self.module.make_signature();
+            sig.params.extend(regs_params(inputs));
+            let id = self
+                .module
+                .declare_function(r.name, Linkage::Import, &sig)
+                .map_err(codegen_err)?;
+            self.builtin_funcs.insert(r.name, id);
+            id
+        };
+        Ok(self.module.declare_func_in_func(fid, func))
+    }
+
     pub fn signature(&self, f: &crate::spirv::Function) -> Result<Signature> {
         let mut sig = self.module.make_signature();
         let mut tys = Vec::new();
@@ -1396,4 +1419,13 @@ pub fn opcode_supported(op: Op) -> bool {
         || crate::workgroup::regions::is_boundary(op)
         || group::is_ballot_local(op)
         || group::is_block_io(op)
+}
+
+/// The parameters of a register form of a 16-lane entry point of `inputs` arguments: each
+/// argument's 16 lanes as four `F32X4` values (in `xmm0`-`xmm7`), then the address of the
+/// 16 result lanes.
+pub fn regs_params(inputs: u32) -> impl Iterator<Item = ir::AbiParam> {
+    (0..4 * inputs)
+        .map(|_| ir::AbiParam::new(types::F32X4))
+        .chain(std::iter::once(ir::AbiParam::new(types::I64)))
 }

@@ -116,6 +116,9 @@ pub fn new_recorded(isa: OwnedTargetIsa) -> Result<(JITModule, Ranges), CompileE
         .chain(builtins::half_lanes::all())
     {
         b.symbol(vb.name, vb.addr);
+        if let Some(r) = vb.regs {
+            b.symbol(r.name, r.addr);
+        }
     }
     for (name, addr) in crate::check::symbols() {
         b.symbol(name, addr);

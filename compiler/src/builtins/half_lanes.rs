@@ -184,6 +184,7 @@ macro_rules! entries {
                 inputs: 1,
                 outputs: 1,
                 addr: $name as *const u8,
+                regs: None,
             },)*];
             #[cfg(not(target_arch = "x86_64"))]
             Vec::new()

@@ -538,6 +538,20 @@ mod x86 {
     }
     imp!(F4, w4, 4);
     imp!(F8, w8, 8);
+    impl F16 {
+        /// The 16 lanes of four 128-bit quarters, lane 0 first (the register form of the
+        /// 16-lane entry points: JIT code passes its values so).
+        #[inline(always)]
+        pub fn from_quarters(q: [__m128; 4]) -> Self {
+            // SAFETY: AVX-512F is present (the type's documentation).
+            unsafe {
+                let v = _mm512_castps128_ps512(q[0]);
+                let v = _mm512_insertf32x4::<1>(v, q[1]);
+                let v = _mm512_insertf32x4::<2>(v, q[2]);
+                F16(_mm512_insertf32x4::<3>(v, q[3]))
+            }
+        }
+    }
     imp!(F16, w16, 16;
         #[inline(always)]
         fn scale(self, q: Self) -> Self {

@@ -20,6 +20,13 @@
 //!   (a = x, b = y) and `atan2 atan2pi` (a = y, b = x);
 //! - `ferrite_vN_pownf(x: *const f32, n: *const i32, out: *mut f32)`;
 //! - `ferrite_vN_sincosf(x, sin_out, cos_out)`.
+//!
+//! Where the processor has AVX-512F, the functions evaluated in `f32` lanes ([`unary_f16`],
+//! [`binary_f16`]) also have a register form of their 16-lane entry point,
+//! `ferrite_r16_<f>f(x0, x1, x2, x3: __m128, [y0 … y3: __m128,] out: *mut f32)`: each
+//! argument's four 128-bit quarters in `xmm0`-`xmm7` (System V), so JIT code passes its
+//! values as they are instead of through a stack slot (a 16-lane `exp` kernel over 16M
+//! floats spent as long storing and reloading its arguments as computing).
 
 #[cfg(target_arch = "x86_64")]
 use super::simd::{F16, F4, F8};
@@ -373,21 +380,70 @@ macro_rules! entry16 {
 /// (one instruction per operation on 16 lanes). Every operation is exact or correctly
 /// rounded, so both builds give the 8-lane entry points' bits.
 macro_rules! unary_f16 {
-    ($($f:ident: $name:ident, $v8:ident;)*) => {$(
+    ($($f:ident: $name:ident, $v8:ident, $regs:ident;)*) => {$(
         entry16!(unary $name, $v8, stringify!($f), |x, out| {
             // SAFETY: 16 lanes at `x` and at `out` (the caller's promise).
             unsafe { vf::$f(F16::load_ptr(x)).store_ptr(out) }
         });
+
+        #[doc = concat!("`", stringify!($f), "` on 16 lanes passed as four quarters.")]
+        ///
+        /// # Safety
+        /// `out` points to 16 writable `f32`s, and the processor has AVX-512F, AVX2 and FMA.
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx512f,avx2,fma")]
+        #[expect(
+            improper_ctypes_definitions,
+            reason = "the caller is JIT code: on x86-64 System V an __m128 is an SSE-class \
+                      argument in xmm0-xmm7, as Cranelift passes F32X4"
+        )]
+        pub unsafe extern "C" fn $regs(
+            x0: std::arch::x86_64::__m128,
+            x1: std::arch::x86_64::__m128,
+            x2: std::arch::x86_64::__m128,
+            x3: std::arch::x86_64::__m128,
+            out: *mut f32,
+        ) {
+            // SAFETY: 16 lanes at `out` (the caller's promise).
+            unsafe { vf::$f(F16::from_quarters([x0, x1, x2, x3])).store_ptr(out) }
+        }
     )*};
 }
 
 /// [`unary_f16`] for `pow`.
 macro_rules! binary_f16 {
-    ($($f:ident: $name:ident, $v8:ident;)*) => {$(
+    ($($f:ident: $name:ident, $v8:ident, $regs:ident;)*) => {$(
         entry16!(binary $name, $v8, stringify!($f), |a, b, out| {
             // SAFETY: 16 lanes at `a`, `b` and `out` (the caller's promise).
             unsafe { vf::$f(F16::load_ptr(a), F16::load_ptr(b)).store_ptr(out) }
         });
+
+        #[doc = concat!("`", stringify!($f), "` on 16 lanes passed as four quarters each.")]
+        ///
+        /// # Safety
+        /// `out` points to 16 writable `f32`s, and the processor has AVX-512F, AVX2 and FMA.
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx512f,avx2,fma")]
+        #[expect(
+            improper_ctypes_definitions,
+            reason = "the caller is JIT code: on x86-64 System V an __m128 is an SSE-class \
+                      argument in xmm0-xmm7, as Cranelift passes F32X4"
+        )]
+        pub unsafe extern "C" fn $regs(
+            a0: std::arch::x86_64::__m128,
+            a1: std::arch::x86_64::__m128,
+            a2: std::arch::x86_64::__m128,
+            a3: std::arch::x86_64::__m128,
+            b0: std::arch::x86_64::__m128,
+            b1: std::arch::x86_64::__m128,
+            b2: std::arch::x86_64::__m128,
+            b3: std::arch::x86_64::__m128,
+            out: *mut f32,
+        ) {
+            let (a, b) = (F16::from_quarters([a0, a1, a2, a3]), F16::from_quarters([b0, b1, b2, b3]));
+            // SAFETY: 16 lanes at `out` (the caller's promise).
+            unsafe { vf::$f(a, b).store_ptr(out) }
+        }
     )*};
 }
 
@@ -514,20 +570,20 @@ sincos! {
 }
 
 unary_f16! {
-    exp: ferrite_v16_expf, ferrite_v8_expf;
-    exp2: ferrite_v16_exp2f, ferrite_v8_exp2f;
-    exp10: ferrite_v16_exp10f, ferrite_v8_exp10f;
-    log: ferrite_v16_logf, ferrite_v8_logf;
-    log2: ferrite_v16_log2f, ferrite_v8_log2f;
-    log10: ferrite_v16_log10f, ferrite_v8_log10f;
-    sin: ferrite_v16_sinf, ferrite_v8_sinf;
-    cos: ferrite_v16_cosf, ferrite_v8_cosf;
-    erf: ferrite_v16_erff, ferrite_v8_erff;
-    erfc: ferrite_v16_erfcf, ferrite_v8_erfcf;
-    tanh: ferrite_v16_tanhf, ferrite_v8_tanhf;
+    exp: ferrite_v16_expf, ferrite_v8_expf, ferrite_r16_expf;
+    exp2: ferrite_v16_exp2f, ferrite_v8_exp2f, ferrite_r16_exp2f;
+    exp10: ferrite_v16_exp10f, ferrite_v8_exp10f, ferrite_r16_exp10f;
+    log: ferrite_v16_logf, ferrite_v8_logf, ferrite_r16_logf;
+    log2: ferrite_v16_log2f, ferrite_v8_log2f, ferrite_r16_log2f;
+    log10: ferrite_v16_log10f, ferrite_v8_log10f, ferrite_r16_log10f;
+    sin: ferrite_v16_sinf, ferrite_v8_sinf, ferrite_r16_sinf;
+    cos: ferrite_v16_cosf, ferrite_v8_cosf, ferrite_r16_cosf;
+    erf: ferrite_v16_erff, ferrite_v8_erff, ferrite_r16_erff;
+    erfc: ferrite_v16_erfcf, ferrite_v8_erfcf, ferrite_r16_erfcf;
+    tanh: ferrite_v16_tanhf, ferrite_v8_tanhf, ferrite_r16_tanhf;
 }
 binary_f16! {
-    pow: ferrite_v16_powf, ferrite_v8_powf;
+    pow: ferrite_v16_powf, ferrite_v8_powf, ferrite_r16_powf;
 }
 
 /// The 16-lane entry points of [`unary`]'s and [`binary`]'s functions (evaluated in
@@ -767,6 +823,18 @@ pub struct VectorBuiltin {
     pub outputs: u32,
     /// The `unsafe extern "C"` function.
     pub addr: *const u8,
+    /// Its register form (16 lanes, AVX-512F; see the module documentation), if it has
+    /// one here.
+    pub regs: Option<Regs>,
+}
+
+/// The register form of a 16-lane entry point: each argument as four `F32X4` values, then
+/// the result's address.
+#[derive(Clone, Copy, Debug)]
+pub struct Regs {
+    /// The symbol name the JIT knows it by (`ferrite_r16_expf`).
+    pub name: &'static str,
+    pub addr: *const u8,
 }
 
 /// The address the JIT calls: the entry point, or (`direct`) its AVX2 build where the
@@ -804,19 +872,37 @@ macro_rules! addr16 {
     }};
 }
 
+/// The register form of a 16-lane entry point, where the processor runs it (AVX-512F).
+macro_rules! regs16 {
+    () => {
+        None
+    };
+    ($r:ident) => {{
+        #[cfg(target_arch = "x86_64")]
+        let r = avx512().then(|| Regs {
+            name: stringify!($r),
+            addr: $r as *const u8,
+        });
+        #[cfg(not(target_arch = "x86_64"))]
+        let r = None;
+        r
+    }};
+}
+
 macro_rules! list {
     ($($base:literal, $ins:literal, $outs:literal: $v4:ident, $v8:ident $($direct:ident)?;)*
-     wide: $($base16:literal, $ins16:literal: $v16:ident;)*) => {
+     wide: $($base16:literal, $ins16:literal: $v16:ident $(regs $r16:ident)?;)*) => {
         /// Every vector entry point.
         pub fn all() -> Vec<VectorBuiltin> {
             vec![$(
                 VectorBuiltin { name: stringify!($v4), base: $base, lanes: 4, inputs: $ins,
-                    outputs: $outs, addr: addr!($v4 $($direct)?) },
+                    outputs: $outs, addr: addr!($v4 $($direct)?), regs: None },
                 VectorBuiltin { name: stringify!($v8), base: $base, lanes: 8, inputs: $ins,
-                    outputs: $outs, addr: addr!($v8 $($direct)?) },
+                    outputs: $outs, addr: addr!($v8 $($direct)?), regs: None },
             )* $(
                 VectorBuiltin { name: stringify!($v16), base: $base16, lanes: 16,
-                    inputs: $ins16, outputs: 1, addr: addr16!($v16) },
+                    inputs: $ins16, outputs: 1, addr: addr16!($v16),
+                    regs: regs16!($($r16)?) },
             )*]
         }
     };
@@ -860,18 +946,18 @@ list! {
     "hypot", 2, 1: ferrite_v4_hypotf, ferrite_v8_hypotf;
     "sincos", 1, 2: ferrite_v4_sincosf, ferrite_v8_sincosf direct;
     wide:
-    "exp", 1: ferrite_v16_expf;
-    "exp2", 1: ferrite_v16_exp2f;
-    "exp10", 1: ferrite_v16_exp10f;
-    "log", 1: ferrite_v16_logf;
-    "log2", 1: ferrite_v16_log2f;
-    "log10", 1: ferrite_v16_log10f;
-    "sin", 1: ferrite_v16_sinf;
-    "cos", 1: ferrite_v16_cosf;
-    "erf", 1: ferrite_v16_erff;
-    "erfc", 1: ferrite_v16_erfcf;
-    "tanh", 1: ferrite_v16_tanhf;
-    "pow", 2: ferrite_v16_powf;
+    "exp", 1: ferrite_v16_expf regs ferrite_r16_expf;
+    "exp2", 1: ferrite_v16_exp2f regs ferrite_r16_exp2f;
+    "exp10", 1: ferrite_v16_exp10f regs ferrite_r16_exp10f;
+    "log", 1: ferrite_v16_logf regs ferrite_r16_logf;
+    "log2", 1: ferrite_v16_log2f regs ferrite_r16_log2f;
+    "log10", 1: ferrite_v16_log10f regs ferrite_r16_log10f;
+    "sin", 1: ferrite_v16_sinf regs ferrite_r16_sinf;
+    "cos", 1: ferrite_v16_cosf regs ferrite_r16_cosf;
+    "erf", 1: ferrite_v16_erff regs ferrite_r16_erff;
+    "erfc", 1: ferrite_v16_erfcf regs ferrite_r16_erfcf;
+    "tanh", 1: ferrite_v16_tanhf regs ferrite_r16_tanhf;
+    "pow", 2: ferrite_v16_powf regs ferrite_r16_powf;
     "pown", 2: ferrite_v16_pownf;
     "expm1", 1: ferrite_v16_expm1f;
     "log1p", 1: ferrite_v16_log1pf;

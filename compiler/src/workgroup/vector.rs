@@ -4364,6 +4364,44 @@ impl VTx<'_, '_, '_, '_> {
         Ok(r)
     }
 
+    /// The address of `bytes` of this function's stack frame starting at a 64-byte
+    /// boundary, for the lanes a vector entry point reads and writes: an entry point
+    /// stores its result with one 32- or 64-byte store, and one across two cache lines is
+    /// not forwarded to the loads of its parts after the call (the same `exp` kernel ran
+    /// 25% slower or faster by where its frame put the slot).
+    fn line_aligned_slot(&mut self, bytes: u32) -> Value {
+        let slot = self.b.create_sized_stack_slot(ir::StackSlotData::new(
+            ir::StackSlotKind::ExplicitSlot,
+            bytes + 48,
+            4,
+        ));
+        let at = self.b.ins().stack_addr(types::I64, slot, 0);
+        let up = self.b.ins().iadd_imm_s(at, 63);
+        self.b.ins().band_imm_s(up, -64)
+    }
+
+    /// The function reference of the register form `r` of a 16-lane entry point of
+    /// `inputs` arguments (`codegen::regs_params`).
+    fn vector_regs_ref(
+        &mut self,
+        r: &crate::builtins::vector::Regs,
+        inputs: u32,
+    ) -> Result<ir::FuncRef> {
+        if let Some(f) = self.builtin_refs.get(r.name) {
+            return Ok(*f);
+        }
+        let f = match self.env.as_deref_mut() {
+            Some(env) => env.vector_regs_ref(self.b.func, r, inputs)?,
+            None => {
+                let mut sig = Signature::new(CallConv::SystemV);
+                sig.params.extend(crate::codegen::regs_params(inputs));
+                self.scratch_import(r.name, sig)
+            }
+        };
+        self.builtin_refs.insert(r.name, f);
+        Ok(f)
+    }
+
     /// A math built-in that is a call (`codegen/extinst.rs`): one call per lane, or one
     /// for a uniform argument list, to the function the scalar code calls.
     fn math_call(&mut self, inst: &Instruction, base: &str, t: ir::Type) -> Result<()> {
@@ -4644,22 +4682,36 @@ impl VTx<'_, '_, '_, '_> {
                 .map(|a| self.lane(a, 0))
                 .collect::<Result<_>>()?;
             V::U(call(self, &a)?)
+        } else if let Some((vb, r)) = whole.and_then(|vb| Some((vb, vb.regs?))) {
+            // One call of the register form (`builtins/vector.rs`): each argument's four
+            // parts as they are, the result through a stack slot.
+            let fref = self.vector_regs_ref(&r, vb.inputs)?;
+            let out = self.line_aligned_slot(64);
+            let mut params = Vec::with_capacity(4 * args.len() + 1);
+            for (a, p) in args.iter().zip(bi.params.iter()) {
+                params.extend(self.vector(a, clif(*p))?);
+            }
+            params.push(out);
+            self.b.ins().call(fref, &params);
+            let flags = crate::codegen::trusted();
+            V::Vec(
+                (0..4)
+                    .map(|j| self.b.ins().load(types::F32X4, flags, out, 16 * j))
+                    .collect(),
+            )
         } else if let Some(vb) = whole {
             // One call for the four lanes (`builtins/vector.rs`): the arguments and the
             // result pass through a stack slot.
             let fref = self.vector_entry_ref(&vb)?;
             // Each argument's lanes, then the result's, `4 × w` bytes each.
             let row = 4 * self.w as i32;
-            let slot = self.b.create_sized_stack_slot(ir::StackSlotData::new(
-                ir::StackSlotKind::ExplicitSlot,
-                row as u32 * (args.len() as u32 + 1),
-                4,
-            ));
+            let base = self.line_aligned_slot(row as u32 * (args.len() as u32 + 1));
+            let flags = crate::codegen::trusted();
             for (i, (a, p)) in args.iter().zip(bi.params.iter()).enumerate() {
                 let x = self.vector(a, clif(*p))?;
                 for (j, p) in x.into_iter().enumerate() {
                     let off = row * i as i32 + 16 * j as i32;
-                    self.b.ins().stack_store(types::I64, p, slot, off);
+                    self.b.ins().store(flags, p, base, off);
                 }
             }
             let out_off = row * args.len() as i32;
@@ -4668,7 +4720,7 @@ impl VTx<'_, '_, '_, '_> {
                 let mut ptrs = Vec::new();
                 for i in 0..=args.len() {
                     let off = row * i as i32 + at;
-                    ptrs.push(self.b.ins().stack_addr(types::I64, slot, off));
+                    ptrs.push(self.b.ins().iadd_imm_s(base, i64::from(off)));
                 }
                 self.b.ins().call(fref, &ptrs);
             }
@@ -4676,7 +4728,7 @@ impl VTx<'_, '_, '_, '_> {
                 (0..self.w / 4)
                     .map(|j| {
                         let off = out_off + 16 * j as i32;
-                        self.b.ins().stack_load(types::I64, types::F32X4, slot, off)
+                        self.b.ins().load(types::F32X4, flags, base, off)
                     })
                     .collect(),
             )
