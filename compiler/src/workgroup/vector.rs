@@ -4369,7 +4369,7 @@ impl VTx<'_, '_, '_, '_> {
     /// stores its result with one 32- or 64-byte store, and one across two cache lines is
     /// not forwarded to the loads of its parts after the call (the same `exp` kernel ran
     /// 25% slower or faster by where its frame put the slot).
-    fn line_aligned_slot(&mut self, bytes: u32) -> Value {
+    pub(super) fn line_aligned_slot(&mut self, bytes: u32) -> Value {
         let slot = self.b.create_sized_stack_slot(ir::StackSlotData::new(
             ir::StackSlotKind::ExplicitSlot,
             bytes + 48,

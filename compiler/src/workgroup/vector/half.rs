@@ -9,7 +9,7 @@ use crate::builtins::half_lanes;
 use crate::codegen::half;
 use crate::codegen::Result;
 use crate::spirv::{op_id, result_type, Type};
-use cranelift_codegen::ir::{self, types, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Value};
 use rspirv::dr::Instruction;
 use rspirv::spirv::Word;
 
@@ -169,15 +169,11 @@ impl VTx<'_, '_, '_, '_> {
         };
         if let Some(e) = half_lanes::lookup(true, self.w as u32) {
             let f = self.vector_entry_ref(&e)?;
-            let slot = self.lanes_slot();
-            let out = self.b.ins().stack_addr(types::I64, slot, 0);
+            let out = self.line_aligned_slot(4 * self.w as u32);
             self.b.ins().call(f, &[a, out]);
+            let flags = crate::codegen::trusted();
             let parts = (0..self.w / 4)
-                .map(|j| {
-                    self.b
-                        .ins()
-                        .stack_load(types::I64, types::F32X4, slot, 16 * j as i32)
-                })
+                .map(|j| self.b.ins().load(types::F32X4, flags, out, 16 * j as i32))
                 .collect();
             return Ok(Some(V::Vec(parts)));
         }
@@ -188,15 +184,6 @@ impl VTx<'_, '_, '_, '_> {
             })
             .collect();
         Ok(Some(V::Vec(parts)))
-    }
-
-    /// A stack slot for the `f32` lanes of one vector (`4 × w` bytes).
-    fn lanes_slot(&mut self) -> ir::StackSlot {
-        self.b.create_sized_stack_slot(ir::StackSlotData::new(
-            ir::StackSlotKind::ExplicitSlot,
-            4 * self.w as u32,
-            4,
-        ))
     }
 
     /// Whether `inst`'s half result `v`, computed in `f32` lanes, may be narrowed unrounded
@@ -243,11 +230,11 @@ impl VTx<'_, '_, '_, '_> {
         if let Some(e) = half_lanes::lookup(false, self.w as u32) {
             let parts = self.vector(unrounded.as_ref().unwrap_or(v), types::F32)?;
             let f = self.vector_entry_ref(&e)?;
-            let slot = self.lanes_slot();
+            let src = self.line_aligned_slot(4 * self.w as u32);
+            let flags = crate::codegen::trusted();
             for (j, p) in parts.into_iter().enumerate() {
-                self.b.ins().stack_store(types::I64, p, slot, 16 * j as i32);
+                self.b.ins().store(flags, p, src, 16 * j as i32);
             }
-            let src = self.b.ins().stack_addr(types::I64, slot, 0);
             self.b.ins().call(f, &[src, a]);
             return Ok(true);
         }
