@@ -308,6 +308,44 @@ mod tests {
         }
     }
 
+    /// A local JIT function `call_<name>` of signature `wsig` that `emit` builds from its
+    /// parameters and `name`, imported with signature `sig`.
+    fn jit_wrapper(
+        m: &mut cranelift_jit::JITModule,
+        fbc: &mut cranelift_frontend::FunctionBuilderContext,
+        (name, sig): (&str, cranelift_codegen::ir::Signature),
+        wsig: cranelift_codegen::ir::Signature,
+        emit: impl FnOnce(
+            &mut cranelift_frontend::FunctionBuilder,
+            cranelift_codegen::ir::FuncRef,
+            Vec<cranelift_codegen::ir::Value>,
+        ),
+    ) -> cranelift_module::FuncId {
+        use cranelift_codegen::ir::InstBuilder;
+        use cranelift_frontend::FunctionBuilder;
+        use cranelift_module::{Linkage, Module};
+        let callee = m
+            .declare_function(name, Linkage::Import, &sig)
+            .expect("import");
+        let id = m
+            .declare_function(&format!("call_{name}"), Linkage::Local, &wsig)
+            .expect("wrapper");
+        let mut ctx = m.make_context();
+        ctx.func.signature = wsig;
+        let mut b = FunctionBuilder::new(&mut ctx.func, fbc);
+        let block = b.create_block();
+        b.append_block_params_for_function_params(block);
+        b.switch_to_block(block);
+        b.seal_block(block);
+        let f = m.declare_func_in_func(callee, b.func);
+        let params = b.block_params(block).to_vec();
+        emit(&mut b, f, params);
+        b.ins().return_(&[]);
+        b.finalize(m.target_config());
+        m.define_function(id, &mut ctx).expect("define");
+        id
+    }
+
     /// The JIT module knows every entry point by name: JIT code that calls each one with
     /// pointers to lane arrays gets what a direct call gets.
     #[test]
@@ -317,8 +355,8 @@ mod tests {
     )]
     fn jit_code_calls_every_entry_point() {
         use cranelift_codegen::ir::{types, AbiParam, InstBuilder};
-        use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
-        use cranelift_module::{Linkage, Module};
+        use cranelift_frontend::FunctionBuilderContext;
+        use cranelift_module::Module;
         let isa = crate::jit::host_isa().expect("host ISA");
         let mut m = crate::jit::new_module(isa).expect("JIT module");
         let mut fbc = FunctionBuilderContext::new();
@@ -328,25 +366,15 @@ mod tests {
             for _ in 0..vb.inputs + vb.outputs {
                 sig.params.push(AbiParam::new(types::I64));
             }
-            let callee = m
-                .declare_function(vb.name, Linkage::Import, &sig)
-                .expect("import");
-            let id = m
-                .declare_function(&format!("call_{}", vb.name), Linkage::Local, &sig)
-                .expect("wrapper");
-            let mut ctx = m.make_context();
-            ctx.func.signature = sig;
-            let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
-            let block = b.create_block();
-            b.append_block_params_for_function_params(block);
-            b.switch_to_block(block);
-            b.seal_block(block);
-            let f = m.declare_func_in_func(callee, b.func);
-            let args = b.block_params(block).to_vec();
-            b.ins().call(f, &args);
-            b.ins().return_(&[]);
-            b.finalize(m.target_config());
-            m.define_function(id, &mut ctx).expect("define");
+            let id = jit_wrapper(
+                &mut m,
+                &mut fbc,
+                (vb.name, sig.clone()),
+                sig,
+                |b, f, args| {
+                    b.ins().call(f, &args);
+                },
+            );
             wrappers.push((vb, id));
         }
         m.finalize_definitions().expect("finalize");
@@ -419,8 +447,8 @@ mod tests {
     )]
     fn jit_code_calls_every_register_form() {
         use cranelift_codegen::ir::{types, AbiParam, InstBuilder};
-        use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
-        use cranelift_module::{Linkage, Module};
+        use cranelift_frontend::FunctionBuilderContext;
+        use cranelift_module::Module;
         let isa = crate::jit::host_isa().expect("host ISA");
         let mut m = crate::jit::new_module(isa).expect("JIT module");
         let mut fbc = FunctionBuilderContext::new();
@@ -429,71 +457,25 @@ mod tests {
             let Some(r) = vb.regs else { continue };
             let mut sig = m.make_signature();
             sig.params.extend(crate::codegen::regs_params(vb.inputs));
-            let callee = m
-                .declare_function(r.name, Linkage::Import, &sig)
-                .expect("import");
             let mut wsig = m.make_signature();
             for _ in 0..=vb.inputs {
                 wsig.params.push(AbiParam::new(types::I64));
             }
-            let id = m
-                .declare_function(&format!("call_{}", r.name), Linkage::Local, &wsig)
-                .expect("wrapper");
-            let mut ctx = m.make_context();
-            ctx.func.signature = wsig;
-            let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
-            let block = b.create_block();
-            b.append_block_params_for_function_params(block);
-            b.switch_to_block(block);
-            b.seal_block(block);
-            let f = m.declare_func_in_func(callee, b.func);
-            let ptrs = b.block_params(block).to_vec();
-            let mut args = Vec::new();
-            for p in &ptrs[..vb.inputs as usize] {
-                for j in 0..4 {
-                    args.push(
-                        b.ins()
-                            .load(types::F32X4, crate::codegen::trusted(), *p, 16 * j),
-                    );
+            let id = jit_wrapper(&mut m, &mut fbc, (r.name, sig), wsig, |b, f, ptrs| {
+                let mut args = Vec::new();
+                for p in &ptrs[..vb.inputs as usize] {
+                    for j in 0..4 {
+                        let flags = crate::codegen::trusted();
+                        args.push(b.ins().load(types::F32X4, flags, *p, 16 * j));
+                    }
                 }
-            }
-            args.push(ptrs[vb.inputs as usize]);
-            b.ins().call(f, &args);
-            b.ins().return_(&[]);
-            b.finalize(m.target_config());
-            m.define_function(id, &mut ctx).expect("define");
+                args.push(ptrs[vb.inputs as usize]);
+                b.ins().call(f, &args);
+            });
             wrappers.push((vb, id));
         }
         m.finalize_definitions().expect("finalize");
-        let mut xs = vec![
-            0.0f32,
-            -0.0,
-            f32::from_bits(1),
-            f32::MIN_POSITIVE,
-            1.0,
-            -1.0,
-            0.5,
-            f32::MAX,
-            f32::INFINITY,
-            f32::NEG_INFINITY,
-            f32::NAN,
-            -104.0,
-            10.06,
-            9.5,
-            3.0,
-            -2.5,
-        ];
-        let mut s = 0x9e37_79b9_7f4a_7c15u64;
-        for i in 0..4096 {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            xs.push(if i % 2 == 0 {
-                f32::from_bits(s as u32)
-            } else {
-                ((s >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 40.0
-            });
-        }
+        let xs = super::vector::tests::inputs();
         let same = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
         assert!(
             wrappers.len() == 12 || !std::arch::is_x86_feature_detected!("avx512f"),

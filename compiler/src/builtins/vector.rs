@@ -985,4 +985,4 @@ list! {
 
 #[cfg(test)]
 #[path = "vector_tests.rs"]
-mod tests;
+pub(super) mod tests;

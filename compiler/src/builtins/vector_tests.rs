@@ -8,7 +8,7 @@ use super::*;
 
 /// Special values, every 2¹⁶-th bit pattern, random bits and random values in ±120
 /// (a multiple of 8 inputs).
-fn inputs() -> Vec<f32> {
+pub(in super::super) fn inputs() -> Vec<f32> {
     let mut v = vec![
         0.0,
         -0.0,
