@@ -352,20 +352,8 @@ impl Env<'_> {
         func: &mut ir::Function,
         vb: &crate::builtins::vector::VectorBuiltin,
     ) -> Result<ir::FuncRef> {
-        let fid = if let Some(id) = self.builtin_funcs.get(vb.name) {
-            *id
-        } else {
-            let mut sig = self.module.make_signature();
-            sig.params
-                .extend((0..vb.inputs + vb.outputs).map(|_| ir::AbiParam::new(types::I64)));
-            let id = self
-                .module
-                .declare_function(vb.name, Linkage::Import, &sig)
-                .map_err(codegen_err)?;
-            self.builtin_funcs.insert(vb.name, id);
-            id
-        };
-        Ok(self.module.declare_func_in_func(fid, func))
+        let params = (0..vb.inputs + vb.outputs).map(|_| ir::AbiParam::new(types::I64));
+        self.import_ref(func, vb.name, params)
     }
 
     /// The register form `r` of a 16-lane entry point of `inputs` arguments
@@ -376,16 +364,27 @@ impl Env<'_> {
         r: &crate::builtins::vector::Regs,
         inputs: u32,
     ) -> Result<ir::FuncRef> {
-        let fid = if let Some(id) = self.builtin_funcs.get(r.name) {
+        self.import_ref(func, r.name, regs_params(inputs))
+    }
+
+    /// The function `name` of the JIT's symbols, taking `params` and returning nothing,
+    /// declared in the module once.
+    fn import_ref(
+        &mut self,
+        func: &mut ir::Function,
+        name: &'static str,
+        params: impl Iterator<Item = ir::AbiParam>,
+    ) -> Result<ir::FuncRef> {
+        let fid = if let Some(id) = self.builtin_funcs.get(name) {
             *id
         } else {
             let mut sig = self.module.make_signature();
-            sig.params.extend(regs_params(inputs));
+            sig.params.extend(params);
             let id = self
                 .module
-                .declare_function(r.name, Linkage::Import, &sig)
+                .declare_function(name, Linkage::Import, &sig)
                 .map_err(codegen_err)?;
-            self.builtin_funcs.insert(r.name, id);
+            self.builtin_funcs.insert(name, id);
             id
         };
         Ok(self.module.declare_func_in_func(fid, func))

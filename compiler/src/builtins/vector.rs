@@ -385,28 +385,7 @@ macro_rules! unary_f16 {
             // SAFETY: 16 lanes at `x` and at `out` (the caller's promise).
             unsafe { vf::$f(F16::load_ptr(x)).store_ptr(out) }
         });
-
-        #[doc = concat!("`", stringify!($f), "` on 16 lanes passed as four quarters.")]
-        ///
-        /// # Safety
-        /// `out` points to 16 writable `f32`s, and the processor has AVX-512F, AVX2 and FMA.
-        #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = "avx512f,avx2,fma")]
-        #[expect(
-            improper_ctypes_definitions,
-            reason = "the caller is JIT code: on x86-64 System V an __m128 is an SSE-class \
-                      argument in xmm0-xmm7, as Cranelift passes F32X4"
-        )]
-        pub unsafe extern "C" fn $regs(
-            x0: std::arch::x86_64::__m128,
-            x1: std::arch::x86_64::__m128,
-            x2: std::arch::x86_64::__m128,
-            x3: std::arch::x86_64::__m128,
-            out: *mut f32,
-        ) {
-            // SAFETY: 16 lanes at `out` (the caller's promise).
-            unsafe { vf::$f(F16::from_quarters([x0, x1, x2, x3])).store_ptr(out) }
-        }
+        regs16_fn!($regs, $f, x: [x0, x1, x2, x3]);
     )*};
 }
 
@@ -417,8 +396,15 @@ macro_rules! binary_f16 {
             // SAFETY: 16 lanes at `a`, `b` and `out` (the caller's promise).
             unsafe { vf::$f(F16::load_ptr(a), F16::load_ptr(b)).store_ptr(out) }
         });
+        regs16_fn!($regs, $f, a: [a0, a1, a2, a3], b: [b0, b1, b2, b3]);
+    )*};
+}
 
-        #[doc = concat!("`", stringify!($f), "` on 16 lanes passed as four quarters each.")]
+/// The register form `$regs` of `$f`'s 16-lane entry point (module documentation): each
+/// argument's lanes as four `__m128` quarters, the result stored at `out`.
+macro_rules! regs16_fn {
+    ($regs:ident, $f:ident, $($arg:ident: [$($q:ident),+]),+) => {
+        #[doc = concat!("`", stringify!($f), "` on 16 lanes passed as four quarters per argument.")]
         ///
         /// # Safety
         /// `out` points to 16 writable `f32`s, and the processor has AVX-512F, AVX2 and FMA.
@@ -430,21 +416,14 @@ macro_rules! binary_f16 {
                       argument in xmm0-xmm7, as Cranelift passes F32X4"
         )]
         pub unsafe extern "C" fn $regs(
-            a0: std::arch::x86_64::__m128,
-            a1: std::arch::x86_64::__m128,
-            a2: std::arch::x86_64::__m128,
-            a3: std::arch::x86_64::__m128,
-            b0: std::arch::x86_64::__m128,
-            b1: std::arch::x86_64::__m128,
-            b2: std::arch::x86_64::__m128,
-            b3: std::arch::x86_64::__m128,
+            $($($q: std::arch::x86_64::__m128,)+)+
             out: *mut f32,
         ) {
-            let (a, b) = (F16::from_quarters([a0, a1, a2, a3]), F16::from_quarters([b0, b1, b2, b3]));
+            $(let $arg = F16::from_quarters([$($q),+]);)+
             // SAFETY: 16 lanes at `out` (the caller's promise).
-            unsafe { vf::$f(a, b).store_ptr(out) }
+            unsafe { vf::$f($($arg),+).store_ptr(out) }
         }
-    )*};
+    };
 }
 
 macro_rules! binary {

@@ -473,23 +473,36 @@ static ERFCX_T: Rows<8> = Rows([
     ],
 ]);
 
+/// The interval `⌊a·per⌋` of `a ≥ 0` (`a` clamped to `below` first), as `a·per − ½`
+/// rounded to nearest: where `a·per` is an integer the interval below may be taken,
+/// whose polynomial covers that end too.
+#[inline(always)]
+fn interval<V: Lanes>(a: V, below: f32, per: f32) -> V {
+    a.min(V::splat(below))
+        .mul(V::splat(per))
+        .sub(V::splat(0.5))
+        .round()
+}
+
+/// The polynomial in `r` whose coefficients (highest first) are entry `i` of each row of
+/// `t`: a lookup per coefficient and a multiply-add per degree.
+#[inline(always)]
+fn piecewise<V: Lanes, const N: usize>(i: V, r: V, t: &Rows<N>) -> V {
+    let mut p = i.lookup(&t.0[0]);
+    for row in &t.0[1..] {
+        p = p.fma(r, i.lookup(row));
+    }
+    p
+}
+
 /// `erfcx a` ([`ERFCX_T`]) for 0 ≤ a ≤ 10.07: a lookup per coefficient and seven
 /// multiply-adds, no division.
 #[inline(always)]
 fn erfcx<V: Lanes>(a: V) -> V {
-    // ⌊1.6a⌋ as 1.6a − ½ rounded to nearest (as in `erf`); 15 from 9.6875 on.
-    let k = a
-        .min(V::splat(9.999))
-        .mul(V::splat(1.6))
-        .sub(V::splat(0.5))
-        .round();
-    let i = k.to_i();
+    // Interval 15 from 9.6875 on.
+    let k = interval(a, 9.999, 1.6);
     let r = a.sub(k.fma(V::splat(0.625), V::splat(0.3125)));
-    let mut p = i.lookup(&ERFCX_T.0[0]);
-    for t in &ERFCX_T.0[1..] {
-        p = p.fma(r, i.lookup(t));
-    }
-    p
+    piecewise(k.to_i(), r, &ERFCX_T)
 }
 
 /// erfc(a) for a ≥ 0: `e^(−a²)·erfcx(a)`, with `a²` split exactly in two parts (`fma`)
@@ -502,11 +515,18 @@ fn erfc_pos<V: Lanes>(a: V) -> V {
     if a.ge(V::splat(9.0)).any() {
         return erfc_tail(a);
     }
+    erfc_product::<V, false>(a)
+}
+
+/// `e^(−hi)·(1 − lo)·erfcx(a)` with `hi + lo = a²` exactly, rounded once; times 2⁶⁴ where
+/// `SCALED` (an exact scaling wherever both results are normal).
+#[inline(always)]
+fn erfc_product<V: Lanes, const SCALED: bool>(a: V) -> V {
     let p = erfcx(a);
     let hi = a.mul(a);
     let lo = a.fma(a, hi.neg());
     let (r, q) = exp_reduce(hi.neg());
-    let e = exp_scaled(r, q);
+    let e = exp_scaled(r, if SCALED { q.add(V::splat(64.0)) } else { q });
     e.neg().fma(lo, e).mul(p)
 }
 
@@ -522,14 +542,7 @@ fn erfc_pos<V: Lanes>(a: V) -> V {
 #[inline(always)]
 fn erfc_tail<V: Lanes>(a: V) -> V {
     let zero = a.ge(V::splat(10.06));
-    let a = underflow_free(zero, a);
-    let p = erfcx(a);
-    let hi = a.mul(a);
-    let lo = a.fma(a, hi.neg());
-    let (r, q) = exp_reduce(hi.neg());
-    let e = exp_scaled(r, q.add(V::splat(64.0)));
-    let e = e.neg().fma(lo, e);
-    let big = e.mul(p);
+    let big = erfc_product::<V, true>(underflow_free(zero, a));
     let sub = big.lt(V::splat(pow2(-62)));
     // (Clamped rather than selected: a select on `sub` would be folded into the last one
     // by the optimiser, and the subnormal product computed after all.)
@@ -550,19 +563,9 @@ const fn pow2(n: i32) -> f32 {
 #[inline(always)]
 pub fn erf<V: Lanes>(x: V) -> V {
     let a = x.abs();
-    // ⌊4a⌋ as 4a − ½ rounded to nearest: where 4a is an integer, the interval below may
-    // be taken, whose polynomial covers that end too.
-    let k = a
-        .min(V::splat(3.999_999_8))
-        .mul(V::splat(4.0))
-        .sub(V::splat(0.5))
-        .round();
-    let i = k.to_i();
+    let k = interval(a, 3.999_999_8, 4.0);
     let r = a.sub(k.fma(V::splat(0.25), V::splat(0.125)));
-    let mut p = i.lookup(&ERF_T.0[0]);
-    for t in &ERF_T.0[1..] {
-        p = p.fma(r, i.lookup(t));
-    }
+    let p = piecewise(k.to_i(), r, &ERF_T);
     let e = a
         .ge(V::splat(4.0))
         .select(V::splat(1.0), a.mul(p).min(V::splat(1.0)));

@@ -4348,19 +4348,48 @@ impl VTx<'_, '_, '_, '_> {
         &mut self,
         vb: &crate::builtins::vector::VectorBuiltin,
     ) -> Result<ir::FuncRef> {
-        if let Some(r) = self.builtin_refs.get(vb.name) {
+        let pointers = |n: u32| (0..n).map(|_| AbiParam::new(types::I64));
+        self.entry_ref(
+            vb.name,
+            |env, func| env.vector_builtin_ref(func, vb),
+            pointers(vb.inputs + vb.outputs),
+        )
+    }
+
+    /// The function reference of the register form `r` of a 16-lane entry point of
+    /// `inputs` arguments (`codegen::regs_params`).
+    fn vector_regs_ref(
+        &mut self,
+        r: &crate::builtins::vector::Regs,
+        inputs: u32,
+    ) -> Result<ir::FuncRef> {
+        self.entry_ref(
+            r.name,
+            |env, func| env.vector_regs_ref(func, r, inputs),
+            crate::codegen::regs_params(inputs),
+        )
+    }
+
+    /// The function reference of entry point `name`, made once per function: declared by
+    /// the module (`declare`) or, in a scratch translation, imported with `params`.
+    fn entry_ref(
+        &mut self,
+        name: &'static str,
+        declare: impl FnOnce(&mut crate::codegen::Env<'_>, &mut ir::Function) -> Result<ir::FuncRef>,
+        params: impl Iterator<Item = AbiParam>,
+    ) -> Result<ir::FuncRef> {
+        if let Some(r) = self.builtin_refs.get(name) {
             return Ok(*r);
         }
         let r = match self.env.as_deref_mut() {
-            Some(env) => env.vector_builtin_ref(self.b.func, vb)?,
+            Some(env) => declare(env, self.b.func)?,
             None => {
                 let mut sig = Signature::new(CallConv::SystemV);
-                sig.params
-                    .extend((0..vb.inputs + vb.outputs).map(|_| AbiParam::new(types::I64)));
-                self.scratch_import(vb.name, sig)
+                sig.params.extend(params);
+                self.scratch_import(name, sig)
             }
         };
-        self.builtin_refs.insert(vb.name, r);
+        self.builtin_refs.insert(name, r);
         Ok(r)
     }
 
@@ -4378,28 +4407,6 @@ impl VTx<'_, '_, '_, '_> {
         let at = self.b.ins().stack_addr(types::I64, slot, 0);
         let up = self.b.ins().iadd_imm_s(at, 63);
         self.b.ins().band_imm_s(up, -64)
-    }
-
-    /// The function reference of the register form `r` of a 16-lane entry point of
-    /// `inputs` arguments (`codegen::regs_params`).
-    fn vector_regs_ref(
-        &mut self,
-        r: &crate::builtins::vector::Regs,
-        inputs: u32,
-    ) -> Result<ir::FuncRef> {
-        if let Some(f) = self.builtin_refs.get(r.name) {
-            return Ok(*f);
-        }
-        let f = match self.env.as_deref_mut() {
-            Some(env) => env.vector_regs_ref(self.b.func, r, inputs)?,
-            None => {
-                let mut sig = Signature::new(CallConv::SystemV);
-                sig.params.extend(crate::codegen::regs_params(inputs));
-                self.scratch_import(r.name, sig)
-            }
-        };
-        self.builtin_refs.insert(r.name, f);
-        Ok(f)
     }
 
     /// A math built-in that is a call (`codegen/extinst.rs`): one call per lane, or one
